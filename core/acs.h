@@ -1,0 +1,113 @@
+/*
+ * acs.h - common definitions of the acsim core: error codes, located
+ * diagnostics, the arena allocator and checked arithmetic.
+ *
+ * Library code never prints and never exits; it returns ACS_OK or a negative
+ * ACS_E* code and, for input errors, fills a struct acs_diag with the file,
+ * line and column of the problem.
+ */
+#ifndef ACS_ACS_H
+#define ACS_ACS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+#define ACS_VERSION_STRING PACKAGE_VERSION
+
+/* Error codes, one table (libuv style). Values are negative. */
+#define ACS_ERRNO_MAP(XX)                                              \
+  XX(NOMEM, "out of memory")                                           \
+  XX(INVAL, "invalid argument")                                        \
+  XX(IO, "input/output error")                                         \
+  XX(PARSE, "malformed input")                                         \
+  XX(CYCLE, "graph has a cycle")                                       \
+  XX(INFEASIBLE, "no feasible schedule")                               \
+  XX(TIMEOUT, "time limit reached")                                    \
+  XX(UNSUPPORTED, "workload kind not supported by this scheduler")     \
+  XX(VERIFY, "schedule violates an invariant")                         \
+  XX(RANGE, "value out of range")                                      \
+  XX(NOTFOUND, "not found")                                            \
+  XX(FORMAT, "file format or schema mismatch")                         \
+  XX(SIM, "simulation failed")                                         \
+  XX(INTERRUPTED, "interrupted")
+
+enum acs_errno {
+  ACS_OK = 0,
+#define XX(code, _) ACS_E##code,
+  ACS__EFIRST = -1000,
+  ACS_ERRNO_MAP(XX)
+#undef XX
+  ACS__ELAST
+};
+
+const char *acs_strerror(int err);
+const char *acs_err_name(int err);
+
+/*
+ * A located diagnostic. `line` and `col` are 1-based; 0 means "not known".
+ * Loaders may also report warnings through `warn`, which is optional; a NULL
+ * callback drops them (they are still counted in `nwarn`).
+ */
+struct acs_diag {
+  char file[512];
+  int line;
+  int col;
+  char msg[1024];
+  void (*warn)(void *ctx, const char *file, int line, int col,
+               const char *msg);
+  void *warn_ctx;
+  int nwarn;
+};
+
+void acs_diag_init(struct acs_diag *d);
+/* Sets the error location and message; returns `err` for `return acs_diag_set(...)`. */
+int acs_diag_set(struct acs_diag *d, int err, const char *file, int line,
+                 int col, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+void acs_diag_warn(struct acs_diag *d, const char *file, int line, int col,
+                   const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* Formats "file:line:col: msg" (omitting unknown parts) into buf. */
+void acs_diag_format(const struct acs_diag *d, char *buf, size_t size);
+
+/* Arena: many small allocations freed at once (names, CSR arrays). */
+struct acs_arena_chunk;
+struct acs_arena {
+  struct acs_arena_chunk *head;
+  size_t used, cap;
+};
+void acs_arena_init(struct acs_arena *a);
+void *acs_arena_alloc(struct acs_arena *a, size_t size);
+void *acs_arena_calloc(struct acs_arena *a, size_t n, size_t size);
+char *acs_arena_strdup(struct acs_arena *a, const char *s);
+void acs_arena_destroy(struct acs_arena *a);
+
+/* Checked size arithmetic: returns 0 and sets *out, or -1 on overflow. */
+static inline int acs_mul_size(size_t a, size_t b, size_t *out)
+{
+  return __builtin_mul_overflow(a, b, out) ? -1 : 0;
+}
+static inline int acs_mul_i64(int64_t a, int64_t b, int64_t *out)
+{
+  return __builtin_mul_overflow(a, b, out) ? -1 : 0;
+}
+static inline int acs_add_i64(int64_t a, int64_t b, int64_t *out)
+{
+  return __builtin_add_overflow(a, b, out) ? -1 : 0;
+}
+
+/* Grows *arr (of elements of `elem` bytes) to hold at least `need`. */
+int acs_grow(void **arr, size_t elem, size_t *cap, size_t need);
+
+/* Deterministic PRNG (splitmix64 seeded xoshiro256**). */
+struct acs_rng { uint64_t s[4]; };
+void acs_rng_seed(struct acs_rng *r, uint64_t seed);
+uint64_t acs_rng_next(struct acs_rng *r);
+/* Uniform in [0, n) without modulo bias; n > 0. */
+uint64_t acs_rng_below(struct acs_rng *r, uint64_t n);
+double acs_rng_unit(struct acs_rng *r); /* [0, 1) */
+
+double acs_now_seconds(void); /* monotonic clock */
+
+#endif

@@ -1,0 +1,138 @@
+/*
+ * load.h - readers: platform CSV and workload formats.
+ *
+ * Every reader reports errors as file:line:column in a struct acs_diag and
+ * warnings through its warn callback. A workload is parsed once; building
+ * its graph for a platform is a separate step because DNN layer tables
+ * become ops whose tiling and cycle counts depend on the platform.
+ */
+#ifndef ACS_LOAD_LOAD_H
+#define ACS_LOAD_LOAD_H
+
+#include "core/model/graph.h"
+#include "core/model/platform.h"
+
+/* Platform CSV: one row per variant. Fills *out (malloc'd) with *n rows. */
+int acs_platform_load(const char *path, struct acs_platform **out, size_t *n,
+                      struct acs_diag *d);
+
+enum acs_wl_kind { ACS_WL_DNN, ACS_WL_GRAPH, ACS_WL_PSPLIB, ACS_WL_STG, ACS_WL__COUNT };
+const char *acs_wl_kind_name(int kind); /* "dnn", "graph", "psplib", "stg" */
+
+/* One SCALE-Sim topology row. */
+struct acs_dnn_layer {
+  const char *name;
+  int64_t ifmap_h, ifmap_w, filt_h, filt_w, channels, num_filt, stride;
+  int32_t line;
+};
+
+struct acs_workload {
+  struct acs_arena arena;
+  int kind;                  /* enum acs_wl_kind */
+  const char *name;          /* file name without directory and extension */
+  const char *path;
+  /* ACS_WL_DNN */
+  size_t nlayers;
+  struct acs_dnn_layer *layers;
+  /* other kinds: the parsed, finalized graph (cloned by acs_workload_build) */
+  struct acs_graph *graph;
+};
+
+/*
+ * Reads a workload, choosing the format by extension: .csv is a SCALE-Sim
+ * topology table when its header starts with "Layer name", else the generic
+ * op-graph CSV; .sm is PSPLIB; .stg is STG.
+ */
+int acs_workload_load(const char *path, struct acs_workload **out,
+                      struct acs_diag *d);
+void acs_workload_free(struct acs_workload *w);
+
+/* Builds the finalized op graph of w for platform p into *g (initialised here). */
+int acs_workload_build(const struct acs_workload *w, const struct acs_platform *p,
+                       struct acs_graph *g, struct acs_diag *d);
+
+/* Individual readers (acs_workload_load dispatches to these). */
+int acs_dnn_load(const char *path, struct acs_workload *w, struct acs_diag *d);
+int acs_dnn_build(const struct acs_workload *w, const struct acs_platform *p,
+                  struct acs_graph *g, struct acs_diag *d);
+int acs_graphcsv_load(const char *path, struct acs_graph *g, struct acs_diag *d);
+int acs_psplib_load(const char *path, struct acs_graph *g, struct acs_diag *d);
+int acs_stg_load(const char *path, struct acs_graph *g, struct acs_diag *d);
+
+/* A suite file: one workload path per line, '#' comments, paths relative to
+ * the suite file's directory unless absolute. *paths is malloc'd strings. */
+int acs_suite_load(const char *path, char ***paths, size_t *n, struct acs_diag *d);
+void acs_suite_free(char **paths, size_t n);
+
+/*
+ * Line-oriented CSV reading shared by the readers (csvread.c): wraps libcsv
+ * with strict quoting, feeds it one line at a time so every field knows its
+ * line and column, strips a UTF-8 byte-order mark and surrounding spaces.
+ * The callback gets one record; returning non-zero stops the read with that
+ * code.
+ */
+struct acs_csv_field {
+  const char *text;
+  int line, col;
+};
+typedef int (*acs_csv_record_fn)(void *ctx, const struct acs_csv_field *fields,
+                                 size_t nfields, int line, struct acs_diag *d);
+int acs_csv_read(const char *path, acs_csv_record_fn fn, void *ctx,
+                 struct acs_diag *d);
+
+/* Number parsing with located errors (used by every reader). */
+int acs_parse_i64(const char *text, int64_t *out);  /* 0 ok, -1 bad */
+int acs_parse_double(const char *text, double *out);
+
+/*
+ * Internal to core/load (shared by the readers; not for other modules).
+ *
+ * The graph readers (acs_graphcsv_load, acs_psplib_load, acs_stg_load)
+ * initialise *g themselves, name it after the file's stem and return it
+ * finalized; on error *g is left destroyed.
+ */
+
+/* Writes the file name of `path` without directory and extension into buf. */
+void acs__path_stem(const char *path, char *buf, size_t size);
+
+/* A whitespace-separated token of a line, with its 1-based column. */
+struct acs__tok {
+  const char *s;         /* NUL-terminated inside the line buffer */
+  int col;
+};
+
+/*
+ * Line reader for the whitespace-separated formats (PSPLIB, STG): strips the
+ * newline, a CR before it and a UTF-8 byte-order mark, and counts lines.
+ */
+struct acs__lines {
+  void *f;               /* FILE * */
+  const char *path;
+  char *buf;
+  size_t cap;
+  int line;              /* number of the line last returned, 1-based */
+};
+int acs__lines_open(struct acs__lines *lr, const char *path, struct acs_diag *d);
+/* Returns 1 with lr->buf holding the next line, 0 at end of file, or a
+ * negative error (filled into d). */
+int acs__lines_next(struct acs__lines *lr, struct acs_diag *d);
+void acs__lines_close(struct acs__lines *lr);
+/* Splits `line` in place at blanks into *toks (grown with acs_grow); sets *n. */
+int acs__tokens(char *line, struct acs__tok **toks, size_t *cap, size_t *n);
+
+/*
+ * A name -> id index (open addressing, FNV-1a): O(1) expected per call.
+ * Keys are not copied; they must outlive the index.
+ */
+struct acs__names {
+  size_t cap, n;
+  const char **key;
+  int32_t *val;
+};
+/* Inserts key -> val. Returns 0 when inserted, 1 when the key was present
+ * (*old gets its id and nothing changes), or ACS_ENOMEM. */
+int acs__names_put(struct acs__names *m, const char *key, int32_t val, int32_t *old);
+int32_t acs__names_get(const struct acs__names *m, const char *key); /* -1 if absent */
+void acs__names_free(struct acs__names *m);
+
+#endif

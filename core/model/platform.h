@@ -1,0 +1,90 @@
+/*
+ * platform.h - parameterized platform descriptions.
+ *
+ * Every parameter is a row of ACS_PARAM_MAP: its CSV column name, default,
+ * smallest legal value, whether it must be an integer, and a one-line
+ * description. The HDF5 /platforms table, `acsim platform`, `--set` and the
+ * CSV loader are all driven by this one table, so adding a parameter is a
+ * one-line change.
+ */
+#ifndef ACS_MODEL_PLATFORM_H
+#define ACS_MODEL_PLATFORM_H
+
+#include "core/acs.h"
+
+/* XX(ID, column, default, minimum, integer, description) */
+#define ACS_PARAM_MAP(XX)                                                     \
+  XX(FREQ_MHZ, freq_mhz, 700.0, 1e-3, 0, "clock frequency; cycles are of this clock") \
+  XX(PE_COUNT, pe_count, 4, 1, 1, "processing elements (DPU tiles or cores)")  \
+  XX(PE_MACS_PER_CYCLE, pe_macs_per_cycle, 256, 1, 1, "MACs one PE completes per cycle") \
+  XX(CMX_KIB, cmx_kib, 2048, 1, 1, "on-chip scratchpad (CMX) size in KiB")   \
+  XX(CMX_ALIGN_BYTES, cmx_align_bytes, 64, 1, 1, "alignment of CMX buffer offsets") \
+  XX(BARRIERS, barriers, 0, 0, 1, "hardware barriers; 0 means no limit")      \
+  XX(BARRIER_SLOTS, barrier_slots, 0, 0, 1, "producer slots per barrier; 0 means no limit") \
+  XX(DMA_CHANNELS, dma_channels, 2, 1, 1, "DMA engines (channels)")           \
+  XX(DMA_GBPS, dma_gbps, 32.0, 1e-6, 0, "DMA engine bandwidth in GB/s (1e9 B/s)") \
+  XX(DDR_RATIO, ddr_ratio, 4.0, 1e-6, 0, "DMA bandwidth / DDR bandwidth")     \
+  XX(DDR_LATENCY_CYCLES, ddr_latency_cycles, 100, 0, 1, "latency of one DDR access") \
+  XX(LOCAL_GBPS, local_gbps, 64.0, 1e-6, 0, "PE-to-PE local link bandwidth in GB/s") \
+  XX(BYTES_PER_ELEM, bytes_per_elem, 1, 1, 1, "bytes per tensor element (1 = int8)") \
+  XX(PE_VMEM_KIB, pe_vmem_kib, 0, 0, 1, "per-PE vector memory in KiB (ISP, seed 004)") \
+  XX(PE_PMEM_KIB, pe_pmem_kib, 0, 0, 1, "per-PE program memory in KiB (ISP, seed 004)")
+
+enum acs_param {
+#define XX(id, col, def, min, isint, doc) ACS_P_##id,
+  ACS_PARAM_MAP(XX)
+#undef XX
+  ACS_PARAM_COUNT
+};
+
+struct acs_param_info {
+  const char *name;
+  double def;
+  double min;
+  int integer;
+  const char *doc;
+};
+
+extern const struct acs_param_info acs_param_table[ACS_PARAM_COUNT];
+
+#define ACS_PLATFORM_NAME_MAX 128
+
+struct acs_platform {
+  char name[ACS_PLATFORM_NAME_MAX];
+  double v[ACS_PARAM_COUNT];
+};
+
+/* Fills defaults; name "default". */
+void acs_platform_init(struct acs_platform *p);
+/* Index of a parameter by column name, or -1. */
+int acs_param_find(const char *name);
+/*
+ * Sets one parameter from text ("key=value" handled by the caller). Validates
+ * the number, integer-ness and minimum; on error fills d (file/line/col are
+ * the caller's) and returns ACS_EPARSE or ACS_ERANGE.
+ */
+int acs_platform_set(struct acs_platform *p, int param, const char *text,
+                     struct acs_diag *d, const char *file, int line, int col);
+/* Applies a "key=value" override (the --set form). Errors name the option. */
+int acs_platform_set_kv(struct acs_platform *p, const char *kv,
+                        struct acs_diag *d);
+/* Cross-parameter checks (none today beyond per-value ones; kept for growth). */
+int acs_platform_validate(const struct acs_platform *p, struct acs_diag *d);
+
+static inline double acs_platform_get(const struct acs_platform *p, int param)
+{
+  return p->v[param];
+}
+
+/* Derived values. */
+int64_t acs_platform_cmx_bytes(const struct acs_platform *p);
+double acs_platform_ddr_gbps(const struct acs_platform *p);      /* dma_gbps / ddr_ratio */
+double acs_platform_ddr_bytes_per_cycle(const struct acs_platform *p);
+double acs_platform_dma_bytes_per_cycle(const struct acs_platform *p);
+double acs_platform_local_bytes_per_cycle(const struct acs_platform *p);
+/* Cycles of a DDR<->CMX transfer of `bytes` running alone: latency + ceil(bytes / ddr B/cycle). */
+int64_t acs_platform_ddr_cycles(const struct acs_platform *p, int64_t bytes);
+/* Cycles of a CMX<->CMX transfer (no DDR): ceil(bytes / dma B/cycle). */
+int64_t acs_platform_cmx_cycles(const struct acs_platform *p, int64_t bytes);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * problem.c - binding a graph to a platform, and lower bounds.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/model/problem.h"
+
+/* Cycles of one op on platform p. A DMA touching DDR is limited by the DDR
+ * link; CMX-to-CMX transfers run at the DMA engine's own rate. */
+static int op_cycles(const struct acs_op *op, const struct acs_platform *p, int64_t *out)
+{
+  int64_t per;
+
+  if (op->cycles >= 0) {
+    *out = op->cycles;
+    return ACS_OK;
+  }
+  switch (op->kind) {
+  case ACS_OP_DMA:
+    if (op->src == ACS_MEM_DDR || op->dst == ACS_MEM_DDR)
+      *out = acs_platform_ddr_cycles(p, op->bytes);
+    else
+      *out = acs_platform_cmx_cycles(p, op->bytes);
+    return ACS_OK;
+  case ACS_OP_DPU:
+  case ACS_OP_SHAVE:
+    per = (int64_t)acs_platform_get(p, ACS_P_PE_MACS_PER_CYCLE);
+    if (op->macs < 0 || per <= 0)
+      return ACS_EINVAL;
+    *out = op->macs / per + (op->macs % per != 0);
+    return ACS_OK;
+  default:
+    *out = 0;
+    return ACS_OK;
+  }
+}
+
+int acs_problem_init(struct acs_problem *pb, const struct acs_graph *g,
+                     const struct acs_platform *plat, struct acs_diag *d)
+{
+  memset(pb, 0, sizeof(*pb));
+  if (!g->finalized)
+    return acs_diag_set(d, ACS_EINVAL, g->path, 0, 0, "graph '%s' is not finalized", g->name);
+  pb->g = g;
+  pb->plat = *plat;
+  pb->nops = g->nops;
+  pb->nres = g->nres;
+  pb->dur = malloc(((size_t)g->nops + 1) * sizeof(*pb->dur));
+  if (!pb->dur)
+    return ACS_ENOMEM;
+  for (int32_t i = 0; i < g->nops; i++)
+    if (op_cycles(&g->ops[i], plat, &pb->dur[i]) < 0) {
+      acs_problem_destroy(pb);
+      return acs_diag_set(d, ACS_EINVAL, g->path, g->ops[i].line, 0,
+                          "op '%s': cannot derive its duration", g->ops[i].name);
+    }
+  pb->res_pe = pb->res_dma = pb->res_cmx = -1;
+  for (int r = 0; r < g->nres; r++) {
+    switch (g->res[r].kind) {
+    case ACS_RES_PE:
+      pb->cap[r] = (int64_t)acs_platform_get(plat, ACS_P_PE_COUNT);
+      pb->res_pe = r;
+      break;
+    case ACS_RES_DMA:
+      pb->cap[r] = (int64_t)acs_platform_get(plat, ACS_P_DMA_CHANNELS);
+      pb->res_dma = r;
+      break;
+    case ACS_RES_CMX:
+      pb->cap[r] = acs_platform_cmx_bytes(plat);
+      pb->res_cmx = r;
+      break;
+    default:
+      pb->cap[r] = g->res[r].capacity;
+    }
+  }
+  return ACS_OK;
+}
+
+void acs_problem_destroy(struct acs_problem *pb)
+{
+  free(pb->dur);
+  pb->dur = NULL;
+}
+
+int acs_problem_check_demands(const struct acs_problem *pb, struct acs_diag *d)
+{
+  const struct acs_graph *g = pb->g;
+
+  for (int32_t i = 0; i < pb->nops; i++)
+    for (int r = 0; r < pb->nres; r++) {
+      int64_t need = acs_problem_demand(pb, i, r);
+      if (need > pb->cap[r])
+        return acs_diag_set(d, ACS_EINFEASIBLE, g->path, g->ops[i].line, 0,
+                            "op '%s' needs %lld of resource '%s' but the platform has %lld",
+                            g->ops[i].name, (long long)need, g->res[r].name,
+                            (long long)pb->cap[r]);
+    }
+  return ACS_OK;
+}
+
+int64_t acs_bound_critical_path(const struct acs_problem *pb)
+{
+  const struct acs_graph *g = pb->g;
+  int64_t *finish = calloc((size_t)pb->nops + 1, sizeof(*finish));
+  int64_t best = 0;
+
+  if (!finish)
+    return 0;
+  /* Longest path in topological order: earliest finish of every op. */
+  for (int32_t k = 0; k < pb->nops; k++) {
+    int32_t v = g->topo[k];
+    int64_t est = 0;
+    for (int32_t j = g->pred_off[v]; j < g->pred_off[v + 1]; j++)
+      if (finish[g->pred[j]] > est)
+        est = finish[g->pred[j]];
+    finish[v] = est + pb->dur[v];
+    if (finish[v] > best)
+      best = finish[v];
+  }
+  free(finish);
+  return best;
+}
+
+int64_t acs_bound_resources(const struct acs_problem *pb)
+{
+  int64_t best = 0;
+
+  for (int r = 0; r < pb->nres; r++) {
+    /* Work in long double: dur * demand can exceed int64 for CMX bytes. */
+    long double work = 0;
+    int64_t bound;
+    if (pb->cap[r] <= 0)
+      continue;
+    for (int32_t i = 0; i < pb->nops; i++)
+      work += (long double)pb->dur[i] * (long double)acs_problem_demand(pb, i, r);
+    bound = (int64_t)(work / (long double)pb->cap[r]);
+    if ((long double)bound * (long double)pb->cap[r] < work)
+      bound++;
+    if (bound > best)
+      best = bound;
+  }
+  return best;
+}
+
+int64_t acs_bound_best(const struct acs_problem *pb)
+{
+  int64_t a = acs_bound_critical_path(pb), b = acs_bound_resources(pb);
+
+  return a > b ? a : b;
+}

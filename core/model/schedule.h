@@ -1,0 +1,117 @@
+/*
+ * schedule.h - a schedule, self-contained.
+ *
+ * A schedule carries everything needed to check it without the graph it came
+ * from: every op (the graph's ops first, in graph order, then ops the
+ * scheduler added such as spill transfers) with kind, duration, demands,
+ * unit, CMX range and barriers; the resources with their capacities; every
+ * edge (the graph's plus added control edges); the wait lists. This is
+ * exactly what the HDF5 /schedules tables store, so a schedule read back from
+ * a results file can be verified again.
+ */
+#ifndef ACS_MODEL_SCHEDULE_H
+#define ACS_MODEL_SCHEDULE_H
+
+#include "core/model/problem.h"
+
+struct acs_sop {
+  const char *name;        /* owned by the schedule arena */
+  uint8_t kind;            /* enum acs_op_kind */
+  uint8_t src, dst;        /* dma memories */
+  int32_t unit;            /* PE index (compute) or DMA channel (dma); -1 none */
+  int64_t start, end;      /* planned, cycles */
+  int64_t dur;             /* end - start must equal this */
+  int64_t bytes;           /* dma bytes */
+  int64_t out_bytes;
+  int32_t slots;           /* barrier slot demand */
+  int64_t cmx_offset;      /* -1 none */
+  int64_t cmx_bytes;       /* -1 none */
+  double cmx_alloc, cmx_free; /* [alloc, free) the range is held; NaN none */
+  int32_t update_barrier;  /* -1 none */
+  double sim_start, sim_end;  /* simulated, NaN when not simulated */
+};
+
+struct acs_wait {
+  int32_t op, barrier;
+};
+
+struct acs_schedule {
+  struct acs_arena arena;
+  int32_t norig;           /* ops [0, norig) are the graph's */
+  int32_t nops;
+  size_t cap_ops;
+  struct acs_sop *ops;
+
+  int32_t nres;
+  const char *res_name[ACS_MAX_RES];
+  int64_t res_cap[ACS_MAX_RES];
+  int res_pe, res_dma, res_cmx;
+  int64_t *demand;         /* nops x nres */
+
+  int32_t nedges;
+  size_t cap_edges;
+  struct acs_edge *edges;
+
+  int32_t nwaits;
+  size_t cap_waits;
+  struct acs_wait *waits;
+
+  int64_t cmx_capacity;    /* bytes; -1 when the platform has no CMX notion */
+  int64_t cmx_align;
+  int32_t barriers;        /* limit, 0 = none */
+  int32_t barrier_slots;   /* limit, 0 = none */
+  int64_t makespan;        /* max end */
+};
+
+/* Empty schedule (for readers that fill it themselves). */
+void acs_schedule_init(struct acs_schedule *s);
+/* Copies ops, demands, durations, resources and edges of pb; every op
+ * unscheduled (start = end = -1, unit -1, no CMX range, no barrier). */
+int acs_schedule_init_problem(struct acs_schedule *s, const struct acs_problem *pb);
+void acs_schedule_destroy(struct acs_schedule *s);
+
+/* Appends an op (name copied) with zero demands; returns its index or < 0. */
+int32_t acs_schedule_add_op(struct acs_schedule *s, const struct acs_sop *op);
+int acs_schedule_set_demand(struct acs_schedule *s, int32_t op, int res, int64_t v);
+static inline int64_t acs_schedule_demand(const struct acs_schedule *s, int32_t op, int res)
+{
+  return s->demand[(size_t)op * (size_t)s->nres + (size_t)res];
+}
+int acs_schedule_add_edge(struct acs_schedule *s, int32_t src, int32_t dst, int kind);
+int acs_schedule_add_wait(struct acs_schedule *s, int32_t op, int32_t barrier);
+/* Sets makespan = max end over ops. */
+void acs_schedule_finish(struct acs_schedule *s);
+
+/*
+ * Checks every invariant that applies and reports the first violation in d
+ * (the message names the ops, times and amounts). Returns ACS_OK or
+ * ACS_EVERIFY.
+ *  - every op scheduled, start >= 0, end - start == dur;
+ *  - precedence over every edge (data and control): dst.start >= src.end;
+ *  - units: compute ops that demand a PE run on a PE index in [0, pe count),
+ *    dma ops on a channel in [0, dma channels); ops on one unit never overlap;
+ *  - capacities: at every instant the demands of running ops fit each
+ *    resource (zero-length ops hold nothing);
+ *  - CMX ranges: inside [0, cmx_capacity), offsets aligned, cmx_alloc <= start
+ *    and end <= cmx_free, and ranges of ops whose holding intervals overlap
+ *    are disjoint;
+ *  - barriers: update ids in [0, barriers) and at most barrier_slots slots on
+ *    one barrier use when limits are set; every wait refers to a barrier some
+ *    predecessor updates.
+ * O((V + E) log V).
+ */
+int acs_schedule_verify(const struct acs_schedule *s, struct acs_diag *d);
+
+/* Summary figures of a schedule. */
+struct acs_schedule_stats {
+  int64_t makespan;
+  int64_t peak_cmx_bytes;  /* max over time of held CMX: ranges when assigned, else cmx demand */
+  int64_t spill_bytes;     /* bytes of added DMA ops that write CMX to DDR */
+  int64_t ddr_bytes;       /* bytes of all DMA ops touching DDR */
+  int32_t barriers_used;   /* distinct update barriers */
+  int64_t control_edges;   /* edges of kind control */
+  double pe_busy, dma_busy;/* sum of durations on PEs / DMA channels */
+};
+void acs_schedule_stats(const struct acs_schedule *s, struct acs_schedule_stats *st);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * sched.h - scheduler variants as ops tables, and their registry.
+ *
+ * A variant is a struct acs_sched_ops: name, the seed it comes from, the
+ * workload kinds it accepts, a descriptor table of options bound to its own
+ * options struct, and schedule(). The registry (registry.c) lists every
+ * variant; `-s all` means every variant that accepts the workload.
+ */
+#ifndef ACS_SCHED_SCHED_H
+#define ACS_SCHED_SCHED_H
+
+#include "core/model/schedule.h"
+#include "core/load/load.h"
+
+enum acs_opt_type { ACS_OPT_INT, ACS_OPT_DOUBLE, ACS_OPT_ENUM };
+
+/* One option: stored at `offset` in the variant's options struct (an int64_t
+ * for INT and ENUM (index into choices), a double for DOUBLE). */
+struct acs_opt_desc {
+  const char *name;
+  int type;
+  size_t offset;
+  const char *def;       /* default, as text */
+  double min, max;       /* for INT and DOUBLE */
+  const char *const *choices; /* ENUM: NULL-terminated names */
+  const char *doc;
+};
+
+/* What every run gets besides the problem. */
+struct acs_sched_ctx {
+  uint64_t seed;         /* --seed */
+  double time_limit;     /* seconds, <= 0 = none */
+  int verbose;
+};
+
+struct acs_sched_ops {
+  const char *name;
+  const char *seed;      /* seed document, e.g. "000_a679b194fa1bdb4b.txt" */
+  const char *summary;
+  unsigned kinds;        /* bitmask of (1u << ACS_WL_*) */
+  size_t opts_size;
+  const struct acs_opt_desc *opts; /* terminated by name == NULL */
+  /*
+   * Fills `out` (already initialised by acs_schedule_init_problem) with a
+   * complete schedule. Returns ACS_OK; ACS_EINFEASIBLE with the reason in d;
+   * ACS_ETIMEOUT with the best schedule found in out (or out->nops ops still
+   * unscheduled if none); other negative codes for failures.
+   */
+  int (*schedule)(const struct acs_problem *pb, const void *opts,
+                  const struct acs_sched_ctx *ctx, struct acs_schedule *out,
+                  struct acs_diag *d);
+};
+
+const struct acs_sched_ops *const *acs_sched_list(size_t *n);
+const struct acs_sched_ops *acs_sched_find(const char *name);
+int acs_sched_accepts(const struct acs_sched_ops *ops, int wl_kind);
+
+/* Fills opts (ops->opts_size bytes) with the defaults. */
+int acs_sched_opts_defaults(const struct acs_sched_ops *ops, void *opts);
+/* Sets key=value; ACS_ENOTFOUND when the variant has no such option,
+ * ACS_EPARSE/ACS_ERANGE for a bad value (message in d). */
+int acs_sched_opts_set(const struct acs_sched_ops *ops, void *opts,
+                       const char *key, const char *value, struct acs_diag *d);
+/* "name=default (doc)" lines, for `acsim list schedulers`. */
+const struct acs_opt_desc *acs_sched_opt_find(const struct acs_sched_ops *ops,
+                                              const char *key);
+
+/* The variants (one file each). */
+extern const struct acs_sched_ops acs_sched_sequential;
+extern const struct acs_sched_ops acs_sched_listsched;
+
+#endif

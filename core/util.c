@@ -1,0 +1,257 @@
+/*
+ * util.c - error strings, diagnostics, arena, growth helper, PRNG, clock.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/acs.h"
+
+const char *acs_strerror(int err)
+{
+  switch (err) {
+  case ACS_OK: return "success";
+#define XX(code, msg) case ACS_E##code: return msg;
+  ACS_ERRNO_MAP(XX)
+#undef XX
+  default: return "unknown error";
+  }
+}
+
+const char *acs_err_name(int err)
+{
+  switch (err) {
+  case ACS_OK: return "OK";
+#define XX(code, _) case ACS_E##code: return "E" #code;
+  ACS_ERRNO_MAP(XX)
+#undef XX
+  default: return "EUNKNOWN";
+  }
+}
+
+void acs_diag_init(struct acs_diag *d)
+{
+  memset(d, 0, sizeof(*d));
+}
+
+static void diag_locate(struct acs_diag *d, const char *file, int line, int col)
+{
+  if (file)
+    snprintf(d->file, sizeof(d->file), "%s", file);
+  else
+    d->file[0] = '\0';
+  d->line = line;
+  d->col = col;
+}
+
+int acs_diag_set(struct acs_diag *d, int err, const char *file, int line,
+                 int col, const char *fmt, ...)
+{
+  va_list ap;
+
+  if (!d)
+    return err;
+  diag_locate(d, file, line, col);
+  va_start(ap, fmt);
+  vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+  va_end(ap);
+  return err;
+}
+
+void acs_diag_warn(struct acs_diag *d, const char *file, int line, int col,
+                   const char *fmt, ...)
+{
+  char msg[1024];
+  va_list ap;
+
+  if (!d)
+    return;
+  d->nwarn++;
+  if (!d->warn)
+    return;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  d->warn(d->warn_ctx, file, line, col, msg);
+}
+
+void acs_diag_format(const struct acs_diag *d, char *buf, size_t size)
+{
+  if (d->file[0] && d->line > 0 && d->col > 0)
+    snprintf(buf, size, "%s:%d:%d: %s", d->file, d->line, d->col, d->msg);
+  else if (d->file[0] && d->line > 0)
+    snprintf(buf, size, "%s:%d: %s", d->file, d->line, d->msg);
+  else if (d->file[0])
+    snprintf(buf, size, "%s: %s", d->file, d->msg);
+  else
+    snprintf(buf, size, "%s", d->msg);
+}
+
+/* ---- arena ---- */
+
+struct acs_arena_chunk {
+  struct acs_arena_chunk *next;
+  size_t size;
+  max_align_t data[];
+};
+
+#define ARENA_MIN_CHUNK ((size_t)64 * 1024)
+
+void acs_arena_init(struct acs_arena *a)
+{
+  a->head = NULL;
+  a->used = 0;
+  a->cap = 0;
+}
+
+void *acs_arena_alloc(struct acs_arena *a, size_t size)
+{
+  const size_t align = sizeof(max_align_t);
+  size_t rounded, chunk_size;
+  struct acs_arena_chunk *c;
+  void *p;
+
+  if (size == 0)
+    size = 1;
+  if (size > SIZE_MAX - align)
+    return NULL;
+  rounded = (size + align - 1) / align * align;
+  if (!a->head || a->cap - a->used < rounded) {
+    /* Big requests get a chunk of their own so the arena wastes at most
+     * one small tail per chunk. */
+    chunk_size = rounded > ARENA_MIN_CHUNK ? rounded : ARENA_MIN_CHUNK;
+    c = malloc(sizeof(*c) + chunk_size);
+    if (!c)
+      return NULL;
+    c->size = chunk_size;
+    c->next = a->head;
+    a->head = c;
+    a->used = 0;
+    a->cap = chunk_size;
+  }
+  p = (char *)a->head->data + a->used;
+  a->used += rounded;
+  return p;
+}
+
+void *acs_arena_calloc(struct acs_arena *a, size_t n, size_t size)
+{
+  size_t total;
+  void *p;
+
+  if (acs_mul_size(n, size, &total))
+    return NULL;
+  p = acs_arena_alloc(a, total);
+  if (p)
+    memset(p, 0, total);
+  return p;
+}
+
+char *acs_arena_strdup(struct acs_arena *a, const char *s)
+{
+  size_t n = strlen(s) + 1;
+  char *p = acs_arena_alloc(a, n);
+
+  if (p)
+    memcpy(p, s, n);
+  return p;
+}
+
+void acs_arena_destroy(struct acs_arena *a)
+{
+  struct acs_arena_chunk *c = a->head, *next;
+
+  while (c) {
+    next = c->next;
+    free(c);
+    c = next;
+  }
+  acs_arena_init(a);
+}
+
+int acs_grow(void **arr, size_t elem, size_t *cap, size_t need)
+{
+  size_t ncap, bytes;
+  void *p;
+
+  if (need <= *cap)
+    return ACS_OK;
+  ncap = *cap ? *cap : 16;
+  while (ncap < need) {
+    if (ncap > SIZE_MAX / 2)
+      return ACS_ENOMEM;
+    ncap *= 2;
+  }
+  if (acs_mul_size(ncap, elem, &bytes))
+    return ACS_ENOMEM;
+  p = realloc(*arr, bytes);
+  if (!p)
+    return ACS_ENOMEM;
+  *arr = p;
+  *cap = ncap;
+  return ACS_OK;
+}
+
+/* ---- PRNG: xoshiro256** seeded through splitmix64 ---- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+  uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+void acs_rng_seed(struct acs_rng *r, uint64_t seed)
+{
+  for (int i = 0; i < 4; i++)
+    r->s[i] = splitmix64(&seed);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+  return (x << k) | (x >> (64 - k));
+}
+
+uint64_t acs_rng_next(struct acs_rng *r)
+{
+  uint64_t *s = r->s;
+  uint64_t result = rotl(s[1] * 5, 7) * 9;
+  uint64_t t = s[1] << 17;
+
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 45);
+  return result;
+}
+
+uint64_t acs_rng_below(struct acs_rng *r, uint64_t n)
+{
+  /* Rejection sampling keeps every value equally likely. */
+  uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
+
+  do
+    x = acs_rng_next(r);
+  while (x >= limit);
+  return x % n;
+}
+
+double acs_rng_unit(struct acs_rng *r)
+{
+  return (double)(acs_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+double acs_now_seconds(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

@@ -1,0 +1,102 @@
+/*
+ * results.h - HDF5 results files, schema 1 (see README "HDF5 results").
+ *
+ * Writes are atomic: acs_results_open() works on a private temporary copy
+ * next to the target (a copy of the existing file when appending) and
+ * acs_results_commit() fsyncs it and renames it over the target. Until the
+ * commit the target file is untouched, so a crash or Ctrl-C never leaves a
+ * corrupt file and never loses the runs it already held. Long jobs commit
+ * periodically (acs_results_checkpoint) so finished work is kept.
+ */
+#ifndef ACS_REPORT_RESULTS_H
+#define ACS_REPORT_RESULTS_H
+
+#include "core/model/schedule.h"
+#include "core/load/load.h"
+
+#define ACS_SCHEMA_VERSION 1
+#define ACS_STR_NAME 128
+#define ACS_STR_PATH 512
+#define ACS_STR_MSG 512
+
+enum acs_run_status { ACS_ST_OK, ACS_ST_INFEASIBLE, ACS_ST_TIMEOUT, ACS_ST_ERROR };
+const char *acs_status_name(int st); /* "ok", "infeasible", "timeout", "error" */
+int acs_status_parse(const char *s);
+
+/* One row of /runs. */
+struct acs_run_row {
+  int64_t run_id;                 /* assigned by acs_results_add_run */
+  int32_t platform_id, workload_id;
+  char scheduler[ACS_STR_NAME];
+  char status[16];
+  double makespan_cycles;         /* NaN when there is no schedule */
+  double sim_makespan_cycles;     /* NaN if not simulated */
+  double lower_bound_cycles;
+  int64_t peak_cmx_bytes, spill_bytes, ddr_bytes;
+  int32_t barriers_used;
+  int64_t control_edges;
+  double sched_seconds, sim_seconds;
+  double pe_utilization, dma_utilization; /* NaN if not simulated */
+  char message[ACS_STR_MSG];
+};
+/* Sets every field to its "nothing" value (NaN, -1, empty). */
+void acs_run_row_init(struct acs_run_row *r);
+
+struct acs_workload_row {
+  int32_t workload_id;
+  char name[ACS_STR_NAME];
+  char path[ACS_STR_PATH];
+  char kind[16];
+  int64_t ops, edges;
+};
+
+struct acs_platform_row {
+  int32_t platform_id;
+  struct acs_platform plat;       /* name + every parameter */
+};
+
+struct acs_results;               /* an open writer */
+
+/* Opens path for appending (creating it if missing). command_line goes to the
+ * root attribute. A file with another schema_version is ACS_EFORMAT. */
+int acs_results_open(const char *path, const char *command_line,
+                     struct acs_results **out, struct acs_diag *d);
+/* Returns the id of an identical platform (name and every parameter) already
+ * stored, or adds it. */
+int acs_results_add_platform(struct acs_results *r, const struct acs_platform *p,
+                             int32_t *id);
+/* Same for workloads (matched by name, path, kind, ops and edges). */
+int acs_results_add_workload(struct acs_results *r, const struct acs_workload_row *w,
+                             int32_t *id);
+/* Appends a run; row->run_id is set. When s is not NULL its
+ * /schedules/run_<id>/{ops,resources,edges,waits} tables are written. */
+int acs_results_add_run(struct acs_results *r, struct acs_run_row *row,
+                        const struct acs_schedule *s);
+/* Makes everything added so far durable in the target file, and goes on. */
+int acs_results_checkpoint(struct acs_results *r, struct acs_diag *d);
+/* Checkpoint and close. r is freed whatever the outcome. */
+int acs_results_commit(struct acs_results *r, struct acs_diag *d);
+/* Drops everything since the last checkpoint; the target is untouched. */
+void acs_results_abort(struct acs_results *r);
+
+/* Reading. */
+struct acs_results_data {
+  int schema_version;
+  char acsim_version[64];
+  char created_utc[64];
+  char command_line[1024];
+  size_t nplatforms, nworkloads, nruns;
+  struct acs_platform_row *platforms;
+  struct acs_workload_row *workloads;
+  struct acs_run_row *runs;
+};
+int acs_results_read(const char *path, struct acs_results_data *out,
+                     struct acs_diag *d);
+void acs_results_data_free(struct acs_results_data *data);
+/* Reads /schedules/run_<id> back into a schedule (limits from the run's
+ * platform row: cmx capacity, alignment, barriers, slots). ACS_ENOTFOUND
+ * when the run has no stored schedule. */
+int acs_results_read_schedule(const char *path, int64_t run_id,
+                              struct acs_schedule *s, struct acs_diag *d);
+
+#endif

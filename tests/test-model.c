@@ -1,0 +1,324 @@
+/*
+ * test-model.c - graph, platform, problem binding and lower bounds.
+ */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/model/problem.h"
+#include "tests/testutil.h"
+
+static int position(const struct acs_graph *g, int32_t op)
+{
+  for (int32_t k = 0; k < g->nops; k++)
+    if (g->topo[k] == op)
+      return k;
+  return -1;
+}
+
+Test(graph, topological_order_respects_every_edge)
+{
+  struct acs_graph g;
+
+  tu_random_dag(&g, 7, 500, 10);
+  for (int32_t e = 0; e < g.nedges; e++)
+    cr_assert_lt(position(&g, g.edges[e].src), position(&g, g.edges[e].dst));
+  acs_graph_destroy(&g);
+}
+
+Test(graph, topological_order_is_kahn_fifo_by_id)
+{
+  struct acs_graph g;
+  int32_t a, b, c, d;
+
+  /* d -> a, c -> b: sources in id order are c, d; then b (from c), a (from d). */
+  tu_graph_npu(&g, "t");
+  a = tu_op(&g, "a", ACS_OP_DPU, 1);
+  b = tu_op(&g, "b", ACS_OP_DPU, 1);
+  c = tu_op(&g, "c", ACS_OP_DPU, 1);
+  d = tu_op(&g, "d", ACS_OP_DPU, 1);
+  tu_edge(&g, d, a);
+  tu_edge(&g, c, b);
+  tu_finalize(&g);
+  cr_assert_eq(g.topo[0], c);
+  cr_assert_eq(g.topo[1], d);
+  cr_assert_eq(g.topo[2], b);
+  cr_assert_eq(g.topo[3], a);
+  acs_graph_destroy(&g);
+}
+
+Test(graph, cycle_names_its_ops)
+{
+  struct acs_graph g;
+  struct acs_diag d;
+  int32_t a, b, c, x;
+
+  tu_graph_npu(&g, "t");
+  x = tu_op(&g, "x", ACS_OP_DPU, 1);
+  a = tu_op(&g, "a", ACS_OP_DPU, 1);
+  b = tu_op(&g, "b", ACS_OP_DPU, 1);
+  c = tu_op(&g, "c", ACS_OP_DPU, 1);
+  tu_edge(&g, x, a);
+  tu_edge(&g, a, b);
+  tu_edge(&g, b, c);
+  tu_edge(&g, c, a);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_graph_finalize(&g, &d), ACS_ECYCLE);
+  /* The walk starts at the first unordered op (a) and follows predecessors. */
+  cr_assert_str_eq(d.msg, "cycle: a -> b -> c -> a", "got %s", d.msg);
+  acs_graph_destroy(&g);
+}
+
+Test(graph, self_loop_is_a_cycle)
+{
+  struct acs_graph g;
+  struct acs_diag d;
+  int32_t a;
+
+  tu_graph_npu(&g, "t");
+  a = tu_op(&g, "a", ACS_OP_DPU, 1);
+  tu_edge(&g, a, a);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_graph_finalize(&g, &d), ACS_ECYCLE);
+  cr_assert_str_eq(d.msg, "cycle: a -> a");
+  acs_graph_destroy(&g);
+}
+
+Test(graph, duplicate_names_are_rejected)
+{
+  struct acs_graph g;
+  struct acs_diag d;
+
+  tu_graph_npu(&g, "t");
+  tu_op(&g, "a", ACS_OP_DPU, 1);
+  tu_op(&g, "b", ACS_OP_DPU, 1);
+  tu_op(&g, "a", ACS_OP_DPU, 1);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_graph_finalize(&g, &d), ACS_EPARSE);
+  cr_assert_str_eq(d.msg, "duplicate op name 'a'");
+  acs_graph_destroy(&g);
+}
+
+Test(graph, find_op_survives_index_growth)
+{
+  struct acs_graph g;
+  char name[32];
+
+  tu_graph_npu(&g, "t");
+  for (int i = 0; i < 5000; i++) {
+    snprintf(name, sizeof(name), "op%d", i);
+    tu_op(&g, name, ACS_OP_DPU, 1);
+  }
+  for (int i = 0; i < 5000; i += 37) {
+    snprintf(name, sizeof(name), "op%d", i);
+    cr_assert_eq(acs_graph_find_op(&g, name), i);
+  }
+  cr_assert_eq(acs_graph_find_op(&g, "op5000"), -1);
+  acs_graph_destroy(&g);
+}
+
+Test(graph, resources_only_before_ops)
+{
+  struct acs_graph g;
+
+  tu_graph_npu(&g, "t");
+  tu_op(&g, "a", ACS_OP_DPU, 1);
+  cr_assert_eq(acs_graph_add_resource(&g, "R1", ACS_RES_NAMED, 4), ACS_EINVAL);
+  acs_graph_destroy(&g);
+}
+
+Test(graph, clone_is_deep_and_equal)
+{
+  struct acs_graph g, c;
+
+  tu_random_dag(&g, 3, 200, 50);
+  cr_assert_eq(acs_graph_clone(&g, &c), ACS_OK);
+  cr_assert_eq(c.nops, g.nops);
+  cr_assert_eq(c.nedges, g.nedges);
+  cr_assert(c.finalized);
+  for (int32_t i = 0; i < g.nops; i++) {
+    cr_assert_str_eq(c.ops[i].name, g.ops[i].name);
+    cr_assert_neq(c.ops[i].name, g.ops[i].name);
+    cr_assert_eq(c.topo[i], g.topo[i]);
+    for (int r = 0; r < g.nres; r++)
+      cr_assert_eq(acs_graph_demand(&c, i, r), acs_graph_demand(&g, i, r));
+  }
+  acs_graph_destroy(&g);
+  acs_graph_destroy(&c);
+}
+
+/* ---- platform ---- */
+
+Test(platform, defaults_and_derived_values)
+{
+  struct acs_platform p;
+  double ddr, bpc;
+
+  acs_platform_init(&p);
+  /* Defaults: 32 GB/s DMA, ratio 4 -> 8 GB/s DDR; at 700 MHz that is
+   * 8e9 / 7e8 = 11.428... bytes per cycle. */
+  ddr = acs_platform_ddr_gbps(&p);
+  cr_assert_float_eq(ddr, 8.0, 1e-12);
+  bpc = acs_platform_ddr_bytes_per_cycle(&p);
+  cr_assert_float_eq(bpc, 8e9 / 7e8, 1e-9);
+  cr_assert_eq(acs_platform_cmx_bytes(&p), 2048 * 1024);
+  /* 1 MiB over DDR: 100 latency + ceil(1048576 * 0.0875) = 100 + ceil(91750.4). */
+  cr_assert_eq(acs_platform_ddr_cycles(&p, 1048576), 100 + 91751);
+  cr_assert_eq(acs_platform_ddr_cycles(&p, 0), 0);
+  /* CMX to CMX at 32 GB/s = 45.714 B/cycle: 1000 bytes take ceil(21.875) = 22. */
+  cr_assert_eq(acs_platform_cmx_cycles(&p, 1000), 22);
+}
+
+Test(platform, set_kv_validates)
+{
+  struct acs_platform p;
+  struct acs_diag d;
+
+  acs_platform_init(&p);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_platform_set_kv(&p, "pe_count=8", &d), ACS_OK);
+  cr_assert_eq((int)p.v[ACS_P_PE_COUNT], 8);
+  cr_assert_eq(acs_platform_set_kv(&p, "pe_count=2.5", &d), ACS_EPARSE);
+  cr_assert_str_eq(d.msg, "pe_count: '2.5' is not an integer");
+  cr_assert_eq(acs_platform_set_kv(&p, "pe_count=0", &d), ACS_ERANGE);
+  cr_assert_eq(acs_platform_set_kv(&p, "dma_gbps=fast", &d), ACS_EPARSE);
+  cr_assert_str_eq(d.msg, "dma_gbps: 'fast' is not a number");
+  cr_assert_eq(acs_platform_set_kv(&p, "cmx_mib=4", &d), ACS_EPARSE);
+  cr_assert_str_eq(d.msg, "unknown parameter 'cmx_mib' (see `acsim platform --help`)");
+  cr_assert_eq(acs_platform_set_kv(&p, "novalue", &d), ACS_EPARSE);
+  cr_assert_eq(acs_platform_set_kv(&p, "name=x", &d), ACS_EINVAL);
+  cr_assert_eq(acs_platform_set_kv(&p, "dma_gbps=inf", &d), ACS_EPARSE);
+  cr_assert_eq(acs_platform_set_kv(&p, "barriers=0", &d), ACS_OK);
+  cr_assert_eq((int)p.v[ACS_P_PE_COUNT], 8, "failed sets leave the value alone");
+}
+
+Test(platform, validate_rejects_alignment_beyond_cmx)
+{
+  struct acs_platform p;
+  struct acs_diag d;
+
+  acs_platform_init(&p);
+  acs_diag_init(&d);
+  p.v[ACS_P_CMX_KIB] = 1;
+  p.v[ACS_P_CMX_ALIGN_BYTES] = 2048;
+  cr_assert_eq(acs_platform_validate(&p, &d), ACS_ERANGE);
+}
+
+/* ---- problem ---- */
+
+Test(problem, durations_from_macs_and_bytes)
+{
+  struct acs_graph g;
+  struct acs_problem pb;
+  struct acs_op op;
+  int32_t c, x, y;
+  const char *sets[] = {"pe_macs_per_cycle=100", NULL};
+
+  tu_graph_npu(&g, "t");
+  memset(&op, 0, sizeof(op));
+  op.name = "conv";
+  op.kind = ACS_OP_DPU;
+  op.cycles = -1;
+  op.macs = 1001; /* ceil(1001 / 100) = 11 */
+  c = acs_graph_add_op(&g, &op);
+  op.name = "load";
+  op.kind = ACS_OP_DMA;
+  op.src = ACS_MEM_DDR;
+  op.dst = ACS_MEM_CMX;
+  op.bytes = 1048576;
+  x = acs_graph_add_op(&g, &op);
+  op.name = "copy";
+  op.src = ACS_MEM_CMX;
+  op.bytes = 1000;
+  y = acs_graph_add_op(&g, &op);
+  tu_finalize(&g);
+  tu_problem(&pb, &g, sets);
+  cr_assert_eq(pb.dur[c], 11);
+  cr_assert_eq(pb.dur[x], 100 + 91751);
+  cr_assert_eq(pb.dur[y], 22);
+  cr_assert_eq(pb.cap[TU_PE], 4);
+  cr_assert_eq(pb.cap[TU_DMA], 2);
+  cr_assert_eq(pb.cap[TU_CMX], 2048 * 1024);
+  acs_problem_destroy(&pb);
+  acs_graph_destroy(&g);
+}
+
+Test(problem, bounds_by_hand)
+{
+  struct acs_graph g;
+  struct acs_problem pb;
+  int32_t ops[6];
+  const char *sets[] = {"pe_count=2", NULL};
+
+  /* Six independent 10-cycle dpu ops plus a chain a->b->c of 10 each among
+   * them: critical path 30; PE work 60 over 2 PEs = 30. Add a seventh op of
+   * 5 cycles: work 65 -> ceil(32.5) = 33 > 30. */
+  tu_graph_npu(&g, "t");
+  for (int i = 0; i < 6; i++) {
+    char name[8];
+    snprintf(name, sizeof(name), "o%d", i);
+    ops[i] = tu_op(&g, name, ACS_OP_DPU, 10);
+  }
+  tu_op(&g, "o6", ACS_OP_DPU, 5);
+  tu_edge(&g, ops[0], ops[1]);
+  tu_edge(&g, ops[1], ops[2]);
+  tu_finalize(&g);
+  tu_problem(&pb, &g, sets);
+  cr_assert_eq(acs_bound_critical_path(&pb), 30);
+  cr_assert_eq(acs_bound_resources(&pb), 33);
+  cr_assert_eq(acs_bound_best(&pb), 33);
+  acs_problem_destroy(&pb);
+  acs_graph_destroy(&g);
+}
+
+Test(problem, demand_beyond_capacity_is_infeasible)
+{
+  struct acs_graph g;
+  struct acs_problem pb;
+  struct acs_diag d;
+  int32_t a;
+  const char *sets[] = {"cmx_kib=1", "cmx_align_bytes=1", NULL};
+
+  tu_graph_npu(&g, "net");
+  a = tu_op(&g, "big", ACS_OP_DPU, 10);
+  acs_graph_set_demand(&g, a, TU_CMX, 2048);
+  tu_finalize(&g);
+  tu_problem(&pb, &g, sets);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_problem_check_demands(&pb, &d), ACS_EINFEASIBLE);
+  cr_assert_str_eq(d.msg, "op 'big' needs 2048 of resource 'cmx' but the platform has 1024");
+  acs_problem_destroy(&pb);
+  acs_graph_destroy(&g);
+}
+
+Test(util, rng_is_deterministic_and_bounded)
+{
+  struct acs_rng a, b;
+
+  acs_rng_seed(&a, 42);
+  acs_rng_seed(&b, 42);
+  for (int i = 0; i < 1000; i++) {
+    uint64_t x = acs_rng_below(&a, 7);
+    cr_assert_eq(x, acs_rng_below(&b, 7));
+    cr_assert_lt(x, 7);
+  }
+}
+
+Test(util, diag_format_omits_unknown_parts)
+{
+  struct acs_diag d;
+  char buf[256];
+
+  acs_diag_init(&d);
+  acs_diag_set(&d, ACS_EPARSE, "p.csv", 3, 7, "bad");
+  acs_diag_format(&d, buf, sizeof(buf));
+  cr_assert_str_eq(buf, "p.csv:3:7: bad");
+  acs_diag_set(&d, ACS_EPARSE, "p.csv", 0, 0, "bad");
+  acs_diag_format(&d, buf, sizeof(buf));
+  cr_assert_str_eq(buf, "p.csv: bad");
+  cr_assert_str_eq(acs_strerror(ACS_ECYCLE), "graph has a cycle");
+  cr_assert_str_eq(acs_err_name(ACS_EVERIFY), "EVERIFY");
+}

@@ -1,0 +1,127 @@
+/*
+ * testutil.c - shared helpers for the Criterion tests.
+ */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/testutil.h"
+
+const char *tu_path(const char *rel)
+{
+  static char buf[4096];
+
+  snprintf(buf, sizeof(buf), "%s/%s", ACS_SRCDIR, rel);
+  return buf;
+}
+
+const char *tu_tmpdir(void)
+{
+  static char buf[256];
+
+  snprintf(buf, sizeof(buf), "/tmp/acsim-test-XXXXXX");
+  cr_assert_not_null(mkdtemp(buf), "mkdtemp failed");
+  return buf;
+}
+
+void tu_graph_npu(struct acs_graph *g, const char *name)
+{
+  cr_assert_eq(acs_graph_init(g, name, name), ACS_OK);
+  cr_assert_eq(acs_graph_add_resource(g, "pe", ACS_RES_PE, 0), TU_PE);
+  cr_assert_eq(acs_graph_add_resource(g, "dma", ACS_RES_DMA, 0), TU_DMA);
+  cr_assert_eq(acs_graph_add_resource(g, "cmx", ACS_RES_CMX, 0), TU_CMX);
+}
+
+int32_t tu_op(struct acs_graph *g, const char *name, int kind, int64_t cycles)
+{
+  struct acs_op op;
+  int32_t id;
+
+  memset(&op, 0, sizeof(op));
+  op.name = name;
+  op.kind = (uint8_t)kind;
+  op.cycles = cycles;
+  op.slots = 1;
+  if (kind == ACS_OP_DMA) {
+    op.src = ACS_MEM_DDR;
+    op.dst = ACS_MEM_CMX;
+  }
+  id = acs_graph_add_op(g, &op);
+  cr_assert_geq(id, 0, "add_op %s: %d", name, id);
+  if (kind == ACS_OP_DPU || kind == ACS_OP_SHAVE) {
+    int pe = acs_graph_resource_of_kind(g, ACS_RES_PE);
+    if (pe >= 0)
+      acs_graph_set_demand(g, id, pe, 1);
+  } else if (kind == ACS_OP_DMA) {
+    int dma = acs_graph_resource_of_kind(g, ACS_RES_DMA);
+    if (dma >= 0)
+      acs_graph_set_demand(g, id, dma, 1);
+  }
+  return id;
+}
+
+void tu_edge(struct acs_graph *g, int32_t a, int32_t b)
+{
+  cr_assert_eq(acs_graph_add_edge(g, a, b, ACS_EDGE_DATA), ACS_OK);
+}
+
+void tu_finalize(struct acs_graph *g)
+{
+  struct acs_diag d;
+
+  acs_diag_init(&d);
+  cr_assert_eq(acs_graph_finalize(g, &d), ACS_OK, "finalize: %s", d.msg);
+}
+
+void tu_problem(struct acs_problem *pb, const struct acs_graph *g, const char *const *sets)
+{
+  struct acs_platform p;
+  struct acs_diag d;
+
+  acs_platform_init(&p);
+  acs_diag_init(&d);
+  for (; sets && *sets; sets++)
+    cr_assert_eq(acs_platform_set_kv(&p, *sets, &d), ACS_OK, "--set %s: %s", *sets, d.msg);
+  cr_assert_eq(acs_problem_init(pb, g, &p, &d), ACS_OK, "problem: %s", d.msg);
+}
+
+void tu_assert_verified(const struct acs_schedule *s)
+{
+  struct acs_diag d;
+  int err;
+
+  acs_diag_init(&d);
+  err = acs_schedule_verify(s, &d);
+  cr_assert_eq(err, ACS_OK, "schedule does not verify: %s", d.msg);
+}
+
+void tu_random_dag(struct acs_graph *g, uint64_t seed, int32_t n, int64_t cmx_max)
+{
+  struct acs_rng r;
+  char name[32];
+  int32_t width;
+
+  acs_rng_seed(&r, seed);
+  tu_graph_npu(g, "random");
+  width = 1 + (int32_t)acs_rng_below(&r, 8);
+  for (int32_t i = 0; i < n; i++) {
+    int kind = acs_rng_below(&r, 4) == 0 ? ACS_OP_DMA : ACS_OP_DPU;
+    int32_t id, layer = i / width, npred;
+    snprintf(name, sizeof(name), "op%d", i);
+    id = tu_op(g, name, kind, 1 + (int64_t)acs_rng_below(&r, 100));
+    acs_graph_set_demand(g, id, TU_CMX, 1 + (int64_t)acs_rng_below(&r, (uint64_t)cmx_max));
+    if (layer == 0)
+      continue;
+    npred = 1 + (int32_t)acs_rng_below(&r, 3);
+    for (int32_t k = 0; k < npred; k++) {
+      int32_t lo = (layer - 1) * width;
+      int32_t p = lo + (int32_t)acs_rng_below(&r, (uint64_t)(layer * width - lo));
+      tu_edge(g, p, id);
+    }
+  }
+  tu_finalize(g);
+}

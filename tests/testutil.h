@@ -1,0 +1,38 @@
+/*
+ * testutil.h - shared helpers for the Criterion tests.
+ */
+#ifndef ACS_TESTS_TESTUTIL_H
+#define ACS_TESTS_TESTUTIL_H
+
+#include "core/model/schedule.h"
+
+/* ACS_SRCDIR "/" rel, in a static buffer (one call per expression). */
+const char *tu_path(const char *rel);
+/* A fresh directory under /tmp for one test; removed by the OS later. */
+const char *tu_tmpdir(void);
+
+/* A graph with resources "pe" (PE), "dma" (DMA) and "cmx" (CMX), in that
+ * order (indices TU_PE, TU_DMA, TU_CMX). */
+enum { TU_PE = 0, TU_DMA = 1, TU_CMX = 2 };
+void tu_graph_npu(struct acs_graph *g, const char *name);
+/* Adds an op of fixed duration; dpu/shave ops demand one PE, dma ops one
+ * channel (src ddr, dst cmx). Returns its id. */
+int32_t tu_op(struct acs_graph *g, const char *name, int kind, int64_t cycles);
+void tu_edge(struct acs_graph *g, int32_t a, int32_t b);
+/* Finalizes g, failing the test on error. */
+void tu_finalize(struct acs_graph *g);
+
+/* Binds g to the default platform with the given overrides ("k=v", NULL-ended). */
+void tu_problem(struct acs_problem *pb, const struct acs_graph *g, const char *const *sets);
+
+/* Fails the test with the verifier's message unless s verifies. */
+void tu_assert_verified(const struct acs_schedule *s);
+
+/*
+ * A random layered DAG of n ops over the NPU resources: dpu ops (cycles in
+ * [1, 100], cmx demand in [1, cmx_max]) and dma ops, each op with 1 to 3
+ * predecessors in earlier layers. Deterministic for a seed.
+ */
+void tu_random_dag(struct acs_graph *g, uint64_t seed, int32_t n, int64_t cmx_max);
+
+#endif
