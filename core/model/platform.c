@@ -122,9 +122,13 @@ static double gbps_to_bytes_per_cycle(const struct acs_platform *p, double gbps)
   return gbps * 1e9 / (p->v[ACS_P_FREQ_MHZ] * 1e6);
 }
 
+/* A DDR transfer also passes through a DMA engine, so its rate is the
+ * slower of the two (ddr_ratio < 1 makes the engine the bottleneck). */
 double acs_platform_ddr_bytes_per_cycle(const struct acs_platform *p)
 {
-  return gbps_to_bytes_per_cycle(p, acs_platform_ddr_gbps(p));
+  double ddr = acs_platform_ddr_gbps(p), dma = p->v[ACS_P_DMA_GBPS];
+
+  return gbps_to_bytes_per_cycle(p, ddr < dma ? ddr : dma);
 }
 
 double acs_platform_dma_bytes_per_cycle(const struct acs_platform *p)

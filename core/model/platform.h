@@ -79,7 +79,7 @@ static inline double acs_platform_get(const struct acs_platform *p, int param)
 /* Derived values. */
 int64_t acs_platform_cmx_bytes(const struct acs_platform *p);
 double acs_platform_ddr_gbps(const struct acs_platform *p);      /* dma_gbps / ddr_ratio */
-double acs_platform_ddr_bytes_per_cycle(const struct acs_platform *p);
+double acs_platform_ddr_bytes_per_cycle(const struct acs_platform *p); /* min(DDR, DMA) rate */
 double acs_platform_dma_bytes_per_cycle(const struct acs_platform *p);
 double acs_platform_local_bytes_per_cycle(const struct acs_platform *p);
 /* Cycles of a DDR<->CMX transfer of `bytes` running alone: latency + ceil(bytes / ddr B/cycle). */

@@ -1,0 +1,67 @@
+/*
+ * cli.h - the `acsim` program: thin subcommands over the libraries.
+ */
+#ifndef ACS_CLI_CLI_H
+#define ACS_CLI_CLI_H
+
+#include <stdio.h>
+
+#include "core/acs.h"
+#include "core/load/load.h"
+#include "core/sched/sched.h"
+
+/* Exit codes (DESIGN.md): 0 ok, 1 regression or failed check, 2 usage or input error. */
+enum { ACS_EXIT_OK = 0, ACS_EXIT_FAIL = 1, ACS_EXIT_USAGE = 2, ACS_EXIT_INTERRUPTED = 130 };
+
+int acs_cmd_run(int argc, char **argv);
+int acs_cmd_list(int argc, char **argv);
+int acs_cmd_platform(int argc, char **argv);
+
+/* "acsim: file:line:col: msg" on stderr. */
+void acs_cli_error(const struct acs_diag *d);
+void acs_cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Warning callback for struct acs_diag that prints "file:line:col: warning: msg". */
+void acs_cli_warn(void *ctx, const char *file, int line, int col, const char *msg);
+/* Usage error: prints the message and a hint to `acsim CMD --help`; returns 2. */
+int acs_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Data directory (platforms/, workloads/): $ACSIM_DATADIR or the source tree. */
+const char *acs_cli_datadir(void);
+/* Resolves a data path: as given when it exists, else under the data dir. */
+const char *acs_cli_resolve(const char *path, char *buf, size_t size);
+
+/* Platform rows from -p (default platforms/default.csv) with --set applied. */
+struct acs_cli_platforms {
+  struct acs_platform *rows;
+  size_t n;
+  char path[1024];
+};
+int acs_cli_load_platforms(const char *path, char **sets, size_t nsets,
+                           struct acs_cli_platforms *out);
+
+/* Workload paths from -w arguments: a .txt argument is a suite. */
+int acs_cli_expand_workloads(char **args, size_t nargs, char ***paths, size_t *n);
+
+/* Scheduler selection: "all", or a comma list; checked against the registry. */
+int acs_cli_parse_schedulers(const char *cmd, const char *spec,
+                             const struct acs_sched_ops ***out, size_t *n);
+
+/* Human-readable bytes ("1.5 MiB"). */
+const char *acs_cli_bytes(int64_t bytes, char *buf, size_t size);
+
+/* The command line, space-joined, for the results file. */
+char *acs_cli_join_argv(int argc, char **argv);
+
+/* Growable array of strings for repeated options. */
+struct acs_strv {
+  char **v;
+  size_t n, cap;
+};
+int acs_strv_push(struct acs_strv *sv, char *s);
+void acs_strv_free(struct acs_strv *sv); /* frees the array, not the strings */
+
+/* Set when SIGINT or SIGTERM arrives; long loops check it between runs. */
+extern volatile int acs_cli_interrupted;
+void acs_cli_catch_signals(void);
+
+#endif

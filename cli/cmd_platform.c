@@ -1,0 +1,83 @@
+/*
+ * cmd_platform.c - `acsim platform FILE [--set k=v]...`: resolved parameters.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static void print_help(void)
+{
+  printf("usage: acsim platform [PLATFORM.csv] [--set k=v]...\n"
+         "\n"
+         "Prints every row of a platform file (default platforms/default.csv)\n"
+         "with --set overrides applied, and the values derived from it.\n"
+         "\n"
+         "Parameters (CSV columns; a missing column or empty field takes the default):\n");
+  for (int i = 0; i < ACS_PARAM_COUNT; i++)
+    printf("  %-20s default %-8g %s\n", acs_param_table[i].name, acs_param_table[i].def,
+           acs_param_table[i].doc);
+  printf("\nDerived: ddr_gbps = dma_gbps / ddr_ratio; bytes per cycle = GB/s * 1e9 / (freq_mhz * 1e6);\n"
+         "a DDR transfer of B bytes takes ddr_latency_cycles + ceil(B / DDR bytes per cycle).\n");
+}
+
+static void print_platform(const struct acs_platform *p)
+{
+  printf("%s\n", p->name);
+  for (int i = 0; i < ACS_PARAM_COUNT; i++)
+    printf("  %-20s %-12g # %s\n", acs_param_table[i].name, p->v[i], acs_param_table[i].doc);
+  printf("  derived: cmx_bytes %lld, ddr_gbps %g, ddr_bytes_per_cycle %.4f, "
+         "dma_bytes_per_cycle %.4f\n",
+         (long long)acs_platform_cmx_bytes(p), acs_platform_ddr_gbps(p),
+         acs_platform_ddr_bytes_per_cycle(p), acs_platform_dma_bytes_per_cycle(p));
+}
+
+int acs_cmd_platform(int argc, char **argv)
+{
+  static const struct option longopts[] = {
+    {"set", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  struct acs_strv sets = {0};
+  struct acs_cli_platforms plats;
+  const char *path = NULL;
+  int c, rc = ACS_EXIT_USAGE;
+
+  opterr = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'S':
+      if (acs_strv_push(&sets, optarg) < 0)
+        goto out;
+      break;
+    case 'h':
+      print_help();
+      rc = ACS_EXIT_OK;
+      goto out;
+    case ':':
+      rc = acs_cli_usage("platform", "option '%s' needs a value", argv[optind - 1]);
+      goto out;
+    default:
+      rc = acs_cli_usage("platform", "unknown option '%s'", argv[optind - 1]);
+      goto out;
+    }
+  }
+  if (optind < argc)
+    path = argv[optind++];
+  if (optind < argc) {
+    rc = acs_cli_usage("platform", "unexpected argument '%s'", argv[optind]);
+    goto out;
+  }
+  if (acs_cli_load_platforms(path, sets.v, sets.n, &plats) < 0)
+    goto out;
+  for (size_t i = 0; i < plats.n; i++)
+    print_platform(&plats.rows[i]);
+  free(plats.rows);
+  rc = ACS_EXIT_OK;
+out:
+  acs_strv_free(&sets);
+  return rc;
+}

@@ -1,0 +1,439 @@
+/*
+ * cmd_run.c - `acsim run`: every selected scheduler over every workload on
+ * every platform row; verified schedules stored in HDF5 with a summary table.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "report/results.h"
+
+static const char run_help[] =
+  "usage: acsim run [-p PLATFORM.csv] -w WORKLOAD [-w ...] [-s SCHED,...|all]\n"
+  "                 [-O opt=v]... [--set k=v]... [-o out.h5] [--no-sim]\n"
+  "                 [--time-limit SEC] [--seed N] [-q]\n"
+  "\n"
+  "Schedules each workload with each selected scheduler on each row of the\n"
+  "platform file, checks every schedule with the verifier, prints a summary\n"
+  "table and, with -o, appends the runs and their schedules to an HDF5 file.\n"
+  "\n"
+  "  -p, --platform FILE   platform CSV (default platforms/default.csv); every row runs\n"
+  "  -w, --workload FILE   a workload (.csv DNN table or op graph, .sm PSPLIB, .stg STG)\n"
+  "                        or a suite (.txt, one workload path per line); repeatable\n"
+  "  -s, --sched LIST      comma-separated schedulers, or all (default all);\n"
+  "                        `acsim list schedulers` shows them and their options\n"
+  "  -O, --option K=V      scheduler option for every selected scheduler that has it\n"
+  "      --set K=V         override a platform parameter on every row\n"
+  "  -o, --output FILE     results file (HDF5, schema 1); appended to when it exists\n"
+  "      --no-sim          do not simulate the schedules\n"
+  "      --time-limit SEC  per-run limit for schedulers that search (ilp)\n"
+  "      --seed N          seed for randomized schedulers (default 1)\n"
+  "  -q, --quiet           no warnings about workload inconsistencies\n"
+  "  -h, --help            this help\n"
+  "\n"
+  "Status per run: ok, infeasible (no schedule exists on this platform, e.g. an\n"
+  "op needs more CMX than there is), timeout, error (a scheduler or verifier\n"
+  "failure). Exit code 1 when any run ends in error, 2 on bad input.\n";
+
+struct run_args {
+  const char *platform;
+  const char *sched;
+  const char *output;
+  struct acs_strv workloads, sets, opts;
+  int no_sim, quiet;
+  double time_limit;
+  uint64_t seed;
+};
+
+/* A selected scheduler with its bound options struct. */
+struct sched_sel {
+  const struct acs_sched_ops *ops;
+  void *opts;
+};
+
+static int parse_args(int argc, char **argv, struct run_args *a)
+{
+  static const struct option longopts[] = {
+    {"platform", required_argument, NULL, 'p'}, {"workload", required_argument, NULL, 'w'},
+    {"sched", required_argument, NULL, 's'},    {"option", required_argument, NULL, 'O'},
+    {"set", required_argument, NULL, 'S'},      {"output", required_argument, NULL, 'o'},
+    {"no-sim", no_argument, NULL, 'N'},         {"time-limit", required_argument, NULL, 'T'},
+    {"seed", required_argument, NULL, 'R'},     {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},           {"trace", required_argument, NULL, 'J'},
+    {NULL, 0, NULL, 0}};
+  int c;
+  char *end;
+
+  memset(a, 0, sizeof(*a));
+  a->sched = "all";
+  a->seed = 1;
+  opterr = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":p:w:s:O:o:qh", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'p': a->platform = optarg; break;
+    case 'w': if (acs_strv_push(&a->workloads, optarg) < 0) return ACS_ENOMEM; break;
+    case 's': a->sched = optarg; break;
+    case 'O': if (acs_strv_push(&a->opts, optarg) < 0) return ACS_ENOMEM; break;
+    case 'S': if (acs_strv_push(&a->sets, optarg) < 0) return ACS_ENOMEM; break;
+    case 'o': a->output = optarg; break;
+    case 'N': a->no_sim = 1; break;
+    case 'q': a->quiet = 1; break;
+    case 'T':
+      a->time_limit = strtod(optarg, &end);
+      if (*end || end == optarg || !(a->time_limit > 0))
+        return acs_cli_usage("run", "--time-limit: '%s' is not a positive number of seconds", optarg), ACS_EINVAL;
+      break;
+    case 'R':
+      a->seed = strtoull(optarg, &end, 10);
+      if (*end || end == optarg || optarg[0] == '-')
+        return acs_cli_usage("run", "--seed: '%s' is not a non-negative integer", optarg), ACS_EINVAL;
+      break;
+    case 'J':
+      return acs_cli_usage("run", "--trace needs the simulation, which this build does not have yet"), ACS_EINVAL;
+    case 'h': fputs(run_help, stdout); return 1;
+    case ':': return acs_cli_usage("run", "option '%s' needs a value", argv[optind - 1]), ACS_EINVAL;
+    default: return acs_cli_usage("run", "unknown option '%s'", argv[optind - 1]), ACS_EINVAL;
+    }
+  }
+  if (optind < argc)
+    return acs_cli_usage("run", "unexpected argument '%s'", argv[optind]), ACS_EINVAL;
+  if (a->workloads.n == 0)
+    return acs_cli_usage("run", "no workload: give -w FILE (or a suite .txt)"), ACS_EINVAL;
+  return ACS_OK;
+}
+
+/* Binds every -O to the selected schedulers that have it; an option that no
+ * selected scheduler has is a usage error (DESIGN.md). */
+static int bind_options(struct sched_sel *sel, size_t nsel, const struct acs_strv *opts)
+{
+  struct acs_diag d;
+
+  acs_diag_init(&d);
+  for (size_t i = 0; i < nsel; i++) {
+    sel[i].opts = calloc(1, sel[i].ops->opts_size ? sel[i].ops->opts_size : 1);
+    if (!sel[i].opts || acs_sched_opts_defaults(sel[i].ops, sel[i].opts) < 0)
+      return ACS_ENOMEM;
+  }
+  for (size_t k = 0; k < opts->n; k++) {
+    const char *kv = opts->v[k], *eq = strchr(kv, '=');
+    char key[128];
+    int taken = 0;
+    if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof(key))
+      return acs_cli_usage("run", "-O '%s': expected key=value", kv), ACS_EINVAL;
+    memcpy(key, kv, (size_t)(eq - kv));
+    key[eq - kv] = '\0';
+    for (size_t i = 0; i < nsel; i++) {
+      int err = acs_sched_opts_set(sel[i].ops, sel[i].opts, key, eq + 1, &d);
+      if (err == ACS_ENOTFOUND)
+        continue;
+      if (err < 0)
+        return acs_cli_usage("run", "-O %s (%s): %s", kv, sel[i].ops->name, d.msg), ACS_EINVAL;
+      taken = 1;
+    }
+    if (!taken)
+      return acs_cli_usage("run", "-O %s: no selected scheduler has option '%s'", kv, key), ACS_EINVAL;
+  }
+  return ACS_OK;
+}
+
+static void print_header(void)
+{
+  printf("%-14s %-18s %-11s %-10s %12s %12s %7s %10s %9s\n", "platform", "workload",
+         "scheduler", "status", "makespan", "bound", "gap%", "peak_cmx", "sched_s");
+}
+
+static void print_row(const char *plat, const char *wl, const struct acs_run_row *r)
+{
+  char mk[32], bytes[32], gap[16];
+
+  if (isnan(r->makespan_cycles))
+    snprintf(mk, sizeof(mk), "-");
+  else
+    snprintf(mk, sizeof(mk), "%.0f", r->makespan_cycles);
+  if (!isnan(r->makespan_cycles) && r->lower_bound_cycles > 0)
+    snprintf(gap, sizeof(gap), "%.1f",
+             100.0 * (r->makespan_cycles - r->lower_bound_cycles) / r->lower_bound_cycles);
+  else
+    snprintf(gap, sizeof(gap), "-");
+  printf("%-14.14s %-18.18s %-11.11s %-10s %12s %12.0f %7s %10s %9.3f\n", plat, wl,
+         r->scheduler, r->status, mk, r->lower_bound_cycles, gap,
+         acs_cli_bytes(r->peak_cmx_bytes, bytes, sizeof(bytes)), r->sched_seconds);
+  if (r->message[0])
+    printf("    %s: %s\n", r->status, r->message);
+  fflush(stdout);
+}
+
+/* Messages longer than the fixed-length HDF5 column are cut on purpose. */
+static void row_msg(struct acs_run_row *row, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void row_msg(struct acs_run_row *row, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start(ap, fmt);
+  vsnprintf(row->message, sizeof(row->message), fmt, ap);
+  va_end(ap);
+}
+
+/*
+ * One scheduler on one problem: schedule, verify, measure. A scheduler that
+ * returns a schedule the verifier rejects is an error run, never a result.
+ * *keep is set when the schedule is complete and worth storing.
+ */
+static void run_one(const struct acs_problem *pb, const struct sched_sel *sel,
+                    const struct acs_sched_ctx *ctx, struct acs_schedule *s,
+                    struct acs_run_row *row, int *keep)
+{
+  struct acs_schedule_stats st;
+  struct acs_diag d;
+  double t0;
+  int err;
+
+  *keep = 0;
+  acs_diag_init(&d);
+  snprintf(row->scheduler, sizeof(row->scheduler), "%s", sel->ops->name);
+  if ((err = acs_schedule_init_problem(s, pb)) < 0) {
+    snprintf(row->status, sizeof(row->status), "error");
+    row_msg(row, "%s", acs_strerror(err));
+    return;
+  }
+  t0 = acs_now_seconds();
+  err = sel->ops->schedule(pb, sel->opts, ctx, s, &d);
+  row->sched_seconds = acs_now_seconds() - t0;
+  if (err == ACS_EINFEASIBLE) {
+    snprintf(row->status, sizeof(row->status), "infeasible");
+    row_msg(row, "%s", d.msg);
+    return;
+  }
+  if (err < 0 && err != ACS_ETIMEOUT) {
+    snprintf(row->status, sizeof(row->status), "error");
+    row_msg(row, "%s: %s", acs_strerror(err), d.msg);
+    return;
+  }
+  snprintf(row->status, sizeof(row->status), "%s", err == ACS_ETIMEOUT ? "timeout" : "ok");
+  if (err == ACS_ETIMEOUT)
+    row_msg(row, "%s", d.msg);
+  acs_diag_init(&d);
+  if (acs_schedule_verify(s, &d) < 0) {
+    snprintf(row->status, sizeof(row->status), "error");
+    row_msg(row, "verifier: %s", d.msg);
+    return;
+  }
+  acs_schedule_stats(s, &st);
+  row->makespan_cycles = (double)st.makespan;
+  row->peak_cmx_bytes = st.peak_cmx_bytes;
+  row->spill_bytes = st.spill_bytes;
+  row->ddr_bytes = st.ddr_bytes;
+  row->barriers_used = st.barriers_used;
+  row->control_edges = st.control_edges;
+  *keep = 1;
+}
+
+struct run_state {
+  struct run_args args;
+  struct acs_cli_platforms plats;
+  char **paths;
+  size_t npaths;
+  struct acs_workload **wls;
+  struct sched_sel *sel;
+  size_t nsel;
+  struct acs_results *res;
+  int nerror, nruns;
+};
+
+static int load_workloads(struct run_state *st)
+{
+  struct acs_diag d;
+
+  acs_diag_init(&d);
+  d.warn = st->args.quiet ? NULL : acs_cli_warn;
+  st->wls = calloc(st->npaths ? st->npaths : 1, sizeof(*st->wls));
+  if (!st->wls)
+    return ACS_ENOMEM;
+  for (size_t i = 0; i < st->npaths; i++) {
+    int err = acs_workload_load(st->paths[i], &st->wls[i], &d);
+    if (err < 0) {
+      acs_cli_error(&d);
+      return err;
+    }
+  }
+  return ACS_OK;
+}
+
+/* All schedulers on one (platform, workload) pair. */
+static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t pid,
+                    const struct acs_workload *w)
+{
+  struct acs_sched_ctx ctx = {st->args.seed, st->args.time_limit, 0};
+  struct acs_workload_row wrow;
+  struct acs_problem pb;
+  struct acs_graph g;
+  struct acs_diag d;
+  int32_t wid = -1;
+  int64_t bound;
+  int err;
+
+  acs_diag_init(&d);
+  d.warn = NULL; /* build warnings were already shown at load time */
+  if ((err = acs_workload_build(w, p, &g, &d)) < 0) {
+    acs_cli_error(&d);
+    return err;
+  }
+  if ((err = acs_problem_init(&pb, &g, p, &d)) < 0) {
+    acs_cli_error(&d);
+    goto out_with_graph;
+  }
+  bound = acs_bound_best(&pb);
+  if (st->res) {
+    memset(&wrow, 0, sizeof(wrow));
+    wrow.workload_id = -1;
+    snprintf(wrow.name, sizeof(wrow.name), "%s", w->name);
+    snprintf(wrow.path, sizeof(wrow.path), "%s", w->path);
+    snprintf(wrow.kind, sizeof(wrow.kind), "%s", acs_wl_kind_name(w->kind));
+    wrow.ops = g.nops;
+    wrow.edges = g.nedges;
+    if ((err = acs_results_add_workload(st->res, &wrow, &wid)) < 0)
+      goto out_with_problem;
+  }
+  for (size_t k = 0; k < st->nsel && !acs_cli_interrupted; k++) {
+    struct acs_schedule s;
+    struct acs_run_row row;
+    int keep;
+    if (!acs_sched_accepts(st->sel[k].ops, w->kind))
+      continue;
+    acs_run_row_init(&row);
+    row.platform_id = pid;
+    row.workload_id = wid;
+    row.lower_bound_cycles = (double)bound;
+    run_one(&pb, &st->sel[k], &ctx, &s, &row, &keep);
+    st->nruns++;
+    if (strcmp(row.status, "error") == 0)
+      st->nerror++;
+    print_row(p->name, w->name, &row);
+    err = st->res ? acs_results_add_run(st->res, &row, keep ? &s : NULL) : ACS_OK;
+    /* Safe whatever run_one reached: a failed init leaves s zeroed. */
+    acs_schedule_destroy(&s);
+    if (err < 0)
+      goto out_with_problem;
+  }
+  err = ACS_OK;
+out_with_problem:
+  acs_problem_destroy(&pb);
+out_with_graph:
+  acs_graph_destroy(&g);
+  return err;
+}
+
+static void state_free(struct run_state *st)
+{
+  if (st->res)
+    acs_results_abort(st->res);
+  for (size_t i = 0; st->wls && i < st->npaths; i++)
+    if (st->wls[i])
+      acs_workload_free(st->wls[i]);
+  free(st->wls);
+  for (size_t i = 0; st->sel && i < st->nsel; i++)
+    free(st->sel[i].opts);
+  free(st->sel);
+  acs_suite_free(st->paths, st->npaths);
+  free(st->plats.rows);
+  acs_strv_free(&st->args.workloads);
+  acs_strv_free(&st->args.sets);
+  acs_strv_free(&st->args.opts);
+}
+
+static int select_schedulers(struct run_state *st)
+{
+  const struct acs_sched_ops **ops;
+  size_t n;
+  int err;
+
+  if ((err = acs_cli_parse_schedulers("run", st->args.sched, &ops, &n)) < 0)
+    return err;
+  st->sel = calloc(n, sizeof(*st->sel));
+  if (!st->sel) {
+    free(ops);
+    return ACS_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++)
+    st->sel[i].ops = ops[i];
+  st->nsel = n;
+  free(ops);
+  return bind_options(st->sel, st->nsel, &st->args.opts);
+}
+
+static int run_all(struct run_state *st)
+{
+  struct acs_diag d;
+  int err = ACS_OK;
+
+  acs_diag_init(&d);
+  print_header();
+  for (size_t i = 0; i < st->plats.n && !acs_cli_interrupted; i++) {
+    int32_t pid = -1;
+    if (st->res && (err = acs_results_add_platform(st->res, &st->plats.rows[i], &pid)) < 0)
+      return err;
+    for (size_t j = 0; j < st->npaths && !acs_cli_interrupted; j++)
+      if ((err = run_pair(st, &st->plats.rows[i], pid, st->wls[j])) < 0)
+        return err;
+  }
+  return err;
+}
+
+int acs_cmd_run(int argc, char **argv)
+{
+  struct run_state st;
+  struct acs_diag d;
+  char *cmdline = NULL;
+  int err, rc = ACS_EXIT_USAGE;
+
+  memset(&st, 0, sizeof(st));
+  acs_diag_init(&d);
+  if ((err = parse_args(argc, argv, &st.args)) != ACS_OK) {
+    rc = err > 0 ? ACS_EXIT_OK : ACS_EXIT_USAGE;
+    goto out;
+  }
+  if (select_schedulers(&st) < 0 ||
+      acs_cli_load_platforms(st.args.platform, st.args.sets.v, st.args.sets.n, &st.plats) < 0 ||
+      acs_cli_expand_workloads(st.args.workloads.v, st.args.workloads.n, &st.paths, &st.npaths) < 0 ||
+      load_workloads(&st) < 0)
+    goto out;
+  if (st.args.output) {
+    cmdline = acs_cli_join_argv(argc, argv);
+    if (acs_results_open(st.args.output, cmdline ? cmdline : "acsim run", &st.res, &d) < 0) {
+      acs_cli_error(&d);
+      goto out;
+    }
+  }
+  acs_cli_catch_signals();
+  if ((err = run_all(&st)) < 0) {
+    if (err != ACS_EPARSE && err != ACS_EINVAL && err != ACS_ECYCLE)
+      acs_cli_errorf("%s", acs_strerror(err));
+    goto out;
+  }
+  /* Runs finished before an interrupt are kept: commit them. */
+  if (st.res) {
+    struct acs_results *res = st.res;
+    st.res = NULL;
+    if (acs_results_commit(res, &d) < 0) {
+      acs_cli_error(&d);
+      goto out;
+    }
+  }
+  if (!st.args.no_sim)
+    printf("not simulated: this build has no SimGrid execution yet; sim_makespan_cycles is NaN\n");
+  if (st.args.output)
+    printf("%d run%s written to %s\n", st.nruns, st.nruns == 1 ? "" : "s", st.args.output);
+  rc = acs_cli_interrupted ? ACS_EXIT_INTERRUPTED : st.nerror ? ACS_EXIT_FAIL : ACS_EXIT_OK;
+out:
+  free(cmdline);
+  state_free(&st);
+  return rc;
+}

@@ -1,0 +1,59 @@
+/*
+ * main.c - `acsim` entry point: dispatches to the subcommands.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const struct {
+  const char *name;
+  int (*fn)(int argc, char **argv);
+  const char *summary;
+} commands[] = {
+  {"run", acs_cmd_run, "schedule (and simulate) workloads on a platform, store results"},
+  {"list", acs_cmd_list, "list schedulers, shipped platforms or workloads"},
+  {"platform", acs_cmd_platform, "print a platform's resolved parameters"},
+};
+
+static void usage(FILE *f)
+{
+  fprintf(f,
+          "usage: acsim COMMAND [ARGS]...\n"
+          "\n"
+          "acsim is a hardware co-design simulator: parameterized platforms drive\n"
+          "scheduler variants over workloads; results go to HDF5.\n"
+          "\n"
+          "commands:\n");
+  for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+    fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf(f,
+          "\n"
+          "`acsim COMMAND --help` describes one command. Exit codes: 0 ok,\n"
+          "1 regression or failed check, 2 usage or input error.\n");
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 2) {
+    usage(stderr);
+    return ACS_EXIT_USAGE;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+      strcmp(argv[1], "help") == 0) {
+    usage(stdout);
+    return ACS_EXIT_OK;
+  }
+  if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+    printf("acsim %s\n", PACKAGE_VERSION);
+    return ACS_EXIT_OK;
+  }
+  for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+    if (strcmp(argv[1], commands[i].name) == 0)
+      return commands[i].fn(argc - 1, argv + 1);
+  fprintf(stderr, "acsim: unknown command '%s'\n\n", argv[1]);
+  usage(stderr);
+  return ACS_EXIT_USAGE;
+}

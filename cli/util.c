@@ -1,0 +1,270 @@
+/*
+ * util.c - shared pieces of the subcommands: messages, data paths, platform
+ * and workload expansion, scheduler selection, signals.
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+volatile int acs_cli_interrupted;
+
+void acs_cli_error(const struct acs_diag *d)
+{
+  char buf[2048];
+
+  acs_diag_format(d, buf, sizeof(buf));
+  fprintf(stderr, "acsim: %s\n", buf);
+}
+
+void acs_cli_errorf(const char *fmt, ...)
+{
+  va_list ap;
+
+  fputs("acsim: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+}
+
+void acs_cli_warn(void *ctx, const char *file, int line, int col, const char *msg)
+{
+  (void)ctx;
+  if (line > 0 && col > 0)
+    fprintf(stderr, "%s:%d:%d: warning: %s\n", file, line, col, msg);
+  else if (line > 0)
+    fprintf(stderr, "%s:%d: warning: %s\n", file, line, msg);
+  else
+    fprintf(stderr, "%s: warning: %s\n", file ? file : "acsim", msg);
+}
+
+int acs_cli_usage(const char *cmd, const char *fmt, ...)
+{
+  va_list ap;
+
+  fprintf(stderr, "acsim %s: ", cmd);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\nTry 'acsim %s --help'.\n", cmd);
+  return ACS_EXIT_USAGE;
+}
+
+const char *acs_cli_datadir(void)
+{
+  const char *env = getenv("ACSIM_DATADIR");
+
+  return env && *env ? env : ACS_DATADIR;
+}
+
+const char *acs_cli_resolve(const char *path, char *buf, size_t size)
+{
+  if (path[0] == '/' || access(path, F_OK) == 0) {
+    snprintf(buf, size, "%s", path);
+    return buf;
+  }
+  snprintf(buf, size, "%s/%s", acs_cli_datadir(), path);
+  if (access(buf, F_OK) == 0)
+    return buf;
+  snprintf(buf, size, "%s", path); /* let the loader report it missing */
+  return buf;
+}
+
+int acs_cli_load_platforms(const char *path, char **sets, size_t nsets,
+                           struct acs_cli_platforms *out)
+{
+  struct acs_diag d;
+  int err;
+
+  acs_diag_init(&d);
+  d.warn = acs_cli_warn;
+  memset(out, 0, sizeof(*out));
+  acs_cli_resolve(path ? path : "platforms/default.csv", out->path, sizeof(out->path));
+  if ((err = acs_platform_load(out->path, &out->rows, &out->n, &d)) < 0) {
+    acs_cli_error(&d);
+    return err;
+  }
+  for (size_t i = 0; i < out->n; i++) {
+    for (size_t k = 0; k < nsets; k++)
+      if ((err = acs_platform_set_kv(&out->rows[i], sets[k], &d)) < 0)
+        goto out_with_rows;
+    if ((err = acs_platform_validate(&out->rows[i], &d)) < 0)
+      goto out_with_rows;
+  }
+  return ACS_OK;
+
+out_with_rows:
+  acs_cli_error(&d);
+  free(out->rows);
+  out->rows = NULL;
+  return err;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+  size_t n = strlen(s), m = strlen(suffix);
+
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int acs_cli_expand_workloads(char **args, size_t nargs, char ***paths, size_t *n)
+{
+  struct acs_strv out = {0};
+  struct acs_diag d;
+  char buf[4096];
+  int err = ACS_OK;
+
+  acs_diag_init(&d);
+  for (size_t i = 0; i < nargs && err == ACS_OK; i++) {
+    const char *p = acs_cli_resolve(args[i], buf, sizeof(buf));
+    if (ends_with(p, ".txt")) {
+      char **suite;
+      size_t ns;
+      if ((err = acs_suite_load(p, &suite, &ns, &d)) < 0) {
+        acs_cli_error(&d);
+        break;
+      }
+      for (size_t k = 0; k < ns; k++)
+        if (err == ACS_OK)
+          err = acs_strv_push(&out, suite[k]);
+        else
+          free(suite[k]);
+      free(suite);
+    } else {
+      char *copy = strdup(p);
+      err = copy ? acs_strv_push(&out, copy) : ACS_ENOMEM;
+      if (err < 0)
+        free(copy);
+    }
+  }
+  if (err < 0) {
+    acs_suite_free(out.v, out.n);
+    return err;
+  }
+  *paths = out.v;
+  *n = out.n;
+  return ACS_OK;
+}
+
+int acs_cli_parse_schedulers(const char *cmd, const char *spec,
+                             const struct acs_sched_ops ***out, size_t *n)
+{
+  size_t nall, cap = 0, count = 0;
+  const struct acs_sched_ops *const *all = acs_sched_list(&nall);
+  const struct acs_sched_ops **sel = NULL;
+  char *copy, *tok, *save = NULL;
+
+  if (strcmp(spec, "all") == 0) {
+    sel = malloc((nall ? nall : 1) * sizeof(*sel));
+    if (!sel)
+      return ACS_ENOMEM;
+    for (size_t i = 0; i < nall; i++)
+      sel[i] = all[i];
+    *out = sel;
+    *n = nall;
+    return ACS_OK;
+  }
+  if (!(copy = strdup(spec)))
+    return ACS_ENOMEM;
+  for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    const struct acs_sched_ops *ops = acs_sched_find(tok);
+    if (!ops) {
+      acs_cli_usage(cmd, "unknown scheduler '%s' (see `acsim list schedulers`)", tok);
+      goto out_with_copy;
+    }
+    for (size_t k = 0; k < count; k++)
+      if (sel[k] == ops)
+        ops = NULL;
+    if (!ops)
+      continue;
+    if (acs_grow((void **)&sel, sizeof(*sel), &cap, count + 1) < 0)
+      goto out_with_copy;
+    sel[count++] = ops;
+  }
+  free(copy);
+  if (count == 0) {
+    free(sel);
+    return acs_cli_usage(cmd, "no scheduler selected in '%s'", spec), ACS_EINVAL;
+  }
+  *out = sel;
+  *n = count;
+  return ACS_OK;
+
+out_with_copy:
+  free(copy);
+  free(sel);
+  return ACS_EINVAL;
+}
+
+const char *acs_cli_bytes(int64_t bytes, char *buf, size_t size)
+{
+  if (bytes < 0)
+    snprintf(buf, size, "-");
+  else if (bytes < 1024)
+    snprintf(buf, size, "%lld B", (long long)bytes);
+  else if (bytes < 1024 * 1024)
+    snprintf(buf, size, "%.1f KiB", (double)bytes / 1024.0);
+  else if (bytes < 1024LL * 1024 * 1024)
+    snprintf(buf, size, "%.1f MiB", (double)bytes / (1024.0 * 1024.0));
+  else
+    snprintf(buf, size, "%.1f GiB", (double)bytes / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+
+char *acs_cli_join_argv(int argc, char **argv)
+{
+  size_t len = 1;
+  char *s;
+
+  for (int i = 0; i < argc; i++)
+    len += strlen(argv[i]) + 1;
+  if (!(s = malloc(len)))
+    return NULL;
+  s[0] = '\0';
+  for (int i = 0; i < argc; i++) {
+    if (i)
+      strcat(s, " ");
+    strcat(s, argv[i]);
+  }
+  return s;
+}
+
+int acs_strv_push(struct acs_strv *sv, char *s)
+{
+  int err = acs_grow((void **)&sv->v, sizeof(*sv->v), &sv->cap, sv->n + 1);
+
+  if (err < 0)
+    return err;
+  sv->v[sv->n++] = s;
+  return ACS_OK;
+}
+
+void acs_strv_free(struct acs_strv *sv)
+{
+  free(sv->v);
+  memset(sv, 0, sizeof(*sv));
+}
+
+static void on_signal(int sig)
+{
+  (void)sig;
+  acs_cli_interrupted = 1;
+}
+
+void acs_cli_catch_signals(void)
+{
+  struct sigaction sa;
+
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}

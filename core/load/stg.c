@@ -1,0 +1,184 @@
+/*
+ * stg.c - Kasahara Standard Task Graph files (.stg).
+ *
+ * The first line is the number N of real tasks; then one line per task,
+ * dummy entry 0 and dummy exit N+1 included: task id, processing time,
+ * number of predecessors, predecessor ids. Ids are in topological order, so
+ * every predecessor has a smaller id. Lines starting with '#' are comments
+ * (the generator's statistics at the end of each file). Task N becomes op
+ * "t<N>" on resource "pe" (the platform's pe_count identical processors):
+ * a shave op demanding one PE, or a sync op with no demand when its time is 0.
+ * O(file).
+ */
+#include "core/load/load.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct stg_reader {
+  const char *path;
+  struct acs__lines lr;
+  struct acs__tok *tok;
+  size_t cap_tok, ntok;
+  struct acs_graph *g;
+  int res_pe;
+};
+
+/* The next line that is not blank or a comment: 1, 0 at end of file, or < 0. */
+static int next_content(struct stg_reader *r, struct acs_diag *d)
+{
+  for (;;) {
+    int rc = acs__lines_next(&r->lr, d);
+    if (rc <= 0)
+      return rc;
+    rc = acs__tokens(r->lr.buf, &r->tok, &r->cap_tok, &r->ntok);
+    if (rc < 0)
+      return rc;
+    if (r->ntok > 0 && r->tok[0].s[0] != '#')
+      return 1;
+  }
+}
+
+static int tok_int(struct stg_reader *r, size_t k, const char *what, int64_t min,
+                   int64_t *out, struct acs_diag *d)
+{
+  const struct acs__tok *t = &r->tok[k];
+  if (acs_parse_i64(t->s, out) != 0)
+    return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, t->col,
+                        "bad number '%s' for %s", t->s, what);
+  if (*out < min)
+    return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, t->col,
+                        "%s must be at least %lld, got %lld", what,
+                        (long long)min, (long long)*out);
+  return ACS_OK;
+}
+
+static int expect_fields(struct stg_reader *r, size_t n, struct acs_diag *d)
+{
+  if (r->ntok == n)
+    return ACS_OK;
+  /* too many: at the first extra field; too few: just after the last one */
+  int col = r->ntok > n ? r->tok[n].col
+          : r->ntok > 0 ? r->tok[r->ntok - 1].col + (int)strlen(r->tok[r->ntok - 1].s)
+          : 1;
+  return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, col,
+                      "expected %zu fields (task id, processing time, number "
+                      "of predecessors and the predecessor ids), got %zu",
+                      n, r->ntok);
+}
+
+static int add_task(struct stg_reader *r, int64_t id, int64_t time)
+{
+  char name[32];
+  struct acs_op op;
+  memset(&op, 0, sizeof(op));
+  snprintf(name, sizeof(name), "t%lld", (long long)id);
+  op.name = name;
+  op.kind = time == 0 ? ACS_OP_SYNC : ACS_OP_SHAVE;
+  op.cycles = time;
+  op.slots = 1;
+  op.line = r->lr.line;
+  int32_t op_id = acs_graph_add_op(r->g, &op);
+  if (op_id < 0)
+    return op_id;
+  return acs_graph_set_demand(r->g, op_id, r->res_pe, time > 0);
+}
+
+/* One task line; task ids run 0..N+1 in order. */
+static int task_line(struct stg_reader *r, int64_t expect, struct acs_diag *d)
+{
+  int64_t id, time, npred, p;
+  int rc = r->ntok < 3 ? expect_fields(r, 3, d) : ACS_OK;
+  if (rc == 0)
+    rc = tok_int(r, 0, "the task id", 0, &id, d);
+  if (rc == 0 && id != expect)
+    rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[0].col,
+                      "expected task %lld, got %lld (tasks must be listed in order)",
+                      (long long)expect, (long long)id);
+  if (rc == 0)
+    rc = tok_int(r, 1, "the processing time", 0, &time, d);
+  if (rc == 0)
+    rc = tok_int(r, 2, "the number of predecessors", 0, &npred, d);
+  if (rc == 0 && (uint64_t)npred != r->ntok - 3)
+    rc = expect_fields(r, (size_t)npred + 3, d);
+  if (rc == 0)
+    rc = add_task(r, id, time);
+  for (size_t k = 3; k < r->ntok && rc == 0; k++) {
+    rc = tok_int(r, k, "a predecessor id", 0, &p, d);
+    if (rc == 0 && p >= id)
+      rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[k].col,
+                        "predecessor %lld of task %lld is not an earlier task "
+                        "(0..%lld)", (long long)p, (long long)id,
+                        (long long)id - 1);
+    if (rc == 0)
+      rc = acs_graph_add_edge(r->g, (int32_t)p, (int32_t)id, ACS_EDGE_DATA);
+  }
+  return rc;
+}
+
+static int read_tasks(struct stg_reader *r, struct acs_diag *d)
+{
+  int64_t n;
+  int rc = next_content(r, d);
+  if (rc == 0)
+    return acs_diag_set(d, ACS_EPARSE, r->path, 1, 1,
+                        "empty file: no task count");
+  if (rc < 0)
+    return rc;
+  if (r->ntok != 1)
+    rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[1].col,
+                      "the first line must hold only the number of tasks");
+  else
+    rc = tok_int(r, 0, "the number of tasks", 1, &n, d);
+  if (rc == 0 && n > INT32_MAX - 2)
+    rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[0].col,
+                      "too many tasks (%lld)", (long long)n);
+  for (int64_t i = 0; i < n + 2 && rc == 0; i++) {
+    rc = next_content(r, d);
+    if (rc == 0)
+      return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, 0,
+                          "file ends after %lld of %lld task lines (tasks 0..%lld)",
+                          (long long)i, (long long)n + 2, (long long)n + 1);
+    if (rc > 0)
+      rc = task_line(r, i, d);
+  }
+  if (rc != 0)
+    return rc;
+  rc = next_content(r, d);
+  if (rc > 0)
+    return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[0].col,
+                        "unexpected content after the last task (%lld)",
+                        (long long)n + 1);
+  return rc;
+}
+
+int acs_stg_load(const char *path, struct acs_graph *g, struct acs_diag *d)
+{
+  struct stg_reader r;
+  char stem[ACS_NAME_MAX];
+  int rc;
+
+  memset(&r, 0, sizeof(r));
+  r.path = path;
+  r.g = g;
+  acs__path_stem(path, stem, sizeof(stem));
+  rc = acs_graph_init(g, stem, path);
+  if (rc != 0)
+    return rc;
+  r.res_pe = acs_graph_add_resource(g, "pe", ACS_RES_PE, 0);
+  rc = r.res_pe < 0 ? r.res_pe : acs__lines_open(&r.lr, path, d);
+  if (rc != 0)
+    goto out_with_graph;
+  rc = read_tasks(&r, d);
+  if (rc == 0)
+    rc = acs_graph_finalize(g, d);
+  acs__lines_close(&r.lr);
+  if (rc == 0)
+    goto out_with_reader;
+out_with_graph:
+  acs_graph_destroy(g);
+out_with_reader:
+  free(r.tok);
+  return rc;
+}

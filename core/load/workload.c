@@ -1,0 +1,160 @@
+/*
+ * workload.c - choosing the reader for a workload file, and building a
+ * workload's graph for a platform.
+ *
+ * The format follows from the extension: .sm is PSPLIB, .stg is STG, .csv is
+ * a SCALE-Sim topology table when its first row starts with "Layer name" and
+ * the generic op-graph CSV otherwise. DNN tables are kept as layers, since
+ * their ops depend on the platform (tiling to its CMX, bytes per element);
+ * the other formats are parsed into a finalized graph once and cloned per
+ * build.
+ */
+#include "core/load/load.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const wl_kind_names[ACS_WL__COUNT] = {
+  "dnn", "graph", "psplib", "stg",
+};
+
+const char *acs_wl_kind_name(int kind)
+{
+  if (kind < 0 || kind >= ACS_WL__COUNT)
+    return "unknown";
+  return wl_kind_names[kind];
+}
+
+void acs__path_stem(const char *path, char *buf, size_t size)
+{
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  const char *dot = strrchr(base, '.');
+  size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+  if (size == 0)
+    return;
+  if (len >= size)
+    len = size - 1;
+  memcpy(buf, base, len);
+  buf[len] = '\0';
+}
+
+static const char *extension(const char *path)
+{
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  const char *dot = strrchr(base, '.');
+  return dot && dot != base ? dot : "";
+}
+
+/*
+ * Whether the first line that is not blank or a comment starts with
+ * "Layer name" (after a byte-order mark, blanks and an opening quote).
+ */
+static int is_scalesim_table(const char *path, struct acs_diag *d, int *is_dnn)
+{
+  struct acs__lines lr;
+  int rc = acs__lines_open(&lr, path, d);
+  *is_dnn = 0;
+  if (rc != 0)
+    return rc;
+  while ((rc = acs__lines_next(&lr, d)) > 0) {
+    const char *s = lr.buf + strspn(lr.buf, " \t");
+    if (*s == '\0' || *s == '#' || strspn(s, ", \t") == strlen(s))
+      continue;
+    if (*s == '"')
+      s++;
+    *is_dnn = strncasecmp(s, "Layer name", 10) == 0;
+    break;
+  }
+  acs__lines_close(&lr);
+  return rc < 0 ? rc : ACS_OK;
+}
+
+static int load_graph(const char *path, struct acs_workload *w, int kind,
+                      struct acs_diag *d)
+{
+  w->graph = malloc(sizeof(*w->graph));
+  if (!w->graph)
+    return ACS_ENOMEM;
+  int rc = kind == ACS_WL_GRAPH ? acs_graphcsv_load(path, w->graph, d)
+         : kind == ACS_WL_PSPLIB ? acs_psplib_load(path, w->graph, d)
+         : acs_stg_load(path, w->graph, d);
+  if (rc != 0) {
+    free(w->graph); /* the reader destroyed it */
+    w->graph = NULL;
+    return rc;
+  }
+  w->kind = kind;
+  return ACS_OK;
+}
+
+static int load_by_format(const char *path, struct acs_workload *w,
+                          struct acs_diag *d)
+{
+  const char *ext = extension(path);
+  if (strcasecmp(ext, ".sm") == 0)
+    return load_graph(path, w, ACS_WL_PSPLIB, d);
+  if (strcasecmp(ext, ".stg") == 0)
+    return load_graph(path, w, ACS_WL_STG, d);
+  if (*ext == '\0')
+    return acs_diag_set(d, ACS_EFORMAT, path, 0, 0,
+                        "no file extension to tell the workload format (expected "
+                        ".csv, .sm or .stg)");
+  if (strcasecmp(ext, ".csv") != 0)
+    return acs_diag_set(d, ACS_EFORMAT, path, 0, 0,
+                        "unknown workload format '%s' (expected .csv, .sm or .stg)",
+                        ext);
+  int is_dnn;
+  int rc = is_scalesim_table(path, d, &is_dnn);
+  if (rc != 0)
+    return rc;
+  return is_dnn ? acs_dnn_load(path, w, d) : load_graph(path, w, ACS_WL_GRAPH, d);
+}
+
+int acs_workload_load(const char *path, struct acs_workload **out,
+                      struct acs_diag *d)
+{
+  char stem[ACS_NAME_MAX];
+  struct acs_workload *w = calloc(1, sizeof(*w));
+  int rc;
+
+  *out = NULL;
+  if (!w)
+    return ACS_ENOMEM;
+  acs_arena_init(&w->arena);
+  acs__path_stem(path, stem, sizeof(stem));
+  w->name = acs_arena_strdup(&w->arena, stem);
+  w->path = acs_arena_strdup(&w->arena, path);
+  rc = !w->name || !w->path ? ACS_ENOMEM : load_by_format(path, w, d);
+  if (rc != 0) {
+    acs_workload_free(w);
+    return rc;
+  }
+  *out = w;
+  return ACS_OK;
+}
+
+void acs_workload_free(struct acs_workload *w)
+{
+  if (!w)
+    return;
+  if (w->graph) {
+    acs_graph_destroy(w->graph);
+    free(w->graph);
+  }
+  acs_arena_destroy(&w->arena);
+  free(w);
+}
+
+int acs_workload_build(const struct acs_workload *w, const struct acs_platform *p,
+                       struct acs_graph *g, struct acs_diag *d)
+{
+  if (w->kind == ACS_WL_DNN)
+    return acs_dnn_build(w, p, g, d);
+  if (!w->graph)
+    return ACS_EINVAL;
+  return acs_graph_clone(w->graph, g);
+}

@@ -1,0 +1,56 @@
+/*
+ * sequential.c - the baseline: one op at a time, in topological order.
+ *
+ * Every op starts when the previous one in the graph's topological order
+ * (g->topo) ends, so precedence holds trivially and at most one op runs at
+ * any instant; the only way to violate a capacity is an op that alone
+ * exceeds it, which the precheck rejects. The makespan is the sum of all
+ * durations: the upper end of the range every other variant should beat.
+ * O(V + E) for the schedule (O(V log V) for the unit sweep of the output).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "core/sched/common.h"
+
+static int sequential_schedule(const struct acs_problem *pb, const void *opts,
+                               const struct acs_sched_ctx *ctx,
+                               struct acs_schedule *out, struct acs_diag *d)
+{
+  const int32_t *topo = pb->g->topo;
+  int64_t *start, t = 0;
+  int err;
+
+  (void)opts;
+  (void)ctx;
+  err = acs__sched_precheck(pb, d);
+  if (err != ACS_OK)
+    return err;
+  start = acs__sched_array((size_t)pb->nops, sizeof(*start));
+  if (!start)
+    return ACS_ENOMEM;
+  /* The precheck bounds the sum of durations, so t cannot overflow. */
+  for (int32_t i = 0; i < pb->nops; i++) {
+    start[topo[i]] = t;
+    t += pb->dur[topo[i]];
+  }
+  err = acs__sched_emit(pb, start, out);
+  free(start);
+  return err;
+}
+
+static const struct acs_opt_desc sequential_opts[] = {
+  { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
+};
+
+const struct acs_sched_ops acs_sched_sequential = {
+  .name = "sequential",
+  .seed = "004_f57d4dacff9f18c5.txt",
+  .summary = "one op at a time in topological order (baseline)",
+  .kinds = (1u << ACS_WL_DNN) | (1u << ACS_WL_GRAPH) | (1u << ACS_WL_PSPLIB) |
+           (1u << ACS_WL_STG),
+  .opts_size = 0,
+  .opts = sequential_opts,
+  .schedule = sequential_schedule,
+};

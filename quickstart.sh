@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# acsim quick start.
+#   ./quickstart.sh          set up, build, run the default study, print the summary
+#   ./quickstart.sh check    set up, build, run every test
+# Installs only the Debian packages that are missing, regenerates the build
+# only when its inputs changed, builds with all cores. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+mode=${1:-run}
+case "$mode" in
+  run|check) ;;
+  -h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "usage: $0 [check]" >&2; exit 2 ;;
+esac
+
+# Debian packages acsim builds and tests with.
+packages=(gcc make autoconf automake pkg-config libsimgrid-dev libhdf5-dev
+          libcsv-dev libcriterion-dev libglpk-dev hdf5-tools)
+
+missing=()
+if command -v dpkg-query >/dev/null 2>&1; then
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+fi
+if ((${#missing[@]})); then
+  echo "quickstart: installing ${missing[*]}"
+  if [ "$(id -u)" = 0 ]; then
+    sudo=()
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    sudo=(sudo)
+  else
+    echo "quickstart: cannot install packages (not root, no password-less sudo). Run:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+elif ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "quickstart: not a Debian system; make sure these are installed: ${packages[*]}" >&2
+fi
+
+# Regenerate only what is out of date.
+if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
+  autoreconf -fi
+fi
+if [ ! -f Makefile ] || [ configure -nt config.status ]; then
+  ./configure -q
+fi
+jobs=$(nproc 2>/dev/null || echo 2)
+make -s -j"$jobs"
+
+if [ "$mode" = check ]; then
+  status=0
+  make -s -j"$jobs" check || status=$?
+  # One closing line for people and CI: Criterion's per-program syntheses and
+  # the end-to-end script's counts, added up.
+  passed=0; failed=0
+  for log in tests/*.log; do
+    [ -f "$log" ] || continue
+    line=$(grep -E 'Synthesis: Tested: [0-9]+' "$log" | tail -n 1 || true)
+    if [ -n "$line" ]; then
+      p=$(sed -E 's/.*Passing: ([0-9]+).*/\1/' <<<"$line")
+      f=$(sed -E 's/.*Failing: ([0-9]+) \| Crashing: ([0-9]+).*/\1+\2/' <<<"$line")
+      passed=$((passed + p)); failed=$((failed + f))
+      continue
+    fi
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1 || true)
+    if [ -n "$line" ]; then
+      passed=$((passed + ${line%% passed*}))
+      f=${line#*, }; failed=$((failed + ${f%% failed}))
+    fi
+  done
+  if [ "$status" != 0 ]; then
+    for log in tests/*.log; do
+      grep -qE '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null && { echo "==> $log"; tail -n 40 "$log"; }
+    done
+    ((failed > 0)) || failed=1
+  fi
+  echo "check: $passed passed, $failed failed"
+  exit "$status"
+fi
+
+mkdir -p out
+rm -f out/results.h5
+./acsim run -w workloads/suites/default.txt -s all -o out/results.h5 --no-sim
+echo
+echo "Results: out/results.h5 (see README, 'HDF5 results'); h5dump -H out/results.h5 lists its tables."

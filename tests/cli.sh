@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# End-to-end tests of the `acsim` program: runs, results files, and every
+# class of bad input (exit 2 with a located message, files left intact).
+# Prints "N passed, N failed" and exits non-zero on any failure.
+set -u
+ACSIM=${ACSIM:-./acsim}
+SRC=${ACS_SRCDIR:-.}
+SHARED=$SRC/../shared/data
+PY=/usr/bin/python3
+T=$(mktemp -d /tmp/acsim-cli-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+
+ok()   { pass=$((pass + 1)); echo "ok   $1"; }
+bad()  { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$T/err" ] && sed 's/^/     | /' "$T/err" | head -n 5; }
+# expect NAME CODE PATTERN -- CMD...: exit code and a stderr+stdout pattern.
+expect() {
+  local name=$1 code=$2 pat=$3; shift 4
+  "$@" >"$T/out" 2>"$T/err"; local rc=$?
+  if [ "$rc" != "$code" ]; then bad "$name (exit $rc, want $code)"; return; fi
+  if [ -n "$pat" ] && ! grep -qE -- "$pat" "$T/out" "$T/err"; then bad "$name (no /$pat/)"; return; fi
+  ok "$name"
+}
+
+cd "$SRC" || exit 2
+
+expect version 0 '^acsim [0-9]' -- "$ACSIM" --version
+expect help 0 'usage: acsim' -- "$ACSIM" --help
+expect run_help 0 'usage: acsim run' -- "$ACSIM" run --help
+expect unknown_command 2 "unknown command 'frob'" -- "$ACSIM" frob
+expect list_schedulers 0 'list' -- "$ACSIM" list schedulers
+expect list_platforms 0 'default' -- "$ACSIM" list platforms
+expect platform_default 0 'pe_count' -- "$ACSIM" platform
+expect platform_set 0 'pe_count +16' -- "$ACSIM" platform platforms/default.csv --set pe_count=16
+
+# A real network, every scheduler, stored and checked independently.
+expect run_alexnet 0 'list .* ok' -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s all -o "$T/r.h5" --no-sim
+if [ -x "$PY" ] && "$PY" -c 'import h5py' 2>/dev/null; then
+  expect independent_checker 0 'checked 2 schedules, 0 with violations' -- "$PY" tests/check_schedules.py "$T/r.h5"
+else
+  echo "skip independent_checker (python3-h5py missing)"
+fi
+# Appending continues the file.
+expect run_append 0 'written to' -- "$ACSIM" run -w workloads/dnn/resnet18.csv -s list -o "$T/r.h5" --no-sim
+if command -v h5dump >/dev/null; then
+  expect appended_rows 0 'DATASPACE  SIMPLE \{ \( 3 \) ' -- h5dump -H -d /runs "$T/r.h5"
+fi
+
+# PSPLIB through the CLI: never below the proven optimum.
+sm=$SHARED/psplib/j30/j301_1.sm
+if [ -f "$sm" ]; then
+  "$ACSIM" run -w "$sm" -s list --no-sim >"$T/out" 2>"$T/err"
+  mk=$(awk '$3=="list" && $4=="ok" {print $5}' "$T/out")
+  opt=$(awk '$1==1 && $2==1 && NF>=3 && $3 ~ /^[0-9]+$/ {print $3; exit}' "$SHARED/psplib/optima/j30opt.sm")
+  if [ -n "$mk" ] && [ -n "$opt" ] && [ "$mk" -ge "$opt" ]; then ok "psplib_not_below_optimum ($mk >= $opt)"; else bad "psplib_not_below_optimum ($mk vs $opt)"; fi
+fi
+
+# Bad input: exit 2, one located message, nothing written.
+printf 'name,pe_count,warp_drive\nx,4,1\n' >"$T/badcol.csv"
+expect unknown_column 2 'badcol.csv:1:[0-9]+: .*warp_drive' -- "$ACSIM" platform "$T/badcol.csv"
+printf 'name,pe_count\nx,four\n' >"$T/badnum.csv"
+expect bad_number 2 'badnum.csv:2:3: ' -- "$ACSIM" run -p "$T/badnum.csv" -w workloads/dnn/alexnet.csv --no-sim
+printf 'name,cmx_kib\nx,0\n' >"$T/zero.csv"
+expect zero_capacity 2 'zero.csv:2:3: ' -- "$ACSIM" platform "$T/zero.csv"
+expect unknown_scheduler 2 "unknown scheduler 'nope'" -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s nope
+expect unknown_option 2 "no selected scheduler has option 'frobnicate'" -- "$ACSIM" run -w workloads/dnn/alexnet.csv -O frobnicate=1
+expect bad_set 2 "unknown parameter 'cmx_mib'" -- "$ACSIM" run -w workloads/dnn/alexnet.csv --set cmx_mib=4
+expect missing_workload 2 'nonexistent.csv' -- "$ACSIM" run -w "$T/nonexistent.csv"
+expect no_workload 2 'no workload' -- "$ACSIM" run
+printf 'Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\nConv1,224,224,7,7,three,64,2,\n' >"$T/baddnn.csv"
+expect bad_dnn_field 2 'baddnn.csv:2:[0-9]+: ' -- "$ACSIM" run -w "$T/baddnn.csv"
+
+# A truncated results file is rejected and left exactly as it was.
+cp "$T/r.h5" "$T/trunc.h5"; truncate -s 2000 "$T/trunc.h5"; sum=$(md5sum <"$T/trunc.h5")
+expect truncated_h5 2 'trunc.h5' -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s list -o "$T/trunc.h5" --no-sim
+if [ "$(md5sum <"$T/trunc.h5")" = "$sum" ]; then ok truncated_h5_untouched; else bad truncated_h5_untouched; fi
+ls "$T"/trunc.h5.* >/dev/null 2>&1 && bad "temporary file left behind" || ok no_temp_left
+
+# An infeasible platform is a result, not a crash.
+expect infeasible_cmx 0 'infeasible' -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s list --set cmx_kib=1 --set cmx_align_bytes=1 --no-sim
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
