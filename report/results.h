@@ -93,9 +93,11 @@ struct acs_results_data {
 int acs_results_read(const char *path, struct acs_results_data *out,
                      struct acs_diag *d);
 void acs_results_data_free(struct acs_results_data *data);
-/* Reads /schedules/run_<id> back into a schedule (limits from the run's
- * platform row: cmx capacity, alignment, barriers, slots). ACS_ENOTFOUND
- * when the run has no stored schedule. */
+/* Reads /schedules/run_<id> back into a schedule, which it initialises
+ * (acs_schedule_destroy it after; on error it is left empty). The limits
+ * (norig, cmx capacity, alignment, barriers, slots) come from the group's
+ * attributes, or the run's platform row when a file lacks them.
+ * ACS_ENOTFOUND when the run has no stored schedule. */
 int acs_results_read_schedule(const char *path, int64_t run_id,
                               struct acs_schedule *s, struct acs_diag *d);
 

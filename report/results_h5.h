@@ -1,0 +1,151 @@
+/*
+ * results_h5.h - HDF5 helpers shared by the results writer (results.c) and
+ * reader (results_read.c). Internal to report/; not installed.
+ *
+ * A table is described by a struct acs__h5table: one field per column with
+ * its name, its offset and size in a C record, its kind and the value a
+ * reader uses when a file lacks the column. Writers create tables with
+ * H5TBmake_table from a packed buffer of such records; appends and reads
+ * match columns BY NAME, so a file with fewer columns (an older acsim) or
+ * more columns (a newer one) of the same schema is still read and appended
+ * correctly (DESIGN.md: adding columns keeps schema 1).
+ */
+#ifndef ACS_REPORT_RESULTS_H5_H
+#define ACS_REPORT_RESULTS_H5_H
+
+#include <hdf5.h>
+
+#include "report/results.h"
+
+#define ACS__H5_MAXF 64          /* columns of one table */
+#define ACS__H5_FNAME (ACS_NAME_MAX + 16) /* "demand_" + a resource name */
+#define ACS__KIND_LEN 16         /* op, resource and edge kinds, status */
+#define ACS__MEM_LEN 8           /* "none", "ddr", "cmx" */
+
+enum acs__h5kind { ACS__H5_I32, ACS__H5_I64, ACS__H5_F64, ACS__H5_STR };
+
+struct acs__h5field {
+  char name[ACS__H5_FNAME];
+  size_t off, size;
+  int kind;                      /* enum acs__h5kind */
+  double dflt;                   /* for a missing column; strings become "" */
+};
+
+struct acs__h5table {
+  size_t nfields;
+  size_t size;                   /* bytes of one record (the buffer stride) */
+  struct acs__h5field f[ACS__H5_MAXF];
+};
+
+/* One row of /schedules/run_<id>/ops; only nres demand columns are used, and
+ * the record size is cut after them (acs__tbl_ops). */
+struct acs__oprec {
+  char op[ACS_NAME_MAX];
+  char kind[ACS__KIND_LEN];
+  int32_t unit;
+  double start, end, sim_start, sim_end;
+  int64_t cmx_offset, cmx_bytes;
+  double cmx_alloc, cmx_free;
+  int32_t update_barrier;
+  int64_t dur, bytes;
+  char src[ACS__MEM_LEN], dst[ACS__MEM_LEN];
+  int32_t slots;
+  int64_t out_bytes;
+  double demand[ACS_MAX_RES];
+};
+
+struct acs__resrec {
+  char name[ACS_NAME_MAX];
+  char kind[ACS__KIND_LEN];      /* "pe", "dma", "cmx", "named" */
+  double capacity;
+};
+
+struct acs__edgerec {
+  int32_t src, dst;
+  char kind[ACS__KIND_LEN];      /* "data", "control" */
+};
+
+/* Table descriptors. */
+void acs__tbl_platforms(struct acs__h5table *t);
+void acs__tbl_workloads(struct acs__h5table *t);
+void acs__tbl_runs(struct acs__h5table *t);
+void acs__tbl_runs_id(struct acs__h5table *t);    /* run_id alone, int64 records */
+void acs__tbl_ops(struct acs__h5table *t, int nres, const char *const *res_names);
+void acs__tbl_resources(struct acs__h5table *t);
+void acs__tbl_edges(struct acs__h5table *t);
+void acs__tbl_waits(struct acs__h5table *t);
+
+/* Silences HDF5's own error printing (we report through struct acs_diag). */
+void acs__h5_quiet(void);
+
+/*
+ * Sets d (when not NULL) to err with a message about `path`; returns err.
+ * The message is printf-formatted.
+ */
+int acs__h5_fail(struct acs_diag *d, int err, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/*
+ * Opens an existing results file (H5F_ACC_RDONLY or H5F_ACC_RDWR) and checks
+ * schema_version. diag_path names the file in messages (the target, when
+ * `path` is a temporary copy). Errors: ACS_EIO (cannot open), ACS_EFORMAT
+ * (not HDF5, truncated, no or another schema_version).
+ */
+int acs__h5_open(const char *path, const char *diag_path, unsigned flags,
+                 hid_t *file, struct acs_diag *d);
+/* A file access property list that closes every object with the file. */
+hid_t acs__h5_fapl(void);
+
+/* Creates table `name` under loc with n records from buf (may be NULL when
+ * n == 0). chunk is in records; compress turns on deflate. */
+int acs__h5_make(hid_t loc, const char *name, const struct acs__h5table *t,
+                 hsize_t n, const void *buf, hsize_t chunk, int compress);
+/* Appends n records (columns matched by name; ones the file lacks are
+ * dropped, ones it has beyond t get its fill value). On failure the table
+ * keeps its former length. */
+int acs__h5_append(hid_t loc, const char *name, const struct acs__h5table *t,
+                   hsize_t n, const void *buf);
+/* The same on an open dataset (kept open by the writer so a compressed
+ * table's last chunk stays in HDF5's chunk cache between appends). */
+int acs__h5_append_dset(hid_t did, const struct acs__h5table *t, hsize_t n,
+                        const void *buf);
+/* Number of records of a table. */
+int acs__h5_nrows(hid_t loc, const char *name, hsize_t *n);
+/*
+ * Reads records [start, start + n) into buf (n records of t->size bytes).
+ * Columns are matched by name: a column t has and the file lacks gets its
+ * default, a column the file has beyond t is ignored. Strings are always
+ * NUL-terminated. ACS_EFORMAT when a column has an incompatible type.
+ */
+int acs__h5_read(hid_t loc, const char *name, const struct acs__h5table *t,
+                 hsize_t start, hsize_t n, void *buf);
+/*
+ * When table `name` lacks columns of t, rewrites it with them added (after
+ * the existing ones, which are kept, unknown ones included) holding their
+ * defaults, so later appends lose nothing. *changed tells whether it did.
+ * O(rows).
+ */
+int acs__h5_upgrade(hid_t loc, const char *name, const struct acs__h5table *t,
+                    hsize_t chunk, int *changed);
+
+/* Copies rows [from, to) of dataset yd into dataset xd (same type), growing
+ * xd to `to` rows. O(rows) in batches of ACS__H5_COPY_BYTES. */
+#define ACS__H5_COPY_BYTES ((size_t)4 << 20)
+int acs__h5_copy_rows(hid_t xd, hid_t yd, hsize_t from, hsize_t to);
+/* Makes table `name` of file x equal to that of file y, given that x's is an
+ * older state of y's (a prefix): appends the missing rows, or copies the
+ * whole table when x lacks it or has another layout. O(new rows). */
+int acs__h5_sync_table(hid_t x, hid_t y, const char *name);
+
+/* Attributes. Strings are fixed-length; reading truncates to size - 1. */
+int acs__h5_attr_set_str(hid_t loc, const char *name, const char *value);
+int acs__h5_attr_get_str(hid_t loc, const char *name, char *buf, size_t size);
+int acs__h5_attr_set_i64(hid_t loc, const char *name, int64_t value);
+int acs__h5_attr_set_i32(hid_t loc, const char *name, int32_t value);
+/* ACS_ENOTFOUND when absent, ACS_EFORMAT when not an integer. */
+int acs__h5_attr_get_i64(hid_t loc, const char *name, int64_t *value);
+
+/* Copies src into a fixed-size field of `size` bytes, zero-padded. */
+void acs__strfill(char *dst, size_t size, const char *src);
+
+#endif

@@ -1,0 +1,442 @@
+/*
+ * results_read.c - reading HDF5 results files, schema 1: the root
+ * attributes, /platforms, /workloads and /runs into arrays, and one
+ * /schedules/run_<id> group back into a struct acs_schedule that
+ * acs_schedule_verify() can check again.
+ *
+ * Columns are matched by name (results_h5.c): a column this acsim knows and
+ * the file lacks (an older file) reads as its default, an unknown column (a
+ * newer file of the same schema) is ignored.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/results.h"
+#include "report/results_h5.h"
+
+/* Reads a whole table into a new array of records of t->size bytes. */
+static int read_all(hid_t f, const char *name, const struct acs__h5table *t,
+                    void **rows, size_t *n)
+{
+  hsize_t nr;
+  size_t bytes;
+  int rc;
+
+  *rows = NULL;
+  *n = 0;
+  if (H5Lexists(f, name, H5P_DEFAULT) <= 0)
+    return ACS_EFORMAT;
+  rc = acs__h5_nrows(f, name, &nr);
+  if (rc < 0)
+    return rc;
+  if (nr > SIZE_MAX || acs_mul_size((size_t)nr, t->size, &bytes) < 0)
+    return ACS_ENOMEM;
+  *rows = calloc(nr ? (size_t)nr : 1, t->size);
+  if (!*rows)
+    return ACS_ENOMEM;
+  rc = acs__h5_read(f, name, t, 0, nr, *rows);
+  if (rc < 0) {
+    free(*rows);
+    *rows = NULL;
+    return rc;
+  }
+  *n = (size_t)nr;
+  return ACS_OK;
+}
+
+static int read_root_attrs(hid_t f, struct acs_results_data *out)
+{
+  struct {
+    const char *name;
+    char *buf;
+    size_t size;
+  } a[] = {
+    {"acsim_version", out->acsim_version, sizeof out->acsim_version},
+    {"created_utc", out->created_utc, sizeof out->created_utc},
+    {"command_line", out->command_line, sizeof out->command_line},
+  };
+  size_t i;
+  int rc;
+
+  for (i = 0; i < sizeof a / sizeof a[0]; i++) {
+    rc = acs__h5_attr_get_str(f, a[i].name, a[i].buf, a[i].size);
+    if (rc == ACS_ENOTFOUND)
+      a[i].buf[0] = '\0'; /* informative only: tolerate its absence */
+    else if (rc < 0)
+      return rc;
+  }
+  return ACS_OK;
+}
+
+int acs_results_read(const char *path, struct acs_results_data *out,
+                     struct acs_diag *d)
+{
+  struct acs__h5table t;
+  const char *what = "root attributes";
+  hid_t f;
+  int rc;
+
+  memset(out, 0, sizeof *out);
+  rc = acs__h5_open(path, path, H5F_ACC_RDONLY, &f, d);
+  if (rc < 0)
+    return rc;
+  out->schema_version = ACS_SCHEMA_VERSION;
+  rc = read_root_attrs(f, out);
+  if (rc == ACS_OK) {
+    what = "/platforms table";
+    acs__tbl_platforms(&t);
+    rc = read_all(f, "platforms", &t, (void **)&out->platforms, &out->nplatforms);
+  }
+  if (rc == ACS_OK) {
+    what = "/workloads table";
+    acs__tbl_workloads(&t);
+    rc = read_all(f, "workloads", &t, (void **)&out->workloads, &out->nworkloads);
+  }
+  if (rc == ACS_OK) {
+    what = "/runs table";
+    acs__tbl_runs(&t);
+    rc = read_all(f, "runs", &t, (void **)&out->runs, &out->nruns);
+  }
+  H5Fclose(f);
+  if (rc < 0) {
+    acs_results_data_free(out);
+    return acs__h5_fail(d, rc, path, "cannot read the %s: %s", what,
+                        rc == ACS_EFORMAT ? "missing or malformed" : acs_strerror(rc));
+  }
+  return ACS_OK;
+}
+
+void acs_results_data_free(struct acs_results_data *data)
+{
+  if (!data)
+    return;
+  free(data->platforms);
+  free(data->workloads);
+  free(data->runs);
+  memset(data, 0, sizeof *data);
+}
+
+/* ---- schedules ---- */
+
+/* Where a malformed value was found, for messages. */
+struct where {
+  const char *path;
+  struct acs_diag *d;
+  int64_t run;
+};
+
+static int bad(const struct where *w, const char *table, int64_t row, const char *what)
+{
+  return acs__h5_fail(w->d, ACS_EFORMAT, w->path, "run_%" PRId64 "/%s row %" PRId64 ": %s",
+                      w->run, table, row, what);
+}
+
+/* A float64 column holding whole cycles or bytes back to int64. */
+static int to_i64(double x, int64_t *out)
+{
+  if (!isfinite(x) || x != floor(x) || x < -9.2e18 || x > 9.2e18)
+    return -1;
+  *out = (int64_t)x;
+  return 0;
+}
+
+/* Limits the writer stored on the group. Absent ones (a file written by
+ * another tool) come from the run's platform row, see limits_from_platform. */
+static int read_limits(hid_t g, struct acs_schedule *s, int *missing)
+{
+  int64_t v[5];
+  const char *names[] = {"norig", "cmx_capacity", "cmx_align", "barriers", "barrier_slots"};
+  int i, rc;
+
+  *missing = 0;
+  for (i = 0; i < 5; i++) {
+    rc = acs__h5_attr_get_i64(g, names[i], &v[i]);
+    if (rc == ACS_ENOTFOUND) {
+      v[i] = -1;
+      *missing = 1;
+    } else if (rc < 0) {
+      return rc;
+    }
+  }
+  if (v[0] > INT32_MAX || v[3] > INT32_MAX || v[4] > INT32_MAX)
+    return ACS_EFORMAT;
+  s->norig = (int32_t)v[0]; /* -1: fixed up after the ops are read */
+  s->cmx_capacity = v[1];
+  s->cmx_align = v[2] > 0 ? v[2] : 1;
+  s->barriers = v[3] > 0 ? (int32_t)v[3] : 0;
+  s->barrier_slots = v[4] > 0 ? (int32_t)v[4] : 0;
+  return ACS_OK;
+}
+
+/* The platform row of run run_id, or ACS_ENOTFOUND. O(runs + platforms). */
+static int run_platform(hid_t f, int64_t run_id, struct acs_platform *p)
+{
+  struct acs__h5table t;
+  struct acs_run_row *runs = NULL;
+  struct acs_platform_row *plats = NULL;
+  size_t nr, np, i;
+  int32_t pid = -1;
+  int rc;
+
+  acs__tbl_runs(&t);
+  rc = read_all(f, "runs", &t, (void **)&runs, &nr);
+  for (i = 0; rc == ACS_OK && i < nr; i++)
+    if (runs[i].run_id == run_id)
+      pid = runs[i].platform_id;
+  free(runs);
+  if (rc < 0)
+    return rc;
+  acs__tbl_platforms(&t);
+  rc = read_all(f, "platforms", &t, (void **)&plats, &np);
+  for (i = 0, rc = rc ? rc : ACS_ENOTFOUND; plats && i < np; i++)
+    if (plats[i].platform_id == pid) {
+      *p = plats[i].plat;
+      rc = ACS_OK;
+      break;
+    }
+  free(plats);
+  return rc;
+}
+
+static void limits_from_platform(hid_t f, int64_t run_id, struct acs_schedule *s)
+{
+  struct acs_platform p;
+
+  if (run_platform(f, run_id, &p) < 0)
+    return; /* keep what the attributes gave */
+  if (s->cmx_capacity < 0)
+    s->cmx_capacity = acs_platform_cmx_bytes(&p);
+  s->cmx_align = (int64_t)p.v[ACS_P_CMX_ALIGN_BYTES];
+  if (s->barriers == 0)
+    s->barriers = (int32_t)p.v[ACS_P_BARRIERS];
+  if (s->barrier_slots == 0)
+    s->barrier_slots = (int32_t)p.v[ACS_P_BARRIER_SLOTS];
+}
+
+static int read_resources(hid_t g, struct acs_schedule *s, const struct where *w)
+{
+  struct acs__h5table t;
+  struct acs__resrec *rec;
+  size_t n, i;
+  int64_t cap;
+  int rc;
+
+  acs__tbl_resources(&t);
+  rc = read_all(g, "resources", &t, (void **)&rec, &n);
+  if (rc < 0)
+    return acs__h5_fail(w->d, rc, w->path, "run_%" PRId64 ": cannot read its resources", w->run);
+  rc = ACS_OK;
+  if (n > ACS_MAX_RES)
+    rc = bad(w, "resources", (int64_t)n, "too many resources");
+  s->res_pe = s->res_dma = s->res_cmx = -1;
+  for (i = 0; rc == ACS_OK && i < n; i++) {
+    if (to_i64(rec[i].capacity, &cap) < 0 || cap < 0) {
+      rc = bad(w, "resources", (int64_t)i, "capacity is not a whole number >= 0");
+      break;
+    }
+    s->res_name[i] = acs_arena_strdup(&s->arena, rec[i].name);
+    if (!s->res_name[i]) {
+      rc = ACS_ENOMEM;
+      break;
+    }
+    s->res_cap[i] = cap;
+    if (strcmp(rec[i].kind, "pe") == 0)
+      s->res_pe = (int)i;
+    else if (strcmp(rec[i].kind, "dma") == 0)
+      s->res_dma = (int)i;
+    else if (strcmp(rec[i].kind, "cmx") == 0)
+      s->res_cmx = (int)i;
+  }
+  if (rc == ACS_OK)
+    s->nres = (int32_t)n;
+  free(rec);
+  return rc;
+}
+
+/* One ops record back into an op; its demands are set by the caller. */
+static int op_from_record(const struct acs__oprec *rec, struct acs_sop *op,
+                          const struct where *w, int64_t i)
+{
+  int kind = acs_op_kind_parse(rec->kind);
+  int src = rec->src[0] ? acs_mem_parse(rec->src) : ACS_MEM_NONE;
+  int dst = rec->dst[0] ? acs_mem_parse(rec->dst) : ACS_MEM_NONE;
+
+  memset(op, 0, sizeof *op);
+  if (kind < 0)
+    return bad(w, "ops", i, "unknown kind");
+  if (src < 0 || dst < 0)
+    return bad(w, "ops", i, "unknown memory in src or dst");
+  if (to_i64(rec->start, &op->start) < 0 || to_i64(rec->end, &op->end) < 0)
+    return bad(w, "ops", i, "start or end is not a whole number of cycles");
+  op->name = rec->op;
+  op->kind = (uint8_t)kind;
+  op->src = (uint8_t)src;
+  op->dst = (uint8_t)dst;
+  op->unit = rec->unit;
+  op->dur = rec->dur;
+  if (op->dur < 0 && op->start >= 0 && op->end >= op->start)
+    op->dur = op->end - op->start; /* a file without the dur column */
+  op->bytes = rec->bytes;
+  op->out_bytes = rec->out_bytes;
+  op->slots = rec->slots;
+  op->cmx_offset = rec->cmx_offset;
+  op->cmx_bytes = rec->cmx_bytes;
+  op->cmx_alloc = rec->cmx_alloc;
+  op->cmx_free = rec->cmx_free;
+  op->update_barrier = rec->update_barrier;
+  op->sim_start = rec->sim_start;
+  op->sim_end = rec->sim_end;
+  return ACS_OK;
+}
+
+static int add_op(struct acs_schedule *s, const struct acs__oprec *rec,
+                  const struct where *w, int32_t i)
+{
+  struct acs_sop op;
+  int64_t v;
+  int k, rc;
+
+  rc = op_from_record(rec, &op, w, i);
+  if (rc < 0)
+    return rc;
+  if (acs_schedule_add_op(s, &op) != i)
+    return ACS_ENOMEM;
+  for (k = 0; k < s->nres; k++) {
+    if (to_i64(rec->demand[k], &v) < 0 || v < 0)
+      return bad(w, "ops", i, "a demand is not a whole number >= 0");
+    if (v != 0 && acs_schedule_set_demand(s, i, k, v) < 0)
+      return ACS_ENOMEM;
+  }
+  return ACS_OK;
+}
+
+/* O(ops * resources). */
+static int read_ops(hid_t g, struct acs_schedule *s, const struct where *w)
+{
+  struct acs__h5table t;
+  struct acs__oprec rec;
+  char *buf;
+  size_t n, i;
+  int rc;
+
+  acs__tbl_ops(&t, s->nres, s->res_name);
+  rc = read_all(g, "ops", &t, (void **)&buf, &n);
+  if (rc < 0)
+    return acs__h5_fail(w->d, rc, w->path, "run_%" PRId64 ": cannot read its ops", w->run);
+  if (n > INT32_MAX)
+    rc = bad(w, "ops", (int64_t)n, "too many ops");
+  memset(&rec, 0, sizeof rec);
+  for (i = 0; rc == ACS_OK && i < n; i++) {
+    memcpy(&rec, buf + i * t.size, t.size);
+    rc = add_op(s, &rec, w, (int32_t)i);
+  }
+  free(buf);
+  return rc;
+}
+
+static int read_edges(hid_t g, struct acs_schedule *s, const struct where *w)
+{
+  struct acs__h5table t;
+  struct acs__edgerec *rec;
+  size_t n, i;
+  int kind, rc;
+
+  acs__tbl_edges(&t);
+  rc = read_all(g, "edges", &t, (void **)&rec, &n);
+  if (rc < 0)
+    return acs__h5_fail(w->d, rc, w->path, "run_%" PRId64 ": cannot read its edges", w->run);
+  for (i = 0; rc == ACS_OK && i < n; i++) {
+    kind = strcmp(rec[i].kind, "control") == 0 ? ACS_EDGE_CONTROL
+           : strcmp(rec[i].kind, "data") == 0 || !rec[i].kind[0] ? ACS_EDGE_DATA : -1;
+    if (kind < 0)
+      rc = bad(w, "edges", (int64_t)i, "kind is neither data nor control");
+    else if (rec[i].src < 0 || rec[i].src >= s->nops || rec[i].dst < 0 || rec[i].dst >= s->nops)
+      rc = bad(w, "edges", (int64_t)i, "src or dst is not an op row");
+    else if (acs_schedule_add_edge(s, rec[i].src, rec[i].dst, kind) < 0)
+      rc = ACS_ENOMEM;
+  }
+  free(rec);
+  return rc;
+}
+
+static int read_waits(hid_t g, struct acs_schedule *s, const struct where *w)
+{
+  struct acs__h5table t;
+  struct acs_wait *rec;
+  size_t n, i;
+  int rc;
+
+  acs__tbl_waits(&t);
+  rc = read_all(g, "waits", &t, (void **)&rec, &n);
+  if (rc < 0)
+    return acs__h5_fail(w->d, rc, w->path, "run_%" PRId64 ": cannot read its waits", w->run);
+  for (i = 0; rc == ACS_OK && i < n; i++) {
+    if (rec[i].op < 0 || rec[i].op >= s->nops || rec[i].barrier < 0)
+      rc = bad(w, "waits", (int64_t)i, "op is not an op row or barrier is negative");
+    else if (acs_schedule_add_wait(s, rec[i].op, rec[i].barrier) < 0)
+      rc = ACS_ENOMEM;
+  }
+  free(rec);
+  return rc;
+}
+
+static int read_group(hid_t f, hid_t g, struct acs_schedule *s, const struct where *w)
+{
+  int missing, rc;
+
+  rc = read_limits(g, s, &missing);
+  if (rc < 0)
+    return acs__h5_fail(w->d, rc, w->path, "run_%" PRId64 ": malformed limit attributes",
+                        w->run);
+  if (missing)
+    limits_from_platform(f, w->run, s);
+  rc = read_resources(g, s, w);
+  if (rc == ACS_OK)
+    rc = read_ops(g, s, w);
+  if (rc == ACS_OK)
+    rc = read_edges(g, s, w);
+  if (rc == ACS_OK)
+    rc = read_waits(g, s, w);
+  if (rc == ACS_OK && (s->norig < 0 || s->norig > s->nops))
+    s->norig = s->nops;
+  if (rc == ACS_OK)
+    acs_schedule_finish(s);
+  return rc;
+}
+
+int acs_results_read_schedule(const char *path, int64_t run_id,
+                              struct acs_schedule *s, struct acs_diag *d)
+{
+  struct where w = {path, d, run_id};
+  char name[48];
+  hid_t f, g;
+  int rc;
+
+  acs_schedule_init(s);
+  rc = acs__h5_open(path, path, H5F_ACC_RDONLY, &f, d);
+  if (rc < 0)
+    return rc;
+  snprintf(name, sizeof name, "schedules/run_%" PRId64, run_id);
+  if (H5Lexists(f, "schedules", H5P_DEFAULT) <= 0 || H5Lexists(f, name, H5P_DEFAULT) <= 0) {
+    H5Fclose(f);
+    return acs__h5_fail(d, ACS_ENOTFOUND, path, "run %" PRId64 " has no stored schedule",
+                        run_id);
+  }
+  g = H5Gopen2(f, name, H5P_DEFAULT);
+  rc = g < 0 ? acs__h5_fail(d, ACS_EFORMAT, path, "cannot open /%s", name)
+             : read_group(f, g, s, &w);
+  if (g >= 0)
+    H5Gclose(g);
+  H5Fclose(f);
+  if (rc < 0) {
+    /* Leave s empty (and safe to destroy again). */
+    acs_schedule_destroy(s);
+    acs_schedule_init(s);
+    if (rc == ACS_ENOMEM)
+      acs__h5_fail(d, rc, path, "out of memory reading run %" PRId64, run_id);
+  }
+  return rc;
+}
