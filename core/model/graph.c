@@ -288,7 +288,7 @@ static int report_cycle(const struct acs_graph *g, const int32_t *indeg,
 {
   int32_t *seen = calloc((size_t)g->nops, sizeof(*seen));
   int32_t *path = malloc((size_t)g->nops * sizeof(*path));
-  int32_t v = -1, len = 0, start;
+  int32_t v = -1, len = 0, start, line;
   char buf[900];
   size_t pos = 0;
 
@@ -323,9 +323,10 @@ static int report_cycle(const struct acs_graph *g, const int32_t *indeg,
                             g->ops[path[len - 1 - (first + k) % n]].name);
   if (pos >= sizeof(buf) - 64)
     snprintf(buf + sizeof(buf) - 64, 64, "...");
+  line = g->ops[path[len - 1 - first]].line;
   free(seen);
   free(path);
-  return acs_diag_set(d, ACS_ECYCLE, g->path, 0, 0, "cycle: %s", buf);
+  return acs_diag_set(d, ACS_ECYCLE, g->path, line, 0, "cycle: %s", buf);
 }
 
 static int check_unique_names(const struct acs_graph *g, struct acs_diag *d)
