@@ -16,7 +16,7 @@ esac
 
 # Debian packages acsim builds and tests with.
 packages=(gcc make autoconf automake pkg-config libsimgrid-dev libhdf5-dev
-          libcsv-dev libcriterion-dev libglpk-dev hdf5-tools)
+          libcsv-dev libcriterion-dev libglpk-dev hdf5-tools python3 python3-h5py)
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
@@ -47,7 +47,9 @@ if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Mak
   autoreconf -fi
 fi
 if [ ! -f Makefile ] || [ configure -nt config.status ]; then
-  ./configure -q
+  # Autoconf's probes try to remove stray `core` dumps, which trips over
+  # our core/ directory; that message is noise.
+  ./configure -q 2> >(grep -v "cannot remove 'core'" >&2)
 fi
 jobs=$(nproc 2>/dev/null || echo 2)
 make -s -j"$jobs"
@@ -75,7 +77,7 @@ if [ "$mode" = check ]; then
   done
   if [ "$status" != 0 ]; then
     for log in tests/*.log; do
-      grep -qE '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null && { echo "==> $log"; tail -n 40 "$log"; }
+      grep -qE ":test-result: (FAIL|ERROR)" "${log%.log}.trs" 2>/dev/null && { echo "==> $log"; tail -n 40 "$log"; }
     done
     ((failed > 0)) || failed=1
   fi
@@ -85,6 +87,7 @@ fi
 
 mkdir -p out
 rm -f out/results.h5
-./acsim run -w workloads/suites/default.txt -s all -o out/results.h5 --no-sim
+./acsim run -w workloads/suites/default.txt -s all -o out/results.h5 --trace out/trace.json
 echo
-echo "Results: out/results.h5 (see README, 'HDF5 results'); h5dump -H out/results.h5 lists its tables."
+echo "Results: out/results.h5 (README, \"HDF5 results\"; h5dump -H out/results.h5 lists its tables)."
+echo "Trace:   out/trace.json (open it in https://ui.perfetto.dev or chrome://tracing)."

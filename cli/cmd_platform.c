@@ -9,13 +9,19 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "simulate/sim.h"
 
 static void print_help(void)
 {
-  printf("usage: acsim platform [PLATFORM.csv] [--set k=v]...\n"
+  printf("usage: acsim platform [PLATFORM.csv] [--set k=v]... [--row NAME] [--simgrid-xml]\n"
          "\n"
          "Prints every row of a platform file (default platforms/default.csv)\n"
          "with --set overrides applied, and the values derived from it.\n"
+         "\n"
+         "  --row NAME      only the row called NAME\n"
+         "  --simgrid-xml   print the SimGrid platform XML that `acsim run` simulates\n"
+         "                  on (one row: use --row when the file has several), for\n"
+         "                  reuse in your own SimGrid tools\n"
          "\n"
          "Parameters (CSV columns; a missing column or empty field takes the default):\n");
   for (int i = 0; i < ACS_PARAM_COUNT; i++)
@@ -36,10 +42,40 @@ static void print_platform(const struct acs_platform *p)
          acs_platform_ddr_bytes_per_cycle(p), acs_platform_dma_bytes_per_cycle(p));
 }
 
+static int print_rows(const struct acs_cli_platforms *plats, const char *row, int xml)
+{
+  size_t shown = 0, match = 0;
+
+  for (size_t i = 0; i < plats->n; i++)
+    if (!row || strcmp(plats->rows[i].name, row) == 0)
+      match++;
+  if (row && match == 0)
+    return acs_cli_usage("platform", "%s has no row named '%s'", plats->path, row);
+  if (xml && match != 1)
+    return acs_cli_usage("platform", "%s has %zu rows; --simgrid-xml needs one (--row NAME)",
+                         plats->path, match);
+  for (size_t i = 0; i < plats->n; i++) {
+    if (row && strcmp(plats->rows[i].name, row) != 0)
+      continue;
+    if (xml && acs_sim_xml_write(stdout, &plats->rows[i]) < 0) {
+      acs_cli_errorf("cannot write the XML: %s", acs_strerror(ACS_EIO));
+      return ACS_EXIT_FAIL;
+    }
+    if (!xml)
+      print_platform(&plats->rows[i]);
+    shown++;
+  }
+  return shown ? ACS_EXIT_OK : ACS_EXIT_USAGE;
+}
+
 int acs_cmd_platform(int argc, char **argv)
 {
   static const struct option longopts[] = {
-    {"set", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    {"set", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'},
+    {"row", required_argument, NULL, 'r'}, {"simgrid-xml", no_argument, NULL, 'x'},
+    {NULL, 0, NULL, 0}};
+  const char *row = NULL;
+  int xml = 0;
   struct acs_strv sets = {0};
   struct acs_cli_platforms plats;
   const char *path = NULL;
@@ -52,6 +88,12 @@ int acs_cmd_platform(int argc, char **argv)
     case 'S':
       if (acs_strv_push(&sets, optarg) < 0)
         goto out;
+      break;
+    case 'r':
+      row = optarg;
+      break;
+    case 'x':
+      xml = 1;
       break;
     case 'h':
       print_help();
@@ -73,10 +115,8 @@ int acs_cmd_platform(int argc, char **argv)
   }
   if (acs_cli_load_platforms(path, sets.v, sets.n, &plats) < 0)
     goto out;
-  for (size_t i = 0; i < plats.n; i++)
-    print_platform(&plats.rows[i]);
+  rc = print_rows(&plats, row, xml);
   free(plats.rows);
-  rc = ACS_EXIT_OK;
 out:
   acs_strv_free(&sets);
   return rc;

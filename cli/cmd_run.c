@@ -13,15 +13,18 @@
 
 #include "cli/cli.h"
 #include "report/results.h"
+#include "simulate/sim.h"
 
 static const char run_help[] =
   "usage: acsim run [-p PLATFORM.csv] -w WORKLOAD [-w ...] [-s SCHED,...|all]\n"
   "                 [-O opt=v]... [--set k=v]... [-o out.h5] [--no-sim]\n"
-  "                 [--time-limit SEC] [--seed N] [-q]\n"
+  "                 [--trace out.json] [--time-limit SEC] [--seed N] [-q]\n"
   "\n"
   "Schedules each workload with each selected scheduler on each row of the\n"
-  "platform file, checks every schedule with the verifier, prints a summary\n"
-  "table and, with -o, appends the runs and their schedules to an HDF5 file.\n"
+  "platform file, checks every schedule with the verifier, executes it in\n"
+  "SimGrid (one forked process per run) to measure what contention on the\n"
+  "DDR link does to it, prints a summary table and, with -o, appends the runs\n"
+  "and their schedules to an HDF5 file.\n"
   "\n"
   "  -p, --platform FILE   platform CSV (default platforms/default.csv); every row runs\n"
   "  -w, --workload FILE   a workload (.csv DNN table or op graph, .sm PSPLIB, .stg STG)\n"
@@ -31,7 +34,9 @@ static const char run_help[] =
   "  -O, --option K=V      scheduler option for every selected scheduler that has it\n"
   "      --set K=V         override a platform parameter on every row\n"
   "  -o, --output FILE     results file (HDF5, schema 1); appended to when it exists\n"
-  "      --no-sim          do not simulate the schedules\n"
+  "      --no-sim          do not simulate the schedules (sim columns stay NaN)\n"
+  "      --trace FILE      write the simulated runs as Chrome Trace Event JSON\n"
+  "                        (Perfetto, chrome://tracing): one process per run\n"
   "      --time-limit SEC  per-run limit for schedulers that search (ilp)\n"
   "      --seed N          seed for randomized schedulers (default 1)\n"
   "  -q, --quiet           no warnings about workload inconsistencies\n"
@@ -45,6 +50,7 @@ struct run_args {
   const char *platform;
   const char *sched;
   const char *output;
+  const char *trace;
   struct acs_strv workloads, sets, opts;
   int no_sim, quiet;
   double time_limit;
@@ -95,8 +101,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
       if (*end || end == optarg || optarg[0] == '-')
         return acs_cli_usage("run", "--seed: '%s' is not a non-negative integer", optarg), ACS_EINVAL;
       break;
-    case 'J':
-      return acs_cli_usage("run", "--trace needs the simulation, which this build does not have yet"), ACS_EINVAL;
+    case 'J': a->trace = optarg; break;
     case 'h': fputs(run_help, stdout); return 1;
     case ':': return acs_cli_usage("run", "option '%s' needs a value", argv[optind - 1]), ACS_EINVAL;
     default: return acs_cli_usage("run", "unknown option '%s'", argv[optind - 1]), ACS_EINVAL;
@@ -106,6 +111,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
     return acs_cli_usage("run", "unexpected argument '%s'", argv[optind]), ACS_EINVAL;
   if (a->workloads.n == 0)
     return acs_cli_usage("run", "no workload: give -w FILE (or a suite .txt)"), ACS_EINVAL;
+  if (a->trace && a->no_sim)
+    return acs_cli_usage("run", "--trace shows the simulated runs; it cannot go with --no-sim"), ACS_EINVAL;
   return ACS_OK;
 }
 
@@ -145,25 +152,37 @@ static int bind_options(struct sched_sel *sel, size_t nsel, const struct acs_str
 
 static void print_header(void)
 {
-  printf("%-14s %-18s %-11s %-10s %12s %12s %7s %10s %9s\n", "platform", "workload",
-         "scheduler", "status", "makespan", "bound", "gap%", "peak_cmx", "sched_s");
+  printf("%-14s %-18s %-11s %-10s %12s %12s %7s %12s %7s %10s %9s\n", "platform",
+         "workload", "scheduler", "status", "makespan", "simulated", "slow%", "bound", "gap%",
+         "peak_cmx", "sched_s");
 }
 
 static void print_row(const char *plat, const char *wl, const struct acs_run_row *r)
 {
-  char mk[32], bytes[32], gap[16];
+  char mk[32], sim[32], slow[16], bytes[32], gap[16];
 
   if (isnan(r->makespan_cycles))
     snprintf(mk, sizeof(mk), "-");
   else
     snprintf(mk, sizeof(mk), "%.0f", r->makespan_cycles);
+  if (isnan(r->sim_makespan_cycles)) {
+    snprintf(sim, sizeof(sim), "-");
+    snprintf(slow, sizeof(slow), "-");
+  } else {
+    snprintf(sim, sizeof(sim), "%.0f", r->sim_makespan_cycles);
+    if (r->makespan_cycles > 0)
+      snprintf(slow, sizeof(slow), "%.1f",
+               100.0 * (r->sim_makespan_cycles - r->makespan_cycles) / r->makespan_cycles);
+    else
+      snprintf(slow, sizeof(slow), "-");
+  }
   if (!isnan(r->makespan_cycles) && r->lower_bound_cycles > 0)
     snprintf(gap, sizeof(gap), "%.1f",
              100.0 * (r->makespan_cycles - r->lower_bound_cycles) / r->lower_bound_cycles);
   else
     snprintf(gap, sizeof(gap), "-");
-  printf("%-14.14s %-18.18s %-11.11s %-10s %12s %12.0f %7s %10s %9.3f\n", plat, wl,
-         r->scheduler, r->status, mk, r->lower_bound_cycles, gap,
+  printf("%-14.14s %-18.18s %-11.11s %-10s %12s %12s %7s %12.0f %7s %10s %9.4f\n", plat, wl,
+         r->scheduler, r->status, mk, sim, slow, r->lower_bound_cycles, gap,
          acs_cli_bytes(r->peak_cmx_bytes, bytes, sizeof(bytes)), r->sched_seconds);
   if (r->message[0])
     printf("    %s: %s\n", r->status, r->message);
@@ -238,6 +257,7 @@ static void run_one(const struct acs_problem *pb, const struct sched_sel *sel,
 
 struct run_state {
   struct run_args args;
+  struct acs_sim_trace *trace;
   struct acs_cli_platforms plats;
   char **paths;
   size_t npaths;
@@ -263,6 +283,45 @@ static int load_workloads(struct run_state *st)
       acs_cli_error(&d);
       return err;
     }
+  }
+  return ACS_OK;
+}
+
+/*
+ * Executes a verified schedule in SimGrid and fills the sim columns. A
+ * simulation that fails (a deadlock, a crash of the child) makes the run an
+ * error: the plan could not be executed as written.
+ */
+static int simulate_one(struct run_state *st, const struct acs_platform *p,
+                        const char *wl_name, struct acs_schedule *s,
+                        struct acs_run_row *row)
+{
+  struct acs_sim_opts opts;
+  struct acs_sim_result r;
+  struct acs_diag d;
+  char pname[512];
+  int err;
+
+  acs_diag_init(&d);
+  acs_sim_opts_init(&opts);
+  opts.interrupted = &acs_cli_interrupted;
+  err = acs_sim_run(p, s, &opts, &r, &d);
+  row->sim_seconds = r.sim_seconds;
+  if (err == ACS_EINTERRUPTED)
+    return err;
+  if (err < 0) {
+    snprintf(row->status, sizeof(row->status), "error");
+    row_msg(row, "simulation: %s", d.msg[0] ? d.msg : acs_strerror(err));
+    return ACS_OK;
+  }
+  row->sim_makespan_cycles = r.makespan_cycles;
+  row->pe_utilization = r.pe_utilization;
+  row->dma_utilization = r.dma_utilization;
+  row->ddr_bytes = r.ddr_bytes;
+  if (st->trace) {
+    snprintf(pname, sizeof(pname), "%s on %s: %s", row->scheduler, p->name, wl_name);
+    if ((err = acs_sim_trace_add(st->trace, pname, p, s, ACS_SIM_TIMES_SIMULATED)) < 0)
+      return err;
   }
   return ACS_OK;
 }
@@ -313,6 +372,10 @@ static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t 
     row.workload_id = wid;
     row.lower_bound_cycles = (double)bound;
     run_one(&pb, &st->sel[k], &ctx, &s, &row, &keep);
+    if (keep && !st->args.no_sim && (err = simulate_one(st, p, w->name, &s, &row)) < 0) {
+      acs_schedule_destroy(&s);
+      goto out_with_problem;
+    }
     st->nruns++;
     if (strcmp(row.status, "error") == 0)
       st->nerror++;
@@ -335,6 +398,8 @@ static void state_free(struct run_state *st)
 {
   if (st->res)
     acs_results_abort(st->res);
+  if (st->trace)
+    acs_sim_trace_abort(st->trace);
   for (size_t i = 0; st->wls && i < st->npaths; i++)
     if (st->wls[i])
       acs_workload_free(st->wls[i]);
@@ -412,8 +477,13 @@ int acs_cmd_run(int argc, char **argv)
       goto out;
     }
   }
+  if (st.args.trace && acs_sim_trace_open(st.args.trace, &st.trace, &d) < 0) {
+    acs_cli_error(&d);
+    goto out;
+  }
   acs_cli_catch_signals();
-  if ((err = run_all(&st)) < 0) {
+  err = run_all(&st);
+  if (err < 0 && err != ACS_EINTERRUPTED) {
     if (err != ACS_EPARSE && err != ACS_EINVAL && err != ACS_ECYCLE)
       acs_cli_errorf("%s", acs_strerror(err));
     goto out;
@@ -427,8 +497,18 @@ int acs_cmd_run(int argc, char **argv)
       goto out;
     }
   }
-  if (!st.args.no_sim)
-    printf("not simulated: this build has no SimGrid execution yet; sim_makespan_cycles is NaN\n");
+  if (st.trace) {
+    struct acs_sim_trace *t = st.trace;
+    st.trace = NULL;
+    if (acs_sim_trace_close(t, &d) < 0) {
+      acs_cli_error(&d);
+      goto out;
+    }
+    printf("trace written to %s (open it in https://ui.perfetto.dev or chrome://tracing)\n",
+           st.args.trace);
+  }
+  if (st.args.no_sim)
+    printf("not simulated (--no-sim): the simulated columns are NaN\n");
   if (st.args.output)
     printf("%d run%s written to %s\n", st.nruns, st.nruns == 1 ? "" : "s", st.args.output);
   rc = acs_cli_interrupted ? ACS_EXIT_INTERRUPTED : st.nerror ? ACS_EXIT_FAIL : ACS_EXIT_OK;

@@ -46,6 +46,17 @@ if command -v h5dump >/dev/null; then
   expect appended_rows 0 'DATASPACE  SIMPLE \{ \( 3 \) ' -- h5dump -H -d /runs "$T/r.h5"
 fi
 
+# Simulation: planned and simulated makespans, simulated times that respect
+# every stored edge (checked independently), a trace that is valid JSON.
+expect run_sim 0 'list +ok +[0-9]+ +[0-9]+ ' -- "$ACSIM" run -w workloads/dnn/resnet18.csv -s all -o "$T/sim.h5" --trace "$T/trace.json"
+if [ -x "$PY" ] && "$PY" -c 'import h5py' 2>/dev/null; then
+  expect sim_times_respect_edges 0 'run_2: [0-9]+ ops \(simulated\), ok' -- "$PY" tests/check_schedules.py "$T/sim.h5"
+fi
+expect trace_is_json 0 '' -- "$PY" -c 'import json,sys; t=json.load(open(sys.argv[1])); assert any(e.get("ph")=="X" for e in t["traceEvents"])' "$T/trace.json"
+expect trace_with_no_sim 2 'cannot go with --no-sim' -- "$ACSIM" run -w workloads/dnn/alexnet.csv --no-sim --trace "$T/x.json"
+expect simgrid_xml 0 '<platform version="4.1">' -- "$ACSIM" platform platforms/vpu.csv --row vpu --simgrid-xml
+expect simgrid_xml_needs_row 2 'needs one' -- "$ACSIM" platform platforms/vpu.csv --simgrid-xml
+
 # PSPLIB through the CLI: never below the proven optimum.
 sm=$SHARED/psplib/j30/j301_1.sm
 if [ -f "$sm" ]; then

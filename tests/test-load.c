@@ -916,7 +916,7 @@ Test(graphcsv, unknown_name_in_a_quoted_list_is_located_exactly)
 
 Test(graphcsv, cycle_names_its_ops_and_the_file)
 {
-  workload_fails(LD("graph_cycle.csv"), ACS_ECYCLE, 0, 0,
+  workload_fails(LD("graph_cycle.csv"), ACS_ECYCLE, 2, 0,
                  "cycle: a -> b -> c -> a");
 }
 

@@ -12,7 +12,7 @@
  *
  * acs_dnn_build() turns the layers into ops for one platform: weight DMAs,
  * compute ops tiled to fit the CMX, the DMAs that link tiled layers through
- * DDR, a network input and output. doc/formats.md describes the mapping.
+ * DDR, a network input and output. The README ("DNN layer tables") describes the mapping.
  */
 #include "core/load/load.h"
 

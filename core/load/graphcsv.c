@@ -1,5 +1,5 @@
 /*
- * graphcsv.c - the generic op-graph CSV (format in doc/formats.md).
+ * graphcsv.c - the generic op-graph CSV (format in the README, "Generic op-graph CSV").
  *
  * One row per op after a header row naming the columns. Ops name their data
  * inputs and control predecessors by name, so branches and joins are just
