@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/load/load.h"
 #include "tests/testutil.h"
@@ -508,7 +509,7 @@ Test(dnn, alexnet_warns_about_each_pooling_gap)
   for (int i = 0; i < 2; i++)
     cr_assert_eq(w.line[i], 3 + i);
   cr_assert_str_eq(w.last, "layer 'Conv3' input 13x13x256 does not match 'Conv2' "
-                           "output 23x23x256 (a pooling layer left out?); using "
+                           "output 23x23x256 (27x27 padded; a pooling or branch layer left out?); using "
                            "the row's own shape");
   acs_workload_free(wl);
 }
@@ -1151,6 +1152,36 @@ Test(suite, missing_entry_is_located_at_its_line)
   cr_assert_str_eq(d.msg, want);
 }
 
+Test(suite, parent_steps_stop_at_relative_roots)
+{
+  /* A suite given as a bare relative path keeps its "../" (nothing to
+   * cancel), and "./" or ".." directory parts are never cancelled. */
+  const char *dir = tu_tmpdir();
+  char sub[512], suite[600], wl[600], want[700];
+  struct acs_diag d;
+  char **paths;
+  size_t n;
+  FILE *f;
+  snprintf(sub, sizeof(sub), "%s/a", dir);
+  cr_assert_eq(mkdir(sub, 0700), 0);
+  snprintf(wl, sizeof(wl), "%s/x.stg", dir);
+  f = fopen(wl, "w");
+  cr_assert_not_null(f);
+  fputs("1\n0 0 0\n1 5 1 0\n2 0 1 1\n", f);
+  fclose(f);
+  snprintf(suite, sizeof(suite), "%s/a/../a/s.txt", dir);
+  f = fopen(suite, "w");
+  cr_assert_not_null(f);
+  fputs("../x.stg\n", f);
+  fclose(f);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_suite_load(suite, &paths, &n, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(n, 1);
+  snprintf(want, sizeof(want), "%s/a/../x.stg", dir);
+  cr_assert_str_eq(paths[0], want);
+  acs_suite_free(paths, n);
+}
+
 Test(suite, suite_without_entries_is_an_error)
 {
   struct acs_diag d;
@@ -1171,6 +1202,9 @@ Test(suite, default_suite_loads_and_builds)
   cr_assert_eq(acs_suite_load(tu_path("workloads/suites/default.txt"), &paths, &n, &d),
                ACS_OK, "%s", d.msg);
   cr_assert_eq(n, 4);
+  /* "../dnn/alexnet.csv" in workloads/suites/ collapses to workloads/dnn/. */
+  cr_assert_str_eq(paths[0], tu_path("workloads/dnn/alexnet.csv"));
+  cr_assert_str_eq(paths[3], tu_path("workloads/graphs/resnet_block_chain.csv"));
   for (size_t i = 0; i < n; i++) {
     struct acs_workload *wl;
     struct acs_graph g;

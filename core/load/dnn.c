@@ -151,10 +151,12 @@ static void check_chain(struct dnn_reader *r, const struct acs_dnn_layer *L,
     return;
   acs_diag_warn(d, r->path, L->line, col,
                 "layer '%s' input %lldx%lldx%lld does not match '%s' output "
-                "%lldx%lldx%lld (a pooling layer left out?); using the row's "
-                "own shape", L->name, (long long)L->ifmap_h,
-                (long long)L->ifmap_w, (long long)L->channels, P->name,
-                (long long)oh, (long long)ow, (long long)P->num_filt);
+                "%lldx%lldx%lld (%lldx%lld padded; a pooling or branch layer "
+                "left out?); using the row's own shape", L->name,
+                (long long)L->ifmap_h, (long long)L->ifmap_w, (long long)L->channels,
+                P->name, (long long)oh, (long long)ow, (long long)och,
+                (long long)((P->ifmap_h + P->stride - 1) / P->stride),
+                (long long)((P->ifmap_w + P->stride - 1) / P->stride));
 }
 
 static int read_layer(struct dnn_reader *r, const struct acs_csv_field *f,

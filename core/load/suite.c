@@ -16,18 +16,36 @@
 #include <sys/stat.h>
 
 /* dir of the suite + "/" + entry, or entry alone when absolute or when the
- * suite path has no directory part. malloc'd. */
+ * suite path has no directory part; leading "../" of the entry cancel the
+ * directory's last components ("suites/../dnn/x.csv" is "dnn/x.csv"), so
+ * messages and stored paths read naturally. malloc'd. */
 static char *resolve(const char *suite, const char *entry)
 {
   const char *slash = strrchr(suite, '/');
-  size_t dlen = slash ? (size_t)(slash - suite) + 1 : 0;
-  if (entry[0] == '/')
-    dlen = 0;
+  size_t dlen = slash && entry[0] != '/' ? (size_t)(slash - suite) : 0;
+
+  while (dlen > 0 && strncmp(entry, "../", 3) == 0) {
+    size_t start = dlen;
+    while (start > 0 && suite[start - 1] != '/')
+      start--;
+    size_t clen = dlen - start;
+    if ((clen == 2 && strncmp(suite + start, "..", 2) == 0) ||
+        (clen == 1 && suite[start] == '.') || clen == 0)
+      break;
+    dlen = start > 0 ? start - 1 : 0;
+    entry += 3;
+    if (start == 0) {
+      dlen = 0;
+      break;
+    }
+  }
   size_t elen = strlen(entry);
-  char *out = malloc(dlen + elen + 1);
+  char *out = malloc(dlen + 1 + elen + 1);
   if (!out)
     return NULL;
   memcpy(out, suite, dlen);
+  if (dlen > 0)
+    out[dlen++] = '/';
   memcpy(out + dlen, entry, elen + 1);
   return out;
 }
