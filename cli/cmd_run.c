@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "report/results.h"
+#include "cli/job.h"
 #include "simulate/sim.h"
 
 static const char run_help[] =
@@ -55,12 +55,6 @@ struct run_args {
   int no_sim, quiet;
   double time_limit;
   uint64_t seed;
-};
-
-/* A selected scheduler with its bound options struct. */
-struct sched_sel {
-  const struct acs_sched_ops *ops;
-  void *opts;
 };
 
 static int parse_args(int argc, char **argv, struct run_args *a)
@@ -116,40 +110,6 @@ static int parse_args(int argc, char **argv, struct run_args *a)
   return ACS_OK;
 }
 
-/* Binds every -O to the selected schedulers that have it; an option that no
- * selected scheduler has is a usage error (DESIGN.md). */
-static int bind_options(struct sched_sel *sel, size_t nsel, const struct acs_strv *opts)
-{
-  struct acs_diag d;
-
-  acs_diag_init(&d);
-  for (size_t i = 0; i < nsel; i++) {
-    sel[i].opts = calloc(1, sel[i].ops->opts_size ? sel[i].ops->opts_size : 1);
-    if (!sel[i].opts || acs_sched_opts_defaults(sel[i].ops, sel[i].opts) < 0)
-      return ACS_ENOMEM;
-  }
-  for (size_t k = 0; k < opts->n; k++) {
-    const char *kv = opts->v[k], *eq = strchr(kv, '=');
-    char key[128];
-    int taken = 0;
-    if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof(key))
-      return acs_cli_usage("run", "-O '%s': expected key=value", kv), ACS_EINVAL;
-    memcpy(key, kv, (size_t)(eq - kv));
-    key[eq - kv] = '\0';
-    for (size_t i = 0; i < nsel; i++) {
-      int err = acs_sched_opts_set(sel[i].ops, sel[i].opts, key, eq + 1, &d);
-      if (err == ACS_ENOTFOUND)
-        continue;
-      if (err < 0)
-        return acs_cli_usage("run", "-O %s (%s): %s", kv, sel[i].ops->name, d.msg), ACS_EINVAL;
-      taken = 1;
-    }
-    if (!taken)
-      return acs_cli_usage("run", "-O %s: no selected scheduler has option '%s'", kv, key), ACS_EINVAL;
-  }
-  return ACS_OK;
-}
-
 static void print_header(void)
 {
   printf("%-14s %-18s %-11s %-10s %12s %12s %7s %12s %7s %10s %9s\n", "platform",
@@ -189,72 +149,6 @@ static void print_row(const char *plat, const char *wl, const struct acs_run_row
   fflush(stdout);
 }
 
-/* Messages longer than the fixed-length HDF5 column are cut on purpose. */
-static void row_msg(struct acs_run_row *row, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void row_msg(struct acs_run_row *row, const char *fmt, ...)
-{
-  va_list ap;
-
-  va_start(ap, fmt);
-  vsnprintf(row->message, sizeof(row->message), fmt, ap);
-  va_end(ap);
-}
-
-/*
- * One scheduler on one problem: schedule, verify, measure. A scheduler that
- * returns a schedule the verifier rejects is an error run, never a result.
- * *keep is set when the schedule is complete and worth storing.
- */
-static void run_one(const struct acs_problem *pb, const struct sched_sel *sel,
-                    const struct acs_sched_ctx *ctx, struct acs_schedule *s,
-                    struct acs_run_row *row, int *keep)
-{
-  struct acs_schedule_stats st;
-  struct acs_diag d;
-  double t0;
-  int err;
-
-  *keep = 0;
-  acs_diag_init(&d);
-  snprintf(row->scheduler, sizeof(row->scheduler), "%s", sel->ops->name);
-  if ((err = acs_schedule_init_problem(s, pb)) < 0) {
-    snprintf(row->status, sizeof(row->status), "error");
-    row_msg(row, "%s", acs_strerror(err));
-    return;
-  }
-  t0 = acs_now_seconds();
-  err = sel->ops->schedule(pb, sel->opts, ctx, s, &d);
-  row->sched_seconds = acs_now_seconds() - t0;
-  if (err == ACS_EINFEASIBLE) {
-    snprintf(row->status, sizeof(row->status), "infeasible");
-    row_msg(row, "%s", d.msg);
-    return;
-  }
-  if (err < 0 && err != ACS_ETIMEOUT) {
-    snprintf(row->status, sizeof(row->status), "error");
-    row_msg(row, "%s: %s", acs_strerror(err), d.msg);
-    return;
-  }
-  snprintf(row->status, sizeof(row->status), "%s", err == ACS_ETIMEOUT ? "timeout" : "ok");
-  if (err == ACS_ETIMEOUT)
-    row_msg(row, "%s", d.msg);
-  acs_diag_init(&d);
-  if (acs_schedule_verify(s, &d) < 0) {
-    snprintf(row->status, sizeof(row->status), "error");
-    row_msg(row, "verifier: %s", d.msg);
-    return;
-  }
-  acs_schedule_stats(s, &st);
-  row->makespan_cycles = (double)st.makespan;
-  row->peak_cmx_bytes = st.peak_cmx_bytes;
-  row->spill_bytes = st.spill_bytes;
-  row->ddr_bytes = st.ddr_bytes;
-  row->barriers_used = st.barriers_used;
-  row->control_edges = st.control_edges;
-  *keep = 1;
-}
-
 struct run_state {
   struct run_args args;
   struct acs_sim_trace *trace;
@@ -262,7 +156,7 @@ struct run_state {
   char **paths;
   size_t npaths;
   struct acs_workload **wls;
-  struct sched_sel *sel;
+  struct acs_sched_sel *sel;
   size_t nsel;
   struct acs_results *res;
   int nerror, nruns;
@@ -287,43 +181,14 @@ static int load_workloads(struct run_state *st)
   return ACS_OK;
 }
 
-/*
- * Executes a verified schedule in SimGrid and fills the sim columns. A
- * simulation that fails (a deadlock, a crash of the child) makes the run an
- * error: the plan could not be executed as written.
- */
-static int simulate_one(struct run_state *st, const struct acs_platform *p,
-                        const char *wl_name, struct acs_schedule *s,
-                        struct acs_run_row *row)
+/* Adds a simulated run to the trace as a process of its own. */
+static int add_trace(struct run_state *st, const struct acs_platform *p, const char *wl,
+                     const struct acs_schedule *s, const struct acs_run_row *row)
 {
-  struct acs_sim_opts opts;
-  struct acs_sim_result r;
-  struct acs_diag d;
   char pname[512];
-  int err;
 
-  acs_diag_init(&d);
-  acs_sim_opts_init(&opts);
-  opts.interrupted = &acs_cli_interrupted;
-  err = acs_sim_run(p, s, &opts, &r, &d);
-  row->sim_seconds = r.sim_seconds;
-  if (err == ACS_EINTERRUPTED)
-    return err;
-  if (err < 0) {
-    snprintf(row->status, sizeof(row->status), "error");
-    row_msg(row, "simulation: %s", d.msg[0] ? d.msg : acs_strerror(err));
-    return ACS_OK;
-  }
-  row->sim_makespan_cycles = r.makespan_cycles;
-  row->pe_utilization = r.pe_utilization;
-  row->dma_utilization = r.dma_utilization;
-  row->ddr_bytes = r.ddr_bytes;
-  if (st->trace) {
-    snprintf(pname, sizeof(pname), "%s on %s: %s", row->scheduler, p->name, wl_name);
-    if ((err = acs_sim_trace_add(st->trace, pname, p, s, ACS_SIM_TIMES_SIMULATED)) < 0)
-      return err;
-  }
-  return ACS_OK;
+  snprintf(pname, sizeof(pname), "%s on %s: %s", row->scheduler, p->name, wl);
+  return acs_sim_trace_add(st->trace, pname, p, s, ACS_SIM_TIMES_SIMULATED);
 }
 
 /* All schedulers on one (platform, workload) pair. */
@@ -341,15 +206,10 @@ static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t 
 
   acs_diag_init(&d);
   d.warn = NULL; /* build warnings were already shown at load time */
-  if ((err = acs_workload_build(w, p, &g, &d)) < 0) {
+  if ((err = acs_job_prepare(w, p, &g, &pb, &bound, &d)) < 0) {
     acs_cli_error(&d);
     return err;
   }
-  if ((err = acs_problem_init(&pb, &g, p, &d)) < 0) {
-    acs_cli_error(&d);
-    goto out_with_graph;
-  }
-  bound = acs_bound_best(&pb);
   if (st->res) {
     memset(&wrow, 0, sizeof(wrow));
     wrow.workload_id = -1;
@@ -371,8 +231,10 @@ static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t 
     row.platform_id = pid;
     row.workload_id = wid;
     row.lower_bound_cycles = (double)bound;
-    run_one(&pb, &st->sel[k], &ctx, &s, &row, &keep);
-    if (keep && !st->args.no_sim && (err = simulate_one(st, p, w->name, &s, &row)) < 0) {
+    err = acs_job_run(&pb, &st->sel[k], &ctx, !st->args.no_sim, &s, &row, &keep);
+    if (err == ACS_OK && keep && st->trace && !isnan(row.sim_makespan_cycles))
+      err = add_trace(st, p, w->name, &s, &row);
+    if (err < 0) {
       acs_schedule_destroy(&s);
       goto out_with_problem;
     }
@@ -381,7 +243,7 @@ static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t 
       st->nerror++;
     print_row(p->name, w->name, &row);
     err = st->res ? acs_results_add_run(st->res, &row, keep ? &s : NULL) : ACS_OK;
-    /* Safe whatever run_one reached: a failed init leaves s zeroed. */
+    /* Safe whatever acs_job_run reached: a failed init leaves s zeroed. */
     acs_schedule_destroy(&s);
     if (err < 0)
       goto out_with_problem;
@@ -389,7 +251,6 @@ static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t 
   err = ACS_OK;
 out_with_problem:
   acs_problem_destroy(&pb);
-out_with_graph:
   acs_graph_destroy(&g);
   return err;
 }
@@ -404,8 +265,7 @@ static void state_free(struct run_state *st)
     if (st->wls[i])
       acs_workload_free(st->wls[i]);
   free(st->wls);
-  for (size_t i = 0; st->sel && i < st->nsel; i++)
-    free(st->sel[i].opts);
+  acs_job_free_options(st->sel, st->nsel);
   free(st->sel);
   acs_suite_free(st->paths, st->npaths);
   free(st->plats.rows);
@@ -431,7 +291,7 @@ static int select_schedulers(struct run_state *st)
     st->sel[i].ops = ops[i];
   st->nsel = n;
   free(ops);
-  return bind_options(st->sel, st->nsel, &st->args.opts);
+  return acs_job_bind_options("run", st->sel, st->nsel, st->args.opts.v, st->args.opts.n);
 }
 
 static int run_all(struct run_state *st)

@@ -1,0 +1,187 @@
+/*
+ * job.c - one run: schedule, verify, measure, simulate.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/job.h"
+#include "simulate/sim.h"
+
+int acs_job_bind_options(const char *cmd, struct acs_sched_sel *sel, size_t nsel,
+                         char *const *kv, size_t nkv)
+{
+  struct acs_diag d;
+
+  acs_diag_init(&d);
+  for (size_t i = 0; i < nsel; i++) {
+    sel[i].opts = calloc(1, sel[i].ops->opts_size ? sel[i].ops->opts_size : 1);
+    if (!sel[i].opts || acs_sched_opts_defaults(sel[i].ops, sel[i].opts) < 0)
+      return ACS_ENOMEM;
+  }
+  for (size_t k = 0; k < nkv; k++) {
+    const char *eq = strchr(kv[k], '=');
+    char key[128];
+    int taken = 0;
+    if (!eq || eq == kv[k] || (size_t)(eq - kv[k]) >= sizeof(key))
+      return acs_cli_usage(cmd, "-O '%s': expected key=value", kv[k]), ACS_EINVAL;
+    memcpy(key, kv[k], (size_t)(eq - kv[k]));
+    key[eq - kv[k]] = '\0';
+    for (size_t i = 0; i < nsel; i++) {
+      int err = acs_sched_opts_set(sel[i].ops, sel[i].opts, key, eq + 1, &d);
+      if (err == ACS_ENOTFOUND)
+        continue;
+      if (err < 0)
+        return acs_cli_usage(cmd, "-O %s (%s): %s", kv[k], sel[i].ops->name, d.msg), ACS_EINVAL;
+      taken = 1;
+    }
+    if (!taken)
+      return acs_cli_usage(cmd, "-O %s: no selected scheduler has option '%s'", kv[k], key),
+             ACS_EINVAL;
+  }
+  return ACS_OK;
+}
+
+void acs_job_free_options(struct acs_sched_sel *sel, size_t nsel)
+{
+  for (size_t i = 0; sel && i < nsel; i++) {
+    free(sel[i].opts);
+    sel[i].opts = NULL;
+  }
+}
+
+int acs_job_prepare(const struct acs_workload *w, const struct acs_platform *p,
+                    struct acs_graph *g, struct acs_problem *pb, int64_t *bound,
+                    struct acs_diag *d)
+{
+  int err;
+
+  if ((err = acs_workload_build(w, p, g, d)) < 0)
+    return err;
+  if ((err = acs_problem_init(pb, g, p, d)) < 0) {
+    acs_graph_destroy(g);
+    return err;
+  }
+  *bound = acs_bound_best(pb);
+  return ACS_OK;
+}
+
+/* Messages longer than the fixed-length HDF5 column are cut on purpose. */
+static void row_msg(struct acs_run_row *row, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void row_msg(struct acs_run_row *row, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start(ap, fmt);
+  vsnprintf(row->message, sizeof(row->message), fmt, ap);
+  va_end(ap);
+}
+
+static void row_status(struct acs_run_row *row, const char *status)
+{
+  snprintf(row->status, sizeof(row->status), "%s", status);
+}
+
+/*
+ * Schedules and verifies. A scheduler that returns a schedule the verifier
+ * rejects makes an error run, never a result. Returns 1 when s is complete
+ * and verified.
+ */
+static int schedule_verified(const struct acs_problem *pb, const struct acs_sched_sel *sel,
+                             const struct acs_sched_ctx *ctx, struct acs_schedule *s,
+                             struct acs_run_row *row)
+{
+  struct acs_diag d;
+  double t0;
+  int err;
+
+  acs_diag_init(&d);
+  t0 = acs_now_seconds();
+  err = sel->ops->schedule(pb, sel->opts, ctx, s, &d);
+  row->sched_seconds = acs_now_seconds() - t0;
+  if (err == ACS_EINFEASIBLE) {
+    row_status(row, "infeasible");
+    row_msg(row, "%s", d.msg);
+    return 0;
+  }
+  if (err < 0 && err != ACS_ETIMEOUT) {
+    row_status(row, "error");
+    row_msg(row, "%s: %s", acs_strerror(err), d.msg);
+    return 0;
+  }
+  row_status(row, err == ACS_ETIMEOUT ? "timeout" : "ok");
+  if (err == ACS_ETIMEOUT)
+    row_msg(row, "%s", d.msg);
+  acs_diag_init(&d);
+  if (acs_schedule_verify(s, &d) < 0) {
+    row_status(row, "error");
+    row_msg(row, "verifier: %s", d.msg);
+    return 0;
+  }
+  return 1;
+}
+
+/*
+ * Executes a verified schedule in SimGrid and fills the sim columns. A
+ * simulation that fails (a deadlock, a crash of the child) makes the run an
+ * error: the plan could not be executed as written.
+ */
+static int simulate(const struct acs_problem *pb, struct acs_schedule *s,
+                    struct acs_run_row *row)
+{
+  struct acs_sim_opts opts;
+  struct acs_sim_result r;
+  struct acs_diag d;
+  int err;
+
+  acs_diag_init(&d);
+  acs_sim_opts_init(&opts);
+  opts.interrupted = &acs_cli_interrupted;
+  err = acs_sim_run(&pb->plat, s, &opts, &r, &d);
+  row->sim_seconds = r.sim_seconds;
+  if (err == ACS_EINTERRUPTED)
+    return err;
+  if (err < 0) {
+    row_status(row, "error");
+    row_msg(row, "simulation: %s", d.msg[0] ? d.msg : acs_strerror(err));
+    return ACS_OK;
+  }
+  row->sim_makespan_cycles = r.makespan_cycles;
+  row->pe_utilization = r.pe_utilization;
+  row->dma_utilization = r.dma_utilization;
+  row->ddr_bytes = r.ddr_bytes;
+  return ACS_OK;
+}
+
+int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
+                const struct acs_sched_ctx *ctx, int sim, struct acs_schedule *s,
+                struct acs_run_row *row, int *keep)
+{
+  struct acs_schedule_stats st;
+  int err;
+
+  *keep = 0;
+  snprintf(row->scheduler, sizeof(row->scheduler), "%s", sel->ops->name);
+  if ((err = acs_schedule_init_problem(s, pb)) < 0) {
+    row_status(row, "error");
+    row_msg(row, "%s", acs_strerror(err));
+    return err == ACS_ENOMEM ? err : ACS_OK;
+  }
+  if (!schedule_verified(pb, sel, ctx, s, row))
+    return ACS_OK;
+  acs_schedule_stats(s, &st);
+  row->makespan_cycles = (double)st.makespan;
+  row->peak_cmx_bytes = st.peak_cmx_bytes;
+  row->spill_bytes = st.spill_bytes;
+  row->ddr_bytes = st.ddr_bytes;
+  row->barriers_used = st.barriers_used;
+  row->control_edges = st.control_edges;
+  *keep = 1;
+  if (sim && (err = simulate(pb, s, row)) < 0)
+    return err;
+  return ACS_OK;
+}

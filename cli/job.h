@@ -1,0 +1,45 @@
+/*
+ * job.h - one run of acsim: a scheduler on a workload bound to a platform,
+ * verified, measured and simulated. `acsim run` and `acsim sweep` (and its
+ * forked workers) execute runs through this one path, so a run means the
+ * same thing whichever command made it.
+ */
+#ifndef ACS_CLI_JOB_H
+#define ACS_CLI_JOB_H
+
+#include "cli/cli.h"
+#include "report/results.h"
+
+/* A selected scheduler with its own bound options struct. */
+struct acs_sched_sel {
+  const struct acs_sched_ops *ops;
+  void *opts;
+};
+
+/* Allocates every sel[i].opts with defaults and applies the -O key=value
+ * strings; an option no selected scheduler has is a usage error of `cmd`
+ * (message printed). Returns ACS_OK or a negative code. */
+int acs_job_bind_options(const char *cmd, struct acs_sched_sel *sel, size_t nsel,
+                         char *const *kv, size_t nkv);
+void acs_job_free_options(struct acs_sched_sel *sel, size_t nsel);
+
+/* Builds the graph of w for p and binds it: *g and *pb initialised here
+ * (destroy both on success). *bound is the best lower bound. */
+int acs_job_prepare(const struct acs_workload *w, const struct acs_platform *p,
+                    struct acs_graph *g, struct acs_problem *pb, int64_t *bound,
+                    struct acs_diag *d);
+
+/*
+ * Runs sel on pb: schedule, verify, measure, and simulate when `simulate`.
+ * Fills row->scheduler, status, message and every figure (row must be
+ * initialised by acs_run_row_init, ids and bound set by the caller). s is
+ * initialised here and must be destroyed by the caller in every case; *keep
+ * is set when s holds a complete, verified schedule worth storing.
+ * Returns ACS_OK whatever the run's status, ACS_EINTERRUPTED when the
+ * simulation was interrupted, or a negative code for an internal failure.
+ */
+int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
+                const struct acs_sched_ctx *ctx, int simulate,
+                struct acs_schedule *s, struct acs_run_row *row, int *keep);
+
+#endif
