@@ -484,3 +484,15 @@ void acs__names_free(struct acs__names *m)
   free(m->val);
   memset(m, 0, sizeof(*m));
 }
+
+int acs__tok_int(const char *path, int line, const struct acs__tok *t, const char *what,
+                 int64_t min, int64_t *out, struct acs_diag *d)
+{
+  if (acs_parse_i64(t->s, out) != 0)
+    return acs_diag_set(d, ACS_EPARSE, path, line, t->col, "bad number '%s' for %s", t->s,
+                        what);
+  if (*out < min)
+    return acs_diag_set(d, ACS_EPARSE, path, line, t->col, "%s must be at least %lld, got %lld",
+                        what, (long long)min, (long long)*out);
+  return ACS_OK;
+}

@@ -119,6 +119,9 @@ int acs__lines_next(struct acs__lines *lr, struct acs_diag *d);
 void acs__lines_close(struct acs__lines *lr);
 /* Splits `line` in place at blanks into *toks (grown with acs_grow); sets *n. */
 int acs__tokens(char *line, struct acs__tok **toks, size_t *cap, size_t *n);
+/* Token t as an integer >= min; errors name `what` at the token's column. */
+int acs__tok_int(const char *path, int line, const struct acs__tok *t, const char *what,
+                 int64_t min, int64_t *out, struct acs_diag *d);
 
 /*
  * A name -> id index (open addressing, FNV-1a): O(1) expected per call.

@@ -43,15 +43,7 @@ static int next_content(struct stg_reader *r, struct acs_diag *d)
 static int tok_int(struct stg_reader *r, size_t k, const char *what, int64_t min,
                    int64_t *out, struct acs_diag *d)
 {
-  const struct acs__tok *t = &r->tok[k];
-  if (acs_parse_i64(t->s, out) != 0)
-    return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, t->col,
-                        "bad number '%s' for %s", t->s, what);
-  if (*out < min)
-    return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, t->col,
-                        "%s must be at least %lld, got %lld", what,
-                        (long long)min, (long long)*out);
-  return ACS_OK;
+  return acs__tok_int(r->path, r->lr.line, &r->tok[k], what, min, out, d);
 }
 
 static int expect_fields(struct stg_reader *r, size_t n, struct acs_diag *d)
