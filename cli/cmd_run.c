@@ -160,6 +160,7 @@ struct run_state {
   size_t nsel;
   struct acs_results *res;
   int nerror, nruns;
+  int reported; /* an error message was already printed */
 };
 
 static int load_workloads(struct run_state *st)
@@ -208,6 +209,7 @@ static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t 
   d.warn = NULL; /* build warnings were already shown at load time */
   if ((err = acs_job_prepare(w, p, &g, &pb, &bound, &d)) < 0) {
     acs_cli_error(&d);
+    st->reported = 1;
     return err;
   }
   if (st->res) {
@@ -344,7 +346,7 @@ int acs_cmd_run(int argc, char **argv)
   acs_cli_catch_signals();
   err = run_all(&st);
   if (err < 0 && err != ACS_EINTERRUPTED) {
-    if (err != ACS_EPARSE && err != ACS_EINVAL && err != ACS_ECYCLE)
+    if (!st.reported)
       acs_cli_errorf("%s", acs_strerror(err));
     goto out;
   }

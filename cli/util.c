@@ -20,6 +20,11 @@ void acs_cli_error(const struct acs_diag *d)
   char buf[2048];
 
   acs_diag_format(d, buf, sizeof(buf));
+  /* Messages may quote input bytes (a garbled header, say): keep control
+   * characters from reaching the terminal. */
+  for (char *c = buf; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f)
+      *c = '?';
   fprintf(stderr, "acsim: %s\n", buf);
 }
 
