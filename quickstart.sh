@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # acsim quick start.
-#   ./quickstart.sh          set up, build, run the default study, print the summary
+#   ./quickstart.sh          set up, build, run the default study, write its HTML report
 #   ./quickstart.sh check    set up, build, run every test
 # Installs only the Debian packages that are missing, regenerates the build
 # only when its inputs changed, builds with all cores. Safe to run again.
@@ -16,7 +16,8 @@ esac
 
 # Debian packages acsim builds and tests with.
 packages=(gcc make autoconf automake pkg-config libsimgrid-dev libhdf5-dev
-          libcsv-dev libcriterion-dev libglpk-dev hdf5-tools python3 python3-h5py)
+          libcsv-dev libcriterion-dev libglpk-dev hdf5-tools python3 python3-h5py
+          gnuplot-nox)
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
@@ -85,9 +86,16 @@ if [ "$mode" = check ]; then
   exit "$status"
 fi
 
+# The default study (default platform and suite, every fast scheduler, a
+# grid over CMX size and barrier count), then its report.
 mkdir -p out
-rm -f out/results.h5
-./acsim run -w workloads/suites/default.txt -s all -o out/results.h5 --trace out/trace.json
-echo
-echo "Results: out/results.h5 (README, \"HDF5 results\"; h5dump -H out/results.h5 lists its tables)."
-echo "Trace:   out/trace.json (open it in https://ui.perfetto.dev or chrome://tracing)."
+rm -f out/study.h5
+status=0
+./acsim sweep -o out/study.h5 || status=$?
+if [ -s out/study.h5 ]; then
+  ./acsim report out/study.h5 -o out/report || status=$?
+  echo
+  echo "Report:  $PWD/out/report/index.html (open it in a browser; it works offline)."
+  echo "Runs:    out/report/runs.csv (one row per run); study: out/study.h5 (HDF5, README \"HDF5 results\")."
+fi
+exit "$status"

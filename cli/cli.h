@@ -16,6 +16,11 @@ enum { ACS_EXIT_OK = 0, ACS_EXIT_FAIL = 1, ACS_EXIT_USAGE = 2, ACS_EXIT_INTERRUP
 int acs_cmd_run(int argc, char **argv);
 int acs_cmd_list(int argc, char **argv);
 int acs_cmd_platform(int argc, char **argv);
+int acs_cmd_validate(int argc, char **argv);
+int acs_cmd_sweep(int argc, char **argv);
+int acs_cmd_report(int argc, char **argv);
+int acs_cmd_compare(int argc, char **argv);
+int acs_cmd_merge(int argc, char **argv);
 
 /* "acsim: file:line:col: msg" on stderr. */
 void acs_cli_error(const struct acs_diag *d);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/job.h"
+#include "core/sched/barrier.h"
 #include "simulate/sim.h"
 
 int acs_job_bind_options(const char *cmd, struct acs_sched_sel *sel, size_t nsel,
@@ -51,6 +52,46 @@ void acs_job_free_options(struct acs_sched_sel *sel, size_t nsel)
     free(sel[i].opts);
     sel[i].opts = NULL;
   }
+}
+
+/* One option's value as text; 1 when it differs from the default in def. */
+static int option_text(const struct acs_opt_desc *o, const void *opts, const void *def,
+                       char *buf, size_t size)
+{
+  const char *p = (const char *)opts + o->offset, *q = (const char *)def + o->offset;
+  int64_t iv, idef;
+  double dv, ddef;
+
+  if (o->type == ACS_OPT_DOUBLE) {
+    memcpy(&dv, p, sizeof(dv));
+    memcpy(&ddef, q, sizeof(ddef));
+    acs_vary_format_value(dv, buf, size);
+    return dv != ddef;
+  }
+  memcpy(&iv, p, sizeof(iv));
+  memcpy(&idef, q, sizeof(idef));
+  if (o->type == ACS_OPT_ENUM && o->choices)
+    snprintf(buf, size, "%s", o->choices[iv]);
+  else
+    snprintf(buf, size, "%lld", (long long)iv);
+  return iv != idef;
+}
+
+void acs_job_options_text(const struct acs_sched_sel *sel, char *buf, size_t size)
+{
+  size_t off = 0;
+  void *def;
+
+  buf[0] = '\0';
+  if (!sel->ops->opts || !sel->opts || !(def = calloc(1, sel->ops->opts_size + 1)))
+    return;
+  if (acs_sched_opts_defaults(sel->ops, def) == ACS_OK)
+    for (const struct acs_opt_desc *o = sel->ops->opts; o->name && off < size; o++) {
+      char val[128];
+      if (option_text(o, sel->opts, def, val, sizeof(val)))
+        off += (size_t)snprintf(buf + off, size - off, "%s%s=%s", off ? "," : "", o->name, val);
+    }
+  free(def);
 }
 
 int acs_job_prepare(const struct acs_workload *w, const struct acs_platform *p,
@@ -114,12 +155,61 @@ static int schedule_verified(const struct acs_problem *pb, const struct acs_sche
     return 0;
   }
   row_status(row, err == ACS_ETIMEOUT ? "timeout" : "ok");
-  if (err == ACS_ETIMEOUT)
+  /* A timeout says why; an ok run may leave a note (ilp: how optimality
+   * was proven). */
+  if (err == ACS_ETIMEOUT || d.msg[0])
     row_msg(row, "%s", d.msg);
   acs_diag_init(&d);
   if (acs_schedule_verify(s, &d) < 0) {
     row_status(row, "error");
     row_msg(row, "verifier: %s", d.msg);
+    return 0;
+  }
+  return 1;
+}
+
+/* A verifier warning (e.g. the barrier antichain bound left unchecked on a
+ * large schedule) becomes a note in the run's message. */
+static void note_warning(void *ctx, const char *file, int line, int col, const char *msg)
+{
+  struct acs_run_row *row = ctx;
+  size_t len = strlen(row->message);
+
+  (void)file, (void)line, (void)col;
+  snprintf(row->message + len, sizeof(row->message) - len, "%s%s", len ? "; " : "", msg);
+}
+
+/*
+ * The barrier pass (issue 5, core/sched/barrier.c) after any DAG scheduler
+ * when the platform limits barriers: it adds the barrier program and its
+ * control edges and may re-time the schedule, which is then verified again.
+ * Its time counts as scheduling time. Returns 1 when s is complete and
+ * verified.
+ */
+static int barrier_program(const struct acs_problem *pb, struct acs_schedule *s,
+                           struct acs_run_row *row)
+{
+  struct acs_diag d;
+  double t0 = acs_now_seconds();
+  int err;
+
+  acs_diag_init(&d);
+  err = acs_barrier_pass(pb, s, &d);
+  row->sched_seconds += acs_now_seconds() - t0;
+  if (err < 0) {
+    row_status(row, err == ACS_EINFEASIBLE ? "infeasible" : "error");
+    if (err == ACS_EINFEASIBLE)
+      row_msg(row, "%s", d.msg);
+    else
+      row_msg(row, "barrier pass: %s: %s", acs_strerror(err), d.msg);
+    return 0;
+  }
+  acs_diag_init(&d);
+  d.warn = note_warning;
+  d.warn_ctx = row;
+  if (acs_schedule_verify(s, &d) < 0) {
+    row_status(row, "error");
+    row_msg(row, "verifier (after the barrier pass): %s", d.msg);
     return 0;
   }
   return 1;
@@ -166,12 +256,15 @@ int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
 
   *keep = 0;
   snprintf(row->scheduler, sizeof(row->scheduler), "%s", sel->ops->name);
+  acs_job_options_text(sel, row->options, sizeof(row->options));
   if ((err = acs_schedule_init_problem(s, pb)) < 0) {
     row_status(row, "error");
     row_msg(row, "%s", acs_strerror(err));
     return err == ACS_ENOMEM ? err : ACS_OK;
   }
   if (!schedule_verified(pb, sel, ctx, s, row))
+    return ACS_OK;
+  if (s->barriers > 0 && !barrier_program(pb, s, row))
     return ACS_OK;
   acs_schedule_stats(s, &st);
   row->makespan_cycles = (double)st.makespan;

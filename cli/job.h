@@ -22,6 +22,10 @@ struct acs_sched_sel {
 int acs_job_bind_options(const char *cmd, struct acs_sched_sel *sel, size_t nsel,
                          char *const *kv, size_t nkv);
 void acs_job_free_options(struct acs_sched_sel *sel, size_t nsel);
+/* The options of sel that differ from their defaults, "k=v,k=v" in the
+ * variant's descriptor order ("" when all are defaults): the /runs `options`
+ * column, part of a run's identity in sweeps, compare and merge. */
+void acs_job_options_text(const struct acs_sched_sel *sel, char *buf, size_t size);
 
 /* Builds the graph of w for p and binds it: *g and *pb initialised here
  * (destroy both on success). *bound is the best lower bound. */

@@ -16,6 +16,11 @@ static const struct {
   {"run", acs_cmd_run, "schedule (and simulate) workloads on a platform, store results"},
   {"list", acs_cmd_list, "list schedulers, shipped platforms or workloads"},
   {"platform", acs_cmd_platform, "print a platform's resolved parameters"},
+  {"validate", acs_cmd_validate, "run schedulers over a benchmark set with known optima"},
+  {"sweep", acs_cmd_sweep, "trade study: every variant x workload x scheduler, in parallel"},
+  {"report", acs_cmd_report, "HTML report with plots of a study"},
+  {"compare", acs_cmd_compare, "regressions between two results files (exit 1 on any)"},
+  {"merge", acs_cmd_merge, "join results files (e.g. the shards of a sweep)"},
 };
 
 static void usage(FILE *f)

@@ -853,6 +853,7 @@ static void run_record(struct acs_run_row *rec, const struct acs_run_row *row, i
   rec->platform_id = row->platform_id;
   rec->workload_id = row->workload_id;
   acs__strfill(rec->scheduler, sizeof rec->scheduler, row->scheduler);
+  acs__strfill(rec->options, sizeof rec->options, row->options);
   acs__strfill(rec->status, sizeof rec->status, row->status);
   rec->makespan_cycles = row->makespan_cycles;
   rec->sim_makespan_cycles = row->sim_makespan_cycles;
@@ -1182,6 +1183,10 @@ static int replay(struct acs_results *r, const char *from)
   for (i = 0; i < 3; i++)
     if (acs__h5_sync_table(r->file, y, tables[i]) < 0)
       goto out_with_y;
+  /* Tables other modules add through acs__results_file (report/validation.c). */
+  if (H5Lexists(y, "validation", H5P_DEFAULT) > 0 &&
+      acs__h5_sync_table(r->file, y, "validation") < 0)
+    goto out_with_y;
   ys = H5Gopen2(y, "schedules", H5P_DEFAULT);
   xs = H5Gopen2(r->file, "schedules", H5P_DEFAULT);
   if (xs < 0)
@@ -1240,6 +1245,14 @@ static int resume(struct acs_results *r, struct acs_diag *d)
   r->nepoch = 0;
   r->broken = 0;
   return ACS_OK;
+}
+
+hid_t acs__results_file(struct acs_results *r)
+{
+  if (!r || r->broken || r->file < 0)
+    return -1;
+  r->dirty = 1;
+  return r->file;
 }
 
 int acs_results_checkpoint(struct acs_results *r, struct acs_diag *d)

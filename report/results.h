@@ -18,6 +18,7 @@
 #define ACS_STR_NAME 128
 #define ACS_STR_PATH 512
 #define ACS_STR_MSG 512
+#define ACS_STR_OPTS 256
 
 enum acs_run_status { ACS_ST_OK, ACS_ST_INFEASIBLE, ACS_ST_TIMEOUT, ACS_ST_ERROR };
 const char *acs_status_name(int st); /* "ok", "infeasible", "timeout", "error" */
@@ -28,6 +29,10 @@ struct acs_run_row {
   int64_t run_id;                 /* assigned by acs_results_add_run */
   int32_t platform_id, workload_id;
   char scheduler[ACS_STR_NAME];
+  /* The scheduler's options that differ from their defaults, "k=v,k=v" in
+   * the variant's descriptor order; "" for defaults. Part of a run's
+   * identity (resume, compare, merge). */
+  char options[ACS_STR_OPTS];
   char status[16];
   double makespan_cycles;         /* NaN when there is no schedule */
   double sim_makespan_cycles;     /* NaN if not simulated */

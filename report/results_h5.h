@@ -145,6 +145,11 @@ int acs__h5_attr_set_i32(hid_t loc, const char *name, int32_t value);
 /* ACS_ENOTFOUND when absent, ACS_EFORMAT when not an integer. */
 int acs__h5_attr_get_i64(hid_t loc, const char *name, int64_t *value);
 
+/* The work file of an open writer, for report/ modules that add tables of
+ * their own (validation.c); -1 when the writer is broken. Marks the writer
+ * dirty. Such tables are carried over checkpoints when named in replay(). */
+hid_t acs__results_file(struct acs_results *r);
+
 /* Copies src into a fixed-size field of `size` bytes, zero-padded. */
 void acs__strfill(char *dst, size_t size, const char *src);
 

@@ -3,7 +3,9 @@
  *
  * SimGrid's C API has no activity dependencies, so the DAG is driven with
  * actors: when the last dependency of an op finishes (data and control
- * edges, and the previous op on its unit), the op is due at once or waits
+ * edges, the previous op on its unit, the barrier uses it waits on) and the
+ * ops it must not overtake have started (the consumers of the previous use
+ * of the barrier it reprograms), the op is due at once or waits
  * in a heap for its planned start; when due it gets an actor that does the
  * work (compute, transfer or wait) and then releases its successors. Ops
  * without work complete inline, without an actor. Each op is released once
@@ -51,6 +53,8 @@ struct run {
   int32_t *stack;             /* ops finished at the current instant */
   size_t top;
   int32_t ndone;
+  int32_t *rq;                /* ops released by a start (REUSE_START), to make ready */
+  size_t nrq;
   struct pending *heap;       /* min-heap by (release, op) */
   size_t nheap;
   sg_sem_t wake;              /* wakes the releaser before its timeout */
@@ -107,6 +111,20 @@ static void spawn(const char *name, sg_host_t host, void (*code)(int, char **), 
   sg_actor_start(a, code, 0, NULL);
 }
 
+/* Op i starts now: it releases the ops that waited for it to start (the
+ * next producers of a barrier whose use it consumes). They are queued, not
+ * made ready here, so long chains of such releases never recurse. */
+static void on_start(int32_t i, double now)
+{
+  struct run *r = g_run;
+  const struct acs__sim_plan *pl = r->pl;
+
+  r->t[i] = now;
+  for (int32_t k = pl->ssucc_off[i]; k < pl->ssucc_off[i + 1]; k++)
+    if (--r->op[pl->ssucc[k]].npred == 0)
+      r->rq[r->nrq++] = pl->ssucc[k];
+}
+
 /*
  * Op i's dependencies are done. The plan's start is a release time: the
  * planner may have delayed the op for a capacity SimGrid does not model
@@ -131,12 +149,22 @@ static void ready(int32_t i, double now)
     }
     return;
   }
+  on_start(i, now);
   if (o->act == ACS__ACT_NONE) {
-    r->t[i] = now;
     r->stack[r->top++] = i;
     return;
   }
   spawn(r->pl->s->ops[i].name, r->host[o->host], op_main, i);
+}
+
+/* ready(i), then every op that a start released meanwhile. */
+static void ready_all(int32_t i, double now)
+{
+  struct run *r = g_run;
+
+  ready(i, now);
+  while (r->nrq > 0)
+    ready(r->rq[--r->nrq], now);
 }
 
 /*
@@ -159,7 +187,7 @@ static void drain(double now)
     for (int32_t k = pl->succ_off[u]; k < pl->succ_off[u + 1]; k++) {
       int32_t v = pl->succ[k];
       if (--r->op[v].npred == 0)
-        ready(v, now);
+        ready_all(v, now);
     }
   }
 }
@@ -184,7 +212,7 @@ static void releaser_main(int argc, char **argv)
       r->releaser_until = -INFINITY;
       continue;
     }
-    ready(heap_pop(r).op, now);
+    ready_all(heap_pop(r).op, now);
     drain(now);
   }
   r->releaser_alive = 0;
@@ -233,6 +261,15 @@ static const char *dep_reason(const struct acs__sim_plan *pl, const struct acs__
     return "data edge";
   if (e->kind == ACS__DEP_CONTROL)
     return "control edge";
+  if (e->kind == ACS__DEP_BARRIER) {
+    snprintf(buf, size, "barrier %d", (int)pl->s->ops[e->src].update_barrier);
+    return buf;
+  }
+  if (e->kind == ACS__DEP_REUSE_END || e->kind == ACS__DEP_REUSE_START) {
+    snprintf(buf, size, "to %s: barrier %d reused", e->kind == ACS__DEP_REUSE_END ? "end" : "start",
+             (int)o->update_barrier);
+    return buf;
+  }
   snprintf(buf, size, "previous op on %s%d", o->kind == ACS_OP_DMA ? "dma" : "pe", o->unit);
   return buf;
 }
@@ -242,9 +279,11 @@ static const char *dep_reason(const struct acs__sim_plan *pl, const struct acs__
 static int32_t first_unfinished(const struct run *r, const int32_t *pred_off,
                                 const int32_t *pred, int32_t u)
 {
-  for (int32_t k = pred_off[u]; k < pred_off[u + 1]; k++)
-    if (r->state[r->pl->dep[pred[k]].src] != ST_DONE)
+  for (int32_t k = pred_off[u]; k < pred_off[u + 1]; k++) {
+    const struct acs__sim_dep *e = &r->pl->dep[pred[k]];
+    if (e->kind == ACS__DEP_REUSE_START ? isnan(r->t[e->src]) : r->state[e->src] != ST_DONE)
       return pred[k];
+  }
   return -1;
 }
 
@@ -416,7 +455,8 @@ static int alloc_run(struct run *r, const struct acs__sim_plan *pl)
   r->state = calloc(n + 1, 1);
   r->stack = malloc((n + 1) * sizeof(*r->stack));
   r->heap = malloc((n + 1) * sizeof(*r->heap));
-  if (!r->op || !r->host || !r->t || !r->state || !r->stack || !r->heap)
+  r->rq = malloc((n + 1) * sizeof(*r->rq));
+  if (!r->op || !r->host || !r->t || !r->state || !r->stack || !r->heap || !r->rq)
     return -1;
   memcpy(r->op, pl->op, n * sizeof(*r->op));
   for (size_t k = 0; k < 2 * n; k++)
@@ -460,7 +500,7 @@ void acs__sim_child(const struct acs__sim_plan *pl, int fd)
   /* Ops without dependencies start first, in id order (deterministic). */
   for (int32_t i = 0; i < pl->n; i++)
     if (run.op[i].npred == 0 && run.state[i] == ST_WAITING) {
-      ready(i, 0.0);
+      ready_all(i, 0.0);
       drain(0.0);
     }
   simgrid_run();

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/model/bprog.h"
 #include "simulate/simint.h"
 
 void acs_sim_opts_init(struct acs_sim_opts *o)
@@ -40,6 +41,8 @@ static void plan_free(struct acs__sim_plan *pl)
   free(pl->dep);
   free(pl->succ_off);
   free(pl->succ);
+  free(pl->ssucc_off);
+  free(pl->ssucc);
   memset(pl, 0, sizeof(*pl));
 }
 
@@ -103,6 +106,64 @@ static int cmp_unit_key(const void *a, const void *b)
   return (x->id > y->id) - (x->id < y->id);
 }
 
+/* Appends dependency (src, dst, kind), growing pl->dep. */
+static int add_dep(struct acs__sim_plan *pl, size_t *cap, int32_t src, int32_t dst, int kind)
+{
+  if ((size_t)pl->ndeps == *cap) {
+    size_t ncap = *cap * 2 + 64;
+    struct acs__sim_dep *d = realloc(pl->dep, ncap * sizeof(*d));
+    if (!d || pl->ndeps == INT32_MAX)
+      return ACS_ENOMEM;
+    pl->dep = d;
+    *cap = ncap;
+  }
+  pl->dep[pl->ndeps++] = (struct acs__sim_dep){src, dst, (uint8_t)kind};
+  return ACS_OK;
+}
+
+/*
+ * The barrier program as dependencies (issue 5; uses recovered by the rule
+ * of core/model/bprog.h). A consumer starts after every producer of the
+ * use it waits on has ended (BARRIER). A producer of a barrier's next use
+ * starts only when the previous use is complete: after every consumer of
+ * it has started (REUSE_START, released when the source starts; the
+ * consumers' own BARRIER dependencies cover the producers), or, for a use
+ * nobody waits on, after its producers have ended (REUSE_END). An op that
+ * consumes the previous use and produces the next one is its own release.
+ * So a program that breaks the reuse rule is delayed here as the hardware
+ * would delay it, and one that cannot run at all shows up as an incomplete
+ * run, never as a hang. O(sum over uses of producers x consumers).
+ */
+static int barrier_deps(struct acs__sim_plan *pl)
+{
+  struct acs_bprog bp;
+  size_t cap = (size_t)pl->s->nedges + (size_t)pl->n + 1;
+  int err;
+
+  if ((err = acs_bprog_build(pl->s, &bp)) < 0)
+    return err;
+  for (int32_t u = 0; u < bp.nuses && err == ACS_OK; u++) {
+    int32_t q = bp.prev[u];
+    for (int32_t j = bp.prod_off[u]; j < bp.prod_off[u + 1] && err == ACS_OK; j++) {
+      int32_t p = bp.prod[j];
+      for (int32_t k = bp.cons_off[u]; k < bp.cons_off[u + 1] && err == ACS_OK; k++)
+        err = add_dep(pl, &cap, p, bp.cons[k], ACS__DEP_BARRIER);
+      if (q < 0)
+        continue;
+      if (bp.cons_off[q + 1] > bp.cons_off[q]) {
+        for (int32_t k = bp.cons_off[q]; k < bp.cons_off[q + 1] && err == ACS_OK; k++)
+          if (bp.cons[k] != p)
+            err = add_dep(pl, &cap, bp.cons[k], p, ACS__DEP_REUSE_START);
+      } else {
+        for (int32_t k = bp.prod_off[q]; k < bp.prod_off[q + 1] && err == ACS_OK; k++)
+          err = add_dep(pl, &cap, bp.prod[k], p, ACS__DEP_REUSE_END);
+      }
+    }
+  }
+  acs_bprog_destroy(&bp);
+  return err;
+}
+
 /*
  * Dependencies: every schedule edge, then an implicit one from each op to
  * the next on its unit in planned order (start, ties by id), which is how
@@ -110,14 +171,16 @@ static int cmp_unit_key(const void *a, const void *b)
  * without work (zero duration, no bytes) occupy no unit, so they stay out
  * of the unit order: at one instant a verified plan may put such an op
  * before or after a working one whatever their ids, and ordering them by
- * id could contradict an edge and deadlock a valid plan. Wait barriers
- * (issue 5) will be a third source here. O(V log V + E).
+ * id could contradict an edge and deadlock a valid plan. The barrier
+ * program is the third source (barrier_deps). O(V log V + E) plus the
+ * barrier dependencies.
  */
 static int plan_deps(struct acs__sim_plan *pl)
 {
   const struct acs_schedule *s = pl->s;
   struct unit_key *key = malloc(((size_t)pl->n + 1) * sizeof(*key));
   size_t nkey = 0;
+  int err;
 
   pl->dep = malloc(((size_t)s->nedges + (size_t)pl->n + 1) * sizeof(*pl->dep));
   if (!key || !pl->dep) {
@@ -139,32 +202,48 @@ static int plan_deps(struct acs__sim_plan *pl)
     if (key[k].unit == key[k - 1].unit)
       pl->dep[pl->ndeps++] = (struct acs__sim_dep){key[k - 1].id, key[k].id, ACS__DEP_UNIT};
   free(key);
-  return ACS_OK;
+  return acs_bprog_present(s) && (err = barrier_deps(pl)) < 0 ? err : ACS_OK;
 }
 
-/* Successor lists (CSR) and predecessor counts over pl->dep. O(V + E). */
-static int plan_succ(struct acs__sim_plan *pl)
+/* Successors (CSR) over the dependencies of pl->dep released at the end
+ * (start = 0) or at the start (start = 1) of their source. */
+static int plan_csr(struct acs__sim_plan *pl, int start, int32_t **off_out, int32_t **idx_out)
 {
-  int32_t *cur;
+  int32_t *off = calloc((size_t)pl->n + 1, sizeof(*off));
+  int32_t *idx = malloc(((size_t)pl->ndeps + 1) * sizeof(*idx));
+  int32_t *cur = malloc(((size_t)pl->n + 1) * sizeof(*cur));
 
-  pl->succ_off = calloc((size_t)pl->n + 1, sizeof(*pl->succ_off));
-  pl->succ = malloc(((size_t)pl->ndeps + 1) * sizeof(*pl->succ));
-  cur = malloc(((size_t)pl->n + 1) * sizeof(*cur));
-  if (!pl->succ_off || !pl->succ || !cur) {
+  *off_out = off;
+  *idx_out = idx;
+  if (!off || !idx || !cur) {
     free(cur);
     return ACS_ENOMEM;
   }
-  for (int32_t e = 0; e < pl->ndeps; e++) {
-    pl->succ_off[pl->dep[e].src + 1]++;
-    pl->op[pl->dep[e].dst].npred++;
-  }
-  for (int32_t v = 0; v < pl->n; v++)
-    pl->succ_off[v + 1] += pl->succ_off[v];
-  memcpy(cur, pl->succ_off, (size_t)pl->n * sizeof(*cur));
   for (int32_t e = 0; e < pl->ndeps; e++)
-    pl->succ[cur[pl->dep[e].src]++] = pl->dep[e].dst;
+    if ((pl->dep[e].kind == ACS__DEP_REUSE_START) == start)
+      off[pl->dep[e].src + 1]++;
+  for (int32_t v = 0; v < pl->n; v++)
+    off[v + 1] += off[v];
+  memcpy(cur, off, (size_t)pl->n * sizeof(*cur));
+  for (int32_t e = 0; e < pl->ndeps; e++)
+    if ((pl->dep[e].kind == ACS__DEP_REUSE_START) == start)
+      idx[cur[pl->dep[e].src]++] = pl->dep[e].dst;
   free(cur);
   return ACS_OK;
+}
+
+/* Successor lists (CSR) and predecessor counts over pl->dep: those
+ * released when their source ends, and (REUSE_START) when it starts.
+ * O(V + E). */
+static int plan_succ(struct acs__sim_plan *pl)
+{
+  int err;
+
+  for (int32_t e = 0; e < pl->ndeps; e++)
+    pl->op[pl->dep[e].dst].npred++;
+  if ((err = plan_csr(pl, 0, &pl->succ_off, &pl->succ)) < 0)
+    return err;
+  return plan_csr(pl, 1, &pl->ssucc_off, &pl->ssucc);
 }
 
 static int plan_build(struct acs__sim_plan *pl, const struct acs_platform *p,

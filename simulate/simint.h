@@ -18,8 +18,13 @@ enum acs__act {
 /* Which hosts a transfer connects (with its channel dma<unit>). */
 enum acs__xfer { ACS__XFER_FROM_DDR, ACS__XFER_TO_DDR, ACS__XFER_LOCAL };
 
-/* Why one op waits for another; barrier waits (issue 5) will add a kind. */
-enum acs__dep { ACS__DEP_DATA, ACS__DEP_CONTROL, ACS__DEP_UNIT };
+/* Why one op waits for another. BARRIER: the destination waits on the
+ * barrier use that the source produces (it starts after the source ends).
+ * REUSE_END / REUSE_START: the destination reprograms a barrier for its
+ * next use, so it starts only after the source, a producer of the previous
+ * use, has ended / a consumer of it has started (core/model/bprog.h). */
+enum acs__dep { ACS__DEP_DATA, ACS__DEP_CONTROL, ACS__DEP_UNIT, ACS__DEP_BARRIER,
+                ACS__DEP_REUSE_END, ACS__DEP_REUSE_START };
 
 /*
  * Host indices in the child's host table: pe<i> is i, dma<k> is npe + k,
@@ -52,7 +57,8 @@ struct acs__sim_plan {
   struct acs__sim_op *op;
   int32_t ndeps;
   struct acs__sim_dep *dep;
-  int32_t *succ_off, *succ;       /* successors over dep, CSR */
+  int32_t *succ_off, *succ;       /* successors over dep, CSR (released at the end) */
+  int32_t *ssucc_off, *ssucc;     /* REUSE_START successors (released at the start) */
   const char *xml_path;
   int stack_kib;
   int hook;

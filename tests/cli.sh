@@ -36,14 +36,17 @@ expect platform_set 0 'pe_count +16' -- "$ACSIM" platform platforms/default.csv 
 # A real network, every scheduler, stored and checked independently.
 expect run_alexnet 0 'list .* ok' -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s all -o "$T/r.h5" --no-sim
 if [ -x "$PY" ] && "$PY" -c 'import h5py' 2>/dev/null; then
-  expect independent_checker 0 'checked 2 schedules, 0 with violations' -- "$PY" tests/check_schedules.py "$T/r.h5"
+  expect independent_checker 0 'checked [0-9]+ schedules, 0 with violations' -- "$PY" tests/check_schedules.py "$T/r.h5"
 else
   echo "skip independent_checker (python3-h5py missing)"
 fi
-# Appending continues the file.
+# Appending continues the file (one more row than -s all wrote).
+if command -v h5dump >/dev/null; then
+  nruns=$(h5dump -H -d /runs "$T/r.h5" | grep -oE 'SIMPLE \{ \( [0-9]+' | grep -oE '[0-9]+$')
+fi
 expect run_append 0 'written to' -- "$ACSIM" run -w workloads/dnn/resnet18.csv -s list -o "$T/r.h5" --no-sim
 if command -v h5dump >/dev/null; then
-  expect appended_rows 0 'DATASPACE  SIMPLE \{ \( 3 \) ' -- h5dump -H -d /runs "$T/r.h5"
+  expect appended_rows 0 "DATASPACE  SIMPLE \\{ \\( $((nruns + 1)) \\) " -- h5dump -H -d /runs "$T/r.h5"
 fi
 
 # Simulation: planned and simulated makespans, simulated times that respect
@@ -89,6 +92,63 @@ ls "$T"/trunc.h5.* >/dev/null 2>&1 && bad "temporary file left behind" || ok no_
 
 # An infeasible platform is a result, not a crash.
 expect infeasible_cmx 0 'infeasible' -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s list --set cmx_kib=1 --set cmx_align_bytes=1 --no-sim
+
+# Optimal schedules (issue 6): ilp proves a PSPLIB optimum, reports its gap
+# on a DNN within the limit (the schedule verifies and simulates), strip
+# packs; validate end to end on small sets, with /validation in HDF5.
+expect ilp_psplib_ok 0 'ilp +ok +43 ' -- "$ACSIM" run -w tests/data/psplib/j301_1.sm -s ilp --time-limit 5 --no-sim
+expect ilp_dnn_gap 0 'ilp +(ok|timeout) +[0-9]+ +[0-9]+' -- "$ACSIM" run -w workloads/dnn/resnet18.csv -s ilp --time-limit 1
+expect strip_dnn 0 'strip +(ok|timeout) +[0-9]+' -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s strip --time-limit 2 --no-sim
+expect validate_psplib 0 'psplib/j30 +ilp .* 12 ' -- "$ACSIM" validate psplib tests/data/psplib -s list,ilp -O iterations=50 --time-limit 0.3 -o "$T/v.h5"
+if command -v h5dump >/dev/null; then
+  expect validation_rows 0 'DATASPACE  SIMPLE \{ \( 2 \) ' -- h5dump -H -d /validation "$T/v.h5"
+  expect validate_runs_stored 0 'DATASPACE  SIMPLE \{ \( 24 \) ' -- h5dump -H -d /runs "$T/v.h5"
+fi
+mkdir -p "$T/stg/50" "$T/stg/optimal"
+cp tests/data/load/rand0000.stg "$T/stg/50/"
+printf '50/rand0000.stg,4,66\n' >"$T/stg/optimal/Case50_4_OPT.csv"
+expect validate_stg 0 'stg/50 p=4 +list .* 1 +0\.00 +0\.00 +1 ' -- "$ACSIM" validate stg "$T/stg"
+printf 'Par Inst Makespan CPU-Time\n1 1 4x3 0.1\n' >"$T/stg/optimal/bad.sm"
+mkdir -p "$T/badset/optima" && cp "$T/stg/optimal/bad.sm" "$T/badset/optima/j30opt.sm"
+expect validate_bad_table 2 'j30opt.sm:2:5: ' -- "$ACSIM" validate psplib "$T/badset" -o "$T/vbad.h5"
+[ -e "$T/vbad.h5" ] && bad "validate wrote a file after bad input" || ok validate_bad_input_writes_nothing
+expect validate_bad_kind 2 "unknown set kind 'rcp'" -- "$ACSIM" validate rcp "$T/stg"
+
+# Memory-aware scheduling (issue 4): spill ops in a verified, simulated
+# schedule, checked independently; the precondition names the op and bytes.
+expect spill_mobilenet 0 'spill +ok +[0-9]+ +[0-9]+ ' -- "$ACSIM" run -w workloads/dnn/mobilenet_v1.csv -s spill --set cmx_kib=256 -o "$T/spill.h5"
+if [ -x "$PY" ] && "$PY" -c 'import h5py' 2>/dev/null; then
+  expect spill_checker 0 'checked 1 schedules, 0 with violations' -- "$PY" tests/check_schedules.py "$T/spill.h5"
+  expect spill_ops_stored 0 'spill ops [1-9]' -- "$PY" -c '
+import h5py, sys
+g = h5py.File(sys.argv[1], "r")["/schedules/run_1"]
+ops, n = g["ops"][()], int(g.attrs["norig"])
+added = [o for o in ops[n:] if o["kind"] == b"dma" and o["unit"] >= 0 and o["bytes"] > 0]
+assert len(added) == len(ops) - n and any(o["cmx_offset"] >= 0 for o in added)
+assert sum(1 for e in g["edges"][()] if e["kind"] == b"control") > 0
+print("spill ops", len(added))' "$T/spill.h5"
+fi
+expect spill_write_back 0 'spill +ok ' -- "$ACSIM" run -w workloads/dnn/resnet18.csv -s spill -O clean=write -O evict=belady --set cmx_kib=128 --no-sim
+expect spill_precondition 0 "op 'denoise' needs 92160 bytes of CMX at once" -- "$ACSIM" run -w workloads/graphs/isp_pipeline.csv -s spill --set cmx_kib=64 --no-sim
+expect spill_bad_option 2 "option 'placement': unknown value 'worst'" -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s spill -O placement=worst --no-sim
+
+# Barrier programs (issue 5): a verified, simulated run with 2 barriers whose
+# stored program touches at most 2 barriers and has waits and barrier edges;
+# an op needing more producer slots than a barrier has is infeasible.
+expect barriers_resnet18 0 'list +ok +[0-9]+ +[0-9]+ ' -- "$ACSIM" run -w workloads/dnn/resnet18.csv -s list --set barriers=2 -o "$T/bar.h5"
+if [ -x "$PY" ] && "$PY" -c 'import h5py' 2>/dev/null; then
+  expect barriers_checker 0 'checked 1 schedules, 0 with violations' -- "$PY" tests/check_schedules.py "$T/bar.h5"
+  expect barriers_stored 0 'barriers [12] waits [1-9]' -- "$PY" -c '
+import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+g, run = f["/schedules/run_1"], f["/runs"][0]
+ops = g["ops"][()]
+assert (ops["update_barrier"] >= 0).all() and (ops["update_barrier"] < 2).all()
+assert run["barriers_used"] == len(set(ops["update_barrier"])) <= 2
+assert run["control_edges"] == sum(1 for e in g["edges"][()] if e["kind"] == b"control") > 0
+print("barriers", run["barriers_used"], "waits", len(g["waits"]))' "$T/bar.h5"
+fi
+expect barriers_slots_infeasible 0 "infeasible: op 'merge' needs 2 barrier producer slots but a barrier has 1" -- "$ACSIM" run -w workloads/graphs/isp_pipeline.csv -s list --set barriers=4 --set barrier_slots=1 --no-sim
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -208,9 +208,12 @@ static void assert_run_eq(const struct acs_run_row *a, const struct acs_run_row 
  *   0 load  dma ddr->cmx [0,5)   ch0, CMX [0,4096) held [0,25), updates b0
  *   1 conv  dpu          [5,15)  PE0, CMX [4096,5120) held [5,25), updates b1,
  *                                waits b0, simulated [5.5,15.5)
- *   2 pool  shave        [15,25) PE1, waits b1
- *   3 store dma cmx->ddr [25,28) ch0, added by the scheduler (norig = 3)
- * Edges: 0->1, 1->2, 2->3 data; 1->3 control (added).
+ *   2 pool  shave        [15,25) PE1, updates b2, waits b1
+ *   3 store dma cmx->ddr [25,28) ch0, added by the scheduler (norig = 3),
+ *                                waits b1 and b2
+ * Edges: 0->1, 1->2, 2->3 data; 1->3 control (added). The barrier program
+ * is complete (every edge's source updates a barrier its destination waits
+ * on), as the verifier requires of a schedule that has one.
  */
 static void hand_schedule(struct acs_schedule *s)
 {
@@ -225,7 +228,7 @@ static void hand_schedule(struct acs_schedule *s)
   } o[] = {
     {"load", ACS_OP_DMA, ACS_MEM_DDR, ACS_MEM_CMX, 0, 0, 5, 4096, 4096, 0, 4096, 0, 25, 0, 0, 1},
     {"conv", ACS_OP_DPU, ACS_MEM_NONE, ACS_MEM_NONE, 0, 5, 10, 0, 1024, 4096, 1024, 5, 25, 1, 1, 0},
-    {"pool", ACS_OP_SHAVE, ACS_MEM_NONE, ACS_MEM_NONE, 1, 15, 10, 0, 0, -1, -1, NAN, NAN, -1, 1, 0},
+    {"pool", ACS_OP_SHAVE, ACS_MEM_NONE, ACS_MEM_NONE, 1, 15, 10, 0, 0, -1, -1, NAN, NAN, 2, 1, 0},
     {"store", ACS_OP_DMA, ACS_MEM_CMX, ACS_MEM_DDR, 0, 25, 3, 1024, 0, -1, -1, NAN, NAN, -1, 0, 1},
   };
   struct acs_sop op;
@@ -273,6 +276,8 @@ static void hand_schedule(struct acs_schedule *s)
   cr_assert_eq(acs_schedule_add_edge(s, 1, 3, ACS_EDGE_CONTROL), ACS_OK);
   cr_assert_eq(acs_schedule_add_wait(s, 1, 0), ACS_OK);
   cr_assert_eq(acs_schedule_add_wait(s, 2, 1), ACS_OK);
+  cr_assert_eq(acs_schedule_add_wait(s, 3, 1), ACS_OK);
+  cr_assert_eq(acs_schedule_add_wait(s, 3, 2), ACS_OK);
   acs_schedule_finish(s);
   tu_assert_verified(s);
 }

@@ -95,9 +95,9 @@ Test(registry, lists_sequential_and_list)
   cr_assert_not(acs_sched_accepts(all[1], -1));
 }
 
-/* The list options as stored by opts.c: three int64_t in declaration order. */
+/* The list options as stored by opts.c: four int64_t in declaration order. */
 struct list_opts_view {
-  int64_t rule, sgs, justify;
+  int64_t rule, sgs, justify, iterations;
 };
 
 Test(options, defaults_and_valid_values)
@@ -119,7 +119,10 @@ Test(options, defaults_and_valid_values)
   cr_assert_eq(acs_sched_opts_set(ops, &o, "justify", "7", &d), ACS_OK);
   cr_assert_eq(o.justify, 7);
   cr_assert_not_null(acs_sched_opt_find(ops, "justify"));
-  cr_assert_null(acs_sched_opt_find(ops, "iterations"));
+  cr_assert_eq(o.iterations, 0, "one deterministic pass by default");
+  cr_assert_eq(acs_sched_opts_set(ops, &o, "iterations", "1000", &d), ACS_OK);
+  cr_assert_eq(o.iterations, 1000);
+  cr_assert_null(acs_sched_opt_find(ops, "frobnicate"));
 }
 
 Test(options, unknown_option_is_notfound)
@@ -130,8 +133,8 @@ Test(options, unknown_option_is_notfound)
 
   acs_sched_opts_defaults(ops, &o);
   acs_diag_init(&d);
-  cr_assert_eq(acs_sched_opts_set(ops, &o, "iterations", "10", &d), ACS_ENOTFOUND);
-  cr_assert_str_eq(d.msg, "scheduler 'list' has no option 'iterations'");
+  cr_assert_eq(acs_sched_opts_set(ops, &o, "frobnicate", "10", &d), ACS_ENOTFOUND);
+  cr_assert_str_eq(d.msg, "scheduler 'list' has no option 'frobnicate'");
   cr_assert_eq(acs_sched_opts_set(acs_sched_find("sequential"), NULL, "rule", "lft", &d),
                ACS_ENOTFOUND);
 }

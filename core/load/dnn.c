@@ -572,13 +572,30 @@ static int link_output(struct builder *b)
   return id < 0 ? id : edge(b, pl->tile0, id);
 }
 
-/* Layer k consumes layer k-1: in CMX when neither is tiled, else via DDR. */
+/*
+ * Whether layer k can read layer k-1's output straight from CMX: neither is
+ * tiled, and the tensor it would actually hold (the previous output, which
+ * differs from the row's own input where the table leaves a pooling layer
+ * out) fits beside its weights and output. Otherwise the link goes through
+ * DDR, where the left-out layer's result would live, so a row that fits on
+ * its own never becomes infeasible because of its neighbour.
+ */
+static int links_in_cmx(const struct builder *b, size_t k)
+{
+  const struct plan *prev = &b->plans[k - 1], *next = &b->plans[k];
+
+  if (tiled(prev) || tiled(next))
+    return 0;
+  return prev->out_b <= b->cmx - (next->ws - next->in_b);
+}
+
+/* Layer k consumes layer k-1: in CMX when it fits (above), else via DDR. */
 static int link_layers(struct builder *b, size_t k)
 {
   const struct plan *prev = &b->plans[k - 1], *next = &b->plans[k];
   char name[ACS_NAME_MAX];
 
-  if (!tiled(prev) && !tiled(next))
+  if (links_in_cmx(b, k))
     return edge(b, prev->tile0, next->tile0);
   int32_t join = write_outputs(b, k - 1,
                                op_name(name, b->w->layers[k].name, ".in", 0, 1),

@@ -80,6 +80,36 @@ typedef int (*acs_csv_record_fn)(void *ctx, const struct acs_csv_field *fields,
 int acs_csv_read(const char *path, acs_csv_record_fn fn, void *ctx,
                  struct acs_diag *d);
 
+/*
+ * --vary for trade studies (vary.c). One argument "key=item,item,..." where an
+ * item is a number, a linear range "a..b+step" ("a..b" steps by 1) or a
+ * geometric range "a..b*factor" (values of an integer parameter rounded to
+ * the nearest integer). Errors are located "--vary:INDEX:COL" (INDEX counts
+ * the --vary arguments from 1, COL is the byte column in the argument).
+ */
+#define ACS_VARY_MAX_VALUES 10000     /* values of one --vary */
+#define ACS_VARY_MAX_VARIANTS 100000  /* platform variants of a product */
+struct acs_vary {
+  int param;                 /* ACS_P_* */
+  size_t n;
+  double *values;            /* in the order given, no repeats */
+};
+int acs_vary_parse(const char *arg, int index, struct acs_vary *v, struct acs_diag *d);
+void acs_vary_free(struct acs_vary *v);
+/*
+ * The cartesian product: for each base row in order, every combination of
+ * the values (the first --vary outermost, the last changing fastest), each
+ * named "<base>[k1=v1,k2=v2]" (with nv == 0 the rows are copied unchanged).
+ * *out is malloc'd. A key varied twice, more than ACS_VARY_MAX_VARIANTS
+ * variants, a name over ACS_PLATFORM_NAME_MAX - 1 bytes or a variant that
+ * fails acs_platform_validate is an error. O(variants * nv).
+ */
+int acs_vary_expand(const struct acs_platform *base, size_t nbase, const struct acs_vary *v,
+                    size_t nv, struct acs_platform **out, size_t *nout, struct acs_diag *d);
+/* The canonical text of a value in variant names: integers in decimal, other
+ * values in the shortest %g form that reads back exactly. */
+void acs_vary_format_value(double x, char *buf, size_t size);
+
 /* Number parsing with located errors (used by every reader). */
 int acs_parse_i64(const char *text, int64_t *out);  /* 0 ok, -1 bad */
 int acs_parse_double(const char *text, double *out);

@@ -97,8 +97,12 @@ void acs_schedule_finish(struct acs_schedule *s);
  *    are disjoint;
  *  - barriers: update ids in [0, barriers) and at most barrier_slots slots on
  *    one barrier use when limits are set; every wait refers to a barrier some
- *    predecessor updates.
- * O((V + E) log V).
+ *    predecessor updates; and, when a barrier program is present, the rules
+ *    of core/model/bprog_check.c (every edge enforced by a wait, the plan an
+ *    execution of the program, the reuse rule, and at most `barriers` uses
+ *    live at once by Dilworth's theorem on schedules of up to 20000 ops; a
+ *    warning through d when that bound is not checked).
+ * O((V + E) log V), plus O(V (V + E) / 64) for the barrier bound.
  */
 int acs_schedule_verify(const struct acs_schedule *s, struct acs_diag *d);
 

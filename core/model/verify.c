@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/model/bprog.h"
 #include "core/model/schedule.h"
 
 #define FAIL(d, ...) acs_diag_set((d), ACS_EVERIFY, NULL, 0, 0, __VA_ARGS__)
@@ -290,20 +291,139 @@ out_with_buffers:
   return err;
 }
 
-/* A consumer reads its producer's tensor from CMX: when the producer holds a
- * range, that range must be held while the consumer runs. */
-static int check_residency(const struct acs_schedule *s, struct acs_diag *d)
+/* ---- residency and spills ---- */
+
+/*
+ * Spills (e.g. the `spill` variant's) are added DMA ops between CMX and DDR
+ * that copy a tensor. A spill-write moves CMX to DDR and has exactly one
+ * data predecessor, which holds a CMX range: it copies that tensor out. A
+ * spill-read moves DDR to CMX into a range of its own and has exactly one
+ * data predecessor, a spill-write or the graph's DDR-to-CMX load (whose
+ * source still holds the data): it brings that tensor back. Consumers of a
+ * tensor whose range was given back read such a copy, through a data edge
+ * from the read. Other added DMAs (e.g. a write-back in a schedule without
+ * CMX ranges) are not spills and follow the ordinary rules.
+ */
+enum { SPILL_NONE, SPILL_WRITE, SPILL_READ };
+
+struct data_preds {
+  int32_t *off, *pred;  /* data predecessors, CSR by destination */
+  int32_t *origin;      /* the op whose tensor an op's data is */
+  uint8_t *what;        /* SPILL_* */
+};
+
+static int data_preds_build(const struct acs_schedule *s, struct data_preds *dp)
 {
-  for (int32_t e = 0; e < s->nedges; e++) {
-    const struct acs_edge *ed = &s->edges[e];
-    const struct acs_sop *p = &s->ops[ed->src], *c = &s->ops[ed->dst];
-    if (ed->kind != ACS_EDGE_DATA || p->cmx_offset < 0)
+  dp->off = calloc((size_t)s->nops + 2, sizeof(*dp->off));
+  dp->pred = malloc(((size_t)s->nedges + 1) * sizeof(*dp->pred));
+  dp->origin = malloc(((size_t)s->nops + 1) * sizeof(*dp->origin));
+  dp->what = calloc((size_t)s->nops + 1, sizeof(*dp->what));
+  if (!dp->off || !dp->pred || !dp->origin || !dp->what)
+    return ACS_ENOMEM;
+  for (int32_t e = 0; e < s->nedges; e++)
+    if (s->edges[e].kind == ACS_EDGE_DATA)
+      dp->off[s->edges[e].dst + 2]++;
+  for (int32_t v = 0; v < s->nops; v++)
+    dp->off[v + 2] += dp->off[v + 1];
+  for (int32_t e = 0; e < s->nedges; e++)
+    if (s->edges[e].kind == ACS_EDGE_DATA)
+      dp->pred[dp->off[s->edges[e].dst + 1]++] = s->edges[e].src;
+  return ACS_OK;
+}
+
+static void data_preds_free(struct data_preds *dp)
+{
+  free(dp->off);
+  free(dp->pred);
+  free(dp->origin);
+  free(dp->what);
+}
+
+static int is_load(const struct acs_sop *o)
+{
+  return o->kind == ACS_OP_DMA && o->src == ACS_MEM_DDR && o->dst == ACS_MEM_CMX;
+}
+
+/* Which spill op i is (sources come first in the op table). */
+static int spill_kind(const struct acs_schedule *s, const struct data_preds *dp, int32_t i)
+{
+  const struct acs_sop *o = &s->ops[i], *q;
+  int32_t src;
+
+  if (i < s->norig || o->kind != ACS_OP_DMA || dp->off[i + 1] - dp->off[i] != 1)
+    return SPILL_NONE;
+  src = dp->pred[dp->off[i]];
+  if (src >= i)
+    return SPILL_NONE;
+  q = &s->ops[src];
+  if (o->src == ACS_MEM_CMX && o->dst == ACS_MEM_DDR && q->cmx_offset >= 0)
+    return SPILL_WRITE;
+  if (is_load(o) && (dp->what[src] == SPILL_WRITE || (src < s->norig && is_load(q))))
+    return SPILL_READ;
+  return SPILL_NONE;
+}
+
+/* Classifies every op (dp->what, dp->origin) and checks that each spill
+ * copies its tensor whole, and that a read holds a range for it. O(V + E). */
+static int check_spill_ops(const struct acs_schedule *s, struct data_preds *dp,
+                           struct acs_diag *d)
+{
+  for (int32_t i = 0; i < s->nops; i++) {
+    const struct acs_sop *o = &s->ops[i];
+    dp->origin[i] = i;
+    dp->what[i] = (uint8_t)spill_kind(s, dp, i);
+    if (dp->what[i] == SPILL_NONE)
       continue;
-    if (p->cmx_free < (double)c->end)
-      return FAIL(d, "'%s' reads the tensor of '%s' until %lld but its CMX range is freed at %g",
-                  c->name, p->name, (long long)c->end, p->cmx_free);
+    dp->origin[i] = dp->origin[dp->pred[dp->off[i]]];
+    if (dp->what[i] == SPILL_READ && (o->cmx_offset < 0 || o->out_bytes != o->bytes))
+      return FAIL(d, "spill-read '%s' must hold a CMX range for the %lld bytes it reads",
+                  o->name, (long long)o->bytes);
+    if (o->bytes != s->ops[dp->origin[i]].out_bytes)
+      return FAIL(d, "spill op '%s' moves %lld bytes but the tensor of '%s' has %lld", o->name,
+                  (long long)o->bytes, s->ops[dp->origin[i]].name,
+                  (long long)s->ops[dp->origin[i]].out_bytes);
   }
   return ACS_OK;
+}
+
+/* A spill-read of p's tensor that feeds c and is held while c runs. */
+static int fed_by_copy(const struct acs_schedule *s, const struct data_preds *dp, int32_t p,
+                       int32_t c)
+{
+  for (int32_t k = dp->off[c]; k < dp->off[c + 1]; k++) {
+    int32_t r = dp->pred[k];
+    if (dp->what[r] == SPILL_READ && dp->origin[r] == dp->origin[p] &&
+        s->ops[r].cmx_free >= (double)s->ops[c].end)
+      return 1;
+  }
+  return 0;
+}
+
+/*
+ * A consumer reads its producer's tensor from CMX: when the producer holds a
+ * range, that range must be held while the consumer runs, or the tensor was
+ * spilled and read back before this use: a spill-read of it feeds the
+ * consumer and is held while it runs. A spill-read itself reads DDR, not
+ * the range. O(V + E) plus the data in-degree of each consumer per edge.
+ */
+static int check_residency(const struct acs_schedule *s, struct acs_diag *d)
+{
+  struct data_preds dp = { NULL, NULL, NULL, NULL };
+  int err = data_preds_build(s, &dp);
+
+  if (err == ACS_OK)
+    err = check_spill_ops(s, &dp, d);
+  for (int32_t e = 0; e < s->nedges && err == ACS_OK; e++) {
+    const struct acs_edge *ed = &s->edges[e];
+    const struct acs_sop *p = &s->ops[ed->src], *c = &s->ops[ed->dst];
+    if (ed->kind != ACS_EDGE_DATA || p->cmx_offset < 0 || dp.what[ed->dst] == SPILL_READ ||
+        p->cmx_free >= (double)c->end || fed_by_copy(s, &dp, ed->src, ed->dst))
+      continue;
+    err = FAIL(d, "'%s' reads the tensor of '%s' until %lld but its CMX range is freed at %g",
+               c->name, p->name, (long long)c->end, p->cmx_free);
+  }
+  data_preds_free(&dp);
+  return err;
 }
 
 /* ---- barriers ---- */
@@ -346,16 +466,23 @@ out_with_csr:
 
 static int check_barriers(const struct acs_schedule *s, struct acs_diag *d)
 {
+  int err;
+
   for (int32_t i = 0; i < s->nops; i++) {
     const struct acs_sop *o = &s->ops[i];
     if (o->update_barrier < -1 || (s->barriers > 0 && o->update_barrier >= s->barriers))
       return FAIL(d, "op '%s' updates barrier %d, outside [0, %d)", o->name,
                   o->update_barrier, s->barriers);
-    if (o->update_barrier >= 0 && s->barrier_slots > 0 && o->slots > s->barrier_slots)
-      return FAIL(d, "op '%s' needs %d producer slots but a barrier has %d", o->name,
-                  o->slots, s->barrier_slots);
+    if (o->update_barrier >= 0 && s->barrier_slots > 0 &&
+        acs_barrier_slot_demand(o) > s->barrier_slots)
+      return FAIL(d, "op '%s' needs %lld producer slots but a barrier has %d", o->name,
+                  (long long)acs_barrier_slot_demand(o), s->barrier_slots);
   }
-  return s->nwaits > 0 ? check_waits(s, d) : ACS_OK;
+  if (s->nwaits > 0 && (err = check_waits(s, d)) < 0)
+    return err;
+  /* The program as a whole (uses, slots per use, reuse, antichain bound):
+   * core/model/bprog_check.c. */
+  return acs__bprog_verify(s, d);
 }
 
 int acs_schedule_verify(const struct acs_schedule *s, struct acs_diag *d)

@@ -52,6 +52,17 @@ int acs__serial_sgs(const struct acs_problem *pb, const int32_t *rank,
 int acs__justify(const struct acs_problem *pb, int64_t *start, int rounds,
                  int64_t bound, double deadline);
 
+/*
+ * The list scheduler's default pass (rule lft, parallel generation, two
+ * justification rounds) followed by `iterations` randomized samples seeded
+ * by `seed` (list.c, option `iterations`), the best kept in start[]. Used as
+ * the incumbent and horizon of the exact variants. Stops at the lower bound
+ * or the wall-clock deadline (0 = none). The caller runs the precheck.
+ */
+int acs__list_heuristic(const struct acs_problem *pb, int64_t iterations,
+                        uint64_t seed, double deadline, int64_t *start,
+                        struct acs_diag *d);
+
 /* malloc of an array of (n + 1) elements of `elem` bytes (one spare so that
  * n = 0 still gets a valid pointer), with the multiplication checked; NULL on
  * overflow or when memory runs out. */

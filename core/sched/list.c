@@ -65,9 +65,10 @@ enum { RULE_TOPO, RULE_LPATH, RULE_LFT, RULE_MTS };
 enum { SGS_PARALLEL, SGS_SERIAL };
 
 struct list_opts {
-  int64_t rule;     /* index into rule_choices */
-  int64_t sgs;      /* index into sgs_choices */
-  int64_t justify;  /* forward-backward rounds, 0 = off */
+  int64_t rule;       /* index into rule_choices */
+  int64_t sgs;        /* index into sgs_choices */
+  int64_t justify;    /* forward-backward rounds, 0 = off */
+  int64_t iterations; /* randomized samples after the first pass, 0 = none */
 };
 
 /* Forward-backward passes are O(V^2 R) (justify.c); beyond this size the
@@ -599,38 +600,196 @@ out_with_arrays:
   return err;
 }
 
+/* ---- randomized sampling -------------------------------------------- */
+
+/*
+ * Regret-based biased random sampling (Drexl 1991; Kolisch & Drexl 1996),
+ * the sampling rule of the best single-pass heuristics on PSPLIB: an
+ * activity list is built one op at a time, each time drawing among the
+ * eligible ops (all predecessors listed) with a probability proportional to
+ * regret + 1, where an op's regret is how much better its key is than the
+ * worst eligible key. So the rule's choice is the most likely, ops the rule
+ * ranks much worse are rarely drawn, and equal keys are equally likely.
+ * (Kolisch's alpha = 1, i.e. weights linear in the regret: on j30 with 1000
+ * samples it gave 0.21-0.25% over three seeds, squared regrets 0.26-0.31%.)
+ * The list position becomes the rank both schedule generation schemes use.
+ * O(V W) per sample for W eligible ops at a time (W is small on PSPLIB; on
+ * very wide graphs the time limit bounds the sampling).
+ */
+struct sampler {
+  const struct acs_problem *pb;
+  const int64_t *key;      /* the rule's keys, smaller is more urgent */
+  int32_t *waiting, *elig; /* unlisted predecessors; eligible ops */
+  double *w;               /* weights of elig[] */
+  struct acs_rng rng;
+};
+
+static int sampler_init(struct sampler *sp, const struct acs_problem *pb,
+                        const int64_t *key, uint64_t seed)
+{
+  memset(sp, 0, sizeof(*sp));
+  sp->pb = pb;
+  sp->key = key;
+  sp->waiting = acs__sched_array((size_t)pb->nops, sizeof(*sp->waiting));
+  sp->elig = acs__sched_array((size_t)pb->nops, sizeof(*sp->elig));
+  sp->w = acs__sched_array((size_t)pb->nops, sizeof(*sp->w));
+  acs_rng_seed(&sp->rng, seed);
+  return sp->waiting && sp->elig && sp->w ? ACS_OK : ACS_ENOMEM;
+}
+
+static void sampler_destroy(struct sampler *sp)
+{
+  free(sp->waiting);
+  free(sp->elig);
+  free(sp->w);
+}
+
+/* Draws index into elig[0..ne) by regret weights. */
+static int32_t sampler_draw(struct sampler *sp, int32_t ne)
+{
+  int64_t worst = INT64_MIN;
+  double total = 0, u;
+  int32_t i;
+
+  for (i = 0; i < ne; i++)
+    if (sp->key[sp->elig[i]] > worst)
+      worst = sp->key[sp->elig[i]];
+  for (i = 0; i < ne; i++) {
+    double regret = (double)worst - (double)sp->key[sp->elig[i]] + 1.0;
+    sp->w[i] = regret; /* alpha = 1 */
+    total += sp->w[i];
+  }
+  u = acs_rng_unit(&sp->rng) * total;
+  for (i = 0; i < ne - 1; i++) {
+    u -= sp->w[i];
+    if (u < 0)
+      break;
+  }
+  return i;
+}
+
+/* Fills rank[] with a sampled activity list (a topological order). */
+static void sample_ranks(struct sampler *sp, int32_t *rank)
+{
+  const struct acs_graph *g = sp->pb->g;
+  int32_t ne = 0;
+
+  for (int32_t v = 0; v < sp->pb->nops; v++) {
+    sp->waiting[v] = g->pred_off[v + 1] - g->pred_off[v];
+    if (sp->waiting[v] == 0)
+      sp->elig[ne++] = v;
+  }
+  for (int32_t pos = 0; pos < sp->pb->nops; pos++) {
+    int32_t i = sampler_draw(sp, ne), v = sp->elig[i];
+    rank[v] = pos;
+    /* Keep elig[] in insertion order (not swap-remove): the draw then
+     * depends only on the sequence of choices, not on removal history. */
+    memmove(sp->elig + i, sp->elig + i + 1, sizeof(*sp->elig) * (size_t)(ne - i - 1));
+    ne--;
+    for (int32_t k = g->succ_off[v]; k < g->succ_off[v + 1]; k++)
+      if (--sp->waiting[g->succ[k]] == 0)
+        sp->elig[ne++] = g->succ[k];
+  }
+}
+
 /* ---- the variant ----------------------------------------------------- */
+
+/* One schedule from ranks: the chosen generation scheme, then up to
+ * `justify` forward-backward rounds (graphs of at most JUSTIFY_MAX_OPS). */
+static int list_pass(const struct acs_problem *pb, const int32_t *rank, int sgs,
+                     int64_t justify, int64_t bound, double deadline,
+                     int64_t *start, struct acs_diag *d)
+{
+  int err;
+
+  if (sgs == SGS_SERIAL)
+    err = acs__serial_sgs(pb, rank, start);
+  else
+    err = parallel_sgs(pb, rank, start, d);
+  if (err == ACS_OK && justify > 0 && pb->nops <= JUSTIFY_MAX_OPS) {
+    err = acs__justify(pb, start, (int)justify, bound, deadline);
+    err = err < 0 ? err : ACS_OK;
+  }
+  return err;
+}
+
+/*
+ * The rule's deterministic pass into best[], then `iterations` sampled
+ * activity lists, each scheduled by both generation schemes in turn
+ * (serial on even samples, parallel on odd ones: the serial scheme reaches
+ * every active schedule, the parallel one searches a smaller, on average
+ * better set; alternating gave 0.21-0.25% on j30 with 1000 samples, serial
+ * alone 0.34-0.38%, parallel alone 0.38-0.47%) and justified; the best makespan is
+ * kept, the earliest sample on ties. Stops at the lower bound or at the
+ * deadline (the only source of run-to-run differences: without a time limit
+ * the result depends only on the seed).
+ */
+static int list_search(const struct acs_problem *pb, const struct list_opts *o,
+                       uint64_t seed, double deadline, int64_t *best,
+                       struct acs_diag *d)
+{
+  int64_t *key, *cur, bound = acs_bound_best(pb), mk;
+  struct sampler sp;
+  int32_t *rank;
+  int err;
+
+  key = acs__sched_array((size_t)pb->nops, sizeof(*key));
+  cur = acs__sched_array((size_t)pb->nops, sizeof(*cur));
+  rank = acs__sched_array((size_t)pb->nops, sizeof(*rank));
+  err = key && cur && rank ? priority_ranks(pb, (int)o->rule, rank) : ACS_ENOMEM;
+  if (err == ACS_OK)
+    err = list_pass(pb, rank, (int)o->sgs, o->justify, bound, deadline, best, d);
+  if (err != ACS_OK || o->iterations <= 0)
+    goto out_with_arrays;
+  mk = acs__sched_makespan(pb, best);
+  err = rule_keys(pb, (int)o->rule, key);
+  if (err == ACS_OK)
+    err = sampler_init(&sp, pb, key, seed);
+  for (int64_t it = 0; err == ACS_OK && it < o->iterations && mk > bound; it++) {
+    if (deadline > 0 && acs_now_seconds() > deadline)
+      break;
+    sample_ranks(&sp, rank);
+    err = list_pass(pb, rank, it % 2 ? SGS_PARALLEL : SGS_SERIAL, o->justify, bound,
+                    deadline, cur, d);
+    if (err == ACS_OK && acs__sched_makespan(pb, cur) < mk) {
+      mk = acs__sched_makespan(pb, cur);
+      memcpy(best, cur, sizeof(*cur) * (size_t)pb->nops);
+    }
+  }
+  sampler_destroy(&sp);
+out_with_arrays:
+  free(rank);
+  free(cur);
+  free(key);
+  return err;
+}
+
+int acs__list_heuristic(const struct acs_problem *pb, int64_t iterations,
+                        uint64_t seed, double deadline, int64_t *start,
+                        struct acs_diag *d)
+{
+  struct list_opts o = { RULE_LFT, SGS_PARALLEL, 2, iterations };
+
+  return list_search(pb, &o, seed, deadline, start, d);
+}
 
 static int list_schedule(const struct acs_problem *pb, const void *opts,
                          const struct acs_sched_ctx *ctx,
                          struct acs_schedule *out, struct acs_diag *d)
 {
-  const struct list_opts *o = opts;
+  double deadline = ctx && ctx->time_limit > 0 ? acs_now_seconds() + ctx->time_limit : 0;
   int64_t *start;
-  int32_t *rank;
   int err;
 
   err = acs__sched_precheck(pb, d);
   if (err != ACS_OK)
     return err;
   start = acs__sched_array((size_t)pb->nops, sizeof(*start));
-  rank = acs__sched_array((size_t)pb->nops, sizeof(*rank));
-  err = (start && rank) ? priority_ranks(pb, (int)o->rule, rank) : ACS_ENOMEM;
-  if (err != ACS_OK)
-    goto out_with_arrays;
-  if (o->sgs == SGS_SERIAL)
-    err = acs__serial_sgs(pb, rank, start);
-  else
-    err = parallel_sgs(pb, rank, start, d);
-  if (err == ACS_OK && o->justify > 0 && pb->nops <= JUSTIFY_MAX_OPS) {
-    double deadline = ctx && ctx->time_limit > 0 ? acs_now_seconds() + ctx->time_limit : 0;
-    err = acs__justify(pb, start, (int)o->justify, acs_bound_best(pb), deadline);
-    err = err < 0 ? err : ACS_OK;
-  }
+  if (!start)
+    return ACS_ENOMEM;
+  err = list_search(pb, opts, ctx ? ctx->seed : 1, deadline, start, d);
   if (err == ACS_OK)
     err = acs__sched_emit(pb, start, out);
-out_with_arrays:
-  free(rank);
   free(start);
   return err;
 }
@@ -647,6 +806,10 @@ static const struct acs_opt_desc list_opts_desc[] = {
     "at its earliest feasible start; O(V^2 R))" },
   { "justify", ACS_OPT_INT, offsetof(struct list_opts, justify), "2", 0, 1000, NULL,
     "forward-backward improvement rounds (0 = off; graphs of at most 20000 ops)" },
+  { "iterations", ACS_OPT_INT, offsetof(struct list_opts, iterations), "0", 0, 100000000, NULL,
+    "randomized samples after the rule's pass (regret-based biased sampling of the "
+    "rule's priorities, serial and parallel generation in turn, each justified); "
+    "the best is kept; deterministic for --seed; stops at the lower bound or --time-limit" },
   { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
 };
 

@@ -13,6 +13,9 @@
 static const struct acs_sched_ops *const variants[] = {
   &acs_sched_sequential,
   &acs_sched_listsched,
+  &acs_sched_spill,
+  &acs_sched_ilp,
+  &acs_sched_strip,
 };
 
 const struct acs_sched_ops *const *acs_sched_list(size_t *n)

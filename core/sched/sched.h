@@ -40,6 +40,7 @@ struct acs_sched_ops {
   unsigned kinds;        /* bitmask of (1u << ACS_WL_*) */
   size_t opts_size;
   const struct acs_opt_desc *opts; /* terminated by name == NULL */
+  int proves;            /* 1: status ok means the makespan is proven optimal */
   /*
    * Fills `out` (already initialised by acs_schedule_init_problem) with a
    * complete schedule. Returns ACS_OK; ACS_EINFEASIBLE with the reason in d;
@@ -68,5 +69,8 @@ const struct acs_opt_desc *acs_sched_opt_find(const struct acs_sched_ops *ops,
 /* The variants (one file each). */
 extern const struct acs_sched_ops acs_sched_sequential;
 extern const struct acs_sched_ops acs_sched_listsched;
+extern const struct acs_sched_ops acs_sched_spill;
+extern const struct acs_sched_ops acs_sched_ilp;
+extern const struct acs_sched_ops acs_sched_strip;
 
 #endif

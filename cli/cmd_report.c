@@ -1,0 +1,83 @@
+/*
+ * cmd_report.c - `acsim report study.h5 -o DIR`: the HTML report with
+ * gnuplot plots (logic in report/html.c and report/plots.c).
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "report/report.h"
+
+static const char report_help[] =
+  "usage: acsim report STUDY.h5 [-o DIR] [--gnuplot PROGRAM]\n"
+  "\n"
+  "Writes DIR/index.html (default DIR: report), a page that opens offline in\n"
+  "any browser: a summary table, then per workload the simulated makespan\n"
+  "against CMX size for each scheduler and barrier count, a heatmap over CMX\n"
+  "size x barriers, spilled and DDR bytes against CMX size, planned against\n"
+  "simulated makespan (the cost of contention), Gantt charts of the best and\n"
+  "worst run, and a comparison of the schedulers normalized to the best one\n"
+  "of each configuration. DIR/runs.csv has every run with its platform's\n"
+  "parameters as columns. The plots are SVG made by gnuplot; each plot's\n"
+  "script (.gp) and data (.dat) sit next to it in DIR/plots, so\n"
+  "`cd DIR/plots && gnuplot NAME.gp` redraws it after an edit.\n"
+  "\n"
+  "  -o, --output DIR    output directory (created; files in it are replaced)\n"
+  "      --gnuplot PROG  the gnuplot to run (default: gnuplot on PATH)\n"
+  "  -h, --help          this help\n"
+  "\n"
+  "Without gnuplot (Debian: apt-get install gnuplot-nox) the page, runs.csv and\n"
+  "the scripts and data are still written, and the page says how to make the\n"
+  "plots. Exit 0, 1 when some plot failed, 2 on bad input.\n";
+
+int acs_cmd_report(int argc, char **argv)
+{
+  static const struct option longopts[] = {
+    {"output", required_argument, NULL, 'o'}, {"gnuplot", required_argument, NULL, 'g'},
+    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+  struct acs_report_opts o = {NULL};
+  struct acs_report_info info;
+  struct acs_diag d;
+  const char *dir = "report";
+  int c, err;
+
+  opterr = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'o': dir = optarg; break;
+    case 'g': o.gnuplot = optarg; break;
+    case 'h': fputs(report_help, stdout); return ACS_EXIT_OK;
+    case ':': return acs_cli_usage("report", "option '%s' needs a value", argv[optind - 1]);
+    default: return acs_cli_usage("report", "unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (argc - optind != 1)
+    return acs_cli_usage("report", "expected one results file (STUDY.h5)");
+  if (!*dir)
+    return acs_cli_usage("report", "-o: empty directory name");
+  acs_diag_init(&d);
+  if ((err = acs_report_write(argv[optind], dir, &o, &info, &d)) < 0) {
+    if (d.msg[0])
+      acs_cli_error(&d);
+    else
+      acs_cli_errorf("%s", acs_strerror(err));
+    return err == ACS_EIO || err == ACS_ENOMEM ? ACS_EXIT_FAIL : ACS_EXIT_USAGE;
+  }
+  if (info.gnuplot_missing)
+    fprintf(stderr, "acsim report: gnuplot not found (%s); wrote the page, runs.csv and the "
+                    "plot scripts and data without the plots. Install it (Debian: apt-get "
+                    "install gnuplot-nox) and run the same command again.\n",
+            info.gnuplot_error);
+  else if (info.plot_failures)
+    fprintf(stderr, "acsim report: %zu of %zu plots failed; first: %s\n", info.plot_failures,
+            info.plots, info.gnuplot_error);
+  printf("report: %zu runs, %zu workloads, %zu plots, %zu Gantt charts\n", info.runs,
+         info.workloads, info.plots - info.plot_failures, info.gantts);
+  printf("open %s/index.html (runs.csv: every run, one row each)\n", dir);
+  return info.plot_failures && !info.gnuplot_missing ? ACS_EXIT_FAIL : ACS_EXIT_OK;
+}

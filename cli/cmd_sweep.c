@@ -1,0 +1,1132 @@
+/*
+ * cmd_sweep.c - `acsim sweep`: a trade study. The cartesian product of
+ * --vary values over every platform row, every workload and the chosen
+ * schedulers, run by forked workers, written by one process.
+ *
+ * Design (why it is built this way):
+ *  - One writer. HDF5 files are locked against a second writer and the
+ *    results writer is atomic per process, so workers never touch the study
+ *    file: each run's row (and its schedule when it is to be kept) travels
+ *    over a pipe to the parent (sweep_wire.h), which appends it and
+ *    checkpoints about once a second. A pipe protocol rather than per-worker
+ *    temporary HDF5 files because the parent stores every run the moment it
+ *    finishes: Ctrl-C, a crash or SIGKILL loses at most the last second, no
+ *    merge step is needed at the end, and the progress bar is exact.
+ *  - Dynamic dispatch. The parent hands out task indices (4 bytes) to
+ *    workers, keeping two in flight per worker so a worker never waits for
+ *    the parent; slow runs (large graphs, small CMX) balance themselves.
+ *    Workers inherit every loaded workload and the task list through fork
+ *    (copy-on-write), so a task is just an index.
+ *  - Identity and resume. A run is identified by its platform variant
+ *    (name and parameters), workload, scheduler and options (report.h).
+ *    Runs whose identity is already in the output are skipped, so the same
+ *    command resumes an interrupted sweep and never stores a run twice.
+ *  - Shards. Run i of the full grid (platform variant x workload x
+ *    scheduler, in that nesting) belongs to shard (i mod N) + 1: a
+ *    deterministic, balanced split for job arrays; `acsim merge` joins them.
+ *  - Schedules. --keep-schedules stores every schedule. By default
+ *    (extremes) a schedule is stored when its run sets a new best or worst
+ *    makespan for its workload, so the best and worst run of every workload
+ *    have their schedule for the report's Gantt charts at a cost of a few
+ *    schedules per workload (records are rare once the extremes are found).
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/job.h"
+#include "cli/sweep_wire.h"
+#include "report/report.h"
+#include "simulate/sim.h"
+
+static const char sweep_help[] =
+  "usage: acsim sweep [-p PLATFORM.csv] [-w WORKLOAD|SUITE.txt]... [-s SCHED,...|all]\n"
+  "                   [-O opt=v]... [--set k=v]... [--vary k=v1,v2,...]... [-j N]\n"
+  "                   [-o study.h5] [--shard K/N] [--keep-schedules[=all|extremes|none]]\n"
+  "                   [--no-sim] [--time-limit SEC] [--seed N] [-q]\n"
+  "\n"
+  "Runs every selected scheduler on every workload on every platform variant:\n"
+  "each row of the platform file times the cartesian product of the --vary\n"
+  "values. Each run is scheduled, verified and simulated as by `acsim run`,\n"
+  "in N forked workers; the parent alone writes the study file.\n"
+  "\n"
+  "  -p, --platform FILE   platform CSV (default platforms/default.csv)\n"
+  "  -w, --workload FILE   a workload or a suite (.txt); repeatable\n"
+  "  -s, --sched LIST      comma-separated schedulers, or all; default: every\n"
+  "                        scheduler except the searching ones (ilp, strip),\n"
+  "                        which join when --time-limit is given\n"
+  "  -O, --option K=V      scheduler option for every selected scheduler that has it\n"
+  "      --set K=V         override a parameter on every row (names unchanged)\n"
+  "      --vary K=VALUES   vary a parameter; VALUES is a comma list of numbers\n"
+  "                        and ranges: a..b+s (a, a+s, ... <= b; a..b steps by 1)\n"
+  "                        and a..b*f (a, a*f, a*f^2, ... <= b). Repeatable: the\n"
+  "                        product of all. Variants are named after their row,\n"
+  "                        e.g. default[cmx_kib=512,barriers=8]\n"
+  "  -j, --jobs N          worker processes (default: the number of cores)\n"
+  "  -o, --output FILE     study file (default study.h5); runs already in it are\n"
+  "                        skipped, so the same command resumes a sweep\n"
+  "      --shard K/N       run only the K-th of N disjoint slices (run i of the\n"
+  "                        grid goes to shard i mod N + 1); join with `acsim merge`\n"
+  "      --keep-schedules[=WHICH]  store schedules: all (the flag alone), none,\n"
+  "                        or extremes (default: the runs that set a new best or\n"
+  "                        worst makespan of their workload, for the report)\n"
+  "      --no-sim          do not simulate (sim columns NaN)\n"
+  "      --time-limit SEC  per-run limit for searching schedulers (ilp)\n"
+  "      --seed N          seed for randomized schedulers (default 1)\n"
+  "  -q, --quiet           no warnings about workload inconsistencies\n"
+  "  -h, --help            this help\n"
+  "\n"
+  "With no -p, -w and --vary it runs the default study: platforms/default.csv,\n"
+  "workloads/suites/default.txt, --vary cmx_kib=128..4096*2 --vary barriers=0,4..32*2.\n"
+  "Progress goes to stderr (a bar on a terminal). Ctrl-C keeps every finished run.\n"
+  "Exit 0, 1 when a run ended in error, 2 on bad input, 130 when interrupted.\n"
+  "Then: acsim report study.h5 -o DIR; acsim compare BASE.h5 HEAD.h5.\n";
+
+/* The default study (DESIGN.md: `acsim sweep` with no -p/-w). */
+static const char *const default_varies[] = {"cmx_kib=128..4096*2", "barriers=0,4..32*2"};
+#define DEFAULT_SUITE "workloads/suites/default.txt"
+
+/* Searching schedulers take seconds to minutes per run; the default study
+ * would spend its whole budget in them. They join when --time-limit is
+ * given or when -s names them (or is `all`). */
+static const char *const searching[] = {"ilp", "strip"};
+
+enum { KEEP_NONE, KEEP_EXTREMES, KEEP_ALL };
+#define INFLIGHT 2            /* tasks queued per worker */
+#define CHECKPOINT_SECONDS 1.0
+#define MAX_RESPAWNS 1000
+
+struct sweep_args {
+  const char *platform, *sched, *output;
+  struct acs_strv workloads, sets, opts, varies;
+  int jobs, no_sim, quiet, keep, shard_k, shard_n, default_study;
+  double time_limit;
+  uint64_t seed;
+};
+
+struct task {
+  uint32_t plat, wl, sel;
+};
+
+struct worker {
+  pid_t pid;
+  int task_fd, result_fd;      /* parent's ends; -1 when closed */
+  uint32_t inflight[INFLIGHT];
+  int ninflight;
+};
+
+struct extreme {
+  double best, worst;          /* NaN until the first ok run */
+};
+
+struct sweep {
+  struct sweep_args a;
+  struct acs_cli_platforms base;
+  struct acs_platform *plats;
+  size_t nplats;
+  char **paths;
+  size_t npaths;
+  struct acs_workload **wls;
+  struct acs_sched_sel *sel;
+  size_t nsel;
+  char (*optstext)[ACS_STR_OPTS];
+  struct task *tasks;
+  size_t ntasks, grid, in_shard, skipped;
+  struct extreme *ext;         /* per workload */
+  int32_t *pid_of;             /* per platform variant; -1 until stored */
+  struct acs_results *res;
+  struct worker *w;
+  int nw;
+  uint32_t *requeue;
+  size_t nrequeue, next;
+  /* progress */
+  size_t done, nstatus[4], nstored;
+  double t0, last_draw, last_line, last_checkpoint;
+  int tty, dirty, forwarded, respawns;
+};
+
+/* ---- arguments ---- */
+
+static int parse_shard(const char *s, struct sweep_args *a)
+{
+  char *end;
+  long k = strtol(s, &end, 10), n;
+
+  if (end == s || *end != '/')
+    return ACS_EINVAL;
+  n = strtol(end + 1, &end, 10);
+  if (*end || n < 1 || n > 1000000 || k < 1 || k > n)
+    return ACS_EINVAL;
+  a->shard_k = (int)k;
+  a->shard_n = (int)n;
+  return ACS_OK;
+}
+
+static int parse_keep(const char *s, struct sweep_args *a)
+{
+  if (!s || strcmp(s, "all") == 0)
+    a->keep = KEEP_ALL;
+  else if (strcmp(s, "extremes") == 0)
+    a->keep = KEEP_EXTREMES;
+  else if (strcmp(s, "none") == 0)
+    a->keep = KEEP_NONE;
+  else
+    return ACS_EINVAL;
+  return ACS_OK;
+}
+
+static int parse_number_opt(int c, const char *arg, struct sweep_args *a)
+{
+  char *end;
+  long j;
+
+  switch (c) {
+  case 'j':
+    j = strtol(arg, &end, 10);
+    if (*end || end == arg || j < 1 || j > 1024)
+      return acs_cli_usage("sweep", "-j: '%s' is not a number of workers (1-1024)", arg),
+             ACS_EINVAL;
+    a->jobs = (int)j;
+    return ACS_OK;
+  case 'T':
+    a->time_limit = strtod(arg, &end);
+    if (*end || end == arg || !(a->time_limit > 0))
+      return acs_cli_usage("sweep", "--time-limit: '%s' is not a positive number of seconds",
+                           arg), ACS_EINVAL;
+    return ACS_OK;
+  default: /* 'R' */
+    a->seed = strtoull(arg, &end, 10);
+    if (*end || end == arg || arg[0] == '-')
+      return acs_cli_usage("sweep", "--seed: '%s' is not a non-negative integer", arg),
+             ACS_EINVAL;
+    return ACS_OK;
+  }
+}
+
+static int parse_args(int argc, char **argv, struct sweep_args *a)
+{
+  static const struct option longopts[] = {
+    {"platform", required_argument, NULL, 'p'}, {"workload", required_argument, NULL, 'w'},
+    {"sched", required_argument, NULL, 's'},    {"option", required_argument, NULL, 'O'},
+    {"set", required_argument, NULL, 'S'},      {"vary", required_argument, NULL, 'V'},
+    {"jobs", required_argument, NULL, 'j'},     {"output", required_argument, NULL, 'o'},
+    {"shard", required_argument, NULL, 'K'},    {"keep-schedules", optional_argument, NULL, 'k'},
+    {"no-sim", no_argument, NULL, 'N'},         {"time-limit", required_argument, NULL, 'T'},
+    {"seed", required_argument, NULL, 'R'},     {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+  struct acs_strv *lists[] = {['w'] = &a->workloads, ['O'] = &a->opts, ['S'] = &a->sets,
+                              ['V'] = &a->varies};
+  int c;
+
+  memset(a, 0, sizeof(*a));
+  a->seed = 1;
+  a->keep = KEEP_EXTREMES;
+  a->output = "study.h5";
+  opterr = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":p:w:s:O:j:o:qh", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'p': a->platform = optarg; break;
+    case 'w': case 'O': case 'S': case 'V':
+      if (acs_strv_push(lists[c], optarg) < 0)
+        return ACS_ENOMEM;
+      break;
+    case 's': a->sched = optarg; break;
+    case 'o': a->output = optarg; break;
+    case 'N': a->no_sim = 1; break;
+    case 'q': a->quiet = 1; break;
+    case 'j': case 'T': case 'R':
+      if (parse_number_opt(c, optarg, a) < 0)
+        return ACS_EINVAL;
+      break;
+    case 'K':
+      if (parse_shard(optarg, a) < 0)
+        return acs_cli_usage("sweep", "--shard: '%s' is not K/N with 1 <= K <= N", optarg),
+               ACS_EINVAL;
+      break;
+    case 'k':
+      if (parse_keep(optarg, a) < 0)
+        return acs_cli_usage("sweep", "--keep-schedules: '%s' is not all, extremes or none",
+                             optarg), ACS_EINVAL;
+      break;
+    case 'h': fputs(sweep_help, stdout); return 1;
+    case ':': return acs_cli_usage("sweep", "option '%s' needs a value", argv[optind - 1]), ACS_EINVAL;
+    default: return acs_cli_usage("sweep", "unknown option '%s'", argv[optind - 1]), ACS_EINVAL;
+    }
+  }
+  if (optind < argc)
+    return acs_cli_usage("sweep", "unexpected argument '%s'", argv[optind]), ACS_EINVAL;
+  if (!*a->output)
+    return acs_cli_usage("sweep", "-o: empty file name"), ACS_EINVAL;
+  a->default_study = !a->platform && a->workloads.n == 0 && a->varies.n == 0;
+  if (a->jobs == 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    a->jobs = n > 0 ? (n > 1024 ? 1024 : (int)n) : 1;
+  }
+  return ACS_OK;
+}
+
+/* ---- setup: platforms, workloads, schedulers, tasks ---- */
+
+static int expand_platforms(struct sweep *sw)
+{
+  const char *const *vary = (const char *const *)sw->a.varies.v;
+  size_t nvary = sw->a.varies.n;
+  struct acs_vary *v;
+  struct acs_diag d;
+  int err = ACS_OK;
+
+  if (sw->a.default_study) {
+    vary = default_varies;
+    nvary = sizeof(default_varies) / sizeof(default_varies[0]);
+  }
+  if ((err = acs_cli_load_platforms(sw->a.platform, sw->a.sets.v, sw->a.sets.n, &sw->base)) < 0)
+    return err;
+  if (!(v = calloc(nvary ? nvary : 1, sizeof(*v))))
+    return ACS_ENOMEM;
+  acs_diag_init(&d);
+  for (size_t i = 0; i < nvary && err == ACS_OK; i++) {
+    if ((err = acs_vary_parse(vary[i], (int)i + 1, &v[i], &d)) < 0)
+      break;
+    /* --set and --vary on one key would silently disagree about which wins. */
+    for (size_t k = 0; k < sw->a.sets.n && err == ACS_OK; k++) {
+      const char *eq = strchr(sw->a.sets.v[k], '=');
+      size_t len = eq ? (size_t)(eq - sw->a.sets.v[k]) : 0;
+      const char *name = acs_param_table[v[i].param].name;
+      if (len == strlen(name) && strncmp(sw->a.sets.v[k], name, len) == 0)
+        err = acs_diag_set(&d, ACS_EINVAL, "--vary", (int)i + 1, 1,
+                           "%s is also given by --set %s; use one of them", name,
+                           sw->a.sets.v[k]);
+    }
+  }
+  if (err == ACS_OK)
+    err = acs_vary_expand(sw->base.rows, sw->base.n, v, nvary, &sw->plats, &sw->nplats, &d);
+  if (err < 0 && err != ACS_ENOMEM)
+    acs_cli_error(&d);
+  for (size_t i = 0; i < nvary; i++)
+    acs_vary_free(&v[i]);
+  free(v);
+  return err;
+}
+
+static int load_workloads(struct sweep *sw)
+{
+  char *def = DEFAULT_SUITE;
+  struct acs_diag d;
+  int err;
+
+  if (sw->a.workloads.n == 0 && acs_strv_push(&sw->a.workloads, def) < 0)
+    return ACS_ENOMEM;
+  if ((err = acs_cli_expand_workloads(sw->a.workloads.v, sw->a.workloads.n, &sw->paths,
+                                      &sw->npaths)) < 0)
+    return err;
+  acs_diag_init(&d);
+  d.warn = sw->a.quiet ? NULL : acs_cli_warn;
+  if (!(sw->wls = calloc(sw->npaths ? sw->npaths : 1, sizeof(*sw->wls))) ||
+      !(sw->ext = calloc(sw->npaths ? sw->npaths : 1, sizeof(*sw->ext))))
+    return ACS_ENOMEM;
+  for (size_t i = 0; i < sw->npaths; i++) {
+    sw->ext[i].best = sw->ext[i].worst = NAN;
+    if ((err = acs_workload_load(sw->paths[i], &sw->wls[i], &d)) < 0) {
+      acs_cli_error(&d);
+      return err;
+    }
+  }
+  return ACS_OK;
+}
+
+static int is_searching(const char *name)
+{
+  for (size_t i = 0; i < sizeof(searching) / sizeof(searching[0]); i++)
+    if (strcmp(name, searching[i]) == 0)
+      return 1;
+  return 0;
+}
+
+/* The default selection: every variant, less the searching ones unless a
+ * time limit bounds them. Prints what was left out. */
+static int default_schedulers(struct sweep *sw, const struct acs_sched_ops ***ops, size_t *n)
+{
+  size_t nall, k = 0;
+  const struct acs_sched_ops *const *all = acs_sched_list(&nall);
+  char left[256] = "";
+
+  if (!(*ops = malloc((nall ? nall : 1) * sizeof(**ops))))
+    return ACS_ENOMEM;
+  for (size_t i = 0; i < nall; i++) {
+    if (is_searching(all[i]->name) && !(sw->a.time_limit > 0)) {
+      size_t off = strlen(left);
+      snprintf(left + off, sizeof(left) - off, "%s%s", off ? ", " : "", all[i]->name);
+      continue;
+    }
+    (*ops)[k++] = all[i];
+  }
+  *n = k;
+  if (left[0])
+    printf("schedulers: left out %s (searching; give --time-limit SEC or -s to include)\n",
+           left);
+  return ACS_OK;
+}
+
+static int select_schedulers(struct sweep *sw)
+{
+  const struct acs_sched_ops **ops;
+  size_t n;
+  int err;
+
+  if (sw->a.sched)
+    err = acs_cli_parse_schedulers("sweep", sw->a.sched, &ops, &n);
+  else
+    err = default_schedulers(sw, &ops, &n);
+  if (err < 0)
+    return err;
+  sw->sel = calloc(n ? n : 1, sizeof(*sw->sel));
+  sw->optstext = calloc(n ? n : 1, sizeof(*sw->optstext));
+  if (!sw->sel || !sw->optstext) {
+    free(ops);
+    return ACS_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++)
+    sw->sel[i].ops = ops[i];
+  sw->nsel = n;
+  free(ops);
+  if ((err = acs_job_bind_options("sweep", sw->sel, sw->nsel, sw->a.opts.v, sw->a.opts.n)) < 0)
+    return err;
+  for (size_t i = 0; i < n; i++)
+    acs_job_options_text(&sw->sel[i], sw->optstext[i], sizeof(sw->optstext[i]));
+  return ACS_OK;
+}
+
+static int workload_index(const struct sweep *sw, const char *name, const char *kind)
+{
+  for (size_t j = 0; j < sw->npaths; j++)
+    if (strcmp(sw->wls[j]->name, name) == 0 &&
+        strcmp(acs_wl_kind_name(sw->wls[j]->kind), kind) == 0)
+      return (int)j;
+  return -1;
+}
+
+static double run_value(const struct acs_run_row *r)
+{
+  return isnan(r->sim_makespan_cycles) ? r->makespan_cycles : r->sim_makespan_cycles;
+}
+
+/* Updates the workload's extremes; 1 when r set a new best or worst. */
+static int extreme_update(struct extreme *e, const struct acs_run_row *r)
+{
+  double v = run_value(r);
+  int record = 0;
+
+  if (strcmp(r->status, "ok") != 0 || isnan(v))
+    return 0;
+  if (isnan(e->best) || v < e->best) {
+    e->best = v;
+    record = 1;
+  }
+  if (isnan(e->worst) || v > e->worst) {
+    e->worst = v;
+    record = 1;
+  }
+  return record;
+}
+
+/* Identities of the runs already in the output, and its extremes. */
+static int read_existing(struct sweep *sw, struct acs_keyset **done)
+{
+  struct acs_results_data data;
+  char key[ACS_RUN_KEY_MAX];
+  struct acs_diag d;
+  int err;
+
+  if (!(*done = acs_keyset_new()))
+    return ACS_ENOMEM;
+  if (access(sw->a.output, F_OK) != 0)
+    return ACS_OK;
+  acs_diag_init(&d);
+  if ((err = acs_results_read(sw->a.output, &data, &d)) < 0) {
+    acs_cli_error(&d);
+    return err;
+  }
+  for (size_t i = 0; i < data.nruns && err >= 0; i++) {
+    const struct acs_workload_row *w = acs_results_workload_of(&data, &data.runs[i]);
+    int j;
+    if (acs_run_key_of(&data, &data.runs[i], ACS_KEY_NAME | ACS_KEY_PARAMS, key) < 0)
+      continue;
+    err = acs_keyset_add(*done, key, data.runs[i].run_id, NULL);
+    if (w && (j = workload_index(sw, w->name, w->kind)) >= 0)
+      extreme_update(&sw->ext[j], &data.runs[i]);
+  }
+  acs_results_data_free(&data);
+  return err < 0 ? err : ACS_OK;
+}
+
+static int push_task(struct sweep *sw, size_t *cap, uint32_t p, uint32_t j, uint32_t k)
+{
+  int err = acs_grow((void **)&sw->tasks, sizeof(*sw->tasks), cap, sw->ntasks + 1);
+
+  if (err < 0)
+    return err;
+  sw->tasks[sw->ntasks].plat = p;
+  sw->tasks[sw->ntasks].wl = j;
+  sw->tasks[sw->ntasks].sel = k;
+  sw->ntasks++;
+  return ACS_OK;
+}
+
+/* The grid in its canonical order; keeps this shard's runs not yet stored. */
+static int make_tasks(struct sweep *sw)
+{
+  struct acs_keyset *done;
+  char key[ACS_RUN_KEY_MAX];
+  size_t cap = 0;
+  int err;
+
+  if ((err = read_existing(sw, &done)) < 0)
+    goto out_with_done;
+  for (size_t p = 0; p < sw->nplats; p++)
+    for (size_t j = 0; j < sw->npaths; j++)
+      for (size_t k = 0; k < sw->nsel; k++) {
+        const struct acs_workload *w = sw->wls[j];
+        size_t g;
+        if (!acs_sched_accepts(sw->sel[k].ops, w->kind))
+          continue;
+        g = sw->grid++;
+        if (sw->a.shard_n > 0 && (int)(g % (size_t)sw->a.shard_n) != sw->a.shard_k - 1)
+          continue;
+        sw->in_shard++;
+        acs_run_key(&sw->plats[p], w->name, acs_wl_kind_name(w->kind), sw->sel[k].ops->name,
+                    sw->optstext[k], ACS_KEY_NAME | ACS_KEY_PARAMS, key);
+        if (acs_keyset_get(done, key, NULL)) {
+          sw->skipped++;
+          continue;
+        }
+        if (sw->ntasks >= UINT32_MAX - 1) {
+          err = ACS_ERANGE;
+          goto out_with_done;
+        }
+        if ((err = push_task(sw, &cap, (uint32_t)p, (uint32_t)j, (uint32_t)k)) < 0)
+          goto out_with_done;
+      }
+  err = ACS_OK;
+out_with_done:
+  acs_keyset_free(done);
+  return err;
+}
+
+/* ---- the worker ---- */
+
+struct prepared {
+  long plat, wl;               /* -1: nothing prepared */
+  int err;
+  char msg[ACS_STR_MSG];
+  struct acs_graph g;
+  struct acs_problem pb;
+  int64_t bound;
+};
+
+static void prepared_drop(struct prepared *pr)
+{
+  if (pr->plat >= 0 && pr->err == ACS_OK) {
+    acs_problem_destroy(&pr->pb);
+    acs_graph_destroy(&pr->g);
+  }
+  pr->plat = pr->wl = -1;
+}
+
+/* Builds the graph and problem of a (platform, workload) pair, reusing the
+ * previous one when the pair repeats (tasks come in grid order). */
+static void prepare(const struct sweep *sw, const struct task *t, struct prepared *pr)
+{
+  struct acs_diag d;
+
+  if (pr->plat == (long)t->plat && pr->wl == (long)t->wl)
+    return;
+  prepared_drop(pr);
+  acs_diag_init(&d);
+  pr->plat = (long)t->plat;
+  pr->wl = (long)t->wl;
+  pr->err = acs_job_prepare(sw->wls[t->wl], &sw->plats[t->plat], &pr->g, &pr->pb, &pr->bound, &d);
+  if (pr->err < 0)
+    acs_diag_format(&d, pr->msg, sizeof(pr->msg));
+}
+
+/* Runs one task and sends its message; ACS_EINTERRUPTED when the run was
+ * cut short (nothing sent). */
+static int worker_task(const struct sweep *sw, uint32_t idx, struct prepared *pr, int out,
+                       struct acs_wbuf *buf)
+{
+  const struct task *t = &sw->tasks[idx];
+  struct acs_sched_ctx ctx = {sw->a.seed, sw->a.time_limit, 0};
+  struct acs_wire_head h;
+  struct acs_schedule s;
+  int keep = 0, err;
+
+  memset(&h, 0, sizeof(h));
+  h.magic = ACS_WIRE_MAGIC;
+  h.task = idx;
+  h.ops = h.edges = -1;
+  acs_run_row_init(&h.row);
+  buf->n = 0;
+  prepare(sw, t, pr);
+  if (pr->err < 0) {
+    snprintf(h.row.scheduler, sizeof(h.row.scheduler), "%s", sw->sel[t->sel].ops->name);
+    snprintf(h.row.options, sizeof(h.row.options), "%s", sw->optstext[t->sel]);
+    snprintf(h.row.status, sizeof(h.row.status), "%s",
+             pr->err == ACS_EINFEASIBLE ? "infeasible" : "error");
+    snprintf(h.row.message, sizeof(h.row.message), "%s", pr->msg);
+  } else {
+    h.ops = pr->g.nops;
+    h.edges = pr->g.nedges;
+    h.row.lower_bound_cycles = (double)pr->bound;
+    err = acs_job_run(&pr->pb, &sw->sel[t->sel], &ctx, !sw->a.no_sim, &s, &h.row, &keep);
+    if (err == ACS_EINTERRUPTED) {
+      acs_schedule_destroy(&s);
+      return err;
+    }
+    if (err < 0) {
+      snprintf(h.row.status, sizeof(h.row.status), "error");
+      snprintf(h.row.message, sizeof(h.row.message), "%s", acs_strerror(err));
+      keep = 0;
+    }
+    if (keep && sw->a.keep != KEEP_NONE && acs_wire_put_schedule(buf, &s) < 0)
+      buf->n = 0; /* out of memory: the row still goes, without its schedule */
+    acs_schedule_destroy(&s);
+  }
+  h.sched_len = buf->n;
+  if (acs_wire_write(out, &h, sizeof(h)) < 0 || acs_wire_write(out, buf->p, buf->n) < 0)
+    return ACS_EIO;
+  return ACS_OK;
+}
+
+static void worker_main(const struct sweep *sw, int in, int out)
+{
+  struct prepared pr = {.plat = -1, .wl = -1};
+  struct acs_wbuf buf = {0};
+  uint32_t idx;
+
+  /* The parent reports a dead pipe; a worker just leaves. */
+  signal(SIGPIPE, SIG_IGN);
+  while (!acs_cli_interrupted && acs_wire_read(in, &idx, sizeof(idx)) == 1) {
+    if (idx >= sw->ntasks || worker_task(sw, idx, &pr, out, &buf) < 0)
+      break;
+  }
+  /* _exit: no atexit handler of the parent (HDF5's among them) runs here. */
+  _exit(0);
+}
+
+static void close_other_fds(int keep1, int keep2)
+{
+  DIR *dp = opendir("/proc/self/fd");
+  struct dirent *e;
+
+  if (!dp) {
+    for (int fd = 3; fd < 1024; fd++)
+      if (fd != keep1 && fd != keep2)
+        close(fd);
+    return;
+  }
+  while ((e = readdir(dp))) {
+    int fd = atoi(e->d_name);
+    if (fd > 2 && fd != keep1 && fd != keep2 && fd != dirfd(dp))
+      close(fd);
+  }
+  closedir(dp);
+}
+
+static int spawn(struct sweep *sw, int slot)
+{
+  int tp[2], rp[2];
+  pid_t pid;
+
+  if (pipe(tp) < 0)
+    return ACS_EIO;
+  if (pipe(rp) < 0) {
+    close(tp[0]);
+    close(tp[1]);
+    return ACS_EIO;
+  }
+  fflush(stdout);
+  fflush(stderr);
+  if ((pid = fork()) < 0) {
+    close(tp[0]);
+    close(tp[1]);
+    close(rp[0]);
+    close(rp[1]);
+    return ACS_EIO;
+  }
+  if (pid == 0) {
+    /* Only stdio and this worker's two pipe ends stay open: other workers'
+     * pipes must close or they would never see end of file, and the study
+     * file's descriptors (and HDF5's lock on them) must not outlive a
+     * parent that was killed. */
+    close_other_fds(tp[0], rp[1]);
+    worker_main(sw, tp[0], rp[1]);
+  }
+  close(tp[0]);
+  close(rp[1]);
+  sw->w[slot].pid = pid;
+  sw->w[slot].task_fd = tp[1];
+  sw->w[slot].result_fd = rp[0];
+  sw->w[slot].ninflight = 0;
+  return ACS_OK;
+}
+
+/* ---- the parent: storing results ---- */
+
+static int store(struct sweep *sw, const struct acs_wire_head *h, const unsigned char *blob)
+{
+  const struct task *t = &sw->tasks[h->task];
+  const struct acs_workload *w = sw->wls[t->wl];
+  struct acs_workload_row wrow;
+  struct acs_run_row row = h->row;
+  struct acs_schedule s;
+  int err, st, with = 0;
+
+  if (sw->pid_of[t->plat] < 0 &&
+      (err = acs_results_add_platform(sw->res, &sw->plats[t->plat], &sw->pid_of[t->plat])) < 0)
+    return err;
+  memset(&wrow, 0, sizeof(wrow));
+  snprintf(wrow.name, sizeof(wrow.name), "%s", w->name);
+  snprintf(wrow.path, sizeof(wrow.path), "%s", w->path);
+  snprintf(wrow.kind, sizeof(wrow.kind), "%s", acs_wl_kind_name(w->kind));
+  wrow.ops = h->ops;
+  wrow.edges = h->edges;
+  if ((err = acs_results_add_workload(sw->res, &wrow, &row.workload_id)) < 0)
+    return err;
+  row.platform_id = sw->pid_of[t->plat];
+  if (h->sched_len > 0 && (sw->a.keep == KEEP_ALL || extreme_update(&sw->ext[t->wl], &row))) {
+    if (acs_wire_get_schedule(blob, h->sched_len, &s) == ACS_OK)
+      with = 1;
+    else
+      acs_schedule_destroy(&s);
+  } else {
+    extreme_update(&sw->ext[t->wl], &row);
+  }
+  err = acs_results_add_run(sw->res, &row, with ? &s : NULL);
+  if (with)
+    acs_schedule_destroy(&s);
+  if (err < 0)
+    return err;
+  st = acs_status_parse(row.status);
+  sw->nstatus[st >= 0 && st < 4 ? st : ACS_ST_ERROR]++;
+  sw->nstored += (size_t)with;
+  sw->done++;
+  sw->dirty = 1;
+  return ACS_OK;
+}
+
+/* A run whose worker died under it. */
+static int store_lost(struct sweep *sw, uint32_t idx, int wstatus)
+{
+  struct acs_wire_head h;
+
+  memset(&h, 0, sizeof(h));
+  h.task = idx;
+  h.ops = h.edges = -1;
+  acs_run_row_init(&h.row);
+  snprintf(h.row.scheduler, sizeof(h.row.scheduler), "%s",
+           sw->sel[sw->tasks[idx].sel].ops->name);
+  snprintf(h.row.options, sizeof(h.row.options), "%s", sw->optstext[sw->tasks[idx].sel]);
+  snprintf(h.row.status, sizeof(h.row.status), "error");
+  if (WIFSIGNALED(wstatus))
+    snprintf(h.row.message, sizeof(h.row.message), "the sweep worker running this died (%s)",
+             strsignal(WTERMSIG(wstatus)));
+  else
+    snprintf(h.row.message, sizeof(h.row.message),
+             "the sweep worker running this exited (status %d) without a result",
+             WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+  return store(sw, &h, NULL);
+}
+
+static void close_worker(struct worker *w)
+{
+  if (w->task_fd >= 0)
+    close(w->task_fd);
+  if (w->result_fd >= 0)
+    close(w->result_fd);
+  w->task_fd = w->result_fd = -1;
+}
+
+/* A worker's pipe ended: reap it; its first task in flight was running
+ * (an error run unless we are stopping), the others go back in the queue. */
+static int worker_gone(struct sweep *sw, int i)
+{
+  struct worker *w = &sw->w[i];
+  int wstatus = 0, err = ACS_OK;
+
+  close_worker(w);
+  while (waitpid(w->pid, &wstatus, 0) < 0 && errno == EINTR)
+    ;
+  w->pid = -1;
+  if (!acs_cli_interrupted && w->ninflight > 0) {
+    err = store_lost(sw, w->inflight[0], wstatus);
+    for (int k = 1; k < w->ninflight; k++)
+      sw->requeue[sw->nrequeue++] = w->inflight[k];
+  }
+  w->ninflight = 0;
+  /* A replacement, unless stopping; a bounded number, in case something
+   * kills workers faster than they work. */
+  if (err == ACS_OK && !acs_cli_interrupted && (sw->next < sw->ntasks || sw->nrequeue > 0) &&
+      sw->respawns++ < MAX_RESPAWNS)
+    err = spawn(sw, i);
+  return err;
+}
+
+/* Reads one message of worker i. */
+static int receive(struct sweep *sw, int i)
+{
+  struct worker *w = &sw->w[i];
+  struct acs_wire_head h;
+  unsigned char *blob = NULL;
+  int rc, err;
+
+  rc = acs_wire_read(w->result_fd, &h, sizeof(h));
+  if (rc != 1 || h.magic != ACS_WIRE_MAGIC || w->ninflight == 0 || h.task != w->inflight[0] ||
+      h.sched_len > ((uint64_t)1 << 40))
+    return worker_gone(sw, i);
+  if (h.sched_len > 0) {
+    if (!(blob = malloc((size_t)h.sched_len)))
+      return ACS_ENOMEM;
+    if (acs_wire_read(w->result_fd, blob, (size_t)h.sched_len) != 1) {
+      free(blob);
+      return worker_gone(sw, i);
+    }
+  }
+  memmove(w->inflight, w->inflight + 1, (size_t)(w->ninflight - 1) * sizeof(w->inflight[0]));
+  w->ninflight--;
+  err = store(sw, &h, blob);
+  free(blob);
+  return err;
+}
+
+/* ---- the parent: progress ---- */
+
+static void fmt_duration(double s, char *buf, size_t size)
+{
+  long t = (long)(s + 0.5);
+
+  if (t >= 3600)
+    snprintf(buf, size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else
+    snprintf(buf, size, "%ld:%02ld", t / 60, t % 60);
+}
+
+static void progress(struct sweep *sw, int final)
+{
+  double now = acs_now_seconds(), el = now - sw->t0;
+  size_t n = sw->ntasks, d = sw->done;
+  char eta[32], elapsed[32];
+
+  fmt_duration(el, elapsed, sizeof(elapsed));
+  if (d > 0 && d < n)
+    fmt_duration(el / (double)d * (double)(n - d), eta, sizeof(eta));
+  else
+    snprintf(eta, sizeof(eta), "--:--");
+  if (sw->tty) {
+    struct winsize ws;
+    int cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+    int width = cols - 50, fill;
+    if (!final && now - sw->last_draw < 0.1)
+      return;
+    sw->last_draw = now;
+    if (width > 40)
+      width = 40;
+    if (width < 10)
+      width = 10;
+    fill = n ? (int)((double)width * (double)d / (double)n) : width;
+    fprintf(stderr, "\r\033[K[");
+    for (int i = 0; i < width; i++)
+      fputc(i < fill ? '#' : '-', stderr);
+    fprintf(stderr, "] %zu/%zu %3.0f%%  %s  ETA %s  %zu err", d, n,
+            n ? 100.0 * (double)d / (double)n : 100.0, elapsed, eta, sw->nstatus[ACS_ST_ERROR]);
+    if (final)
+      fputc('\n', stderr);
+    fflush(stderr);
+    return;
+  }
+  /* Not a terminal (a log, CI): a plain line every 10 s and at the end. */
+  if (!final && now - sw->last_line < 10.0)
+    return;
+  sw->last_line = now;
+  fprintf(stderr, "sweep: %zu/%zu runs (%.0f%%), %s elapsed, ETA %s\n", d, n,
+          n ? 100.0 * (double)d / (double)n : 100.0, elapsed, eta);
+  fflush(stderr);
+}
+
+/* ---- the parent: the loop ---- */
+
+static int dispatch(struct sweep *sw)
+{
+  for (int i = 0; i < sw->nw && !acs_cli_interrupted; i++) {
+    struct worker *w = &sw->w[i];
+    while (w->pid > 0 && w->ninflight < INFLIGHT &&
+           (sw->nrequeue > 0 || sw->next < sw->ntasks)) {
+      uint32_t idx = sw->nrequeue > 0 ? sw->requeue[--sw->nrequeue] : (uint32_t)sw->next++;
+      if (acs_wire_write(w->task_fd, &idx, sizeof(idx)) < 0) {
+        sw->requeue[sw->nrequeue++] = idx; /* it died; its pipe will say so */
+        break;
+      }
+      w->inflight[w->ninflight++] = idx;
+    }
+  }
+  return ACS_OK;
+}
+
+/* When no task is left to hand out, closing a worker's task pipe lets it
+ * finish what it has and leave. */
+static void release_idle(struct sweep *sw)
+{
+  if (sw->next < sw->ntasks || sw->nrequeue > 0)
+    return;
+  for (int i = 0; i < sw->nw; i++)
+    if (sw->w[i].task_fd >= 0) {
+      close(sw->w[i].task_fd);
+      sw->w[i].task_fd = -1;
+    }
+}
+
+static void forward_interrupt(struct sweep *sw)
+{
+  if (!acs_cli_interrupted || sw->forwarded)
+    return;
+  sw->forwarded = 1;
+  /* Workers finish (or cut short) the run they have and leave; closing the
+   * task pipes wakes one that waits for a task. */
+  for (int i = 0; i < sw->nw; i++)
+    if (sw->w[i].pid > 0) {
+      kill(sw->w[i].pid, SIGTERM);
+      if (sw->w[i].task_fd >= 0) {
+        close(sw->w[i].task_fd);
+        sw->w[i].task_fd = -1;
+      }
+    }
+}
+
+static int poll_workers(struct sweep *sw)
+{
+  struct pollfd pfd[64];
+  int map[64], n = 0, rc, err;
+
+  for (int i = 0; i < sw->nw && n < 64; i++)
+    if (sw->w[i].pid > 0 && sw->w[i].result_fd >= 0) {
+      pfd[n].fd = sw->w[i].result_fd;
+      pfd[n].events = POLLIN;
+      map[n++] = i;
+    }
+  if (n == 0)
+    return 0;
+  rc = poll(pfd, (nfds_t)n, 100);
+  if (rc < 0)
+    return errno == EINTR ? 1 : ACS_EIO;
+  for (int k = 0; k < n; k++)
+    if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR))
+      if ((err = receive(sw, map[k])) < 0)
+        return err;
+  return 1;
+}
+
+static int checkpoint(struct sweep *sw, int force)
+{
+  struct acs_diag d;
+  double now = acs_now_seconds();
+  int err;
+
+  if (!sw->dirty || (!force && now - sw->last_checkpoint < CHECKPOINT_SECONDS))
+    return ACS_OK;
+  acs_diag_init(&d);
+  if ((err = acs_results_checkpoint(sw->res, &d)) < 0) {
+    acs_cli_error(&d);
+    return err;
+  }
+  sw->last_checkpoint = now;
+  sw->dirty = 0;
+  return ACS_OK;
+}
+
+static int run_workers(struct sweep *sw)
+{
+  int err = ACS_OK, nw = sw->a.jobs;
+
+  if ((size_t)nw > sw->ntasks)
+    nw = (int)sw->ntasks;
+  if (nw > 64)
+    nw = 64;
+  if (!(sw->w = calloc((size_t)(nw ? nw : 1), sizeof(*sw->w))) ||
+      !(sw->requeue = calloc((size_t)(nw ? nw : 1) * INFLIGHT + 1, sizeof(*sw->requeue))))
+    return ACS_ENOMEM;
+  for (int i = 0; i < nw; i++)
+    sw->w[i].task_fd = sw->w[i].result_fd = -1, sw->w[i].pid = -1;
+  for (int i = 0; i < nw && err == ACS_OK; i++) {
+    sw->nw = i; /* the child closes the pipes of workers 0..i-1 */
+    err = spawn(sw, i);
+  }
+  sw->nw = nw;
+  while (err == ACS_OK) {
+    int rc;
+    forward_interrupt(sw);
+    dispatch(sw);
+    release_idle(sw);
+    if ((rc = poll_workers(sw)) <= 0) {
+      err = rc;
+      break;
+    }
+    progress(sw, 0);
+    err = checkpoint(sw, 0);
+  }
+  return err;
+}
+
+static void stop_workers(struct sweep *sw)
+{
+  for (int i = 0; sw->w && i < sw->nw; i++) {
+    if (sw->w[i].pid <= 0)
+      continue;
+    close_worker(&sw->w[i]);
+    kill(sw->w[i].pid, SIGTERM);
+    while (waitpid(sw->w[i].pid, NULL, 0) < 0 && errno == EINTR)
+      ;
+    sw->w[i].pid = -1;
+  }
+}
+
+/* ---- the command ---- */
+
+static void sweep_free(struct sweep *sw)
+{
+  stop_workers(sw);
+  if (sw->res)
+    acs_results_abort(sw->res);
+  for (size_t i = 0; sw->wls && i < sw->npaths; i++)
+    if (sw->wls[i])
+      acs_workload_free(sw->wls[i]);
+  free(sw->wls);
+  free(sw->ext);
+  acs_job_free_options(sw->sel, sw->nsel);
+  free(sw->sel);
+  free(sw->optstext);
+  acs_suite_free(sw->paths, sw->npaths);
+  free(sw->base.rows);
+  free(sw->plats);
+  free(sw->tasks);
+  free(sw->pid_of);
+  free(sw->w);
+  free(sw->requeue);
+  acs_strv_free(&sw->a.workloads);
+  acs_strv_free(&sw->a.sets);
+  acs_strv_free(&sw->a.opts);
+  acs_strv_free(&sw->a.varies);
+}
+
+static void print_plan(const struct sweep *sw)
+{
+  printf("sweep: %zu platform variant%s x %zu workload%s x %zu scheduler%s = %zu runs", sw->nplats,
+         sw->nplats == 1 ? "" : "s", sw->npaths, sw->npaths == 1 ? "" : "s", sw->nsel,
+         sw->nsel == 1 ? "" : "s", sw->grid);
+  if (sw->a.shard_n > 0)
+    printf("; shard %d/%d: %zu", sw->a.shard_k, sw->a.shard_n, sw->in_shard);
+  if (sw->skipped > 0)
+    printf("; %zu already in %s", sw->skipped, sw->a.output);
+  printf("\n");
+  if (sw->a.default_study)
+    printf("default study: %s, %s, --vary %s --vary %s\n", sw->base.path, DEFAULT_SUITE,
+           default_varies[0], default_varies[1]);
+  fflush(stdout);
+}
+
+static void print_summary(const struct sweep *sw)
+{
+  double el = acs_now_seconds() - sw->t0;
+
+  printf("%s%zu run%s in %.1f s: %zu ok, %zu infeasible, %zu timeout, %zu error; "
+         "%zu schedule%s stored\n", acs_cli_interrupted ? "interrupted after " : "",
+         sw->done, sw->done == 1 ? "" : "s", el, sw->nstatus[ACS_ST_OK],
+         sw->nstatus[ACS_ST_INFEASIBLE], sw->nstatus[ACS_ST_TIMEOUT],
+         sw->nstatus[ACS_ST_ERROR], sw->nstored, sw->nstored == 1 ? "" : "s");
+  if (sw->a.no_sim)
+    printf("not simulated (--no-sim): the simulated columns are NaN\n");
+  printf("written to %s%s\n", sw->a.output,
+         acs_cli_interrupted ? "; run the same command again to resume" : "");
+  if (!acs_cli_interrupted)
+    printf("next: acsim report %s -o report/\n", sw->a.output);
+}
+
+static int setup(struct sweep *sw)
+{
+  int err;
+
+  if ((err = select_schedulers(sw)) < 0 || (err = expand_platforms(sw)) < 0 ||
+      (err = load_workloads(sw)) < 0 || (err = make_tasks(sw)) < 0)
+    return err;
+  if (!(sw->pid_of = malloc((sw->nplats ? sw->nplats : 1) * sizeof(*sw->pid_of))))
+    return ACS_ENOMEM;
+  for (size_t i = 0; i < sw->nplats; i++)
+    sw->pid_of[i] = -1;
+  return ACS_OK;
+}
+
+int acs_cmd_sweep(int argc, char **argv)
+{
+  struct sweep sw;
+  struct acs_diag d;
+  char *cmdline = NULL;
+  int err, rc = ACS_EXIT_USAGE;
+
+  memset(&sw, 0, sizeof(sw));
+  acs_diag_init(&d);
+  if ((err = parse_args(argc, argv, &sw.a)) != ACS_OK) {
+    rc = err > 0 ? ACS_EXIT_OK : ACS_EXIT_USAGE;
+    goto out;
+  }
+  if ((err = setup(&sw)) < 0) {
+    if (err == ACS_ENOMEM || err == ACS_ERANGE)
+      acs_cli_errorf("%s", acs_strerror(err));
+    goto out;
+  }
+  print_plan(&sw);
+  cmdline = acs_cli_join_argv(argc, argv);
+  if (acs_results_open(sw.a.output, cmdline ? cmdline : "acsim sweep", &sw.res, &d) < 0) {
+    acs_cli_error(&d);
+    goto out;
+  }
+  acs_cli_catch_signals();
+  signal(SIGPIPE, SIG_IGN);
+  sw.tty = isatty(STDERR_FILENO);
+  sw.t0 = sw.last_checkpoint = acs_now_seconds();
+  err = sw.ntasks > 0 ? run_workers(&sw) : ACS_OK;
+  stop_workers(&sw);
+  progress(&sw, 1);
+  if (err < 0) {
+    acs_cli_errorf("sweep stopped: %s; the runs finished so far are kept", acs_strerror(err));
+    rc = ACS_EXIT_FAIL;
+  }
+  /* Finished runs are kept whatever stopped the loop. */
+  {
+    struct acs_results *res = sw.res;
+    sw.res = NULL;
+    if (acs_results_commit(res, &d) < 0) {
+      acs_cli_error(&d);
+      rc = ACS_EXIT_FAIL;
+      goto out;
+    }
+  }
+  print_summary(&sw);
+  if (err == ACS_OK)
+    rc = acs_cli_interrupted ? ACS_EXIT_INTERRUPTED
+         : sw.nstatus[ACS_ST_ERROR] ? ACS_EXIT_FAIL : ACS_EXIT_OK;
+out:
+  free(cmdline);
+  sweep_free(&sw);
+  return rc;
+}

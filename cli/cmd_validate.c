@@ -1,0 +1,681 @@
+/*
+ * cmd_validate.c - `acsim validate psplib|stg DIR`: the chosen schedulers
+ * over a benchmark set with known optima, and how far from them they are.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/job.h"
+#include "core/load/optima.h"
+#include "report/validation.h"
+
+static const char validate_help[] =
+  "usage: acsim validate psplib|stg DIR [-s SCHED,...] [-O opt=v]... [--set k=v]...\n"
+  "                      [--time-limit SEC] [--seed N] [-o out.h5] [-q]\n"
+  "\n"
+  "Runs the chosen schedulers (default list) over a benchmark set with known\n"
+  "optima and prints, per set and scheduler: instances, average and maximum\n"
+  "deviation from the optimum, how many runs reached it, how many proved it\n"
+  "(an exact scheduler's `ok`, or a makespan equal to the lower bound), runs\n"
+  "below it (a bug), timeouts, errors and the scheduling time. Schedules are\n"
+  "verified, not simulated.\n"
+  "\n"
+  "  psplib DIR   PSPLIB .sm instances: DIR/<set>/*.sm with DIR/optima/<set>opt.sm\n"
+  "               (or <set>lb.sm: UB and LB, <set>hrs.sm: best known), or\n"
+  "               DIR/<set>*.sm with DIR/<set>opt.sm beside them\n"
+  "  stg DIR      STG graphs DIR/<n>/*.stg with DIR/optimal/Case<n>_<p>_OPT.csv, run\n"
+  "               on p processors for every p (or only --set pe_count=P)\n"
+  "  -s, --sched LIST      comma-separated schedulers (default list)\n"
+  "  -O, --option K=V      scheduler option for every selected scheduler that has it\n"
+  "      --set K=V         platform parameter (default platform otherwise)\n"
+  "      --time-limit SEC  per-run limit for schedulers that search\n"
+  "      --seed N          seed for randomized schedulers (default 1)\n"
+  "  -o, --output FILE     append every run to /runs and the figures to /validation\n"
+  "  -q, --quiet           no progress line on a terminal\n"
+  "  -h, --help            this help\n"
+  "\n"
+  "Where only bounds are known, deviations are from the lower bound. Exit code 1\n"
+  "when a run is below a proven optimum or lower bound, or ends in error.\n";
+
+struct val_args {
+  const char *kind, *dir, *sched, *output;
+  struct acs_strv sets, opts;
+  double time_limit;
+  uint64_t seed;
+  int quiet;
+};
+
+static int parse_args(int argc, char **argv, struct val_args *a)
+{
+  static const struct option longopts[] = {
+    {"sched", required_argument, NULL, 's'},   {"option", required_argument, NULL, 'O'},
+    {"set", required_argument, NULL, 'S'},     {"output", required_argument, NULL, 'o'},
+    {"time-limit", required_argument, NULL, 'T'}, {"seed", required_argument, NULL, 'R'},
+    {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+  char *end;
+  int c;
+
+  memset(a, 0, sizeof(*a));
+  a->sched = "list";
+  a->seed = 1;
+  opterr = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":s:O:o:qh", longopts, NULL)) != -1) {
+    switch (c) {
+    case 's': a->sched = optarg; break;
+    case 'O': if (acs_strv_push(&a->opts, optarg) < 0) return ACS_ENOMEM; break;
+    case 'S': if (acs_strv_push(&a->sets, optarg) < 0) return ACS_ENOMEM; break;
+    case 'o': a->output = optarg; break;
+    case 'q': a->quiet = 1; break;
+    case 'T':
+      a->time_limit = strtod(optarg, &end);
+      if (*end || end == optarg || !(a->time_limit > 0))
+        return acs_cli_usage("validate", "--time-limit: '%s' is not a positive number of seconds", optarg), ACS_EINVAL;
+      break;
+    case 'R':
+      a->seed = strtoull(optarg, &end, 10);
+      if (*end || end == optarg || optarg[0] == '-')
+        return acs_cli_usage("validate", "--seed: '%s' is not a non-negative integer", optarg), ACS_EINVAL;
+      break;
+    case 'h': fputs(validate_help, stdout); return 1;
+    case ':': return acs_cli_usage("validate", "option '%s' needs a value", argv[optind - 1]), ACS_EINVAL;
+    default: return acs_cli_usage("validate", "unknown option '%s'", argv[optind - 1]), ACS_EINVAL;
+    }
+  }
+  if (argc - optind != 2)
+    return acs_cli_usage("validate", "expected a set kind (psplib or stg) and a directory"), ACS_EINVAL;
+  a->kind = argv[optind];
+  a->dir = argv[optind + 1];
+  if (strcmp(a->kind, "psplib") != 0 && strcmp(a->kind, "stg") != 0)
+    return acs_cli_usage("validate", "unknown set kind '%s' (psplib or stg)", a->kind), ACS_EINVAL;
+  return ACS_OK;
+}
+
+/* ---- instances --------------------------------------------------------- */
+
+struct instance {
+  char *path;
+  char set[64];                  /* "j30", "50 p=4" */
+  int32_t procs;                 /* STG: pe_count; -1 */
+  int64_t lower, upper;          /* reference values (see optima.h) */
+};
+
+struct inst_list {
+  struct instance *v;
+  size_t n, cap;
+  size_t unmatched;              /* instance files without a reference row */
+};
+
+static int is_dir(const char *p)
+{
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *p)
+{
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int add_instance(struct inst_list *l, const char *path, const char *set, int32_t procs,
+                        const struct acs_optimum *ref)
+{
+  struct instance *in;
+
+  if (!ref) {
+    l->unmatched++;
+    return ACS_OK;
+  }
+  if (acs_grow((void **)&l->v, sizeof(*l->v), &l->cap, l->n + 1) < 0)
+    return ACS_ENOMEM;
+  in = &l->v[l->n];
+  in->path = strdup(path);
+  if (!in->path)
+    return ACS_ENOMEM;
+  snprintf(in->set, sizeof(in->set), "%s", set);
+  in->procs = procs;
+  in->lower = ref->lower;
+  in->upper = ref->upper;
+  l->n++;
+  return ACS_OK;
+}
+
+/* dir/name into buf; an over-long path is cut (and then matches nothing). */
+static void path_join(char *buf, size_t size, const char *dir, const char *name)
+{
+  if (snprintf(buf, size, "%s/%s", dir, name) >= (int)size)
+    buf[size - 1] = '\0';
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* The sorted names in dir ending with suffix; *n of them, malloc'd. */
+static int list_dir(const char *dir, const char *suffix, char ***names, size_t *n)
+{
+  struct dirent **ents;
+  int k = scandir(dir, &ents, NULL, alphasort);
+  size_t cap = 0;
+
+  *names = NULL;
+  *n = 0;
+  if (k < 0)
+    return ACS_OK;
+  for (int i = 0; i < k; i++) {
+    if (ends_with(ents[i]->d_name, suffix) &&
+        acs_grow((void **)names, sizeof(**names), &cap, *n + 1) == 0 &&
+        ((*names)[*n] = strdup(ents[i]->d_name)) != NULL)
+      (*n)++;
+    free(ents[i]);
+  }
+  free(ents);
+  return ACS_OK;
+}
+
+static void free_names(char **names, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    free(names[i]);
+  free(names);
+}
+
+/* The optima table of PSPLIB set `set` in odir: opt, then lb, then hrs. */
+static int psplib_table(const char *odir, const char *set, char *buf, size_t size)
+{
+  static const char *const kinds[] = { "opt", "lb", "hrs" };
+
+  for (size_t k = 0; k < 3; k++) {
+    snprintf(buf, size, "%s/%s%s.sm", odir, set, kinds[k]);
+    if (is_file(buf))
+      return 1;
+  }
+  return 0;
+}
+
+/* One PSPLIB set: instance files in idir named <set><g>_<i>.sm. */
+static int psplib_set(struct inst_list *l, const char *idir, const char *table,
+                      const char *set)
+{
+  struct acs_optima o;
+  struct acs_diag d;
+  char **names, path[4096], label[64];
+  size_t n;
+  int err;
+
+  acs_optima_init(&o);
+  acs_diag_init(&d);
+  if ((err = acs_optima_load_psplib(table, &o, &d)) < 0) {
+    acs_cli_error(&d);
+    goto out;
+  }
+  list_dir(idir, ".sm", &names, &n);
+  snprintf(label, sizeof(label), "psplib/%s", set);
+  for (size_t i = 0; err == ACS_OK && i < n; i++) {
+    int32_t g, k;
+    if (acs_optima_psplib_name(names[i], set, &g, &k) < 0)
+      continue;
+    path_join(path, sizeof(path), idir, names[i]);
+    err = add_instance(l, path, label, -1, acs_optima_find_psplib(&o, g, k));
+  }
+  free_names(names, n);
+out:
+  acs_optima_free(&o);
+  return err;
+}
+
+/* Sets of DIR: tables <set>{opt,lb,hrs}.sm in DIR/optima or DIR; instances
+ * in DIR/<set>/ or DIR itself. */
+static int find_psplib(struct inst_list *l, const char *dir)
+{
+  const char *odirs[2];
+  char odir[4096], table[4096], idir[4096];
+  int err = ACS_OK;
+
+  snprintf(odir, sizeof(odir), "%s/optima", dir);
+  odirs[0] = odir;
+  odirs[1] = dir;
+  for (int k = 0; k < 2 && err == ACS_OK; k++) {
+    char **names;
+    size_t n;
+    list_dir(odirs[k], ".sm", &names, &n);
+    for (size_t i = 0; err == ACS_OK && i < n; i++) {
+      char set[64];
+      size_t len = strlen(names[i]);
+      /* "<set>opt.sm" names the set; lb and hrs tables only when no opt. */
+      if (len < 7 || len - 6 >= sizeof(set) || !ends_with(names[i], "opt.sm"))
+        continue;
+      snprintf(set, sizeof(set), "%.*s", (int)(len - 6), names[i]);
+      psplib_table(odirs[k], set, table, sizeof(table));
+      path_join(idir, sizeof(idir), dir, set);
+      err = psplib_set(l, is_dir(idir) ? idir : dir, table, set);
+    }
+    for (size_t i = 0; err == ACS_OK && i < n; i++) {
+      char set[64];
+      size_t len = strlen(names[i]);
+      if (len < 6 || len - 5 >= sizeof(set) || !ends_with(names[i], "lb.sm"))
+        continue;
+      snprintf(set, sizeof(set), "%.*s", (int)(len - 5), names[i]);
+      snprintf(table, sizeof(table), "%s/%sopt.sm", odirs[k], set);
+      path_join(idir, sizeof(idir), dir, set);
+      if (!is_file(table) && is_dir(idir)) {
+        path_join(table, sizeof(table), odirs[k], names[i]);
+        err = psplib_set(l, idir, table, set);
+      }
+    }
+    free_names(names, n);
+  }
+  return err;
+}
+
+/* STG: DIR/optimal/Case<n>_<p>_OPT.csv for DIR/<n>/ *.stg. */
+static int find_stg(struct inst_list *l, const char *dir, int32_t only_p)
+{
+  char odir[4096], table[4096], idir[4096], path[4096], key[512], label[64];
+  char **cases, **names;
+  size_t ncases, n;
+  int err = ACS_OK;
+
+  snprintf(odir, sizeof(odir), "%s/optimal", dir);
+  list_dir(odir, "_OPT.csv", &cases, &ncases);
+  for (size_t c = 0; err == ACS_OK && c < ncases; c++) {
+    struct acs_optima o;
+    struct acs_diag d;
+    int size, p;
+    if (sscanf(cases[c], "Case%d_%d_OPT.csv", &size, &p) != 2 || (only_p > 0 && p != only_p))
+      continue;
+    path_join(table, sizeof(table), odir, cases[c]);
+    snprintf(idir, sizeof(idir), "%s/%d", dir, size);
+    acs_optima_init(&o);
+    acs_diag_init(&d);
+    if ((err = acs_optima_load_stg(table, &o, &d)) < 0) {
+      acs_cli_error(&d);
+      acs_optima_free(&o);
+      break;
+    }
+    list_dir(idir, ".stg", &names, &n);
+    snprintf(label, sizeof(label), "stg/%d p=%d", size, p);
+    for (size_t i = 0; err == ACS_OK && i < n; i++) {
+      snprintf(key, sizeof(key), "%d/%s", size, names[i]);
+      path_join(path, sizeof(path), idir, names[i]);
+      err = add_instance(l, path, label, p, acs_optima_find_stg(&o, key, p));
+    }
+    free_names(names, n);
+    acs_optima_free(&o);
+  }
+  free_names(cases, ncases);
+  return err;
+}
+
+/* ---- figures ----------------------------------------------------------- */
+
+struct tally {
+  char set[64];
+  size_t sched;
+  int64_t n, bounds_only, at_ref, proven, below, timeouts, errors;
+  double sum_dev, max_dev, seconds;
+};
+
+struct val_state {
+  struct val_args args;
+  struct inst_list inst;
+  struct acs_sched_sel *sel;
+  size_t nsel;
+  struct tally *t;
+  size_t nt, cap_t;
+  struct acs_results *res;
+  int tty, bug;
+};
+
+static struct tally *tally_of(struct val_state *st, const char *set, size_t k)
+{
+  for (size_t i = 0; i < st->nt; i++)
+    if (st->t[i].sched == k && strcmp(st->t[i].set, set) == 0)
+      return &st->t[i];
+  if (acs_grow((void **)&st->t, sizeof(*st->t), &st->cap_t, st->nt + 1) < 0)
+    return NULL;
+  memset(&st->t[st->nt], 0, sizeof(st->t[0]));
+  snprintf(st->t[st->nt].set, sizeof(st->t[0].set), "%s", set);
+  st->t[st->nt].sched = k;
+  return &st->t[st->nt++];
+}
+
+/* Adds one run to its tally. The reference is the optimum when known, else
+ * the lower bound, else the best known upper value. */
+static void count_run(struct val_state *st, const struct instance *in, size_t k,
+                      const struct acs_run_row *row)
+{
+  struct tally *t = tally_of(st, in->set, k);
+  int64_t ref = in->lower >= 0 ? in->lower : in->upper;
+  double dev;
+
+  if (!t)
+    return;
+  t->seconds += row->sched_seconds;
+  if (strcmp(row->status, "timeout") == 0)
+    t->timeouts++;
+  if (isnan(row->makespan_cycles)) {
+    t->errors++;
+    st->bug = 1;
+    return;
+  }
+  t->n++;
+  t->bounds_only += in->lower != in->upper;
+  dev = 100.0 * (row->makespan_cycles - (double)ref) / (double)ref;
+  t->sum_dev += dev;
+  if (t->n == 1 || dev > t->max_dev)
+    t->max_dev = dev;
+  t->at_ref += row->makespan_cycles == (double)ref;
+  t->proven += (strcmp(row->status, "ok") == 0 && st->sel[k].ops->proves) ||
+               row->makespan_cycles <= row->lower_bound_cycles;
+  if (in->lower >= 0 && row->makespan_cycles < (double)in->lower) {
+    t->below++;
+    st->bug = 1;
+  }
+}
+
+static void print_tallies(const struct val_state *st)
+{
+  printf("%-14s %-10s %-24s %5s %8s %8s %6s %6s %5s %7s %5s %9s\n", "set", "scheduler",
+         "options", "n", "avg_dev%", "max_dev%", "at_opt", "proven", "below", "timeout",
+         "error", "time_s");
+  for (size_t i = 0; i < st->nt; i++) {
+    const struct tally *t = &st->t[i];
+    char opts[ACS_STR_MSG];
+    acs_job_options_text(&st->sel[t->sched], opts, sizeof(opts));
+    printf("%-14s %-10s %-24s %5lld %8.2f %8.2f %6lld %6lld %5lld %7lld %5lld %9.2f\n",
+           t->set, st->sel[t->sched].ops->name, opts[0] ? opts : "-", (long long)t->n,
+           t->n ? t->sum_dev / (double)t->n : NAN, t->n ? t->max_dev : NAN,
+           (long long)t->at_ref, (long long)t->proven, (long long)t->below,
+           (long long)t->timeouts, (long long)t->errors, t->seconds);
+    if (t->bounds_only)
+      printf("    %lld of them have bounds, not a proven optimum: deviation from the lower bound\n",
+             (long long)t->bounds_only);
+  }
+}
+
+/* The /validation rows of the tallies, into res. */
+static int write_validation(const struct val_state *st, struct acs_results *res,
+                            struct acs_diag *d)
+{
+  struct acs_validation_row *rows = calloc(st->nt + 1, sizeof(*rows));
+  int err;
+
+  if (!rows)
+    return ACS_ENOMEM;
+  for (size_t i = 0; i < st->nt; i++) {
+    const struct tally *t = &st->t[i];
+    struct acs_validation_row *r = &rows[i];
+    snprintf(r->set, sizeof(r->set), "%s", t->set);
+    snprintf(r->path, sizeof(r->path), "%s", st->args.dir);
+    snprintf(r->scheduler, sizeof(r->scheduler), "%s", st->sel[t->sched].ops->name);
+    acs_job_options_text(&st->sel[t->sched], r->options, sizeof(r->options));
+    r->instances = t->n;
+    r->bounds_only = t->bounds_only;
+    r->avg_dev_pct = t->n ? t->sum_dev / (double)t->n : NAN;
+    r->max_dev_pct = t->n ? t->max_dev : NAN;
+    r->at_reference = t->at_ref;
+    r->proven = t->proven;
+    r->below = t->below;
+    r->timeouts = t->timeouts;
+    r->errors = t->errors;
+    r->time_limit = st->args.time_limit > 0 ? st->args.time_limit : NAN;
+    r->seconds = t->seconds;
+  }
+  err = acs_validation_add(res, rows, st->nt, d);
+  free(rows);
+  return err;
+}
+
+/* ---- runs ---------------------------------------------------------------- */
+
+static int platform_for(const struct val_state *st, const struct instance *in,
+                        struct acs_platform *p)
+{
+  struct acs_diag d;
+  char kv[64];
+
+  acs_platform_init(p);
+  acs_diag_init(&d);
+  for (size_t i = 0; i < st->args.sets.n; i++)
+    if (acs_platform_set_kv(p, st->args.sets.v[i], &d) < 0) {
+      acs_cli_error(&d);
+      return ACS_EINVAL;
+    }
+  if (in->procs > 0) {
+    snprintf(kv, sizeof(kv), "pe_count=%d", in->procs);
+    if (acs_platform_set_kv(p, kv, &d) < 0)
+      return ACS_EINVAL;
+  }
+  return ACS_OK;
+}
+
+static int store_ids(struct val_state *st, const struct acs_platform *p,
+                     const struct acs_workload *w, const struct acs_graph *g, int32_t *pid,
+                     int32_t *wid)
+{
+  struct acs_workload_row wrow;
+  int err;
+
+  *pid = *wid = -1;
+  if (!st->res)
+    return ACS_OK;
+  if ((err = acs_results_add_platform(st->res, p, pid)) < 0)
+    return err;
+  memset(&wrow, 0, sizeof(wrow));
+  snprintf(wrow.name, sizeof(wrow.name), "%s", w->name);
+  snprintf(wrow.path, sizeof(wrow.path), "%s", w->path);
+  snprintf(wrow.kind, sizeof(wrow.kind), "%s", acs_wl_kind_name(w->kind));
+  wrow.ops = g->nops;
+  wrow.edges = g->nedges;
+  return acs_results_add_workload(st->res, &wrow, wid);
+}
+
+static void progress(const struct val_state *st, size_t i, const struct instance *in)
+{
+  const char *base = strrchr(in->path, '/');
+
+  if (!st->tty)
+    return;
+  fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", i + 1, st->inst.n, in->set,
+          base ? base + 1 : in->path);
+  fflush(stderr);
+}
+
+/* Every selected scheduler on one instance. */
+static int run_instance(struct val_state *st, const struct instance *in)
+{
+  struct acs_sched_ctx ctx = { st->args.seed, st->args.time_limit, 0 };
+  struct acs_workload *w;
+  struct acs_platform p;
+  struct acs_problem pb;
+  struct acs_graph g;
+  struct acs_diag d;
+  int32_t pid, wid;
+  int64_t bound;
+  int err;
+
+  acs_diag_init(&d);
+  if ((err = platform_for(st, in, &p)) < 0)
+    return err;
+  if ((err = acs_workload_load(in->path, &w, &d)) < 0) {
+    acs_cli_error(&d);
+    return err;
+  }
+  if ((err = acs_job_prepare(w, &p, &g, &pb, &bound, &d)) < 0) {
+    acs_cli_error(&d);
+    goto out_with_workload;
+  }
+  err = store_ids(st, &p, w, &g, &pid, &wid);
+  for (size_t k = 0; err == ACS_OK && k < st->nsel && !acs_cli_interrupted; k++) {
+    struct acs_schedule s;
+    struct acs_run_row row;
+    int keep;
+    if (!acs_sched_accepts(st->sel[k].ops, w->kind))
+      continue;
+    acs_run_row_init(&row);
+    row.platform_id = pid;
+    row.workload_id = wid;
+    row.lower_bound_cycles = (double)bound;
+    err = acs_job_run(&pb, &st->sel[k], &ctx, 0, &s, &row, &keep);
+    acs_schedule_destroy(&s);
+    if (err < 0)
+      break;
+    count_run(st, in, k, &row);
+    if (st->res)
+      err = acs_results_add_run(st->res, &row, NULL);
+  }
+  acs_problem_destroy(&pb);
+  acs_graph_destroy(&g);
+out_with_workload:
+  acs_workload_free(w);
+  return err;
+}
+
+static int select_schedulers(struct val_state *st)
+{
+  const struct acs_sched_ops **ops;
+  size_t n;
+  int err;
+
+  if ((err = acs_cli_parse_schedulers("validate", st->args.sched, &ops, &n)) < 0)
+    return err;
+  st->sel = calloc(n + 1, sizeof(*st->sel));
+  if (!st->sel) {
+    free(ops);
+    return ACS_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++)
+    st->sel[i].ops = ops[i];
+  st->nsel = n;
+  free(ops);
+  return acs_job_bind_options("validate", st->sel, st->nsel, st->args.opts.v, st->args.opts.n);
+}
+
+/* pe_count from --set, for choosing the STG processor count. */
+static int32_t set_pe_count(const struct val_args *a)
+{
+  int32_t p = -1;
+
+  for (size_t i = 0; i < a->sets.n; i++)
+    if (strncmp(a->sets.v[i], "pe_count=", 9) == 0)
+      p = (int32_t)atoi(a->sets.v[i] + 9);
+  return p;
+}
+
+static int find_instances(struct val_state *st)
+{
+  int err;
+
+  if (!is_dir(st->args.dir)) {
+    acs_cli_errorf("%s: not a directory", st->args.dir);
+    return ACS_EIO;
+  }
+  if (strcmp(st->args.kind, "psplib") == 0)
+    err = find_psplib(&st->inst, st->args.dir);
+  else
+    err = find_stg(&st->inst, st->args.dir, set_pe_count(&st->args));
+  if (err == ACS_OK && st->inst.n == 0) {
+    acs_cli_errorf("%s: no %s instances with known optima (see acsim validate --help)",
+                   st->args.dir, st->args.kind);
+    err = ACS_ENOTFOUND;
+  }
+  return err;
+}
+
+static void state_free(struct val_state *st)
+{
+  if (st->res)
+    acs_results_abort(st->res);
+  for (size_t i = 0; i < st->inst.n; i++)
+    free(st->inst.v[i].path);
+  free(st->inst.v);
+  free(st->t);
+  acs_job_free_options(st->sel, st->nsel);
+  free(st->sel);
+  acs_strv_free(&st->args.sets);
+  acs_strv_free(&st->args.opts);
+}
+
+/* Commits the runs and, unless interrupted, the figures. */
+static int finish_output(struct val_state *st)
+{
+  struct acs_results *res = st->res;
+  struct acs_diag d;
+
+  acs_diag_init(&d);
+  st->res = NULL;
+  if (!acs_cli_interrupted && write_validation(st, res, &d) < 0) {
+    acs_cli_error(&d);
+    acs_results_abort(res);
+    return ACS_EIO;
+  }
+  if (acs_results_commit(res, &d) < 0) {
+    acs_cli_error(&d);
+    return ACS_EIO;
+  }
+  return ACS_OK;
+}
+
+int acs_cmd_validate(int argc, char **argv)
+{
+  struct val_state st;
+  struct acs_diag d;
+  char *cmdline = NULL;
+  int err = ACS_OK, rc = ACS_EXIT_USAGE;
+  double t0 = acs_now_seconds();
+
+  memset(&st, 0, sizeof(st));
+  acs_diag_init(&d);
+  if ((err = parse_args(argc, argv, &st.args)) != ACS_OK) {
+    rc = err > 0 ? ACS_EXIT_OK : ACS_EXIT_USAGE;
+    goto out;
+  }
+  if (select_schedulers(&st) < 0 || find_instances(&st) < 0)
+    goto out;
+  if (st.args.output) {
+    cmdline = acs_cli_join_argv(argc, argv);
+    if (acs_results_open(st.args.output, cmdline ? cmdline : "acsim validate", &st.res, &d) < 0) {
+      acs_cli_error(&d);
+      goto out;
+    }
+  }
+  st.tty = !st.args.quiet && isatty(STDERR_FILENO);
+  acs_cli_catch_signals();
+  for (size_t i = 0; i < st.inst.n && !acs_cli_interrupted && err == ACS_OK; i++) {
+    progress(&st, i, &st.inst.v[i]);
+    err = run_instance(&st, &st.inst.v[i]);
+  }
+  if (st.tty)
+    fprintf(stderr, "\r\033[K");
+  if (err < 0 && err != ACS_EINTERRUPTED)
+    goto out;
+  print_tallies(&st);
+  printf("%zu instances in %.1f s%s\n", st.inst.n, acs_now_seconds() - t0,
+         acs_cli_interrupted ? " (interrupted: figures of the finished runs)" : "");
+  if (st.inst.unmatched)
+    printf("%zu instance files have no reference value and were skipped\n", st.inst.unmatched);
+  if (st.res && finish_output(&st) < 0)
+    goto out;
+  if (st.args.output)
+    printf("runs%s written to %s\n", acs_cli_interrupted ? "" : " and /validation",
+           st.args.output);
+  rc = acs_cli_interrupted ? ACS_EXIT_INTERRUPTED : st.bug ? ACS_EXIT_FAIL : ACS_EXIT_OK;
+out:
+  free(cmdline);
+  state_free(&st);
+  return rc;
+}

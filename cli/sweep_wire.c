@@ -1,0 +1,241 @@
+/*
+ * sweep_wire.c - flattening schedules for the sweep's worker pipes (see
+ * sweep_wire.h).
+ *
+ * Layout: a header of counts and limits, then per resource its capacity and
+ * name, per op its struct acs_sop (name pointer cleared) and name, the
+ * demand matrix, the edges and the waits. Names are a uint32 length and the
+ * bytes.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/sweep_wire.h"
+
+struct wire_hdr {
+  int32_t norig, nops, nres, nedges, nwaits;
+  int32_t res_pe, res_dma, res_cmx;
+  int32_t barriers, barrier_slots;
+  int64_t cmx_capacity, cmx_align, makespan;
+};
+
+void acs_wbuf_free(struct acs_wbuf *b)
+{
+  free(b->p);
+  memset(b, 0, sizeof(*b));
+}
+
+static int put(struct acs_wbuf *b, const void *p, size_t len)
+{
+  size_t need;
+  int err;
+
+  if (len == 0)
+    return ACS_OK;
+  if (__builtin_add_overflow(b->n, len, &need))
+    return ACS_ENOMEM;
+  if ((err = acs_grow((void **)&b->p, 1, &b->cap, need)) < 0)
+    return err;
+  memcpy(b->p + b->n, p, len);
+  b->n = need;
+  return ACS_OK;
+}
+
+static int put_str(struct acs_wbuf *b, const char *s)
+{
+  uint32_t len = (uint32_t)strlen(s ? s : "");
+  int err = put(b, &len, sizeof(len));
+
+  return err < 0 ? err : put(b, s, len);
+}
+
+static int put_array(struct acs_wbuf *b, const void *p, size_t n, size_t elem)
+{
+  size_t bytes;
+
+  if (acs_mul_size(n, elem, &bytes))
+    return ACS_ENOMEM;
+  return put(b, p, bytes);
+}
+
+int acs_wire_put_schedule(struct acs_wbuf *b, const struct acs_schedule *s)
+{
+  struct wire_hdr h = {s->norig,  s->nops,     s->nres,         s->nedges,       s->nwaits,
+                       s->res_pe, s->res_dma,  s->res_cmx,      s->barriers,     s->barrier_slots,
+                       s->cmx_capacity, s->cmx_align, s->makespan};
+  int err = put(b, &h, sizeof(h));
+
+  for (int32_t r = 0; err == ACS_OK && r < s->nres; r++)
+    if ((err = put(b, &s->res_cap[r], sizeof(s->res_cap[r]))) == ACS_OK)
+      err = put_str(b, s->res_name[r]);
+  for (int32_t i = 0; err == ACS_OK && i < s->nops; i++) {
+    struct acs_sop op = s->ops[i];
+    op.name = NULL;
+    if ((err = put(b, &op, sizeof(op))) == ACS_OK)
+      err = put_str(b, s->ops[i].name);
+  }
+  if (err == ACS_OK && s->nres > 0)
+    err = put_array(b, s->demand, (size_t)s->nops * (size_t)s->nres, sizeof(*s->demand));
+  if (err == ACS_OK)
+    err = put_array(b, s->edges, (size_t)s->nedges, sizeof(*s->edges));
+  if (err == ACS_OK)
+    err = put_array(b, s->waits, (size_t)s->nwaits, sizeof(*s->waits));
+  return err;
+}
+
+struct rbuf {
+  const unsigned char *p;
+  size_t n, off;
+};
+
+static int get(struct rbuf *r, void *out, size_t len)
+{
+  if (len > r->n - r->off)
+    return ACS_EFORMAT;
+  memcpy(out, r->p + r->off, len);
+  r->off += len;
+  return ACS_OK;
+}
+
+/* A name copied into the schedule's arena. */
+static int get_str(struct rbuf *r, struct acs_schedule *s, const char **out)
+{
+  uint32_t len;
+  char *str;
+
+  if (get(r, &len, sizeof(len)) < 0 || len > r->n - r->off)
+    return ACS_EFORMAT;
+  if (!(str = acs_arena_alloc(&s->arena, (size_t)len + 1)))
+    return ACS_ENOMEM;
+  memcpy(str, r->p + r->off, len);
+  str[len] = '\0';
+  r->off += len;
+  *out = str;
+  return ACS_OK;
+}
+
+static int get_ops(struct rbuf *r, struct acs_schedule *s, int32_t nops)
+{
+  int err;
+
+  for (int32_t i = 0; i < nops; i++) {
+    struct acs_sop op;
+    const char *name;
+    uint32_t len;
+    /* The name goes through add_op, which copies it; read it in place. */
+    if (get(r, &op, sizeof(op)) < 0 || get(r, &len, sizeof(len)) < 0 || len > r->n - r->off)
+      return ACS_EFORMAT;
+    {
+      char *tmp = malloc((size_t)len + 1);
+      if (!tmp)
+        return ACS_ENOMEM;
+      memcpy(tmp, r->p + r->off, len);
+      tmp[len] = '\0';
+      r->off += len;
+      name = tmp;
+      op.name = name;
+      err = acs_schedule_add_op(s, &op);
+      free(tmp);
+    }
+    if (err < 0)
+      return err;
+  }
+  return ACS_OK;
+}
+
+static int get_body(struct rbuf *r, const struct wire_hdr *h, struct acs_schedule *s)
+{
+  size_t nd;
+  int err;
+
+  for (int32_t k = 0; k < h->nres; k++)
+    if ((err = get(r, &s->res_cap[k], sizeof(s->res_cap[k]))) < 0 ||
+        (err = get_str(r, s, &s->res_name[k])) < 0)
+      return err;
+  if ((err = get_ops(r, s, h->nops)) < 0)
+    return err;
+  if (acs_mul_size((size_t)h->nops, (size_t)h->nres, &nd) ||
+      acs_mul_size(nd, sizeof(*s->demand), &nd) || (nd > 0 && get(r, s->demand, nd) < 0))
+    return ACS_EFORMAT;
+  for (int32_t e = 0; e < h->nedges; e++) {
+    struct acs_edge ed;
+    if (get(r, &ed, sizeof(ed)) < 0)
+      return ACS_EFORMAT;
+    if ((err = acs_schedule_add_edge(s, ed.src, ed.dst, ed.kind)) < 0)
+      return err == ACS_EINVAL ? ACS_EFORMAT : err;
+  }
+  for (int32_t w = 0; w < h->nwaits; w++) {
+    struct acs_wait wt;
+    if (get(r, &wt, sizeof(wt)) < 0)
+      return ACS_EFORMAT;
+    if ((err = acs_schedule_add_wait(s, wt.op, wt.barrier)) < 0)
+      return err == ACS_EINVAL ? ACS_EFORMAT : err;
+  }
+  return r->off == r->n ? ACS_OK : ACS_EFORMAT;
+}
+
+int acs_wire_get_schedule(const unsigned char *p, size_t len, struct acs_schedule *s)
+{
+  struct rbuf r = {p, len, 0};
+  struct wire_hdr h;
+  int err;
+
+  acs_schedule_init(s);
+  if (get(&r, &h, sizeof(h)) < 0 || h.nres < 0 || h.nres > ACS_MAX_RES || h.nops < 0 ||
+      h.nedges < 0 || h.nwaits < 0 || h.norig < 0 || h.norig > h.nops)
+    return ACS_EFORMAT;
+  s->nres = h.nres;
+  s->norig = h.norig;
+  s->res_pe = h.res_pe;
+  s->res_dma = h.res_dma;
+  s->res_cmx = h.res_cmx;
+  s->barriers = h.barriers;
+  s->barrier_slots = h.barrier_slots;
+  s->cmx_capacity = h.cmx_capacity;
+  s->cmx_align = h.cmx_align;
+  if ((err = get_body(&r, &h, s)) < 0) {
+    acs_schedule_destroy(s);
+    acs_schedule_init(s);
+    return err;
+  }
+  s->makespan = h.makespan;
+  return ACS_OK;
+}
+
+int acs_wire_write(int fd, const void *p, size_t len)
+{
+  const char *c = p;
+
+  while (len > 0) {
+    ssize_t w = write(fd, c, len);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return ACS_EIO;
+    c += w;
+    len -= (size_t)w;
+  }
+  return ACS_OK;
+}
+
+int acs_wire_read(int fd, void *p, size_t len)
+{
+  char *c = p;
+  size_t got = 0;
+
+  while (got < len) {
+    ssize_t r = read(fd, c + got, len - got);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r == 0 && got == 0)
+      return 0;
+    if (r <= 0)
+      return ACS_EIO;
+    got += (size_t)r;
+  }
+  return 1;
+}

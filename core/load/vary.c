@@ -1,0 +1,363 @@
+/*
+ * vary.c - `--vary key=v1,v2,...` for trade studies: parsing, ranges, and the
+ * cartesian product of platform variants.
+ *
+ * An argument is `key=item,item,...` where key is a platform parameter
+ * (ACS_PARAM_MAP) and an item is a number, a linear range `a..b+s` (a, a+s,
+ * ... up to b; `a..b` steps by 1) or a geometric range `a..b*f` (a, a*f,
+ * a*f^2, ... up to b; values of an integer parameter are rounded to the
+ * nearest integer and repeats produced by that rounding are dropped). Every
+ * value is checked like a CSV field of that column (number, integer-ness,
+ * minimum). Errors are located as "--vary:N:COL", N counting the --vary
+ * arguments from 1 and COL the 1-based byte column in that argument.
+ *
+ * Variants are named after their base row and the varied keys, in the order
+ * the --vary arguments were given: `default[cmx_kib=512,barriers=8]`. The
+ * name is what identifies a variant in results (resume, compare, merge), so
+ * value text is canonical: integers in plain decimal, other values in the
+ * shortest %g form that reads back to the same double.
+ */
+#include "core/load/load.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define VARY_FILE "--vary"
+
+void acs_vary_format_value(double x, char *buf, size_t size)
+{
+  if (x == floor(x) && fabs(x) < 1e15) {
+    snprintf(buf, size, "%.0f", x);
+    return;
+  }
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, size, "%.*g", prec, x);
+    if (strtod(buf, NULL) == x)
+      return;
+  }
+}
+
+void acs_vary_free(struct acs_vary *v)
+{
+  if (!v)
+    return;
+  free(v->values);
+  memset(v, 0, sizeof(*v));
+  v->param = -1;
+}
+
+static int push_value(struct acs_vary *v, size_t *cap, double x)
+{
+  int err = acs_grow((void **)&v->values, sizeof(*v->values), cap, v->n + 1);
+
+  if (err < 0)
+    return err;
+  v->values[v->n++] = x;
+  return ACS_OK;
+}
+
+/* Parses the number text[0, len) (a copy is made so that "128..4096" is not
+ * read as "128." followed by garbage). */
+static int parse_number(const char *text, size_t len, double *out)
+{
+  char buf[64];
+  char *end;
+
+  if (len == 0 || len >= sizeof(buf))
+    return -1;
+  memcpy(buf, text, len);
+  buf[len] = '\0';
+  errno = 0;
+  *out = strtod(buf, &end);
+  return (*end != '\0' || errno == ERANGE || !isfinite(*out)) ? -1 : 0;
+}
+
+/*
+ * Checks one value as a field of the parameter's column would be checked,
+ * and appends it unless it repeats a value of this argument. `first` is the
+ * index of the first value of the current item: a repeat inside a geometric
+ * range of an integer parameter (rounding) is dropped, any other repeat is an
+ * error.
+ */
+static int add_checked(struct acs_vary *v, size_t *cap, double x, size_t first, int drop_repeats,
+                       int index, int col, struct acs_diag *d)
+{
+  struct acs_platform scratch;
+  char text[64];
+  int err;
+
+  acs_vary_format_value(x, text, sizeof(text));
+  acs_platform_init(&scratch);
+  if ((err = acs_platform_set(&scratch, v->param, text, d, VARY_FILE, index, col)) < 0)
+    return err;
+  for (size_t i = 0; i < v->n; i++) {
+    if (v->values[i] != x)
+      continue;
+    if (drop_repeats && i >= first)
+      return ACS_OK;
+    return acs_diag_set(d, ACS_EINVAL, VARY_FILE, index, col, "%s: value %s appears twice",
+                        acs_param_table[v->param].name, text);
+  }
+  return push_value(v, cap, x);
+}
+
+/*
+ * A range item "a..b", "a..b+s" or "a..b*f" starting at item[0] (column col).
+ * Values are computed as a + k*s and a*f^k (not by accumulating a sum) so a
+ * long linear range does not drift. O(values * values-so-far) for the repeat
+ * check, bounded by ACS_VARY_MAX_VALUES.
+ */
+static int parse_range(struct acs_vary *v, size_t *cap, const char *item, size_t len,
+                       const char *dots, int index, int col, struct acs_diag *d)
+{
+  const char *name = acs_param_table[v->param].name;
+  const char *rhs = dots + 2, *op, *item_end = item + len;
+  double a, b, step = 1.0;
+  int geometric = 0, integer = acs_param_table[v->param].integer;
+  size_t first = v->n;
+  char *end;
+  int ccol = col + (int)(rhs - item);
+
+  if (parse_number(item, (size_t)(dots - item), &a) < 0)
+    return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, col,
+                        "%s: range start '%.*s' is not a number", name, (int)(dots - item), item);
+  /* b ends where a '+' or '*' step begins; strtod stops there (and handles
+   * an exponent sign such as 1e+6 itself). */
+  {
+    char buf[128];
+    size_t rlen = (size_t)(item_end - rhs);
+    if (rlen == 0 || rlen >= sizeof(buf))
+      return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, ccol,
+                          "%s: range '%.*s' has no end (write a..b, a..b+step or a..b*factor)",
+                          name, (int)len, item);
+    memcpy(buf, rhs, rlen);
+    buf[rlen] = '\0';
+    errno = 0;
+    b = strtod(buf, &end);
+    if (end == buf || errno == ERANGE || !isfinite(b) || (*end && *end != '+' && *end != '*'))
+      return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, ccol,
+                          "%s: range end '%s' is not a number (write a..b, a..b+step or a..b*factor)",
+                          name, buf);
+    op = rhs + (end - buf);
+  }
+  if (op < item_end) {
+    int scol = col + (int)(op - item) + 1;
+    geometric = *op == '*';
+    if (parse_number(op + 1, (size_t)(item_end - op - 1), &step) < 0)
+      return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, scol, "%s: %s '%.*s' is not a number",
+                          name, geometric ? "factor" : "step", (int)(item_end - op - 1), op + 1);
+    if (geometric && !(step > 1.0))
+      return acs_diag_set(d, ACS_ERANGE, VARY_FILE, index, scol,
+                          "%s: factor %g must be greater than 1", name, step);
+    if (!geometric && !(step > 0.0))
+      return acs_diag_set(d, ACS_ERANGE, VARY_FILE, index, scol,
+                          "%s: step %g must be positive", name, step);
+  }
+  if (a > b)
+    return acs_diag_set(d, ACS_ERANGE, VARY_FILE, index, col,
+                        "%s: range start %g is above its end %g", name, a, b);
+  if (geometric && !(a > 0.0))
+    return acs_diag_set(d, ACS_ERANGE, VARY_FILE, index, col,
+                        "%s: a geometric range needs a positive start, not %g", name, a);
+  for (size_t k = 0;; k++) {
+    /* A relative slack of 1e-9 keeps b itself when rounding errors put the
+     * last computed value a hair above it (0.1..0.3+0.1). */
+    double x = geometric ? a * pow(step, (double)k) : a + (double)k * step;
+    int err;
+    if (x > b + fabs(b) * 1e-9 + (geometric ? 0.0 : step * 1e-9))
+      break;
+    if (!geometric && fabs(x - b) <= step * 1e-9)
+      x = b;
+    if (k >= ACS_VARY_MAX_VALUES)
+      return acs_diag_set(d, ACS_ERANGE, VARY_FILE, index, col,
+                          "%s: range '%.*s' has more than %d values", name, (int)len, item,
+                          ACS_VARY_MAX_VALUES);
+    if (geometric && integer)
+      x = floor(x + 0.5);
+    if ((err = add_checked(v, cap, x, first, geometric && integer, index, col, d)) < 0)
+      return err;
+  }
+  return ACS_OK;
+}
+
+static int parse_item(struct acs_vary *v, size_t *cap, const char *item, size_t len, int index,
+                      int col, struct acs_diag *d)
+{
+  const char *name = acs_param_table[v->param].name;
+  const char *dots = NULL;
+  double x;
+
+  for (size_t i = 0; i + 1 < len; i++)
+    if (item[i] == '.' && item[i + 1] == '.') {
+      dots = item + i;
+      break;
+    }
+  if (dots)
+    return parse_range(v, cap, item, len, dots, index, col, d);
+  if (parse_number(item, len, &x) < 0)
+    return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, col, "%s: '%.*s' is not a number",
+                        name, (int)len, item);
+  return add_checked(v, cap, x, v->n, 0, index, col, d);
+}
+
+/* The key before '='; sets v->param. Columns count from 1. */
+static int parse_key(const char *arg, struct acs_vary *v, int index, const char **values,
+                     struct acs_diag *d)
+{
+  const char *eq = strchr(arg, '=');
+  char key[128];
+  size_t klen;
+
+  if (!eq || eq == arg)
+    return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, 1,
+                        "'%s': expected key=v1,v2,... (or a range a..b+step, a..b*factor)", arg);
+  klen = (size_t)(eq - arg);
+  if (klen >= sizeof(key))
+    return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, 1, "key too long");
+  memcpy(key, arg, klen);
+  key[klen] = '\0';
+  if (strcmp(key, "name") == 0)
+    return acs_diag_set(d, ACS_EINVAL, VARY_FILE, index, 1,
+                        "'name' cannot be varied; variants are named after their base row");
+  if ((v->param = acs_param_find(key)) < 0) {
+    char known[1024];
+    size_t off = 0;
+    known[0] = '\0';
+    for (int i = 0; i < ACS_PARAM_COUNT && off < sizeof(known); i++)
+      off += (size_t)snprintf(known + off, sizeof(known) - off, "%s%s", i ? ", " : "",
+                              acs_param_table[i].name);
+    return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, 1,
+                        "unknown parameter '%s' (known: %s)", key, known);
+  }
+  *values = eq + 1;
+  return ACS_OK;
+}
+
+int acs_vary_parse(const char *arg, int index, struct acs_vary *v, struct acs_diag *d)
+{
+  const char *values, *p;
+  size_t cap = 0;
+  int err;
+
+  memset(v, 0, sizeof(*v));
+  v->param = -1;
+  if ((err = parse_key(arg, v, index, &values, d)) < 0)
+    return err;
+  p = values;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    const char *start = p, *stop = comma ? comma : p + strlen(p);
+    while (start < stop && (*start == ' ' || *start == '\t'))
+      start++;
+    while (stop > start && (stop[-1] == ' ' || stop[-1] == '\t'))
+      stop--;
+    if (start == stop) {
+      err = acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, (int)(start - arg) + 1,
+                         "%s: empty value%s", acs_param_table[v->param].name,
+                         *values ? "" : " list (write key=v1,v2,...)");
+      goto out_with_values;
+    }
+    if ((err = parse_item(v, &cap, start, (size_t)(stop - start), index, (int)(start - arg) + 1,
+                          d)) < 0)
+      goto out_with_values;
+    if (!comma)
+      break;
+    p = comma + 1;
+  }
+  return ACS_OK;
+
+out_with_values:
+  acs_vary_free(v);
+  return err;
+}
+
+/* "<base>[k=v,...]" for the combination whose value indices are idx. */
+static int variant_name(const struct acs_platform *base, const struct acs_vary *v, size_t nv,
+                        const size_t *idx, char *out, size_t size, struct acs_diag *d)
+{
+  size_t off = (size_t)snprintf(out, size, "%s[", base->name);
+
+  for (size_t i = 0; i < nv && off < size; i++) {
+    char val[64];
+    acs_vary_format_value(v[i].values[idx[i]], val, sizeof(val));
+    off += (size_t)snprintf(out + off, size - off, "%s%s=%s", i ? "," : "",
+                            acs_param_table[v[i].param].name, val);
+  }
+  if (off < size)
+    off += (size_t)snprintf(out + off, size - off, "]");
+  if (off >= size)
+    return acs_diag_set(d, ACS_ERANGE, VARY_FILE, (int)nv, 1,
+                        "variant name of row '%s' would be longer than %zu bytes; vary fewer "
+                        "keys or shorten the row's name", base->name, size - 1);
+  return ACS_OK;
+}
+
+int acs_vary_expand(const struct acs_platform *base, size_t nbase, const struct acs_vary *v,
+                    size_t nv, struct acs_platform **out, size_t *nout, struct acs_diag *d)
+{
+  size_t combos = 1, total, *idx = NULL;
+  struct acs_platform *rows;
+  int err = ACS_OK;
+
+  *out = NULL;
+  *nout = 0;
+  for (size_t i = 0; i < nv; i++) {
+    for (size_t j = 0; j < i; j++)
+      if (v[j].param == v[i].param)
+        return acs_diag_set(d, ACS_EINVAL, VARY_FILE, (int)i + 1, 1,
+                            "%s is already varied by --vary number %zu",
+                            acs_param_table[v[i].param].name, j + 1);
+    if (v[i].n == 0 || acs_mul_size(combos, v[i].n, &combos) || combos > ACS_VARY_MAX_VARIANTS)
+      goto too_many;
+  }
+  if (acs_mul_size(combos, nbase, &total) || total > ACS_VARY_MAX_VARIANTS)
+    goto too_many;
+  rows = calloc(total ? total : 1, sizeof(*rows));
+  idx = calloc(nv ? nv : 1, sizeof(*idx));
+  if (!rows || !idx) {
+    free(rows);
+    free(idx);
+    return ACS_ENOMEM;
+  }
+  /* Combinations in odometer order: the last --vary changes fastest, so
+   * the first one is the outermost loop. O(total * nv). */
+  for (size_t b = 0, k = 0; b < nbase; b++) {
+    memset(idx, 0, nv * sizeof(*idx));
+    for (size_t c = 0; c < combos; c++, k++) {
+      struct acs_platform *p = &rows[k];
+      *p = base[b];
+      if (nv > 0 && (err = variant_name(&base[b], v, nv, idx, p->name, sizeof(p->name), d)) < 0)
+        goto out_with_rows;
+      for (size_t i = 0; i < nv; i++)
+        p->v[v[i].param] = v[i].values[idx[i]];
+      if ((err = acs_platform_validate(p, d)) < 0) {
+        char msg[sizeof(d->msg)];
+        snprintf(msg, sizeof(msg), "%s", d->msg);
+        err = acs_diag_set(d, err, VARY_FILE, 0, 0, "%s", msg);
+        goto out_with_rows;
+      }
+      for (size_t i = nv; i-- > 0;) {
+        if (++idx[i] < v[i].n)
+          break;
+        idx[i] = 0;
+      }
+    }
+  }
+  free(idx);
+  *out = rows;
+  *nout = total;
+  return ACS_OK;
+
+out_with_rows:
+  free(idx);
+  free(rows);
+  return err;
+
+too_many:
+  return acs_diag_set(d, ACS_ERANGE, VARY_FILE, 0, 0,
+                      "the product of the --vary values has more than %d platform variants",
+                      ACS_VARY_MAX_VARIANTS);
+}

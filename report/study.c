@@ -1,0 +1,342 @@
+/*
+ * study.c - a results file as a trade study: runs joined with their platform
+ * and workload and placed on the report's axes (see study.h).
+ * O(R (P + log R)) for R runs and P parameters.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/study.h"
+
+int acs__natcmp(const char *a, const char *b)
+{
+  while (*a && *b) {
+    if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+      const char *sa = a, *sb = b;
+      size_t la, lb;
+      int c;
+      while (*sa == '0' && isdigit((unsigned char)sa[1]))
+        sa++;
+      while (*sb == '0' && isdigit((unsigned char)sb[1]))
+        sb++;
+      for (a = sa; isdigit((unsigned char)*a); a++)
+        ;
+      for (b = sb; isdigit((unsigned char)*b); b++)
+        ;
+      la = (size_t)(a - sa);
+      lb = (size_t)(b - sb);
+      if (la != lb)
+        return la < lb ? -1 : 1;
+      if ((c = strncmp(sa, sb, la)) != 0)
+        return c;
+      continue;
+    }
+    if (*a != *b)
+      return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+    a++;
+    b++;
+  }
+  return *a ? 1 : *b ? -1 : 0;
+}
+
+void acs__param_label(int param, double v, char *buf, size_t size)
+{
+  if (param == ACS_P_CMX_KIB || param == ACS_P_PE_VMEM_KIB || param == ACS_P_PE_PMEM_KIB) {
+    if (v >= 1048576 && fmod(v, 1048576) == 0)
+      snprintf(buf, size, "%g GiB", v / 1048576);
+    else if (v >= 1024 && fmod(v, 1024) == 0)
+      snprintf(buf, size, "%g MiB", v / 1024);
+    else
+      snprintf(buf, size, "%g KiB", v);
+  } else if ((param == ACS_P_BARRIERS || param == ACS_P_BARRIER_SLOTS) && v == 0) {
+    snprintf(buf, size, "no limit");
+  } else if (param == ACS_P_DMA_GBPS || param == ACS_P_LOCAL_GBPS) {
+    snprintf(buf, size, "%g GB/s", v);
+  } else if (param == ACS_P_FREQ_MHZ) {
+    snprintf(buf, size, "%g MHz", v);
+  } else {
+    snprintf(buf, size, "%g", v);
+  }
+}
+
+const char *acs__param_title(int param)
+{
+  switch (param) {
+  case ACS_P_CMX_KIB: return "CMX size";
+  case ACS_P_BARRIERS: return "hardware barriers";
+  case ACS_P_BARRIER_SLOTS: return "barrier slots";
+  case ACS_P_PE_COUNT: return "processing elements";
+  case ACS_P_DMA_CHANNELS: return "DMA channels";
+  case ACS_P_DMA_GBPS: return "DMA bandwidth";
+  case ACS_P_DDR_RATIO: return "DMA / DDR bandwidth ratio";
+  case ACS_P_FREQ_MHZ: return "clock";
+  default: return param >= 0 && param < ACS_PARAM_COUNT ? acs_param_table[param].name : "";
+  }
+}
+
+size_t acs__study_loosest_y(const struct acs__study *s)
+{
+  if (s->yparam == ACS_P_BARRIERS || s->yparam == ACS_P_BARRIER_SLOTS)
+    for (size_t i = 0; i < s->ny; i++)
+      if (s->yv[i] == 0)
+        return i;
+  return s->ny ? s->ny - 1 : 0;
+}
+
+/* Index of name in list (appended when new). */
+static int intern(char (*list)[ACS__LABEL], size_t *n, const char *name)
+{
+  for (size_t i = 0; i < *n; i++)
+    if (strcmp(list[i], name) == 0)
+      return (int)i;
+  snprintf(list[*n], ACS__LABEL, "%s", name);
+  return (int)(*n)++;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Sorted distinct values of a parameter over the runs' platforms. */
+static int axis_values(struct acs__study *s, int param, double **out, size_t *n)
+{
+  double *v = malloc((s->nruns ? s->nruns : 1) * sizeof(*v));
+  size_t k = 0;
+
+  if (!v)
+    return ACS_ENOMEM;
+  if (param < 0) {
+    v[0] = 0;
+    *out = v;
+    *n = 1;
+    return ACS_OK;
+  }
+  for (size_t i = 0; i < s->nruns; i++)
+    v[i] = s->runs[i].p->v[param];
+  qsort(v, s->nruns, sizeof(*v), cmp_double);
+  for (size_t i = 0; i < s->nruns; i++)
+    if (k == 0 || v[i] != v[k - 1])
+      v[k++] = v[i];
+  *out = v;
+  *n = k;
+  return ACS_OK;
+}
+
+static int value_index(const double *v, size_t n, double x)
+{
+  for (size_t i = 0; i < n; i++)
+    if (v[i] == x)
+      return (int)i;
+  return 0;
+}
+
+/* Which parameters vary, and the axes. */
+static void choose_axes(struct acs__study *s)
+{
+  for (size_t i = 1; i < s->nruns; i++)
+    for (int k = 0; k < ACS_PARAM_COUNT; k++)
+      if (s->runs[i].p->v[k] != s->runs[0].p->v[k])
+        s->varies[k] = 1;
+  s->xparam = s->yparam = -1;
+  if (s->varies[ACS_P_CMX_KIB])
+    s->xparam = ACS_P_CMX_KIB;
+  for (int k = 0; k < ACS_PARAM_COUNT && s->xparam < 0; k++)
+    if (s->varies[k] && k != ACS_P_BARRIERS)
+      s->xparam = k;
+  if (s->xparam < 0 && s->varies[ACS_P_BARRIERS])
+    s->xparam = ACS_P_BARRIERS;
+  else if (s->varies[ACS_P_BARRIERS])
+    s->yparam = ACS_P_BARRIERS;
+  for (int k = 0; k < ACS_PARAM_COUNT && s->yparam < 0; k++)
+    if (s->varies[k] && k != s->xparam)
+      s->yparam = k;
+}
+
+/* "default" or "default (pe_count=8, ddr_ratio=8)": the base row's name and
+ * the varying parameters that are on no axis. */
+static void family_label(const struct acs__study *s, const struct acs_platform *p, char *buf,
+                         size_t size)
+{
+  const char *br = strchr(p->name, '[');
+  size_t off, len = br ? (size_t)(br - p->name) : strlen(p->name);
+  int first = 1;
+
+  off = (size_t)snprintf(buf, size, "%.*s", (int)len, p->name);
+  for (int k = 0; k < ACS_PARAM_COUNT && off < size; k++) {
+    if (!s->varies[k] || k == s->xparam || k == s->yparam)
+      continue;
+    off += (size_t)snprintf(buf + off, size - off, "%s%s=%g", first ? " (" : ", ",
+                            acs_param_table[k].name, p->v[k]);
+    first = 0;
+  }
+  if (!first && off < size)
+    snprintf(buf + off, size - off, ")");
+}
+
+static int join_runs(struct acs__study *s, struct acs_diag *d)
+{
+  struct acs_results_data *data = &s->data;
+  char label[ACS__LABEL];
+
+  for (size_t i = 0; i < data->nruns; i++) {
+    struct acs__srun *r = &s->runs[i];
+    const struct acs_platform_row *p = acs_results_platform_of(data, &data->runs[i]);
+    r->r = &data->runs[i];
+    r->w = acs_results_workload_of(data, r->r);
+    if (!p || !r->w)
+      return acs_diag_set(d, ACS_EFORMAT, s->path, 0, 0,
+                          "run %lld refers to a platform or workload the file does not have",
+                          (long long)r->r->run_id);
+    r->p = &p->plat;
+    r->wl = intern(s->wl, &s->nwl, r->w->name);
+    if (r->r->options[0])
+      snprintf(label, sizeof(label), "%s[%s]", r->r->scheduler, r->r->options);
+    else
+      snprintf(label, sizeof(label), "%s", r->r->scheduler);
+    r->sched = intern(s->sched, &s->nsched, label);
+    r->mk = isnan(r->r->sim_makespan_cycles) ? r->r->makespan_cycles : r->r->sim_makespan_cycles;
+    r->ok = strcmp(r->r->status, "ok") == 0 && !isnan(r->mk);
+    if (!r->ok)
+      r->mk = NAN;
+    if (!isnan(r->r->sim_makespan_cycles))
+      s->simulated = 1;
+  }
+  return ACS_OK;
+}
+
+int acs__study_load(const char *path, struct acs__study *s, struct acs_diag *d)
+{
+  size_t n;
+  int err;
+
+  memset(s, 0, sizeof(*s));
+  s->path = path;
+  if ((err = acs_results_read(path, &s->data, d)) < 0)
+    return err;
+  n = s->data.nruns ? s->data.nruns : 1;
+  s->nruns = s->data.nruns;
+  s->runs = calloc(n, sizeof(*s->runs));
+  s->wl = calloc(n, sizeof(*s->wl));
+  s->sched = calloc(n, sizeof(*s->sched));
+  s->fam = calloc(n, sizeof(*s->fam));
+  if (!s->runs || !s->wl || !s->sched || !s->fam) {
+    err = ACS_ENOMEM;
+    goto out_with_study;
+  }
+  if ((err = join_runs(s, d)) < 0)
+    goto out_with_study;
+  choose_axes(s);
+  if ((err = axis_values(s, s->xparam, &s->xv, &s->nx)) < 0 ||
+      (err = axis_values(s, s->yparam, &s->yv, &s->ny)) < 0)
+    goto out_with_study;
+  for (size_t i = 0; i < s->nruns; i++) {
+    struct acs__srun *r = &s->runs[i];
+    char label[ACS__LABEL];
+    family_label(s, r->p, label, sizeof(label));
+    r->fam = intern(s->fam, &s->nfam, label);
+    r->xi = s->xparam >= 0 ? value_index(s->xv, s->nx, r->p->v[s->xparam]) : 0;
+    r->yi = s->yparam >= 0 ? value_index(s->yv, s->ny, r->p->v[s->yparam]) : 0;
+  }
+  return ACS_OK;
+
+out_with_study:
+  acs__study_free(s);
+  return err;
+}
+
+void acs__study_free(struct acs__study *s)
+{
+  acs_results_data_free(&s->data);
+  free(s->runs);
+  free(s->wl);
+  free(s->sched);
+  free(s->fam);
+  free(s->xv);
+  free(s->yv);
+  memset(s, 0, sizeof(*s));
+}
+
+/* ---- schedulers against the best of each configuration ---- */
+
+static int cmp_config(const void *a, const void *b)
+{
+  const struct acs__srun *x = *(const struct acs__srun *const *)a;
+  const struct acs__srun *y = *(const struct acs__srun *const *)b;
+
+  if (x->wl != y->wl)
+    return x->wl < y->wl ? -1 : 1;
+  if (x->r->platform_id != y->r->platform_id)
+    return x->r->platform_id < y->r->platform_id ? -1 : 1;
+  return x->sched < y->sched ? -1 : x->sched > y->sched;
+}
+
+static void score_config(struct acs__cmp *c, const struct acs__srun *const *run, size_t n)
+{
+  double best = INFINITY;
+  size_t nok = 0;
+
+  for (size_t i = 0; i < n; i++)
+    if (run[i]->ok) {
+      best = fmin(best, run[i]->mk);
+      nok++;
+    }
+  if (nok < 2 || !(best > 0))
+    return;
+  c->configs++;
+  for (size_t i = 0; i < n; i++) {
+    double ratio;
+    if (!run[i]->ok || (i > 0 && run[i - 1]->sched == run[i]->sched))
+      continue; /* a repeated run of one configuration counts once */
+    ratio = run[i]->mk / best;
+    for (size_t row = (size_t)run[i]->wl;; row = c->rows - 1) {
+      struct acs__cmpcell *cell = acs__cmp_at(c, row, (size_t)run[i]->sched);
+      cell->n++;
+      cell->wins += ratio == 1.0;
+      cell->sumlog += log(ratio);
+      cell->worst = fmax(cell->worst, ratio);
+      if (row == c->rows - 1)
+        break;
+    }
+  }
+}
+
+int acs__study_compare(const struct acs__study *s, struct acs__cmp *c)
+{
+  const struct acs__srun **v;
+  size_t start = 0;
+
+  memset(c, 0, sizeof(*c));
+  c->rows = s->nwl + 1;
+  c->cols = s->nsched;
+  c->cell = calloc(c->rows * (c->cols ? c->cols : 1), sizeof(*c->cell));
+  v = malloc((s->nruns ? s->nruns : 1) * sizeof(*v));
+  if (!c->cell || !v) {
+    free(v);
+    acs__cmp_free(c);
+    return ACS_ENOMEM;
+  }
+  for (size_t i = 0; i < s->nruns; i++)
+    v[i] = &s->runs[i];
+  /* Runs of one configuration become adjacent: O(R log R). */
+  qsort(v, s->nruns, sizeof(*v), cmp_config);
+  for (size_t i = 1; i <= s->nruns; i++)
+    if (i == s->nruns || v[i]->wl != v[start]->wl ||
+        v[i]->r->platform_id != v[start]->r->platform_id) {
+      score_config(c, v + start, i - start);
+      start = i;
+    }
+  free(v);
+  return ACS_OK;
+}
+
+void acs__cmp_free(struct acs__cmp *c)
+{
+  free(c->cell);
+  memset(c, 0, sizeof(*c));
+}

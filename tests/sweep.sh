@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# End-to-end tests of trade studies: `acsim sweep` (resume after a kill,
+# shards, progress, bad --vary), `acsim merge`, `acsim compare` (exit codes)
+# and `acsim report` (files exist, references resolve, runs.csv complete).
+# Tiny grids keep it to a few seconds. Prints "N passed, N failed".
+set -u
+ACSIM=${ACSIM:-./acsim}
+SRC=${ACS_SRCDIR:-.}
+PY=/usr/bin/python3
+T=$(mktemp -d /tmp/acsim-sweep-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+
+ok()   { pass=$((pass + 1)); echo "ok   $1"; }
+bad()  { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$T/err" ] && sed 's/^/     | /' "$T/err" | head -n 8; }
+# expect NAME CODE PATTERN -- CMD...: exit code and a stdout+stderr pattern.
+expect() {
+  local name=$1 code=$2 pat=$3; shift 4
+  "$@" >"$T/out" 2>"$T/err"; local rc=$?
+  if [ "$rc" != "$code" ]; then bad "$name (exit $rc, want $code)"; cat "$T/out" | head -5; return; fi
+  if [ -n "$pat" ] && ! grep -qE -- "$pat" "$T/out" "$T/err"; then bad "$name (no /$pat/)"; return; fi
+  ok "$name"
+}
+have_h5py() { [ -x "$PY" ] && "$PY" -c 'import h5py' 2>/dev/null; }
+# Number of runs in a results file.
+nruns() { h5dump -H -d /runs "$1" 2>/dev/null | sed -nE 's/.*DATASPACE  SIMPLE \{ \( ([0-9]+) \).*/\1/p'; }
+
+cd "$SRC" || exit 2
+
+# A tiny grid: 3 CMX sizes x 2 barrier counts x alexnet x 2 schedulers = 12 runs.
+GRID=(-w workloads/dnn/alexnet.csv --vary cmx_kib=256..1024*2 --vary barriers=0,8 -s sequential,list -q)
+
+expect sweep_help 0 'usage: acsim sweep' -- "$ACSIM" sweep --help
+expect sweep_grid 0 '12 runs in .* 12 ok' -- "$ACSIM" sweep "${GRID[@]}" -j 2 -o "$T/full.h5"
+expect sweep_names_variants 0 'default\[cmx_kib=512,barriers=8\]' -- h5dump -d /platforms "$T/full.h5"
+expect sweep_plain_progress 0 '^sweep: 12/12 runs \(100%\)' -- "$ACSIM" sweep "${GRID[@]}" -j 1 -o "$T/again.h5"
+# The same command again resumes: everything is already there.
+expect sweep_resume_skips 0 '= 12 runs; 12 already in' -- "$ACSIM" sweep "${GRID[@]}" -o "$T/full.h5"
+[ "$(nruns "$T/full.h5")" = 12 ] && ok "resume_adds_nothing" || bad "resume_adds_nothing ($(nruns "$T/full.h5") runs)"
+
+# Bad input: exit 2, a located message, nothing written.
+expect vary_bad_number 2 '--vary:2:13: cmx_kib: .abc. is not a number' -- \
+  "$ACSIM" sweep -w workloads/dnn/alexnet.csv --vary barriers=0 --vary cmx_kib=128,abc -o "$T/bad.h5"
+expect vary_unknown_key 2 "--vary:1:1: unknown parameter 'cmx'" -- "$ACSIM" sweep --vary cmx=1 -o "$T/bad.h5"
+expect vary_and_set_clash 2 'cmx_kib is also given by --set' -- \
+  "$ACSIM" sweep -w workloads/dnn/alexnet.csv --set cmx_kib=512 --vary cmx_kib=128,256 -o "$T/bad.h5"
+expect bad_shard 2 "--shard: '4/3' is not K/N" -- "$ACSIM" sweep --shard 4/3 -o "$T/bad.h5"
+[ -e "$T/bad.h5" ] && bad "bad_input_writes_nothing" || ok "bad_input_writes_nothing"
+
+# Shards cover the grid exactly once and merge back to the single-run table.
+total=0
+for k in 1 2 3; do
+  "$ACSIM" sweep "${GRID[@]}" --shard $k/3 -j 1 -o "$T/shard$k.h5" >"$T/out" 2>"$T/err" || bad "shard $k"
+  total=$((total + $(nruns "$T/shard$k.h5")))
+done
+[ "$total" = 12 ] && ok "shards_cover_the_grid ($total runs)" || bad "shards_cover_the_grid ($total runs)"
+expect merge_shards 0 'merged 12 runs' -- "$ACSIM" merge "$T/shard1.h5" "$T/shard2.h5" "$T/shard3.h5" -o "$T/merged.h5"
+expect merged_equals_single 0 '12 matched: 0 regressions, 0 improvements, 0 other changes, 12 within 0%; 0 missing, 0 new' -- \
+  "$ACSIM" compare "$T/full.h5" "$T/merged.h5" --tolerance 0
+if have_h5py; then
+  # Every column but wall-clock times, run by run, keyed by identity.
+  cat >"$T/same.py" <<'EOF'
+import sys, h5py, numpy as np
+def table(path):
+    f = h5py.File(path, "r")
+    plats = {p["platform_id"]: p for p in f["/platforms"][:]}
+    wls = {w["workload_id"]: w for w in f["/workloads"][:]}
+    out = {}
+    for r in f["/runs"][:]:
+        p, w = plats[r["platform_id"]], wls[r["workload_id"]]
+        key = (p["name"], tuple(p[n] for n in p.dtype.names[2:]), w["name"], r["scheduler"], r["options"])
+        assert key not in out, key
+        out[key] = tuple(r[n] for n in r.dtype.names
+                         if n not in ("run_id", "platform_id", "workload_id", "sched_seconds", "sim_seconds"))
+    return out
+a, b = table(sys.argv[1]), table(sys.argv[2])
+assert a.keys() == b.keys(), "different runs"
+for k in a:
+    for x, y in zip(a[k], b[k]):
+        assert x == y or (isinstance(x, float) and np.isnan(x) and np.isnan(y)), (k, x, y)
+print("same table:", len(a), "runs")
+EOF
+  expect merged_table_is_identical 0 'same table: 12 runs' -- "$PY" "$T/same.py" "$T/full.h5" "$T/merged.h5"
+else
+  echo "skip merged_table_is_identical (python3-h5py missing)"
+fi
+expect merge_rejects_duplicates 2 'duplicates run' -- "$ACSIM" merge "$T/shard1.h5" "$T/full.h5" -o "$T/dup.h5"
+[ -e "$T/dup.h5" ] && bad "rejected_merge_writes_nothing" || ok "rejected_merge_writes_nothing"
+
+# Resume after a killed sweep: kill -9 once the first checkpoint is on disk,
+# run the same command again, and every run is stored exactly once.
+# 24 runs (4 CMX sizes x 3 DMA bandwidths x 2 schedulers) of about 0.15 s: the first checkpoint (after 1 s) comes well before the end.
+KGRID=(-w workloads/dnn/yolo.csv --vary cmx_kib=512..4096*2 --vary dma_gbps=16,32,64 -s sequential,list -q -j 1)
+"$ACSIM" sweep "${KGRID[@]}" -o "$T/killed.h5" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 200); do [ -e "$T/killed.h5" ] && break; sleep 0.05; done
+kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+before=$(nruns "$T/killed.h5")
+if [ -n "$before" ] && [ "$before" -gt 0 ] && [ "$before" -lt 24 ]; then
+  ok "killed_sweep_kept_a_checkpoint ($before of 24 runs)"
+else
+  bad "killed_sweep_kept_a_checkpoint (${before:-no file} of 24 runs)"
+fi
+expect resume_after_kill 0 "$before already in" -- "$ACSIM" sweep "${KGRID[@]}" -o "$T/killed.h5"
+grep -q "^$((24 - before)) runs in" "$T/out" && ok "resume_ran_the_rest ($((24 - before)) runs)" || bad "resume_ran_the_rest"
+[ "$(nruns "$T/killed.h5")" = 24 ] && ok "resumed_has_every_run" || bad "resumed_has_every_run ($(nruns "$T/killed.h5"))"
+expect resumed_runs_stored_once 0 'merged 24 runs' -- "$ACSIM" merge "$T/killed.h5" -o "$T/killed-check.h5"
+ls -a "$T" | grep -q '\.tmp$' && bad "no_temporaries_left" || ok "no_temporaries_left"
+
+# Ctrl-C (SIGINT) keeps the finished runs and exits 130.
+"$ACSIM" sweep "${KGRID[@]}" -o "$T/int.h5" >"$T/out" 2>"$T/err" &
+pid=$!
+sleep 0.6
+kill -INT $pid; wait $pid; rc=$?
+n=$(nruns "$T/int.h5")
+if [ "$rc" = 130 ] && [ -n "$n" ] && grep -q 'run the same command again to resume' "$T/out"; then
+  ok "interrupt_keeps_finished_runs ($n runs)"
+else
+  bad "interrupt_keeps_finished_runs (exit $rc, ${n:-no file})"
+fi
+
+# compare: itself 0; a regression 1 (worst first); bad input 2.
+expect compare_self 0 '0 regressions' -- "$ACSIM" compare "$T/full.h5" "$T/full.h5"
+"$ACSIM" sweep "${GRID[@]}" --set ddr_ratio=8 -o "$T/slow.h5" >/dev/null 2>&1
+expect compare_regression 1 'Regressions \([0-9]+\)' -- "$ACSIM" compare "$T/full.h5" "$T/slow.h5"
+first=$(awk '/^Regressions/{getline; getline; print $1; exit}' "$T/out" | tr -d '+%')
+rest=$(awk '/^Regressions/{f=1; getline; getline; next} f&&/^  \+/{print $1}' "$T/out" | tr -d '+%' | sort -g | tail -n 1)
+if [ -n "$first" ] && awk -v a="$first" -v b="${rest:-0}" 'BEGIN{exit !(a >= b)}'; then
+  ok "worst_regression_first (+$first%)"
+else
+  bad "worst_regression_first ($first vs $rest)"
+fi
+expect compare_markdown 1 '^\| \+[0-9.]+% \|' -- "$ACSIM" compare "$T/full.h5" "$T/slow.h5" --format markdown --junit "$T/j.xml"
+grep -q '<failure type="regression"' "$T/j.xml" 2>/dev/null && ok "junit_written" || bad "junit_written"
+expect compare_improvement_only 0 'Improvements \([0-9]+\)' -- "$ACSIM" compare "$T/slow.h5" "$T/full.h5"
+expect compare_bad_metric 2 "unknown metric 'speed' \(numeric /runs columns: sim_makespan_cycles" -- \
+  "$ACSIM" compare "$T/full.h5" "$T/slow.h5" --metric speed
+echo "not hdf5" >"$T/text.h5"
+expect compare_bad_file 2 'text.h5: not an HDF5 file' -- "$ACSIM" compare "$T/full.h5" "$T/text.h5"
+
+# report: the page, runs.csv with one row per run, every plot non-empty,
+# and every file the page names exists.
+expect report 0 'open .*index.html' -- "$ACSIM" report "$T/full.h5" -o "$T/rep"
+lines=$(($(wc -l <"$T/rep/runs.csv") - 1))
+[ "$lines" = 12 ] && ok "runs_csv_one_row_per_run" || bad "runs_csv_one_row_per_run ($lines rows)"
+missing=0; refs=0
+for f in $(grep -oE '(src|href)="[^"#][^"]*"' "$T/rep/index.html" | sed -E 's/^[a-z]+="//; s/"$//'); do
+  refs=$((refs + 1))
+  [ -s "$T/rep/$f" ] || { missing=$((missing + 1)); echo "     | missing: $f"; }
+done
+[ "$missing" = 0 ] && [ "$refs" -gt 0 ] && ok "report_references_exist ($refs files)" || bad "report_references_exist ($missing of $refs missing)"
+if command -v gnuplot >/dev/null; then
+  empty=0; plots=0
+  for gp in "$T"/rep/plots/*.gp; do
+    plots=$((plots + 1)); [ -s "${gp%.gp}.svg" ] || empty=$((empty + 1))
+  done
+  [ "$empty" = 0 ] && [ "$plots" -ge 5 ] && ok "every_plot_drawn ($plots plots)" || bad "every_plot_drawn ($empty of $plots missing)"
+else
+  echo "skip every_plot_drawn (gnuplot missing)"
+fi
+expect report_without_gnuplot 0 'gnuplot not found' -- "$ACSIM" report "$T/full.h5" -o "$T/rep2" --gnuplot /nonexistent/gnuplot
+grep -q '\.svg' "$T/rep2/index.html" && bad "no_svg_without_gnuplot" || ok "no_svg_without_gnuplot"
+expect report_bad_file 2 'text.h5: not an HDF5 file' -- "$ACSIM" report "$T/text.h5" -o "$T/rep3"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
