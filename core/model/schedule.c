@@ -232,10 +232,7 @@ void acs_schedule_stats(const struct acs_schedule *s, struct acs_schedule_stats 
     if (o->kind == ACS_OP_DMA) {
       if (o->src == ACS_MEM_DDR || o->dst == ACS_MEM_DDR)
         st->ddr_bytes += o->bytes;
-      /* Spill traffic counts both directions: a clean tensor (weights, say)
-       * is dropped rather than written back, yet reading it again costs the
-       * same DDR bandwidth, and that is what shrinking the CMX costs. */
-      if (i >= s->norig && (o->src == ACS_MEM_DDR) != (o->dst == ACS_MEM_DDR))
+      if (i >= s->norig && o->src == ACS_MEM_CMX && o->dst == ACS_MEM_DDR)
         st->spill_bytes += o->bytes;
       if (o->unit >= 0)
         st->dma_busy += (double)o->dur;

@@ -110,7 +110,7 @@ int acs_schedule_verify(const struct acs_schedule *s, struct acs_diag *d);
 struct acs_schedule_stats {
   int64_t makespan;
   int64_t peak_cmx_bytes;  /* max over time of held CMX: ranges when assigned, else cmx demand */
-  int64_t spill_bytes;     /* bytes of added DMA ops between CMX and DDR (spill writes and reads) */
+  int64_t spill_bytes;     /* bytes of added DMA ops that write CMX to DDR */
   int64_t ddr_bytes;       /* bytes of all DMA ops touching DDR */
   int32_t barriers_used;   /* distinct update barriers */
   int64_t control_edges;   /* edges of kind control */
