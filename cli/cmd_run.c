@@ -18,7 +18,8 @@
 static const char run_help[] =
   "usage: acsim run [-p PLATFORM.csv] -w WORKLOAD [-w ...] [-s SCHED,...|all]\n"
   "                 [-O opt=v]... [--set k=v]... [-o out.h5] [--no-sim]\n"
-  "                 [--trace out.json] [--time-limit SEC] [--seed N] [-q]\n"
+  "                 [--trace out.json] [--time-limit SEC] [--time-step N]\n"
+  "                 [--seed N] [-q]\n"
   "\n"
   "Schedules each workload with each selected scheduler on each row of the\n"
   "platform file, checks every schedule with the verifier, executes it in\n"
@@ -37,7 +38,9 @@ static const char run_help[] =
   "      --no-sim          do not simulate the schedules (sim columns stay NaN)\n"
   "      --trace FILE      write the simulated runs as Chrome Trace Event JSON\n"
   "                        (Perfetto, chrome://tracing): one process per run\n"
-  "      --time-limit SEC  per-run limit for schedulers that search (ilp)\n"
+  "      --time-limit SEC  per-run limit for schedulers that search (ilp, strip)\n"
+  "      --time-step N     ilp: round durations up to steps of N cycles (same as\n"
+  "                        -O time_step=N; default: automatic, a few hundred steps)\n"
   "      --seed N          seed for randomized schedulers (default 1)\n"
   "  -q, --quiet           no warnings about workload inconsistencies\n"
   "  -h, --help            this help\n"
@@ -63,6 +66,7 @@ struct run_args {
   int no_sim, quiet;
   double time_limit;
   uint64_t seed;
+  char time_step_kv[64]; /* --time-step N as the option "time_step=N" */
 };
 
 static int parse_args(int argc, char **argv, struct run_args *a)
@@ -74,6 +78,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
     {"no-sim", no_argument, NULL, 'N'},         {"time-limit", required_argument, NULL, 'T'},
     {"seed", required_argument, NULL, 'R'},     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},           {"trace", required_argument, NULL, 'J'},
+    {"time-step", required_argument, NULL, 'P'},
     {NULL, 0, NULL, 0}};
   int c;
   char *end;
@@ -89,6 +94,12 @@ static int parse_args(int argc, char **argv, struct run_args *a)
     case 'w': if (acs_strv_push(&a->workloads, optarg) < 0) return ACS_ENOMEM; break;
     case 's': a->sched = optarg; break;
     case 'O': if (acs_strv_push(&a->opts, optarg) < 0) return ACS_ENOMEM; break;
+    case 'P':
+      /* Shorthand for -O time_step=N (ilp): quantization of durations. */
+      snprintf(a->time_step_kv, sizeof(a->time_step_kv), "time_step=%s", optarg);
+      if (acs_strv_push(&a->opts, a->time_step_kv) < 0)
+        return ACS_ENOMEM;
+      break;
     case 'S': if (acs_strv_push(&a->sets, optarg) < 0) return ACS_ENOMEM; break;
     case 'o': a->output = optarg; break;
     case 'N': a->no_sim = 1; break;

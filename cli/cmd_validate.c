@@ -38,6 +38,7 @@ static const char validate_help[] =
   "  -O, --option K=V      scheduler option for every selected scheduler that has it\n"
   "      --set K=V         platform parameter (default platform otherwise)\n"
   "      --time-limit SEC  per-run limit for schedulers that search\n"
+  "      --time-step N     ilp: durations in steps of N cycles (-O time_step=N)\n"
   "      --seed N          seed for randomized schedulers (default 1)\n"
   "  -o, --output FILE     append every run to /runs and the figures to /validation\n"
   "  -q, --quiet           no progress line on a terminal\n"
@@ -52,6 +53,7 @@ struct val_args {
   double time_limit;
   uint64_t seed;
   int quiet;
+  char time_step_kv[64]; /* --time-step N as the option "time_step=N" */
 };
 
 static int parse_args(int argc, char **argv, struct val_args *a)
@@ -61,6 +63,7 @@ static int parse_args(int argc, char **argv, struct val_args *a)
     {"set", required_argument, NULL, 'S'},     {"output", required_argument, NULL, 'o'},
     {"time-limit", required_argument, NULL, 'T'}, {"seed", required_argument, NULL, 'R'},
     {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
+    {"time-step", required_argument, NULL, 'P'},
     {NULL, 0, NULL, 0}};
   char *end;
   int c;
@@ -74,6 +77,12 @@ static int parse_args(int argc, char **argv, struct val_args *a)
     switch (c) {
     case 's': a->sched = optarg; break;
     case 'O': if (acs_strv_push(&a->opts, optarg) < 0) return ACS_ENOMEM; break;
+    case 'P':
+      /* Shorthand for -O time_step=N (ilp). */
+      snprintf(a->time_step_kv, sizeof(a->time_step_kv), "time_step=%s", optarg);
+      if (acs_strv_push(&a->opts, a->time_step_kv) < 0)
+        return ACS_ENOMEM;
+      break;
     case 'S': if (acs_strv_push(&a->sets, optarg) < 0) return ACS_ENOMEM; break;
     case 'o': a->output = optarg; break;
     case 'q': a->quiet = 1; break;

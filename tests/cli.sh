@@ -150,5 +150,9 @@ print("barriers", run["barriers_used"], "waits", len(g["waits"]))' "$T/bar.h5"
 fi
 expect barriers_slots_infeasible 0 "infeasible: op 'merge' needs 2 barrier producer slots but a barrier has 1" -- "$ACSIM" run -w workloads/graphs/isp_pipeline.csv -s list --set barriers=4 --set barrier_slots=1 --no-sim
 
+# --time-step is -O time_step for ilp; with no ilp selected it is a usage error.
+expect time_step_flag 0 'time step 500 cycles' -- "$ACSIM" run -q -w workloads/graphs/isp_pipeline.csv -s ilp --time-step 500 --no-sim
+expect time_step_without_ilp 2 "no selected scheduler has option 'time_step'" -- "$ACSIM" run -q -w workloads/graphs/isp_pipeline.csv -s list --time-step 500 --no-sim
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
