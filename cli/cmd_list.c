@@ -49,6 +49,10 @@ static void list_schedulers(void)
     for (int k = 0; k < ACS_WL__COUNT; k++)
       if (s->kinds & (1u << k))
         printf(" %s", acs_wl_kind_name(k));
+    if (s->searches)
+      printf("; searches until --time-limit (sweep includes it only when asked)");
+    if (s->proves)
+      printf("; status ok = proven optimal");
     printf("\n");
     for (const struct acs_opt_desc *o = s->opts; o && o->name; o++)
       print_option(o);

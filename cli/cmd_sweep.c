@@ -98,11 +98,6 @@ static const char sweep_help[] =
 static const char *const default_varies[] = {"cmx_kib=128..4096*2", "barriers=0,4..32*2"};
 #define DEFAULT_SUITE "workloads/suites/default.txt"
 
-/* Searching schedulers take seconds to minutes per run; the default study
- * would spend its whole budget in them. They join when --time-limit is
- * given or when -s names them (or is `all`). */
-static const char *const searching[] = {"ilp", "strip"};
-
 enum { KEEP_NONE, KEEP_EXTREMES, KEEP_ALL };
 #define INFLIGHT 2            /* tasks queued per worker */
 #define CHECKPOINT_SECONDS 1.0
@@ -347,16 +342,10 @@ static int load_workloads(struct sweep *sw)
   return ACS_OK;
 }
 
-static int is_searching(const char *name)
-{
-  for (size_t i = 0; i < sizeof(searching) / sizeof(searching[0]); i++)
-    if (strcmp(name, searching[i]) == 0)
-      return 1;
-  return 0;
-}
-
-/* The default selection: every variant, less the searching ones unless a
- * time limit bounds them. Prints what was left out. */
+/* The default selection: every variant, less the searching ones (ops
+ * `searches`: seconds to minutes per run, the default study would spend its
+ * whole budget in them) unless a time limit bounds them. They also join
+ * when -s names them (or is `all`). Prints what was left out. */
 static int default_schedulers(struct sweep *sw, const struct acs_sched_ops ***ops, size_t *n)
 {
   size_t nall, k = 0;
@@ -366,7 +355,7 @@ static int default_schedulers(struct sweep *sw, const struct acs_sched_ops ***op
   if (!(*ops = malloc((nall ? nall : 1) * sizeof(**ops))))
     return ACS_ENOMEM;
   for (size_t i = 0; i < nall; i++) {
-    if (is_searching(all[i]->name) && !(sw->a.time_limit > 0)) {
+    if (all[i]->searches && !(sw->a.time_limit > 0)) {
       size_t off = strlen(left);
       snprintf(left + off, sizeof(left) - off, "%s%s", off ? ", " : "", all[i]->name);
       continue;

@@ -945,5 +945,6 @@ const struct acs_sched_ops acs_sched_ilp = {
   .opts_size = sizeof(struct ilp_opts),
   .opts = ilp_opts_desc,
   .proves = 1,
+  .searches = 1,
   .schedule = ilp_schedule,
 };

@@ -41,6 +41,8 @@ struct acs_sched_ops {
   size_t opts_size;
   const struct acs_opt_desc *opts; /* terminated by name == NULL */
   int proves;            /* 1: status ok means the makespan is proven optimal */
+  int searches;          /* 1: searches until --time-limit (seconds to minutes a run);
+                          * `acsim sweep` leaves such variants out unless asked */
   /*
    * Fills `out` (already initialised by acs_schedule_init_problem) with a
    * complete schedule. Returns ACS_OK; ACS_EINFEASIBLE with the reason in d;

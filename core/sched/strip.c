@@ -576,5 +576,6 @@ const struct acs_sched_ops acs_sched_strip = {
   .kinds = (1u << ACS_WL_DNN) | (1u << ACS_WL_GRAPH),
   .opts_size = sizeof(struct strip_opts),
   .opts = strip_opts_desc,
+  .searches = 1,
   .schedule = strip_schedule,
 };
