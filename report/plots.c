@@ -1057,7 +1057,11 @@ static int plot_compare(struct acs__plots *pl, const struct acs__study *s)
   caption(p, "For each configuration (a platform variant and a workload) where at least two "
              "schedulers found a schedule, each scheduler's makespan is divided by the best one; "
              "the bar is the geometric mean of that ratio minus one, over %zu configurations. "
-             "0%% means always the best. The summary table above counts the wins.", c.configs);
+             "0%% means always the best. The summary table above counts the wins. Schedulers "
+             "model memory differently: list and sequential hold an op's CMX only while it "
+             "runs (the seed's simple resource model), so their makespans are optimistic about "
+             "memory; spill keeps every tensor resident until its last consumer and pays for "
+             "the spills.", c.configs);
   acs__cmp_free(&c);
   return gp_end(gp, dat);
 }
