@@ -51,6 +51,11 @@ int acs_cli_expand_workloads(char **args, size_t nargs, char ***paths, size_t *n
 int acs_cli_parse_schedulers(const char *cmd, const char *spec,
                              const struct acs_sched_ops ***out, size_t *n);
 
+/* --time-limit SEC (a positive number) and --seed N (a non-negative
+ * integer) for subcommand `cmd`; a bad value is a usage error (printed). */
+int acs_cli_parse_seconds(const char *cmd, const char *opt, const char *text, double *out);
+int acs_cli_parse_seed(const char *cmd, const char *text, uint64_t *out);
+
 /* Human-readable bytes ("1.5 MiB"). */
 const char *acs_cli_bytes(int64_t bytes, char *buf, size_t size);
 

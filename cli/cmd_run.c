@@ -81,7 +81,6 @@ static int parse_args(int argc, char **argv, struct run_args *a)
     {"time-step", required_argument, NULL, 'P'},
     {NULL, 0, NULL, 0}};
   int c;
-  char *end;
 
   memset(a, 0, sizeof(*a));
   a->sched = "all";
@@ -105,14 +104,12 @@ static int parse_args(int argc, char **argv, struct run_args *a)
     case 'N': a->no_sim = 1; break;
     case 'q': a->quiet = 1; break;
     case 'T':
-      a->time_limit = strtod(optarg, &end);
-      if (*end || end == optarg || !(a->time_limit > 0))
-        return acs_cli_usage("run", "--time-limit: '%s' is not a positive number of seconds", optarg), ACS_EINVAL;
+      if (acs_cli_parse_seconds("run", "--time-limit", optarg, &a->time_limit) < 0)
+        return ACS_EINVAL;
       break;
     case 'R':
-      a->seed = strtoull(optarg, &end, 10);
-      if (*end || end == optarg || optarg[0] == '-')
-        return acs_cli_usage("run", "--seed: '%s' is not a non-negative integer", optarg), ACS_EINVAL;
+      if (acs_cli_parse_seed("run", optarg, &a->seed) < 0)
+        return ACS_EINVAL;
       break;
     case 'J': a->trace = optarg; break;
     case 'h': fputs(run_help, stdout); return 1;

@@ -196,17 +196,9 @@ static int parse_number_opt(int c, const char *arg, struct sweep_args *a)
     a->jobs = (int)j;
     return ACS_OK;
   case 'T':
-    a->time_limit = strtod(arg, &end);
-    if (*end || end == arg || !(a->time_limit > 0))
-      return acs_cli_usage("sweep", "--time-limit: '%s' is not a positive number of seconds",
-                           arg), ACS_EINVAL;
-    return ACS_OK;
+    return acs_cli_parse_seconds("sweep", "--time-limit", arg, &a->time_limit);
   default: /* 'R' */
-    a->seed = strtoull(arg, &end, 10);
-    if (*end || end == arg || arg[0] == '-')
-      return acs_cli_usage("sweep", "--seed: '%s' is not a non-negative integer", arg),
-             ACS_EINVAL;
-    return ACS_OK;
+    return acs_cli_parse_seed("sweep", arg, &a->seed);
   }
 }
 

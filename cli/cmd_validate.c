@@ -65,7 +65,6 @@ static int parse_args(int argc, char **argv, struct val_args *a)
     {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
     {"time-step", required_argument, NULL, 'P'},
     {NULL, 0, NULL, 0}};
-  char *end;
   int c;
 
   memset(a, 0, sizeof(*a));
@@ -87,14 +86,12 @@ static int parse_args(int argc, char **argv, struct val_args *a)
     case 'o': a->output = optarg; break;
     case 'q': a->quiet = 1; break;
     case 'T':
-      a->time_limit = strtod(optarg, &end);
-      if (*end || end == optarg || !(a->time_limit > 0))
-        return acs_cli_usage("validate", "--time-limit: '%s' is not a positive number of seconds", optarg), ACS_EINVAL;
+      if (acs_cli_parse_seconds("validate", "--time-limit", optarg, &a->time_limit) < 0)
+        return ACS_EINVAL;
       break;
     case 'R':
-      a->seed = strtoull(optarg, &end, 10);
-      if (*end || end == optarg || optarg[0] == '-')
-        return acs_cli_usage("validate", "--seed: '%s' is not a non-negative integer", optarg), ACS_EINVAL;
+      if (acs_cli_parse_seed("validate", optarg, &a->seed) < 0)
+        return ACS_EINVAL;
       break;
     case 'h': fputs(validate_help, stdout); return 1;
     case ':': return acs_cli_usage("validate", "option '%s' needs a value", argv[optind - 1]), ACS_EINVAL;

@@ -4,6 +4,8 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -206,6 +208,31 @@ out_with_copy:
   free(copy);
   free(sel);
   return ACS_EINVAL;
+}
+
+int acs_cli_parse_seconds(const char *cmd, const char *opt, const char *text, double *out)
+{
+  char *end;
+  double v = strtod(text, &end);
+
+  if (*end || end == text || !(v > 0) || !isfinite(v))
+    return acs_cli_usage(cmd, "%s: '%s' is not a positive number of seconds", opt, text),
+           ACS_EINVAL;
+  *out = v;
+  return ACS_OK;
+}
+
+int acs_cli_parse_seed(const char *cmd, const char *text, uint64_t *out)
+{
+  char *end;
+  unsigned long long v;
+
+  errno = 0;
+  v = strtoull(text, &end, 10);
+  if (*end || end == text || text[0] == '-' || errno == ERANGE)
+    return acs_cli_usage(cmd, "--seed: '%s' is not a non-negative integer", text), ACS_EINVAL;
+  *out = v;
+  return ACS_OK;
 }
 
 const char *acs_cli_bytes(int64_t bytes, char *buf, size_t size)

@@ -179,3 +179,12 @@ out_with_keys:
   free(keys);
   return err;
 }
+
+int acs__rank_key_cmp(const void *a, const void *b)
+{
+  const struct acs__rank_key *x = a, *y = b;
+
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  return (x->id > y->id) - (x->id < y->id);
+}

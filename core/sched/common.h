@@ -59,6 +59,14 @@ int acs__justify(const struct acs_problem *pb, int64_t *start, int rounds,
  * the incumbent and horizon of the exact variants. Stops at the lower bound
  * or the wall-clock deadline (0 = none). The caller runs the precheck.
  */
+/* An op's ranking key; sorting by (key, id) keeps every order deterministic. */
+struct acs__rank_key {
+  int64_t key;
+  int32_t id;
+};
+/* qsort comparator: smaller key first, ties by op id. */
+int acs__rank_key_cmp(const void *a, const void *b);
+
 int acs__list_heuristic(const struct acs_problem *pb, int64_t iterations,
                         uint64_t seed, double deadline, int64_t *start,
                         struct acs_diag *d);

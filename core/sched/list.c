@@ -219,19 +219,6 @@ static int mts_counts(const struct acs_problem *pb, int64_t *count)
   return mts_estimate(pb, count);
 }
 
-struct rank_key {
-  int64_t key;
-  int32_t id;
-};
-
-static int cmp_rank_key(const void *a, const void *b)
-{
-  const struct rank_key *x = a, *y = b;
-
-  if (x->key != y->key)
-    return x->key < y->key ? -1 : 1;
-  return (x->id > y->id) - (x->id < y->id);
-}
 
 /* Fills key[v]: smaller is more urgent. */
 static int rule_keys(const struct acs_problem *pb, int rule, int64_t *key)
@@ -273,7 +260,7 @@ static int rule_keys(const struct acs_problem *pb, int rule, int64_t *key)
  * O(V + E) for the keys (more for exact mts) plus O(V log V) to sort. */
 static int priority_ranks(const struct acs_problem *pb, int rule, int32_t *rank)
 {
-  struct rank_key *rk;
+  struct acs__rank_key *rk;
   int64_t *key;
   int err;
 
@@ -285,7 +272,7 @@ static int priority_ranks(const struct acs_problem *pb, int rule, int32_t *rank)
       rk[v].key = key[v];
       rk[v].id = v;
     }
-    qsort(rk, (size_t)pb->nops, sizeof(*rk), cmp_rank_key);
+    qsort(rk, (size_t)pb->nops, sizeof(*rk), acs__rank_key_cmp);
     for (int32_t i = 0; i < pb->nops; i++)
       rank[rk[i].id] = i;
   }

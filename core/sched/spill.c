@@ -246,26 +246,13 @@ static int64_t rsv(const struct spill *s, int64_t bytes)
   return round_up(bytes, s->align);
 }
 
-struct rank_key {
-  int64_t key;
-  int32_t id;
-};
-
-static int cmp_rank_key(const void *a, const void *b)
-{
-  const struct rank_key *x = a, *y = b;
-
-  if (x->key != y->key)
-    return x->key < y->key ? -1 : 1;
-  return (x->id > y->id) - (x->id < y->id);
-}
 
 /* rank[v]: position in priority order. lft: latest finish time against the
  * critical path (smallest first), O(V + E); topo: topological position. */
 static int make_ranks(struct spill *s)
 {
   const struct acs_graph *g = s->pb->g;
-  struct rank_key *k = acs__sched_array((size_t)s->n, sizeof(*k));
+  struct acs__rank_key *k = acs__sched_array((size_t)s->n, sizeof(*k));
   int64_t *lp = acs__sched_array((size_t)s->n, sizeof(*lp)), cp = 0;
 
   if (!k || !lp) {
@@ -286,7 +273,7 @@ static int make_ranks(struct spill *s)
     k[v].id = v;
     k[v].key = s->o->rule == RULE_TOPO ? i : cp - (lp[v] - s->pb->dur[v]);
   }
-  qsort(k, (size_t)s->n, sizeof(*k), cmp_rank_key);
+  qsort(k, (size_t)s->n, sizeof(*k), acs__rank_key_cmp);
   for (int32_t i = 0; i < s->n; i++) {
     s->by_rank[i] = k[i].id;
     s->rank[k[i].id] = i;
