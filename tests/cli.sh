@@ -150,6 +150,12 @@ print("barriers", run["barriers_used"], "waits", len(g["waits"]))' "$T/bar.h5"
 fi
 expect barriers_slots_infeasible 0 "infeasible: op 'merge' needs 2 barrier producer slots but a barrier has 1" -- "$ACSIM" run -w workloads/graphs/isp_pipeline.csv -s list --set barriers=4 --set barrier_slots=1 --no-sim
 
+# A proven optimum is its own lower bound: ilp on j301_1 reaches the optimum
+# read from j30opt.sm and shows a 0.0% gap.
+if [ -f "$sm" ] && [ -n "$opt" ]; then
+  expect ilp_proven_has_no_gap 0 "ilp +ok +$opt .* $opt +0\\.0 " -- "$ACSIM" run -q -w "$sm" -s ilp --time-limit 10 --no-sim
+fi
+
 # --time-step is -O time_step for ilp; with no ilp selected it is a usage error.
 expect time_step_flag 0 'time step 500 cycles' -- "$ACSIM" run -q -w workloads/graphs/isp_pipeline.csv -s ilp --time-step 500 --no-sim
 expect time_step_without_ilp 2 "no selected scheduler has option 'time_step'" -- "$ACSIM" run -q -w workloads/graphs/isp_pipeline.csv -s list --time-step 500 --no-sim
