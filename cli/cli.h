@@ -9,6 +9,7 @@
 #include "core/acs.h"
 #include "core/load/load.h"
 #include "core/sched/sched.h"
+#include "core/model/rtab.h"
 
 /* Exit codes (DESIGN.md): 0 ok, 1 regression or failed check, 2 usage or input error. */
 enum { ACS_EXIT_OK = 0, ACS_EXIT_FAIL = 1, ACS_EXIT_USAGE = 2, ACS_EXIT_INTERRUPTED = 130 };
@@ -58,6 +59,11 @@ int acs_cli_parse_seed(const char *cmd, const char *text, uint64_t *out);
 
 /* Human-readable bytes ("1.5 MiB"). */
 const char *acs_cli_bytes(int64_t bytes, char *buf, size_t size);
+
+/* A family result table (core/model/rtab.h) as aligned text: a line with
+ * its name and attributes, then a header with units and one line per row,
+ * every line starting with indent. */
+void acs_cli_print_rtab(FILE *f, const struct acs_rtab *t, const char *indent);
 
 /* The command line, space-joined, for the results file. */
 char *acs_cli_join_argv(int argc, char **argv);

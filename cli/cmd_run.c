@@ -260,6 +260,11 @@ static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t 
     if (strcmp(row.status, "error") == 0)
       st->nerror++;
     print_row(p->name, w->name, &row);
+    /* The family's own result (II, plans, schedule vectors) when it
+     * marks a table as shown. */
+    for (int32_t t = 0; keep && t < s.ntables; t++)
+      if (s.tables[t]->show)
+        acs_cli_print_rtab(stdout, s.tables[t], "    ");
     err = st->res ? acs_results_add_run(st->res, &row, keep ? &s : NULL) : ACS_OK;
     /* Safe whatever acs_job_run reached: a failed init leaves s zeroed. */
     acs_schedule_destroy(&s);

@@ -106,6 +106,7 @@ int acs_job_prepare(const struct acs_workload *w, const struct acs_platform *p,
     acs_graph_destroy(g);
     return err;
   }
+  pb->wl = w;
   *bound = acs_bound_best(pb);
   return ACS_OK;
 }

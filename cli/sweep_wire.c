@@ -62,6 +62,51 @@ static int put_array(struct acs_wbuf *b, const void *p, size_t n, size_t elem)
   return put(b, p, bytes);
 }
 
+static int put_i32(struct acs_wbuf *b, int32_t v)
+{
+  return put(b, &v, sizeof(v));
+}
+
+/* A result-table value of the given type. */
+static int put_val(struct acs_wbuf *b, int type, union acs_rtab_val v)
+{
+  if (type == ACS_RTAB_I64)
+    return put(b, &v.i, sizeof(v.i));
+  if (type == ACS_RTAB_F64)
+    return put(b, &v.f, sizeof(v.f));
+  return put_str(b, v.s);
+}
+
+/* The family's result tables: name, shown flag, columns, cells by row,
+ * attributes. O(rows x columns + attributes). */
+static int put_rtabs(struct acs_wbuf *b, const struct acs_schedule *s)
+{
+  int err = put_i32(b, s->ntables);
+
+  for (int32_t k = 0; err == ACS_OK && k < s->ntables; k++) {
+    const struct acs_rtab *t = s->tables[k];
+    if ((err = put_str(b, t->name)) < 0 || (err = put_i32(b, t->show)) < 0 ||
+        (err = put_i32(b, t->ncols)) < 0)
+      return err;
+    for (int32_t c = 0; err == ACS_OK && c < t->ncols; c++)
+      if ((err = put_str(b, t->cols[c].name)) == ACS_OK &&
+          (err = put_i32(b, t->cols[c].type)) == ACS_OK)
+        err = put_str(b, t->cols[c].units);
+    if (err == ACS_OK)
+      err = put(b, &t->nrows, sizeof(t->nrows));
+    for (int64_t r = 0; err == ACS_OK && r < t->nrows; r++)
+      for (int32_t c = 0; err == ACS_OK && c < t->ncols; c++)
+        err = put_val(b, t->cols[c].type, acs_rtab_get(t, r, c));
+    if (err == ACS_OK)
+      err = put_i32(b, t->nattrs);
+    for (int32_t a = 0; err == ACS_OK && a < t->nattrs; a++)
+      if ((err = put_str(b, t->attrs[a].name)) == ACS_OK &&
+          (err = put_i32(b, t->attrs[a].type)) == ACS_OK)
+        err = put_val(b, t->attrs[a].type, t->attrs[a].v);
+  }
+  return err;
+}
+
 int acs_wire_put_schedule(struct acs_wbuf *b, const struct acs_schedule *s)
 {
   struct wire_hdr h = {s->norig,  s->nops,     s->nres,         s->nedges,       s->nwaits,
@@ -84,6 +129,8 @@ int acs_wire_put_schedule(struct acs_wbuf *b, const struct acs_schedule *s)
     err = put_array(b, s->edges, (size_t)s->nedges, sizeof(*s->edges));
   if (err == ACS_OK)
     err = put_array(b, s->waits, (size_t)s->nwaits, sizeof(*s->waits));
+  if (err == ACS_OK)
+    err = put_rtabs(b, s);
   return err;
 }
 
@@ -147,8 +194,89 @@ static int get_ops(struct rbuf *r, struct acs_schedule *s, int32_t nops)
   return ACS_OK;
 }
 
+static int get_i32(struct rbuf *r, int32_t *v)
+{
+  return get(r, v, sizeof(*v));
+}
+
+static int get_val(struct rbuf *r, struct acs_schedule *s, int type, union acs_rtab_val *v)
+{
+  if (type == ACS_RTAB_I64)
+    return get(r, &v->i, sizeof(v->i));
+  if (type == ACS_RTAB_F64)
+    return get(r, &v->f, sizeof(v->f));
+  return get_str(r, s, &v->s);
+}
+
+static int get_cells(struct rbuf *r, struct acs_schedule *s, struct acs_rtab *t)
+{
+  int64_t nrows;
+  union acs_rtab_val v;
+
+  /* Each cell takes at least 4 bytes on the wire: a bound on the row
+   * count before anything is allocated for it. */
+  if (get(r, &nrows, sizeof(nrows)) < 0 || nrows < 0 ||
+      (uint64_t)nrows > (r->n - r->off) / 4 / (uint64_t)t->ncols + 1)
+    return ACS_EFORMAT;
+  for (int64_t row = 0; row < nrows; row++) {
+    int64_t added = acs_rtab_add_row(t);
+    if (added < 0)
+      return (int)added;
+    for (int32_t c = 0; c < t->ncols; c++) {
+      if (get_val(r, s, t->cols[c].type, &v) < 0)
+        return ACS_EFORMAT;
+      t->cells[row * t->ncols + c] = v; /* strings already in s's arena */
+    }
+  }
+  return ACS_OK;
+}
+
+static int get_attrs(struct rbuf *r, struct acs_schedule *s, struct acs_rtab *t)
+{
+  int32_t n, type;
+  const char *name;
+  union acs_rtab_val v;
+  int err = ACS_OK;
+
+  if (get_i32(r, &n) < 0 || n < 0)
+    return ACS_EFORMAT;
+  for (int32_t a = 0; err == ACS_OK && a < n; a++) {
+    if (get_str(r, s, &name) < 0 || get_i32(r, &type) < 0 || type < ACS_RTAB_I64 ||
+        type > ACS_RTAB_STR || get_val(r, s, type, &v) < 0)
+      return ACS_EFORMAT;
+    err = type == ACS_RTAB_I64   ? acs_rtab_attr_i64(t, name, v.i)
+          : type == ACS_RTAB_F64 ? acs_rtab_attr_f64(t, name, v.f)
+                                 : acs_rtab_attr_str(t, name, v.s);
+  }
+  return err == ACS_EINVAL ? ACS_EFORMAT : err;
+}
+
+static int get_rtab(struct rbuf *r, struct acs_schedule *s)
+{
+  struct acs_rtab_col cols[ACS_RTAB_MAX_COLS];
+  const char *name;
+  int32_t show, ncols;
+  struct acs_rtab *t;
+  int err;
+
+  if (get_str(r, s, &name) < 0 || get_i32(r, &show) < 0 || get_i32(r, &ncols) < 0 ||
+      ncols <= 0 || ncols > ACS_RTAB_MAX_COLS)
+    return ACS_EFORMAT;
+  for (int32_t c = 0; c < ncols; c++)
+    if (get_str(r, s, &cols[c].name) < 0 || get_i32(r, &cols[c].type) < 0 ||
+        get_str(r, s, &cols[c].units) < 0)
+      return ACS_EFORMAT;
+  if ((err = acs_schedule_add_rtab(s, name, cols, ncols, &t)) < 0)
+    return err == ACS_EINVAL ? ACS_EFORMAT : err;
+  t->show = show != 0;
+  if ((err = get_cells(r, s, t)) < 0)
+    return err;
+  return get_attrs(r, s, t);
+}
+
 static int get_body(struct rbuf *r, const struct wire_hdr *h, struct acs_schedule *s)
 {
+  int32_t ntables;
   size_t nd;
   int err;
 
@@ -175,6 +303,11 @@ static int get_body(struct rbuf *r, const struct wire_hdr *h, struct acs_schedul
     if ((err = acs_schedule_add_wait(s, wt.op, wt.barrier)) < 0)
       return err == ACS_EINVAL ? ACS_EFORMAT : err;
   }
+  if (get_i32(r, &ntables) < 0 || ntables < 0)
+    return ACS_EFORMAT;
+  for (int32_t k = 0; k < ntables; k++)
+    if ((err = get_rtab(r, s)) < 0)
+      return err;
   return r->off == r->n ? ACS_OK : ACS_EFORMAT;
 }
 

@@ -1048,6 +1048,8 @@ static int write_schedule(struct acs_results *r, int64_t id, const struct acs_sc
     rc = write_edges(g, s);
   if (rc == ACS_OK)
     rc = write_waits(g, s);
+  for (int32_t k = 0; rc == ACS_OK && k < s->ntables; k++)
+    rc = acs__rtab_write(g, s->tables[k]);
   H5Gclose(g);
   if (rc < 0 && H5Ldelete(sched, name, H5P_DEFAULT) < 0)
     r->broken = 1;

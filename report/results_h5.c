@@ -837,7 +837,9 @@ out_with_type:
   return rc;
 }
 
-static int read_vlen_str(hid_t attr, char *buf, size_t size)
+/* HDF5 converts no text between character sets, so the memory type
+ * takes the attribute's own (ASCII or UTF-8). */
+static int read_vlen_str(hid_t attr, H5T_cset_t cset, char *buf, size_t size)
 {
   hid_t mt = H5Tcopy(H5T_C_S1);
   char *p = NULL;
@@ -845,7 +847,8 @@ static int read_vlen_str(hid_t attr, char *buf, size_t size)
 
   if (mt < 0)
     return ACS_EIO;
-  if (H5Tset_size(mt, H5T_VARIABLE) >= 0 && H5Aread(attr, mt, &p) >= 0) {
+  if (H5Tset_size(mt, H5T_VARIABLE) >= 0 && H5Tset_cset(mt, cset) >= 0 &&
+      H5Aread(attr, mt, &p) >= 0) {
     acs__strfill(buf, size, p ? p : "");
     H5free_memory(p);
     rc = ACS_OK;
@@ -854,7 +857,7 @@ static int read_vlen_str(hid_t attr, char *buf, size_t size)
   return rc;
 }
 
-static int read_fixed_str(hid_t attr, size_t len, char *buf, size_t size)
+static int read_fixed_str(hid_t attr, H5T_cset_t cset, size_t len, char *buf, size_t size)
 {
   hid_t mt = H5Tcopy(H5T_C_S1);
   char *tmp;
@@ -867,7 +870,7 @@ static int read_fixed_str(hid_t attr, size_t len, char *buf, size_t size)
     H5Tclose(mt);
     return ACS_ENOMEM;
   }
-  if (H5Tset_size(mt, len) >= 0 && H5Aread(attr, mt, tmp) >= 0) {
+  if (H5Tset_size(mt, len) >= 0 && H5Tset_cset(mt, cset) >= 0 && H5Aread(attr, mt, tmp) >= 0) {
     acs__strfill(buf, size, tmp);
     rc = ACS_OK;
   }
@@ -892,9 +895,9 @@ int acs__h5_attr_get_str(hid_t loc, const char *name, char *buf, size_t size)
       H5Sget_simple_extent_npoints(space) != 1)
     goto out_with_attr;
   if (H5Tis_variable_str(type) > 0)
-    rc = read_vlen_str(attr, buf, size);
+    rc = read_vlen_str(attr, H5Tget_cset(type), buf, size);
   else
-    rc = read_fixed_str(attr, H5Tget_size(type), buf, size);
+    rc = read_fixed_str(attr, H5Tget_cset(type), H5Tget_size(type), buf, size);
 out_with_attr:
   if (space >= 0)
     H5Sclose(space);

@@ -150,6 +150,12 @@ int acs__h5_attr_get_i64(hid_t loc, const char *name, int64_t *value);
  * dirty. Such tables are carried over checkpoints when named in replay(). */
 hid_t acs__results_file(struct acs_results *r);
 
+/* Family result tables (results_rtab.c): writes one as the dataset
+ * <g>/<name>; reads every dataset of a run's group that is not a common
+ * table into s (the offending dataset's name in bad on error). */
+int acs__rtab_write(hid_t g, const struct acs_rtab *t);
+int acs__rtab_read_all(hid_t g, struct acs_schedule *s, char *bad, size_t bad_size);
+
 /* Copies src into a fixed-size field of `size` bytes, zero-padded. */
 void acs__strfill(char *dst, size_t size, const char *src);
 

@@ -383,6 +383,18 @@ static int read_waits(hid_t g, struct acs_schedule *s, const struct where *w)
   return rc;
 }
 
+/* The family's own tables (core/model/rtab.h): every other dataset. */
+static int read_rtabs(hid_t g, struct acs_schedule *s, const struct where *w)
+{
+  char bad[ACS_RTAB_NAME_MAX + 1];
+  int rc = acs__rtab_read_all(g, s, bad, sizeof bad);
+
+  if (rc == ACS_EFORMAT)
+    return acs__h5_fail(w->d, rc, w->path, "run_%" PRId64 "/%s: not a result table acsim reads",
+                        w->run, bad);
+  return rc;
+}
+
 static int read_group(hid_t f, hid_t g, struct acs_schedule *s, const struct where *w)
 {
   int missing, rc;
@@ -400,6 +412,8 @@ static int read_group(hid_t f, hid_t g, struct acs_schedule *s, const struct whe
     rc = read_edges(g, s, w);
   if (rc == ACS_OK)
     rc = read_waits(g, s, w);
+  if (rc == ACS_OK)
+    rc = read_rtabs(g, s, w);
   if (rc == ACS_OK && (s->norig < 0 || s->norig > s->nops))
     s->norig = s->nops;
   if (rc == ACS_OK)

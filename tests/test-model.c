@@ -322,3 +322,107 @@ Test(util, diag_format_omits_unknown_parts)
   cr_assert_str_eq(acs_strerror(ACS_ECYCLE), "graph has a cycle");
   cr_assert_str_eq(acs_err_name(ACS_EVERIFY), "EVERIFY");
 }
+
+/* ---- family result tables (core/model/rtab.h) ---- */
+
+Test(rtab, names_follow_the_dataset_rule)
+{
+  char longest[ACS_RTAB_NAME_MAX + 2];
+
+  memset(longest, 'a', sizeof(longest));
+  longest[ACS_RTAB_NAME_MAX] = '\0';
+  cr_assert(acs_rtab_name_ok(longest));
+  longest[ACS_RTAB_NAME_MAX] = 'a';
+  longest[ACS_RTAB_NAME_MAX + 1] = '\0';
+  cr_assert(!acs_rtab_name_ok(longest));
+  cr_assert(acs_rtab_name_ok("ii_2"));
+  cr_assert(!acs_rtab_name_ok(""));
+  cr_assert(!acs_rtab_name_ok(NULL));
+  cr_assert(!acs_rtab_name_ok("a b"));
+  cr_assert(!acs_rtab_name_ok("a/b"));
+  cr_assert(!acs_rtab_name_ok("\xc3\xa9"));
+}
+
+Test(rtab, bad_tables_and_columns_are_refused)
+{
+  static const struct acs_rtab_col one[] = {{"x", ACS_RTAB_I64, NULL}};
+  static const struct acs_rtab_col dup[] = {{"x", ACS_RTAB_I64, NULL}, {"x", ACS_RTAB_F64, NULL}};
+  static const struct acs_rtab_col badtype[] = {{"x", 7, NULL}};
+  struct acs_rtab_col many[ACS_RTAB_MAX_COLS + 1];
+  char names[ACS_RTAB_MAX_COLS + 1][8];
+  struct acs_schedule s;
+  struct acs_rtab *t;
+
+  acs_schedule_init(&s);
+  for (int c = 0; c <= ACS_RTAB_MAX_COLS; c++) {
+    snprintf(names[c], sizeof(names[c]), "c%d", c);
+    many[c] = (struct acs_rtab_col){names[c], ACS_RTAB_F64, NULL};
+  }
+  cr_assert_eq(acs_schedule_add_rtab(&s, "ops", one, 1, &t), ACS_EINVAL, "a common table");
+  cr_assert_eq(acs_schedule_add_rtab(&s, "waits", one, 1, &t), ACS_EINVAL);
+  cr_assert_eq(acs_schedule_add_rtab(&s, "t", one, 0, &t), ACS_EINVAL, "no columns");
+  cr_assert_eq(acs_schedule_add_rtab(&s, "t", dup, 2, &t), ACS_EINVAL, "duplicate column");
+  cr_assert_eq(acs_schedule_add_rtab(&s, "t", badtype, 1, &t), ACS_EINVAL);
+  cr_assert_eq(acs_schedule_add_rtab(&s, "t", many, ACS_RTAB_MAX_COLS + 1, &t), ACS_EINVAL);
+  cr_assert_null(t);
+  cr_assert_eq(acs_schedule_add_rtab(&s, "t", many, ACS_RTAB_MAX_COLS, &t), ACS_OK);
+  cr_assert_eq(acs_schedule_add_rtab(&s, "t", one, 1, &t), ACS_EINVAL, "a second 't'");
+  cr_assert_eq(s.ntables, 1);
+  acs_schedule_destroy(&s);
+}
+
+Test(rtab, cells_are_typed_and_rows_start_blank)
+{
+  static const struct acs_rtab_col cols[] = {
+    {"n", ACS_RTAB_I64, NULL}, {"x", ACS_RTAB_F64, "cycles"}, {"s", ACS_RTAB_STR, NULL}};
+  struct acs_schedule s;
+  struct acs_rtab *t;
+  char text[] = "stripe";
+
+  acs_schedule_init(&s);
+  cr_assert_eq(acs_schedule_add_rtab(&s, "plans", cols, 3, &t), ACS_OK);
+  cr_assert_eq(acs_schedule_find_rtab(&s, "plans"), t);
+  cr_assert_null(acs_schedule_find_rtab(&s, "plan"));
+  cr_assert_str_eq(t->cols[0].units, "");
+  cr_assert_str_eq(t->cols[1].units, "cycles");
+  cr_assert_eq(acs_rtab_set_i64(t, 0, 0, 1), ACS_EINVAL, "no row yet");
+  for (int64_t r = 0; r < 1000; r++)
+    cr_assert_eq(acs_rtab_add_row(t), r);
+  cr_assert_eq(acs_rtab_get(t, 999, 0).i, 0);
+  cr_assert(isnan(acs_rtab_get(t, 999, 1).f));
+  cr_assert_str_eq(acs_rtab_get(t, 999, 2).s, "");
+  cr_assert_eq(acs_rtab_set_f64(t, 5, 0, 1.0), ACS_EINVAL, "a double in an integer column");
+  cr_assert_eq(acs_rtab_set_i64(t, 5, 2, 1), ACS_EINVAL);
+  cr_assert_eq(acs_rtab_set_str(t, 5, 1, "x"), ACS_EINVAL);
+  cr_assert_eq(acs_rtab_set_i64(t, 1000, 0, 1), ACS_EINVAL, "past the last row");
+  cr_assert_eq(acs_rtab_set_i64(t, 5, 3, 1), ACS_EINVAL, "past the last column");
+  cr_assert_eq(acs_rtab_set_i64(t, -1, 0, 1), ACS_EINVAL);
+  cr_assert_eq(acs_rtab_set_str(t, 5, 2, text), ACS_OK);
+  text[0] = 'X'; /* the table holds a copy */
+  cr_assert_str_eq(acs_rtab_get(t, 5, 2).s, "stripe");
+  cr_assert_eq(acs_rtab_col_find(t, "x"), 1);
+  cr_assert_eq(acs_rtab_col_find(t, "y"), -1);
+  acs_schedule_destroy(&s);
+}
+
+Test(rtab, attributes_replace_by_name_and_reserve_units)
+{
+  static const struct acs_rtab_col cols[] = {{"n", ACS_RTAB_I64, NULL}};
+  struct acs_schedule s;
+  struct acs_rtab *t;
+  const struct acs_rtab_attr *a;
+
+  acs_schedule_init(&s);
+  cr_assert_eq(acs_schedule_add_rtab(&s, "modulo", cols, 1, &t), ACS_OK);
+  cr_assert_eq(acs_rtab_attr_i64(t, "ii", 7), ACS_OK);
+  cr_assert_eq(acs_rtab_attr_f64(t, "ii", 6.5), ACS_OK, "same name, new type");
+  cr_assert_eq(t->nattrs, 1);
+  a = acs_rtab_attr_find(t, "ii");
+  cr_assert_eq(a->type, ACS_RTAB_F64);
+  cr_assert(a->v.f == 6.5);
+  cr_assert_eq(acs_rtab_attr_str(t, "units", "x"), ACS_EINVAL);
+  cr_assert_eq(acs_rtab_attr_str(t, "units_n", "x"), ACS_EINVAL);
+  cr_assert_eq(acs_rtab_attr_i64(t, "bad name", 1), ACS_EINVAL);
+  cr_assert_null(acs_rtab_attr_find(t, "mii"));
+  acs_schedule_destroy(&s);
+}

@@ -469,6 +469,33 @@ Test(report, schedule_round_trips_and_still_verifies)
   acs_schedule_destroy(&s);
 }
 
+Test(report, result_tables_round_trip_with_types_units_and_attributes)
+{
+  struct acs_results *r = open_ok("x");
+  struct acs_platform p;
+  struct acs_workload_row w;
+  struct acs_run_row row;
+  struct acs_schedule s, back;
+  struct acs_diag d;
+  int32_t pid, wid;
+
+  hand_schedule(&s);
+  tu_sample_rtabs(&s);
+  platform(&p, "p", 4);
+  workload(&w, "w", 4);
+  cr_assert_eq(acs_results_add_platform(r, &p, &pid), ACS_OK);
+  cr_assert_eq(acs_results_add_workload(r, &w, &wid), ACS_OK);
+  run_row(&row, pid, wid, 0);
+  cr_assert_eq(acs_results_add_run(r, &row, &s), ACS_OK);
+  commit_ok(r);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_results_read_schedule(file, row.run_id, &back, &d), ACS_OK, "%s", d.msg);
+  assert_schedule_eq(&s, &back);
+  tu_assert_rtabs_eq(&s, &back);
+  acs_schedule_destroy(&back);
+  acs_schedule_destroy(&s);
+}
+
 Test(report, run_without_schedule_is_not_found)
 {
   struct acs_results *r = open_ok("x");

@@ -328,6 +328,7 @@ static void schedule_of(struct acs_graph *g, struct acs_problem *pb, struct acs_
   cr_assert_eq(acs_schedule_add_wait(s, e, 3), ACS_OK);
   s->ops[1].sim_start = 0.5;
   s->ops[1].sim_end = 101.25;
+  tu_sample_rtabs(s);
 }
 
 Test(wire, schedule_round_trips_field_by_field)
@@ -369,6 +370,7 @@ Test(wire, schedule_round_trips_field_by_field)
               back.edges[e].kind == s.edges[e].kind);
   cr_assert_eq(back.waits[0].op, 3);
   cr_assert_eq(back.waits[0].barrier, 3);
+  tu_assert_rtabs_eq(&s, &back);
   acs_schedule_destroy(&back);
   acs_wbuf_free(&buf);
   acs_schedule_destroy(&s);

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,4 +125,68 @@ void tu_random_dag(struct acs_graph *g, uint64_t seed, int32_t n, int64_t cmx_ma
     }
   }
   tu_finalize(g);
+}
+
+void tu_sample_rtabs(struct acs_schedule *s)
+{
+  static const struct acs_rtab_col plans[] = {
+    {"part", ACS_RTAB_I64, NULL},
+    {"cycles", ACS_RTAB_F64, "cycles"},
+    {"stripe", ACS_RTAB_STR, ""},
+  };
+  static const struct acs_rtab_col front[] = {{"memory", ACS_RTAB_I64, "bytes"}};
+  static const char *const text[] = {"(1,3,3,4)", "", "\xce\xb1=\xe2\x88\x9e 3\xc3\x97" "3"};
+  struct acs_rtab *t;
+
+  cr_assert_eq(acs_schedule_add_rtab(s, "plans", plans, 3, &t), ACS_OK);
+  t->show = 1;
+  for (int r = 0; r < 3; r++) {
+    cr_assert_eq(acs_rtab_add_row(t), r);
+    cr_assert_eq(acs_rtab_set_i64(t, r, 0, INT64_MIN + r), ACS_OK);
+    if (r != 1)
+      cr_assert_eq(acs_rtab_set_f64(t, r, 1, 0.1 * r - 1e300), ACS_OK);
+    cr_assert_eq(acs_rtab_set_str(t, r, 2, text[r]), ACS_OK);
+  }
+  cr_assert_eq(acs_rtab_attr_i64(t, "budget", INT64_MAX), ACS_OK);
+  cr_assert_eq(acs_rtab_attr_f64(t, "ratio", -0.25), ACS_OK);
+  cr_assert_eq(acs_rtab_attr_str(t, "latency", "[N] -> { [(2N - 1)] }"), ACS_OK);
+  cr_assert_eq(acs_schedule_add_rtab(s, "front", front, 1, &t), ACS_OK);
+}
+
+static void assert_val_eq(int type, union acs_rtab_val x, union acs_rtab_val y, const char *what)
+{
+  if (type == ACS_RTAB_I64)
+    cr_assert_eq(x.i, y.i, "%s", what);
+  else if (type == ACS_RTAB_F64)
+    cr_assert((isnan(x.f) && isnan(y.f)) || x.f == y.f, "%s: %.17g vs %.17g", what, x.f, y.f);
+  else
+    cr_assert_str_eq(x.s, y.s, "%s", what);
+}
+
+void tu_assert_rtabs_eq(const struct acs_schedule *a, const struct acs_schedule *b)
+{
+  cr_assert_eq(a->ntables, b->ntables);
+  for (int32_t k = 0; k < a->ntables; k++) {
+    const struct acs_rtab *x = a->tables[k];
+    const struct acs_rtab *y = acs_schedule_find_rtab(b, x->name);
+    cr_assert_not_null(y, "table %s", x->name);
+    cr_assert_eq(x->show, y->show, "%s shown", x->name);
+    cr_assert_eq(x->ncols, y->ncols, "%s columns", x->name);
+    cr_assert_eq(x->nrows, y->nrows, "%s rows", x->name);
+    for (int32_t c = 0; c < x->ncols; c++) {
+      cr_assert_str_eq(x->cols[c].name, y->cols[c].name);
+      cr_assert_eq(x->cols[c].type, y->cols[c].type, "%s.%s", x->name, x->cols[c].name);
+      cr_assert_str_eq(x->cols[c].units, y->cols[c].units, "%s.%s", x->name, x->cols[c].name);
+      for (int64_t r = 0; r < x->nrows; r++)
+        assert_val_eq(x->cols[c].type, acs_rtab_get(x, r, c), acs_rtab_get(y, r, c),
+                      x->cols[c].name);
+    }
+    cr_assert_eq(x->nattrs, y->nattrs, "%s attributes", x->name);
+    for (int32_t i = 0; i < x->nattrs; i++) {
+      const struct acs_rtab_attr *p = &x->attrs[i], *q = acs_rtab_attr_find(y, p->name);
+      cr_assert_not_null(q, "attribute %s", p->name);
+      cr_assert_eq(p->type, q->type, "attribute %s", p->name);
+      assert_val_eq(p->type, p->v, q->v, p->name);
+    }
+  }
 }

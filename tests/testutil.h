@@ -35,4 +35,13 @@ void tu_assert_verified(const struct acs_schedule *s);
  */
 void tu_random_dag(struct acs_graph *g, uint64_t seed, int32_t n, int64_t cmx_max);
 
+/*
+ * Result tables (core/model/rtab.h) of every type on s: "plans" (shown; an
+ * int64, a double with units, a text column with UTF-8 and an empty value;
+ * three rows; one attribute of each type) and "front" (no rows).
+ */
+void tu_sample_rtabs(struct acs_schedule *s);
+/* Fails the test unless a and b hold the same result tables. */
+void tu_assert_rtabs_eq(const struct acs_schedule *a, const struct acs_schedule *b);
+
 #endif

@@ -16,8 +16,27 @@
 int acs_platform_load(const char *path, struct acs_platform **out, size_t *n,
                       struct acs_diag *d);
 
-enum acs_wl_kind { ACS_WL_DNN, ACS_WL_GRAPH, ACS_WL_PSPLIB, ACS_WL_STG, ACS_WL__COUNT };
-const char *acs_wl_kind_name(int kind); /* "dnn", "graph", "psplib", "stg" */
+/* Workload kinds (DESIGN.md "Scheduler families and workload kinds"): the
+ * DAG kinds, then one per family with a model of its own. */
+enum acs_wl_kind { ACS_WL_DNN, ACS_WL_GRAPH, ACS_WL_PSPLIB, ACS_WL_STG,
+                   ACS_WL_LOOP, ACS_WL_SDF, ACS_WL_AFFINE, ACS_WL__COUNT };
+/* "dnn", "graph", "psplib", "stg", "loop", "sdf", "affine" */
+const char *acs_wl_kind_name(int kind);
+
+struct acs_workload;
+
+/*
+ * A family's model (a loop body, an SDF graph, a system of recurrence
+ * equations, a layer graph) as its reader leaves it in w->model, with the
+ * functions that give it meaning elsewhere: `build` makes the op DAG that
+ * the DAG schedulers (list, ...) see on platform p, and that the family's
+ * own scheduler is compared against; `free` releases the model.
+ */
+struct acs_wl_model_ops {
+  int (*build)(const struct acs_workload *w, const struct acs_platform *p,
+               struct acs_graph *g, struct acs_diag *d);
+  void (*free)(void *model);
+};
 
 /* One SCALE-Sim topology row. */
 struct acs_dnn_layer {
@@ -36,6 +55,10 @@ struct acs_workload {
   struct acs_dnn_layer *layers;
   /* other kinds: the parsed, finalized graph (cloned by acs_workload_build) */
   struct acs_graph *graph;
+  /* kinds with a model of their own: the model and its functions (when set,
+   * acs_workload_build and acs_workload_free go through them) */
+  void *model;
+  const struct acs_wl_model_ops *model_ops;
 };
 
 /*

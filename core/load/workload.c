@@ -17,7 +17,7 @@
 #include <strings.h>
 
 static const char *const wl_kind_names[ACS_WL__COUNT] = {
-  "dnn", "graph", "psplib", "stg",
+  "dnn", "graph", "psplib", "stg", "loop", "sdf", "affine",
 };
 
 const char *acs_wl_kind_name(int kind)
@@ -145,6 +145,8 @@ void acs_workload_free(struct acs_workload *w)
     acs_graph_destroy(w->graph);
     free(w->graph);
   }
+  if (w->model && w->model_ops && w->model_ops->free)
+    w->model_ops->free(w->model);
   acs_arena_destroy(&w->arena);
   free(w);
 }
@@ -152,6 +154,8 @@ void acs_workload_free(struct acs_workload *w)
 int acs_workload_build(const struct acs_workload *w, const struct acs_platform *p,
                        struct acs_graph *g, struct acs_diag *d)
 {
+  if (w->model_ops && w->model_ops->build)
+    return w->model_ops->build(w, p, g, d);
   if (w->kind == ACS_WL_DNN)
     return acs_dnn_build(w, p, g, d);
   if (!w->graph)

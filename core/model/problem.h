@@ -11,8 +11,14 @@
 #include "core/model/graph.h"
 #include "core/model/platform.h"
 
+struct acs_workload;
+
 struct acs_problem {
   const struct acs_graph *g;
+  /* The workload g was built from, or NULL (tests, benchmarks): a family
+   * scheduler finds its own model there (w->model; core/load/load.h). Set
+   * by the caller after acs_problem_init. */
+  const struct acs_workload *wl;
   struct acs_platform plat;
   int32_t nops, nres;
   int64_t *dur;            /* cycles per op */

@@ -24,6 +24,9 @@ void acs_schedule_destroy(struct acs_schedule *s)
   free(s->demand);
   free(s->edges);
   free(s->waits);
+  for (int32_t k = 0; k < s->ntables; k++)
+    acs__rtab_free(s->tables[k]);
+  free(s->tables);
   acs_arena_destroy(&s->arena);
   memset(s, 0, sizeof(*s));
 }

@@ -13,6 +13,7 @@
 #define ACS_MODEL_SCHEDULE_H
 
 #include "core/model/problem.h"
+#include "core/model/rtab.h"
 
 struct acs_sop {
   const char *name;        /* owned by the schedule arena */
@@ -61,6 +62,11 @@ struct acs_schedule {
   int32_t barriers;        /* limit, 0 = none */
   int32_t barrier_slots;   /* limit, 0 = none */
   int64_t makespan;        /* max end */
+
+  /* The family's own result tables (core/model/rtab.h), in the order added. */
+  int32_t ntables;
+  size_t cap_tables;
+  struct acs_rtab **tables;
 };
 
 /* Empty schedule (for readers that fill it themselves). */
