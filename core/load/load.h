@@ -82,6 +82,25 @@ int acs_graphcsv_load(const char *path, struct acs_graph *g, struct acs_diag *d)
 int acs_psplib_load(const char *path, struct acs_graph *g, struct acs_diag *d);
 int acs_stg_load(const char *path, struct acs_graph *g, struct acs_diag *d);
 
+/*
+ * Systems of affine recurrence equations (.sare; core/load/sare.c, the
+ * format in README "Input formats"). spec is a path, optionally followed by
+ * parameter values ("matmul.sare:N=64:K=3"). acs_sare_read parses it into a
+ * model (core/model/sare.h); acs_sare_load makes it a workload of kind
+ * affine whose graph is the instance DAG for the bound parameters.
+ */
+struct acs_sare;
+struct acs_sare_inst;
+int acs_sare_read(const char *spec, struct acs_sare **out, struct acs_diag *d);
+int acs_sare_load(const char *spec, struct acs_workload *w, struct acs_diag *d);
+/* Where the parameter values start in spec (":N=64..."), "" when it ends
+ * in ".sare", NULL when spec names no .sare file. */
+const char *acs_sare_spec_suffix(const char *spec);
+/* The instance DAG of the bound instances `in` (core/load/sare_wl.c). */
+int acs_sare_build_graph(const struct acs_sare *m, const struct acs_sare_inst *in,
+                         int64_t elem_bytes, const char *name, const char *path,
+                         struct acs_graph *g, struct acs_diag *d);
+
 /* A suite file: one workload path per line, '#' comments, paths relative to
  * the suite file's directory unless absolute. *paths is malloc'd strings. */
 int acs_suite_load(const char *path, char ***paths, size_t *n, struct acs_diag *d);

@@ -2,7 +2,9 @@
  * workload.c - choosing the reader for a workload file, and building a
  * workload's graph for a platform.
  *
- * The format follows from the extension: .sm is PSPLIB, .stg is STG, .csv is
+ * The format follows from the extension: .sare is a system of affine
+ * recurrence equations (with optional parameter values after the name,
+ * "matmul.sare:N=64"), .sm is PSPLIB, .stg is STG, .csv is
  * a SCALE-Sim topology table when its first row starts with "Layer name" and
  * the generic op-graph CSV otherwise. DNN tables are kept as layers, since
  * their ops depend on the platform (tiling to its CMX, bytes per element);
@@ -95,6 +97,8 @@ static int load_by_format(const char *path, struct acs_workload *w,
                           struct acs_diag *d)
 {
   const char *ext = extension(path);
+  if (acs_sare_spec_suffix(path))
+    return acs_sare_load(path, w, d);
   if (strcasecmp(ext, ".sm") == 0)
     return load_graph(path, w, ACS_WL_PSPLIB, d);
   if (strcasecmp(ext, ".stg") == 0)
@@ -102,10 +106,10 @@ static int load_by_format(const char *path, struct acs_workload *w,
   if (*ext == '\0')
     return acs_diag_set(d, ACS_EFORMAT, path, 0, 0,
                         "no file extension to tell the workload format (expected "
-                        ".csv, .sm or .stg)");
+                        ".csv, .sm, .stg or .sare)");
   if (strcasecmp(ext, ".csv") != 0)
     return acs_diag_set(d, ACS_EFORMAT, path, 0, 0,
-                        "unknown workload format '%s' (expected .csv, .sm or .stg)",
+                        "unknown workload format '%s' (expected .csv, .sm, .stg or .sare)",
                         ext);
   int is_dnn;
   int rc = is_scalesim_table(path, d, &is_dnn);
