@@ -236,7 +236,9 @@ static void op_main(int argc, char **argv)
   case ACS__ACT_SEND:
     /* DDR transfers cross the shared ddr link, so transfers that overlap
      * in time share its bandwidth; CMX-to-CMX ones only the channel. */
-    if (o->xfer == ACS__XFER_FROM_DDR)
+    if (o->xfer == ACS__XFER_PE)
+      sg_host_sendto(r->host[o->host], r->host[o->peer], o->amount);
+    else if (o->xfer == ACS__XFER_FROM_DDR)
       sg_host_sendto(r->host[ACS__HOST_DDR(r->pl)], r->host[unit_host], o->amount);
     else if (o->xfer == ACS__XFER_TO_DDR)
       sg_host_sendto(r->host[unit_host], r->host[ACS__HOST_DDR(r->pl)], o->amount);

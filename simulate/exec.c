@@ -66,7 +66,15 @@ static int plan_op(struct acs__sim_plan *pl, const struct acs_platform *p, int32
   memset(o, 0, sizeof(*o));
   o->release = (double)so->start / pl->hz;
   o->host = so->unit < 0 ? ACS__HOST_CTL(pl) : is_dma ? pl->npe + so->unit : so->unit;
-  if (is_dma && so->unit >= 0 && so->bytes > 0) {
+  if (is_dma && so->unit < 0 && so->bytes > 0 && so->src == ACS_MEM_PE &&
+      so->dst == ACS_MEM_PE) {
+    /* between two PEs over their local links; the PEs come from the
+     * edges (pe_transfer_ends) */
+    o->act = ACS__ACT_SEND;
+    o->amount = (double)so->bytes;
+    o->xfer = ACS__XFER_PE;
+    o->host = o->peer = -1;
+  } else if (is_dma && so->unit >= 0 && so->bytes > 0) {
     o->act = ACS__ACT_SEND;
     o->amount = (double)so->bytes;
     if (so->src == ACS_MEM_DDR)
@@ -246,6 +254,34 @@ static int plan_succ(struct acs__sim_plan *pl)
   return plan_csr(pl, 1, &pl->ssucc_off, &pl->ssucc);
 }
 
+/*
+ * The two PEs of every PE-to-PE transfer: the unit of its data predecessor
+ * and of its data successors (the verifier requires one of each kind, on
+ * PEs). O(E).
+ */
+static int pe_transfer_ends(struct acs__sim_plan *pl, struct acs_diag *d)
+{
+  const struct acs_schedule *s = pl->s;
+
+  for (int32_t e = 0; e < s->nedges; e++) {
+    int32_t a = s->edges[e].src, b = s->edges[e].dst;
+    if (s->edges[e].kind != ACS_EDGE_DATA)
+      continue;
+    if (pl->op[b].xfer == ACS__XFER_PE && pl->op[b].act == ACS__ACT_SEND &&
+        s->ops[a].kind != ACS_OP_DMA && s->ops[a].unit >= 0)
+      pl->op[b].host = s->ops[a].unit;
+    if (pl->op[a].xfer == ACS__XFER_PE && pl->op[a].act == ACS__ACT_SEND &&
+        s->ops[b].kind != ACS_OP_DMA && s->ops[b].unit >= 0)
+      pl->op[a].peer = s->ops[b].unit;
+  }
+  for (int32_t i = 0; i < pl->n; i++)
+    if (pl->op[i].xfer == ACS__XFER_PE && pl->op[i].act == ACS__ACT_SEND &&
+        (pl->op[i].host < 0 || pl->op[i].peer < 0))
+      return acs_diag_set(d, ACS_EINVAL, NULL, 0, 0, "PE-to-PE transfer '%s' has no %s on a PE",
+                          s->ops[i].name, pl->op[i].host < 0 ? "producer" : "consumer");
+  return ACS_OK;
+}
+
 static int plan_build(struct acs__sim_plan *pl, const struct acs_platform *p,
                       const struct acs_schedule *s, const struct acs_sim_opts *o,
                       struct acs_diag *d)
@@ -271,7 +307,8 @@ static int plan_build(struct acs__sim_plan *pl, const struct acs_platform *p,
       err = acs_diag_set(d, ACS_EINVAL, NULL, 0, 0, "edge %d refers to a missing op", (int)e);
       goto out_with_plan;
     }
-  if ((err = plan_deps(pl)) < 0 || (err = plan_succ(pl)) < 0)
+  if ((err = pe_transfer_ends(pl, d)) < 0 || (err = plan_deps(pl)) < 0 ||
+      (err = plan_succ(pl)) < 0)
     goto out_with_plan;
   return ACS_OK;
 

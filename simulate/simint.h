@@ -15,8 +15,9 @@ enum acs__act {
   ACS__ACT_SEND    /* amount bytes between two hosts */
 };
 
-/* Which hosts a transfer connects (with its channel dma<unit>). */
-enum acs__xfer { ACS__XFER_FROM_DDR, ACS__XFER_TO_DDR, ACS__XFER_LOCAL };
+/* Which hosts a transfer connects (with its channel dma<unit>; PE: from
+ * pe<host> to pe<peer> over their local links, no channel). */
+enum acs__xfer { ACS__XFER_FROM_DDR, ACS__XFER_TO_DDR, ACS__XFER_LOCAL, ACS__XFER_PE };
 
 /* Why one op waits for another. BARRIER: the destination waits on the
  * barrier use that the source produces (it starts after the source ends).
@@ -39,6 +40,7 @@ struct acs__sim_op {
   double release;     /* planned start, seconds: not started before */
   int32_t npred;      /* dependencies not yet finished */
   int32_t host;       /* where its actor runs (index above) */
+  int32_t peer;       /* ACS__XFER_PE: the receiving PE */
   uint8_t act;        /* enum acs__act */
   uint8_t xfer;       /* enum acs__xfer, for ACS__ACT_SEND */
 };

@@ -11,7 +11,7 @@
 #include "core/model/graph.h"
 
 static const char *const op_kind_names[ACS_OP__COUNT] = {"dpu", "dma", "shave", "sync"};
-static const char *const mem_names[ACS_MEM__COUNT] = {"none", "ddr", "cmx"};
+static const char *const mem_names[ACS_MEM__COUNT] = {"none", "ddr", "cmx", "pe"};
 
 const char *acs_op_kind_name(int kind)
 {

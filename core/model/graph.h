@@ -20,14 +20,17 @@
 #define ACS_NAME_MAX 256
 
 enum acs_op_kind { ACS_OP_DPU, ACS_OP_DMA, ACS_OP_SHAVE, ACS_OP_SYNC, ACS_OP__COUNT };
-enum acs_mem { ACS_MEM_NONE, ACS_MEM_DDR, ACS_MEM_CMX, ACS_MEM__COUNT };
+/* ACS_MEM_PE is a PE's local memory: a dma op from pe to pe is a transfer
+ * over the local links between two PEs (the PE of its data predecessor and
+ * the PE of its data successors); it runs on no DMA channel (unit -1). */
+enum acs_mem { ACS_MEM_NONE, ACS_MEM_DDR, ACS_MEM_CMX, ACS_MEM_PE, ACS_MEM__COUNT };
 enum acs_edge_kind { ACS_EDGE_DATA, ACS_EDGE_CONTROL };
 /* PE, DMA and CMX capacities come from the platform; NAMED ones from the workload. */
 enum acs_res_kind { ACS_RES_PE, ACS_RES_DMA, ACS_RES_CMX, ACS_RES_NAMED };
 
 const char *acs_op_kind_name(int kind);   /* "dpu", "dma", "shave", "sync" */
 int acs_op_kind_parse(const char *s);     /* -1 if unknown */
-const char *acs_mem_name(int mem);        /* "none", "ddr", "cmx" */
+const char *acs_mem_name(int mem);        /* "none", "ddr", "cmx", "pe" */
 int acs_mem_parse(const char *s);
 const char *acs_edge_kind_name(int kind); /* "data", "control" */
 

@@ -108,6 +108,8 @@ void acs_schedule_finish(struct acs_schedule *s);
  *    execution of the program, the reuse rule, and at most `barriers` uses
  *    live at once by Dilworth's theorem on schedules of up to 20000 ops; a
  *    warning through d when that bound is not checked).
+ *  - PE-to-PE transfers (dma ops from pe to pe): no channel, one data
+ *    predecessor computing on a PE, data successors computing on one other PE.
  * O((V + E) log V), plus O(V (V + E) / 64) for the barrier bound.
  */
 int acs_schedule_verify(const struct acs_schedule *s, struct acs_diag *d);

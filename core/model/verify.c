@@ -485,6 +485,72 @@ static int check_barriers(const struct acs_schedule *s, struct acs_diag *d)
   return acs__bprog_verify(s, d);
 }
 
+/* ---- PE-to-PE transfers ---- */
+
+static int is_pe_transfer(const struct acs_sop *o)
+{
+  return o->kind == ACS_OP_DMA && o->src == ACS_MEM_PE && o->dst == ACS_MEM_PE;
+}
+
+/*
+ * A dma op from pe to pe moves a value between two PEs over their local
+ * links (the simulator needs both ends): no channel, one data predecessor
+ * that computes on a PE, and data successors that compute on one other PE.
+ * O(V + E).
+ */
+static int check_pe_transfers(const struct acs_schedule *s, struct acs_diag *d)
+{
+  int32_t *from = NULL, *to = NULL;
+  int err = ACS_OK, any = 0;
+
+  for (int32_t i = 0; i < s->nops && !any; i++)
+    any = is_pe_transfer(&s->ops[i]);
+  if (!any)
+    return ACS_OK;
+  from = malloc(((size_t)s->nops + 1) * sizeof(*from));
+  to = malloc(((size_t)s->nops + 1) * sizeof(*to));
+  if (!from || !to) {
+    free(from);
+    free(to);
+    return ACS_ENOMEM;
+  }
+  for (int32_t i = 0; i < s->nops; i++)
+    from[i] = to[i] = -2;   /* -2: none yet */
+  for (int32_t e = 0; e < s->nedges && err == ACS_OK; e++) {
+    int32_t a = s->edges[e].src, b = s->edges[e].dst;
+    if (s->edges[e].kind != ACS_EDGE_DATA)
+      continue;
+    if (is_pe_transfer(&s->ops[b])) {
+      if (from[b] != -2 || s->ops[a].kind == ACS_OP_DMA || s->ops[a].unit < 0)
+        err = FAIL(d, "PE-to-PE transfer '%s' needs exactly one data predecessor computing on "
+                   "a PE ('%s' is not one)", s->ops[b].name, s->ops[a].name);
+      from[b] = s->ops[a].unit;
+    }
+    if (err == ACS_OK && is_pe_transfer(&s->ops[a])) {
+      if (s->ops[b].kind == ACS_OP_DMA || s->ops[b].unit < 0 ||
+          (to[a] != -2 && to[a] != s->ops[b].unit))
+        err = FAIL(d, "PE-to-PE transfer '%s' feeds '%s', which is not an op computing on "
+                   "the one PE it delivers to", s->ops[a].name, s->ops[b].name);
+      to[a] = s->ops[b].unit;
+    }
+  }
+  for (int32_t i = 0; i < s->nops && err == ACS_OK; i++) {
+    if (!is_pe_transfer(&s->ops[i]))
+      continue;
+    if (s->ops[i].unit >= 0)
+      err = FAIL(d, "PE-to-PE transfer '%s' runs on DMA channel %d; it uses no channel",
+                 s->ops[i].name, s->ops[i].unit);
+    else if (from[i] < 0 || to[i] < 0)
+      err = FAIL(d, "PE-to-PE transfer '%s' has no %s", s->ops[i].name,
+                 from[i] < 0 ? "producer" : "consumer");
+    else if (from[i] == to[i])
+      err = FAIL(d, "PE-to-PE transfer '%s' goes from PE %d to itself", s->ops[i].name, from[i]);
+  }
+  free(from);
+  free(to);
+  return err;
+}
+
 int acs_schedule_verify(const struct acs_schedule *s, struct acs_diag *d)
 {
   int err;
@@ -493,7 +559,7 @@ int acs_schedule_verify(const struct acs_schedule *s, struct acs_diag *d)
       (err = check_unit_ranges(s, d)) < 0 || (err = check_unit_overlap(s, 0, d)) < 0 ||
       (err = check_unit_overlap(s, 1, d)) < 0 || (err = check_capacities(s, d)) < 0 ||
       (err = check_cmx_ranges(s, d)) < 0 || (err = check_residency(s, d)) < 0 ||
-      (err = check_barriers(s, d)) < 0)
+      (err = check_barriers(s, d)) < 0 || (err = check_pe_transfers(s, d)) < 0)
     return err;
   return ACS_OK;
 }

@@ -806,7 +806,7 @@ const struct acs_sched_ops acs_sched_listsched = {
   .summary = "feasible schedule generator: event-driven list scheduling over "
              "every resource, with priority rules",
   .kinds = (1u << ACS_WL_DNN) | (1u << ACS_WL_GRAPH) | (1u << ACS_WL_PSPLIB) |
-           (1u << ACS_WL_STG),
+           (1u << ACS_WL_STG) | (1u << ACS_WL_AFFINE),
   .opts_size = sizeof(struct list_opts),
   .opts = list_opts_desc,
   .schedule = list_schedule,

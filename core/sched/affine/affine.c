@@ -1,0 +1,273 @@
+/*
+ * affine.c - the `affine` scheduler variant (seed 003): Feautrier's
+ * one-dimensional affine schedule of a system of recurrence equations,
+ * checked by enumeration, lowered onto the platform's PEs.
+ *
+ * One run: the Farkas program (farkas.c), its exact lexicographic minimum
+ * (solve.c), the family's own checker on the run's instances (check.c),
+ * the lowering (lower.c), and the result table "affine": one row per
+ * variable with its schedule vector in isl notation, the latency function
+ * as an attribute. A system with no one-dimensional schedule is an
+ * infeasible run whose message names the dependence cycle to blame.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/sched/affine/affine.h"
+#include "core/sched/sched.h"
+
+struct affine_opts {
+  int64_t fold;            /* enum acs_affine_fold */
+  int64_t inputs;          /* 0 preloaded, 1 scheduled */
+  int64_t isl;             /* 1: compare with isl's Feautrier scheduler */
+};
+
+/* What one run found, for the table. */
+struct run {
+  const struct acs_sare *m;
+  struct acs_affine_lp lp;
+  struct acs_affine_sched s;
+  struct acs_sare_inst in;
+  struct acs_affine_check chk;
+  struct acs_affine_lowered low;
+  double solve_ms;
+  int64_t latency;
+  int64_t isl_latency;     /* -1: not run or no 1-D schedule */
+  char isl_note[1200];
+};
+
+static int solve(struct run *R, const struct affine_opts *o, const struct acs_sched_ctx *ctx,
+                 struct acs_diag *d)
+{
+  struct acs_affine_lp_sel sel = {NULL, NULL, 1, o->inputs == 1};
+  double t0 = acs_now_seconds();
+  int err;
+
+  if ((err = acs_affine_lp_build(R->m, &sel, &R->lp, d)) < 0)
+    return err;
+  err = acs_affine_solve(R->m->ctx, &R->lp, ctx ? ctx->interrupted : NULL, &R->s, d);
+  R->solve_ms = (acs_now_seconds() - t0) * 1e3;
+  if (err == ACS_EINFEASIBLE) {
+    char msg[sizeof(d->msg)];
+    int rc = acs_affine_explain_infeasible(R->m->ctx, R->m, msg, sizeof(msg));
+    if (rc < 0)
+      return rc;
+    return acs_diag_set(d, ACS_EINFEASIBLE, R->m->path, 0, 0, "%s", msg);
+  }
+  return err;
+}
+
+/* isl's Feautrier scheduler on the same system: its latency at the run's
+ * parameter values, or why there is none. */
+static void isl_opinion(struct run *R)
+{
+  struct acs_affine_sched is;
+  struct acs_affine_check c;
+  struct acs_diag d;
+
+  R->isl_latency = -1;
+  acs_diag_init(&d);
+  if (acs_affine_isl_feautrier(R->m, &is, &d) < 0) {
+    snprintf(R->isl_note, sizeof(R->isl_note), "%s", d.msg);
+    return;
+  }
+  if (acs_affine_check_values(R->m, &is, R->in.value, 0, &c, &d) < 0)
+    snprintf(R->isl_note, sizeof(R->isl_note), "isl's first dimension is no one-dimensional "
+             "schedule: %s", d.msg);
+  else
+    R->isl_latency = c.latency;
+  acs_affine_sched_free(&is);
+}
+
+/* ---- the result table ---- */
+
+static const struct acs_rtab_col cols[] = {
+  {"variable", ACS_RTAB_STR, NULL},  {"kind", ACS_RTAB_STR, NULL},
+  {"delay", ACS_RTAB_I64, "cycles"}, {"tau", ACS_RTAB_STR, NULL},
+  {"alpha", ACS_RTAB_STR, NULL},     {"instances", ACS_RTAB_I64, NULL},
+  {"projection", ACS_RTAB_STR, NULL}, {"pes", ACS_RTAB_I64, NULL},
+};
+enum { C_VAR, C_KIND, C_DELAY, C_TAU, C_ALPHA, C_INST, C_PROJ, C_PES, C__N };
+
+static void projection_text(const struct run *R, int32_t v, char *buf, size_t size)
+{
+  const int64_t *u = R->low.var[v].u;
+  int32_t nx = R->m->vars[v].ndims;
+  size_t used = 0;
+  int any = 0;
+
+  for (int32_t j = 0; j < nx; j++)
+    any |= u[j] != 0;
+  if (!acs_sare_computed(R->m, v)) {
+    snprintf(buf, size, "preloaded");
+    return;
+  }
+  if (!any) {
+    snprintf(buf, size, "none");
+    return;
+  }
+  used += (size_t)snprintf(buf, size, "(");
+  for (int32_t j = 0; j < nx && used < size; j++)
+    used += (size_t)snprintf(buf + used, size - used, "%s%" PRId64, j ? "," : "", u[j]);
+  if (used < size)
+    snprintf(buf + used, size - used, ")");
+}
+
+static int table_row(struct acs_rtab *t, const struct run *R, int32_t v)
+{
+  const struct acs_sare *m = R->m;
+  char buf[512];
+  int64_t row = acs_rtab_add_row(t);
+  int err;
+
+  if (row < 0)
+    return (int)row;
+  acs_affine_text_var(&R->s, m, v, 0, buf, sizeof(buf));
+  if ((err = acs_rtab_set_str(t, row, C_VAR, m->vars[v].name)) < 0 ||
+      (err = acs_rtab_set_str(t, row, C_KIND, acs_sare_kind_name(m->vars[v].kind))) < 0 ||
+      (err = acs_rtab_set_i64(t, row, C_DELAY, m->vars[v].delay)) < 0 ||
+      (err = acs_rtab_set_str(t, row, C_TAU, buf)) < 0)
+    return err;
+  snprintf(buf, sizeof(buf), "%" PRId64,
+           R->s.off[v] < 0 ? 0 : R->s.coef[R->s.off[v] + m->nparams + m->vars[v].ndims]);
+  if ((err = acs_rtab_set_str(t, row, C_ALPHA, buf)) < 0 ||
+      (err = acs_rtab_set_i64(t, row, C_INST, R->in.var[v].count)) < 0)
+    return err;
+  projection_text(R, v, buf, sizeof(buf));
+  if ((err = acs_rtab_set_str(t, row, C_PROJ, buf)) < 0)
+    return err;
+  return acs_rtab_set_i64(t, row, C_PES, acs_sare_computed(m, v) ? R->low.var[v].vpes : 0);
+}
+
+static int table_attrs(struct acs_rtab *t, const struct run *R)
+{
+  const struct acs_sare *m = R->m;
+  char buf[512];
+  size_t used = 0;
+  int err;
+
+  acs_affine_text_latency(&R->s, m, buf, sizeof(buf));
+  if ((err = acs_rtab_attr_str(t, "latency", buf)) < 0 ||
+      (err = acs_rtab_attr_i64(t, "latency_cycles", R->latency)) < 0)
+    return err;
+  buf[0] = '\0';
+  for (int32_t p = 0; p < m->nparams && used < sizeof(buf); p++)
+    used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s=%" PRId64, p ? "," : "",
+                             m->param[p], R->in.value[p]);
+  if ((err = acs_rtab_attr_str(t, "params", buf)) < 0 ||
+      (err = acs_rtab_attr_i64(t, "lowered_makespan", R->low.makespan)) < 0 ||
+      (err = acs_rtab_attr_i64(t, "virtual_pes", R->low.virtual_pes)) < 0 ||
+      (err = acs_rtab_attr_i64(t, "pe_count", R->low.pe_count)) < 0 ||
+      (err = acs_rtab_attr_i64(t, "transfers", R->low.transfers)) < 0 ||
+      (err = acs_rtab_attr_i64(t, "transfer_bytes", R->low.transfer_bytes)) < 0 ||
+      (err = acs_rtab_attr_i64(t, "lp_columns", R->lp.ncols)) < 0 ||
+      (err = acs_rtab_attr_i64(t, "lp_rows", R->lp.nrows)) < 0 ||
+      (err = acs_rtab_attr_f64(t, "solve_ms", R->solve_ms)) < 0)
+    return err;
+  if (R->isl_latency >= 0 || R->isl_note[0]) {
+    if ((err = acs_rtab_attr_i64(t, "isl_latency_cycles", R->isl_latency)) < 0)
+      return err;
+    if (R->isl_note[0] && (err = acs_rtab_attr_str(t, "isl_note", R->isl_note)) < 0)
+      return err;
+  }
+  return ACS_OK;
+}
+
+static int result_table(struct acs_schedule *out, const struct run *R)
+{
+  struct acs_rtab *t;
+  int err = acs_schedule_add_rtab(out, "affine", cols, C__N, &t);
+
+  if (err < 0)
+    return err;
+  t->show = 1;
+  for (int32_t v = 0; v < R->m->nvars && err == ACS_OK; v++)
+    err = table_row(t, R, v);
+  return err == ACS_OK ? table_attrs(t, R) : err;
+}
+
+/* ---- the variant ---- */
+
+static void run_free(struct run *R)
+{
+  acs_affine_lp_free(&R->lp);
+  acs_affine_sched_free(&R->s);
+  acs_sare_inst_free(&R->in);
+  acs_affine_lowered_free(&R->low);
+}
+
+static int affine_schedule(const struct acs_problem *pb, const void *opts,
+                           const struct acs_sched_ctx *ctx, struct acs_schedule *out,
+                           struct acs_diag *d)
+{
+  const struct affine_opts *o = opts;
+  struct run R;
+  int err;
+
+  if (!pb->wl || pb->wl->kind != ACS_WL_AFFINE || !pb->wl->model)
+    return acs_diag_set(d, ACS_EUNSUPPORTED, NULL, 0, 0,
+                        "affine schedules systems of recurrence equations (.sare workloads)");
+  memset(&R, 0, sizeof(R));
+  R.m = pb->wl->model;
+  R.isl_latency = -1;
+  if ((err = solve(&R, o, ctx, d)) < 0 || (err = acs_sare_inst_build(R.m, NULL, &R.in, d)) < 0)
+    goto out_with_run;
+  /* The family's own checker, on this run's instances, before anything
+   * is built on the schedule. */
+  if ((err = acs_affine_check_values(R.m, &R.s, R.in.value, 1, &R.chk, d)) < 0) {
+    char msg[sizeof(d->msg)];
+    snprintf(msg, sizeof(msg), "%s", d->msg);
+    err = acs_diag_set(d, ACS_EVERIFY, R.m->path, d->line, d->col, "affine checker: %s", msg);
+    goto out_with_run;
+  }
+  R.latency = R.chk.latency;
+  if ((err = acs_affine_lower(pb, R.m, &R.in, &R.s, (int)o->fold,
+                              ctx ? ctx->interrupted : NULL, out, &R.low, d)) < 0)
+    goto out_with_run;
+  if (o->isl)
+    isl_opinion(&R);
+  if ((err = result_table(out, &R)) < 0)
+    goto out_with_run;
+  {
+    char lat[256];
+    acs_affine_text_latency(&R.s, R.m, lat, sizeof(lat));
+    acs_diag_set(d, ACS_OK, NULL, 0, 0, "latency %s = %" PRId64 " cycles on %" PRId64
+                 " virtual PEs%s", lat, R.latency, R.low.virtual_pes,
+                 R.low.folded ? " (folded)" : "");
+  }
+
+out_with_run:
+  run_free(&R);
+  return err;
+}
+
+static const char *const fold_choices[] = {"cyclic", "block", NULL};
+static const char *const input_choices[] = {"preloaded", "scheduled", NULL};
+
+static const struct acs_opt_desc affine_opts_desc[] = {
+  {"fold", ACS_OPT_ENUM, offsetof(struct affine_opts, fold), "cyclic", 0, 0, fold_choices,
+   "how the virtual PEs of the array fold onto pe_count PEs when there are more: "
+   "cyclic (PE v mod P) or block (contiguous blocks, fewer transfers)"},
+  {"inputs", ACS_OPT_ENUM, offsetof(struct affine_opts, inputs), "preloaded", 0, 0,
+   input_choices,
+   "preloaded: inputs are in the PEs' memories at time 0; scheduled: inputs get "
+   "schedules of their own in the program, as in the seed (same latency, larger program)"},
+  {"isl", ACS_OPT_INT, offsetof(struct affine_opts, isl), "0", 0, 1, NULL,
+   "1: also run isl's scheduler in Feautrier mode and report its latency in the table"},
+  {NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+const struct acs_sched_ops acs_sched_affine = {
+  .name = "affine",
+  .seed = "003_ccb5dcefa1c3645f.txt",
+  .summary = "Feautrier's one-dimensional affine schedules of recurrence equations by the "
+             "Farkas lemma (exact, isl), projected and folded onto the PEs",
+  .kinds = 1u << ACS_WL_AFFINE,
+  .opts_size = sizeof(struct affine_opts),
+  .opts = affine_opts_desc,
+  .schedule = affine_schedule,
+};
