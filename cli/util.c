@@ -121,6 +121,42 @@ static int ends_with(const char *s, const char *suffix)
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/*
+ * Pushes one workload; a .sare spec with parameter values is resolved on
+ * its file part and expanded into one spec per combination of values
+ * ("matmul.sare:N=8..64*2").
+ */
+static int push_workload(struct acs_strv *out, const char *p)
+{
+  const char *suffix = acs_sare_spec_suffix(p);
+  struct acs_diag d;
+  char file[4096], where[4096], buf[8192], **specs;
+  size_t ns;
+  int err = ACS_OK;
+
+  if (!suffix || !*suffix) {
+    char *copy = strdup(p);
+    err = copy ? acs_strv_push(out, copy) : ACS_ENOMEM;
+    if (err < 0)
+      free(copy);
+    return err;
+  }
+  acs_diag_init(&d);
+  snprintf(file, sizeof(file), "%.*s", (int)(suffix - p), p);
+  snprintf(buf, sizeof(buf), "%s%s", acs_cli_resolve(file, where, sizeof(where)), suffix);
+  if ((err = acs_sare_spec_expand(buf, &specs, &ns, &d)) < 0) {
+    acs_cli_error(&d);
+    return err;
+  }
+  for (size_t k = 0; k < ns; k++)
+    if (err == ACS_OK)
+      err = acs_strv_push(out, specs[k]);
+    else
+      free(specs[k]);
+  free(specs);
+  return err;
+}
+
 int acs_cli_expand_workloads(char **args, size_t nargs, char ***paths, size_t *n)
 {
   struct acs_strv out = {0};
@@ -138,17 +174,14 @@ int acs_cli_expand_workloads(char **args, size_t nargs, char ***paths, size_t *n
         acs_cli_error(&d);
         break;
       }
-      for (size_t k = 0; k < ns; k++)
+      for (size_t k = 0; k < ns; k++) {
         if (err == ACS_OK)
-          err = acs_strv_push(&out, suite[k]);
-        else
-          free(suite[k]);
+          err = push_workload(&out, suite[k]);
+        free(suite[k]);
+      }
       free(suite);
     } else {
-      char *copy = strdup(p);
-      err = copy ? acs_strv_push(&out, copy) : ACS_ENOMEM;
-      if (err < 0)
-        free(copy);
+      err = push_workload(&out, p);
     }
   }
   if (err < 0) {

@@ -96,6 +96,15 @@ int acs_sare_load(const char *spec, struct acs_workload *w, struct acs_diag *d);
 /* Where the parameter values start in spec (":N=64..."), "" when it ends
  * in ".sare", NULL when spec names no .sare file. */
 const char *acs_sare_spec_suffix(const char *spec);
+/*
+ * Expands the parameter values of a spec into one spec per combination:
+ * "matmul.sare:N=8..64*2:K=1,3" gives matmul.sare:N=8:K=1, ..:N=8:K=3, ...
+ * (the first parameter outermost). Values are integers, lists of them or
+ * ranges as in --vary: a..b (step 1), a..b+step, a..b*factor. At most
+ * 10000 combinations. *out is malloc'd strings (free with acs_suite_free).
+ * ACS_EINVAL when spec names no .sare file.
+ */
+int acs_sare_spec_expand(const char *spec, char ***out, size_t *n, struct acs_diag *d);
 /* The instance DAG of the bound instances `in` (core/load/sare_wl.c). */
 int acs_sare_build_graph(const struct acs_sare *m, const struct acs_sare_inst *in,
                          int64_t elem_bytes, const char *name, const char *path,

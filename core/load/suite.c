@@ -54,6 +54,13 @@ static int check_entry(const char *suite, const char *entry, const char *full,
                        int line, int col, struct acs_diag *d)
 {
   struct stat st;
+  /* a .sare entry may carry parameter values after its name ("m.sare:N=8") */
+  const char *suffix = acs_sare_spec_suffix(full);
+  char file[4096];
+  if (suffix && *suffix) {
+    snprintf(file, sizeof(file), "%.*s", (int)(suffix - full), full);
+    full = file;
+  }
   if (stat(full, &st) != 0)
     return acs_diag_set(d, ACS_ENOTFOUND, suite, line, col,
                         "no such workload '%s' (looked for '%s': %s)", entry,

@@ -137,15 +137,46 @@ int acs_sare_dep_apply(const struct acs_sare *m, const struct acs_sare_dep *e,
   return 0;
 }
 
+/* Decimal digits of x into buf (no NUL); returns the count. */
+static size_t put_i64(char *buf, int64_t x)
+{
+  char tmp[24];
+  uint64_t u = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+  size_t n = 0, k = 0;
+
+  do {
+    tmp[n++] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (x < 0)
+    buf[k++] = '-';
+  while (n)
+    buf[k++] = tmp[--n];
+  return k;
+}
+
+/* Called once per instance when the DAG is built (a quarter of a million
+ * times for matmul at N = 64), so it formats digits by hand. */
 void acs_sare_point_name(const struct acs_sare *m, int32_t v, const int64_t *x,
                          char *buf, size_t size)
 {
-  size_t used = (size_t)snprintf(buf, size, "%s[", m->vars[v].name);
+  const char *name = m->vars[v].name;
+  size_t len = strlen(name), need = len + 2 + (size_t)m->vars[v].ndims * 21, used;
 
-  for (int32_t k = 0; k < m->vars[v].ndims && used < size; k++)
-    used += (size_t)snprintf(buf + used, size - used, "%s%" PRId64, k ? "," : "", x[k]);
-  if (used < size)
-    snprintf(buf + used, size - used, "]");
+  if (need >= size) {
+    snprintf(buf, size, "%s[...]", name);
+    return;
+  }
+  memcpy(buf, name, len);
+  used = len;
+  buf[used++] = '[';
+  for (int32_t k = 0; k < m->vars[v].ndims; k++) {
+    if (k)
+      buf[used++] = ',';
+    used += put_i64(buf + used, x[k]);
+  }
+  buf[used++] = ']';
+  buf[used] = '\0';
 }
 
 /* ---- from isl ---- */
@@ -383,7 +414,7 @@ static int check_values(const struct acs_sare *m, const int64_t *values, struct 
   for (int32_t p = 0; p < m->nparams && used < sizeof(buf); p++)
     used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s = %" PRId64, p ? ", " : "",
                              m->param[p], values[p]);
-  return acs_diag_set(d, ACS_ERANGE, m->path, 0, 0,
+  return acs_diag_set(d, ACS_ERANGE, m->path, m->bind_line, m->bind_col,
                       "the parameter values %s lie outside the context of the system", buf);
 }
 

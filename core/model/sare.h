@@ -97,6 +97,7 @@ struct acs_sare {
   struct acs_sare_poly context_poly; /* over the parameters: ncols = np + 1 */
   int has_value[ACS_SARE_MAX_PARAMS];
   int64_t value[ACS_SARE_MAX_PARAMS];  /* bound values (bind line, path suffix) */
+  int bind_line, bind_col;        /* the bind statement (0: none) */
   int32_t nvars;
   struct acs_sare_var *vars;
   int32_t ndeps;
