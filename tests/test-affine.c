@@ -652,38 +652,13 @@ Test(affine, two_variable_cycle_is_named)
  * N (every parameter N), or -1 when it is no one-dimensional schedule. */
 static int64_t isl_latency(const struct acs_sare *m, int64_t n, char *why, size_t size)
 {
-  struct acs_affine_sched is;
-  struct acs_affine_check r;
   struct acs_diag d;
-  int64_t vals[ACS_SARE_MAX_PARAMS], lat = -1;
+  int64_t vals[ACS_SARE_MAX_PARAMS], lat;
 
   acs_diag_init(&d);
-  if (acs_affine_isl_feautrier(m, &is, &d) < 0) {
-    snprintf(why, size, "%s", d.msg);
-    return -1;
-  }
   values_all(m, n, vals);
-  /* isl may start below 0: shift, the latency is the span */
-  int64_t lo = INT64_MAX;
-  struct acs_sare_inst in;
-  cr_assert_eq(acs_sare_inst_build(m, vals, &in, &d), ACS_OK);
-  for (int32_t v = 0; v < m->nvars; v++)
-    for (int64_t k = 0; acs_sare_computed(m, v) && k < in.var[v].count; k++) {
-      int64_t x[ACS_SARE_MAX_DIMS], t;
-      for (int32_t j = 0; j < m->vars[v].ndims; j++)
-        x[j] = in.var[v].pt[(size_t)k * (size_t)m->vars[v].ndims + (size_t)j];
-      cr_assert_eq(acs_affine_eval(&is, m, v, x, vals, &t), 0);
-      lo = t < lo ? t : lo;
-    }
-  acs_sare_inst_free(&in);
-  for (int32_t v = 0; v < m->nvars; v++)
-    if (is.off[v] >= 0)
-      is.coef[is.off[v] + m->nparams + m->vars[v].ndims] -= lo;
-  if (acs_affine_check_values(m, &is, vals, 0, &r, &d) == ACS_OK)
-    lat = r.latency;
-  else
+  if (acs_affine_isl_latency(m, vals, &lat, &d) < 0)
     snprintf(why, size, "%s", d.msg);
-  acs_affine_sched_free(&is);
   return lat;
 }
 

@@ -65,22 +65,11 @@ static int solve(struct run *R, const struct affine_opts *o, const struct acs_sc
  * parameter values, or why there is none. */
 static void isl_opinion(struct run *R)
 {
-  struct acs_affine_sched is;
-  struct acs_affine_check c;
   struct acs_diag d;
 
-  R->isl_latency = -1;
   acs_diag_init(&d);
-  if (acs_affine_isl_feautrier(R->m, &is, &d) < 0) {
+  if (acs_affine_isl_latency(R->m, R->in.value, &R->isl_latency, &d) < 0)
     snprintf(R->isl_note, sizeof(R->isl_note), "%s", d.msg);
-    return;
-  }
-  if (acs_affine_check_values(R->m, &is, R->in.value, 0, &c, &d) < 0)
-    snprintf(R->isl_note, sizeof(R->isl_note), "isl's first dimension is no one-dimensional "
-             "schedule: %s", d.msg);
-  else
-    R->isl_latency = c.latency;
-  acs_affine_sched_free(&is);
 }
 
 /* ---- the result table ---- */

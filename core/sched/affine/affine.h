@@ -189,6 +189,14 @@ int acs_affine_check_values(const struct acs_sare *m, const struct acs_affine_sc
  */
 int acs_affine_isl_feautrier(const struct acs_sare *m, struct acs_affine_sched *s,
                              struct acs_diag *d);
+/*
+ * The latency of isl's schedule at the parameter values (values NULL: the
+ * bound ones): its first dimension, shifted to start at 0 (isl may start
+ * below 0), checked by enumeration, then max end - 0. ACS_EINFEASIBLE with
+ * the reason in d when the first dimension is no one-dimensional schedule.
+ */
+int acs_affine_isl_latency(const struct acs_sare *m, const int64_t *values, int64_t *latency,
+                           struct acs_diag *d);
 
 /* ---- lowering (lower.c) ---- */
 

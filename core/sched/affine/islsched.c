@@ -217,3 +217,53 @@ int acs_affine_isl_feautrier(const struct acs_sare *m, struct acs_affine_sched *
     acs_affine_sched_free(s);
   return err;
 }
+
+/* Shifts every computed variable of s by -(its earliest start) at the
+ * values, so the schedule starts at 0 (isl may start below 0). */
+static int shift_to_zero(const struct acs_sare *m, struct acs_affine_sched *s,
+                         const struct acs_sare_inst *in)
+{
+  int64_t lo = INT64_MAX, x[ACS_SARE_MAX_DIMS], t;
+
+  for (int32_t v = 0; v < m->nvars; v++)
+    for (int64_t k = 0; s->off[v] >= 0 && k < in->var[v].count; k++) {
+      for (int32_t j = 0; j < m->vars[v].ndims; j++)
+        x[j] = in->var[v].pt[(size_t)k * (size_t)m->vars[v].ndims + (size_t)j];
+      if (acs_affine_eval(s, m, v, x, in->value, &t) < 0)
+        return ACS_ERANGE;
+      lo = t < lo ? t : lo;
+    }
+  for (int32_t v = 0; v < m->nvars && lo != INT64_MAX; v++)
+    if (s->off[v] >= 0 &&
+        __builtin_sub_overflow(s->coef[s->off[v] + m->nparams + m->vars[v].ndims], lo,
+                               &s->coef[s->off[v] + m->nparams + m->vars[v].ndims]))
+      return ACS_ERANGE;
+  return ACS_OK;
+}
+
+int acs_affine_isl_latency(const struct acs_sare *m, const int64_t *values, int64_t *latency,
+                           struct acs_diag *d)
+{
+  struct acs_affine_sched is;
+  struct acs_affine_check c;
+  struct acs_sare_inst in;
+  int err;
+
+  *latency = -1;
+  if ((err = acs_affine_isl_feautrier(m, &is, d)) < 0)
+    return err;
+  if ((err = acs_sare_inst_build(m, values, &in, d)) == ACS_OK) {
+    err = shift_to_zero(m, &is, &in);
+    acs_sare_inst_free(&in);
+  }
+  if (err == ACS_OK && (err = acs_affine_check_values(m, &is, values, 0, &c, d)) == ACS_OK)
+    *latency = c.latency;
+  else if (err == ACS_EVERIFY) {
+    char msg[sizeof(d->msg)];
+    snprintf(msg, sizeof(msg), "%s", d->msg);
+    err = acs_diag_set(d, ACS_EINFEASIBLE, m->path, 0, 0, "isl's first dimension is no "
+                       "one-dimensional schedule: %s", msg);
+  }
+  acs_affine_sched_free(&is);
+  return err;
+}
