@@ -613,7 +613,8 @@ static void measure(const struct acs__sim_plan *pl, const struct acs_schedule *s
       dma_busy += busy;
     else if (o->unit >= 0)
       pe_busy += busy;
-    if (pl->op[i].act == ACS__ACT_SEND && pl->op[i].xfer != ACS__XFER_LOCAL)
+    if (pl->op[i].act == ACS__ACT_SEND && pl->op[i].xfer != ACS__XFER_LOCAL &&
+        pl->op[i].xfer != ACS__XFER_PE)
       r->ddr_bytes += o->bytes;
   }
   r->makespan_cycles = span;

@@ -188,6 +188,18 @@ static int statement_end(struct reader *r, int start, int *end)
   }
 }
 
+/* The first len bytes of s as a string in the model's arena. */
+static const char *arena_slice(struct acs_sare *m, const char *s, int len)
+{
+  char *out = acs_arena_alloc(&m->arena, (size_t)len + 1);
+
+  if (out) {
+    memcpy(out, s, (size_t)len);
+    out[len] = '\0';
+  }
+  return out;
+}
+
 /* Copies [off, end) into a NUL-terminated buffer (malloc'd). */
 static char *slice(const struct reader *r, int off, int end)
 {
@@ -453,10 +465,9 @@ static int stmt_var(struct reader *r, int kind, int kw_off, int off, int end)
   v->name = "";
   m->nvars++;
   v->name = acs_arena_strdup(&m->arena, info.in.name);
-  v->text = acs_arena_strdup(&m->arena, r->t.buf + off);
+  v->text = arena_slice(m, r->t.buf + off, info.end);
   if (!v->name || !v->text)
     return ACS_ENOMEM;
-  ((char *)v->text)[info.end] = '\0';
   v->kind = kind;
   v->ndims = info.in.n;
   locate(r, kw_off, &v->line, &v->col);
@@ -620,12 +631,11 @@ static int stmt_read(struct reader *r, int kw_off, int off, int end)
     err = arity(r, off + info.out.off, &m->vars[pc.src], info.out.n);
   if (err < 0)
     goto out_with_map;
-  pc.text = acs_arena_strdup(&m->arena, r->t.buf + off);
+  pc.text = arena_slice(m, r->t.buf + off, info.end);
   if (!pc.text) {
     err = ACS_ENOMEM;
     goto out_with_map;
   }
-  ((char *)pc.text)[info.end] = '\0';
   map = isl_map_intersect_domain(map, isl_set_copy(m->vars[pc.dst].domain));
   if (!map)
     return ACS_ENOMEM;
