@@ -70,6 +70,11 @@ expect outside_context 2 'outside the context' -- "$ACSIM" run -w "$W/matmul.sar
 expect flatten_infeasible 0 'infeasible: no one-dimensional affine schedule: the dependences of the cycle S -> S' -- "$ACSIM" run -w $W/flatten.sare -s affine,list --no-sim
 has flatten_list_ok 'flatten +list +ok +16'
 
+# ... and with -O dims=2 a two-dimensional schedule (Feautrier's part II).
+expect flatten_two_dims 0 'no one-dimensional schedule \(the cycle S -> S\); 2-dimensional schedule' -- "$ACSIM" run -w $W/flatten.sare -s affine -O dims=2
+has flatten_rows 'S +output +1 +\[N\] -> \{ S\[i,j\] -> \[\(i\), \(j\)\] \}'
+has flatten_two_dims_simulated 'flatten +affine +ok +16 +16'
+
 # -s all runs every variant that accepts the kind; isl's opinion on request.
 expect all_variants 0 'fir +sequential +ok' -- "$ACSIM" run -w $W/fir.sare -s all --no-sim
 expect isl_opinion 0 'isl_latency_cycles=15' -- "$ACSIM" run -w $W/editdist.sare -s affine -O isl=1 --no-sim

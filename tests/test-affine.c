@@ -920,6 +920,7 @@ Test(lower, systolic_transfers_are_simulated)
   cr_assert_eq(acs_sim_run(&R.pb.plat, &R.s, NULL, &r, &d), ACS_OK, "%s", d.msg);
   cr_assert_geq(r.makespan_cycles, (double)R.s.makespan - 1e-6);
   cr_assert_lt(r.makespan_cycles, (double)R.s.makespan + 1.0);
+  cr_assert_eq(r.ddr_bytes, 0); /* local links only */
   for (int32_t i = R.s.norig; i < R.s.nops; i++)
     cr_assert_gt(R.s.ops[i].sim_end, R.s.ops[i].sim_start, "transfer %s took no time",
                  R.s.ops[i].name);
@@ -1025,4 +1026,100 @@ Test(lower, list_on_the_instance_dag)
   cr_assert_eq(R.s.makespan, 8);
   acs_schedule_destroy(&ls);
   run_free(&R);
+}
+
+/* ---- multidimensional schedules (Feautrier's part II) ---- */
+
+Test(multi, flatten_gets_rows_i_then_j)
+{
+  struct acs_sare *m = read_ok(EX("flatten"));
+  struct acs_affine_msched ms;
+  struct acs_affine_check r;
+  struct acs_diag d;
+  char buf[512];
+  int32_t S = acs_sare_find_var(m, "S");
+
+  acs_diag_init(&d);
+  cr_assert_eq(acs_affine_solve_multi(m->ctx, m, 4, NULL, &ms, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(ms.ndims, 2);
+  acs_affine_text_multi(&ms, m, S, 1, buf, sizeof(buf));
+  cr_assert_str_eq(buf, "[N] -> { S[i,j] -> [(i), (j)] }");
+  /* the jump from row i-1 to row i is carried first, the walk along a row second */
+  cr_assert_eq(ms.level[1], 0);
+  cr_assert_eq(ms.level[0], 1);
+  for (int64_t n = 1; n <= 8; n++)
+    cr_assert_eq(acs_affine_check_multi(m, &ms, &n, &r, &d), ACS_OK, "N=%" PRId64 ": %s", n, d.msg);
+  /* rows swapped: (j, i) runs S[1,0] before S[0,3] */
+  struct acs_affine_sched tmp = ms.row[0];
+  ms.row[0] = ms.row[1];
+  ms.row[1] = tmp;
+  int64_t n4 = 4;
+  cr_assert_eq(acs_affine_check_multi(m, &ms, &n4, &r, &d), ACS_EVERIFY);
+  cr_assert_not_null(strstr(d.msg, "does not come after it"), "%s", d.msg);
+  acs_affine_msched_free(&ms);
+  acs_sare_free(m);
+}
+
+/* A cube scanned as one sequence needs three rows; two are not enough. */
+Test(multi, three_dimensions_when_two_do_not_carry_everything)
+{
+  const char *text = "params [N] -> { : N >= 1 }\nbind N = 3\n"
+                     "output { S[i,j,k] : 0 <= i, j, k < N }\n"
+                     "read { S[i,j,k] -> S[i,j,k-1] : k >= 1 }\n"
+                     "read { S[i,j,k] -> S[i,j-1,N-1] : k = 0 and j >= 1 }\n"
+                     "read { S[i,j,k] -> S[i-1,N-1,N-1] : k = 0 and j = 0 and i >= 1 }\n";
+  struct acs_affine_msched ms;
+  struct acs_affine_check r;
+  struct acs_diag d;
+  struct acs_sare *m;
+  char buf[512];
+
+  cr_assert_eq(read_text(text, &d, &m), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_affine_solve_multi(m->ctx, m, 2, NULL, &ms, &d), ACS_EINFEASIBLE);
+  cr_assert_not_null(strstr(d.msg, "no schedule in 2 dimensions"), "%s", d.msg);
+  cr_assert_eq(acs_affine_solve_multi(m->ctx, m, 3, NULL, &ms, &d), ACS_OK, "%s", d.msg);
+  acs_affine_text_multi(&ms, m, 0, 1, buf, sizeof(buf));
+  cr_assert_str_eq(buf, "[N] -> { S[i,j,k] -> [(i), (j), (k)] }");
+  for (int64_t n = 1; n <= 5; n++)
+    cr_assert_eq(acs_affine_check_multi(m, &ms, &n, &r, &d), ACS_OK, "%s", d.msg);
+  acs_affine_msched_free(&ms);
+  acs_sare_free(m);
+}
+
+/* The variant with -O dims=2: lowered in the rows' order, verified, and as
+ * long as list on the same chain (N^2 one-cycle ops in sequence). */
+Test(multi, variant_lowers_the_rows_order)
+{
+  struct run R;
+  struct acs_diag d;
+  const struct acs_rtab *t;
+  char spec[1024];
+
+  snprintf(spec, sizeof(spec), "%s:N=5", tu_path(EX("flatten")));
+  cr_assert_eq(run_affine(&R, spec, NULL, "dims", "2", &d), ACS_OK, "%s", d.msg);
+  cr_assert_not_null(strstr(d.msg, "no one-dimensional schedule (the cycle S -> S); "
+                                   "2-dimensional schedule"), "%s", d.msg);
+  tu_assert_verified(&R.s);
+  cr_assert_eq(R.s.makespan, 25);
+  t = acs_schedule_find_rtab(&R.s, "affine");
+  cr_assert_eq(attr_i64(&R.s, "dims"), 2);
+  cr_assert_eq(attr_i64(&R.s, "latency_cycles"), -1);
+  cr_assert_str_eq(acs_rtab_get(t, 1, acs_rtab_col_find(t, "tau")).s, "[N] -> { S[i,j] -> [(i), (j)] }");
+  cr_assert_str_eq(acs_rtab_get(t, 1, acs_rtab_col_find(t, "alpha")).s, "0, 0");
+  run_free(&R);
+}
+
+/* With a one-dimensional schedule, dims changes nothing. */
+Test(multi, dims_is_a_fallback_only)
+{
+  struct run a, b;
+  struct acs_diag d;
+
+  cr_assert_eq(run_affine(&a, tu_path(EX("editdist")), NULL, NULL, NULL, &d), ACS_OK);
+  cr_assert_eq(run_affine(&b, tu_path(EX("editdist")), NULL, "dims", "3", &d), ACS_OK);
+  cr_assert_eq(attr_i64(&b.s, "dims"), 1);
+  cr_assert_eq(a.s.makespan, b.s.makespan);
+  cr_assert_eq(attr_i64(&a.s, "latency_cycles"), attr_i64(&b.s, "latency_cycles"));
+  run_free(&a);
+  run_free(&b);
 }

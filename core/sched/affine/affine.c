@@ -24,6 +24,7 @@ struct affine_opts {
   int64_t fold;            /* enum acs_affine_fold */
   int64_t inputs;          /* 0 preloaded, 1 scheduled */
   int64_t isl;             /* 1: compare with isl's Feautrier scheduler */
+  int64_t dims;            /* most rows of a multidimensional schedule; 1: none */
 };
 
 /* What one run found, for the table. */
@@ -34,30 +35,50 @@ struct run {
   struct acs_sare_inst in;
   struct acs_affine_check chk;
   struct acs_affine_lowered low;
+  struct acs_affine_msched ms;   /* when there is no one-dimensional schedule */
+  int multi;
+  char why[1024];                /* why no one-dimensional schedule */
   double solve_ms;
   int64_t latency;
   int64_t isl_latency;     /* -1: not run or no 1-D schedule */
   char isl_note[1200];
 };
 
+/*
+ * The one-dimensional schedule; when there is none, the explanation and,
+ * with -O dims >= 2, a multidimensional schedule (R->multi).
+ */
 static int solve(struct run *R, const struct affine_opts *o, const struct acs_sched_ctx *ctx,
                  struct acs_diag *d)
 {
   struct acs_affine_lp_sel sel = {NULL, NULL, 1, o->inputs == 1};
+  const volatile sig_atomic_t *stop = ctx ? ctx->interrupted : NULL;
   double t0 = acs_now_seconds();
   int err;
 
   if ((err = acs_affine_lp_build(R->m, &sel, &R->lp, d)) < 0)
     return err;
-  err = acs_affine_solve(R->m->ctx, &R->lp, ctx ? ctx->interrupted : NULL, &R->s, d);
-  R->solve_ms = (acs_now_seconds() - t0) * 1e3;
+  err = acs_affine_solve(R->m->ctx, &R->lp, stop, &R->s, d);
   if (err == ACS_EINFEASIBLE) {
-    char msg[sizeof(d->msg)];
-    int rc = acs_affine_explain_infeasible(R->m->ctx, R->m, msg, sizeof(msg));
+    int rc = acs_affine_explain_infeasible(R->m->ctx, R->m, R->why, sizeof(R->why));
     if (rc < 0)
       return rc;
-    return acs_diag_set(d, ACS_EINFEASIBLE, R->m->path, 0, 0, "%s", msg);
+    err = acs_diag_set(d, ACS_EINFEASIBLE, R->m->path, 0, 0, "%s", R->why);
+    if (o->dims >= 2) {
+      char msg[sizeof(d->msg) + sizeof(R->why) + 8];
+      struct acs_diag md;
+      acs_diag_init(&md);
+      err = acs_affine_solve_multi(R->m->ctx, R->m, (int32_t)o->dims, stop, &R->ms, &md);
+      R->multi = err == ACS_OK;
+      if (err == ACS_EINFEASIBLE) {
+        snprintf(msg, sizeof(msg), "%s; %s", R->why, md.msg);
+        err = acs_diag_set(d, ACS_EINFEASIBLE, R->m->path, 0, 0, "%s", msg);
+      } else if (err < 0) {
+        *d = md;
+      }
+    }
   }
+  R->solve_ms = (acs_now_seconds() - t0) * 1e3;
   return err;
 }
 
@@ -106,6 +127,21 @@ static void projection_text(const struct run *R, int32_t v, char *buf, size_t si
     snprintf(buf + used, size - used, ")");
 }
 
+/* alpha, or the alphas of every row ("0, 1"). */
+static void alpha_text(const struct run *R, int32_t v, char *buf, size_t size)
+{
+  const struct acs_sare *m = R->m;
+  int32_t n = R->multi ? R->ms.ndims : 1;
+  size_t used = 0;
+
+  buf[0] = '\0';
+  for (int32_t k = 0; k < n && used < size; k++) {
+    const struct acs_affine_sched *s = R->multi ? &R->ms.row[k] : &R->s;
+    used += (size_t)snprintf(buf + used, size - used, "%s%" PRId64, k ? ", " : "",
+                             s->off[v] < 0 ? 0 : s->coef[s->off[v] + m->nparams + m->vars[v].ndims]);
+  }
+}
+
 static int table_row(struct acs_rtab *t, const struct run *R, int32_t v)
 {
   const struct acs_sare *m = R->m;
@@ -115,14 +151,16 @@ static int table_row(struct acs_rtab *t, const struct run *R, int32_t v)
 
   if (row < 0)
     return (int)row;
-  acs_affine_text_var(&R->s, m, v, 0, buf, sizeof(buf));
+  if (R->multi)
+    acs_affine_text_multi(&R->ms, m, v, 0, buf, sizeof(buf));
+  else
+    acs_affine_text_var(&R->s, m, v, 0, buf, sizeof(buf));
   if ((err = acs_rtab_set_str(t, row, C_VAR, m->vars[v].name)) < 0 ||
       (err = acs_rtab_set_str(t, row, C_KIND, acs_sare_kind_name(m->vars[v].kind))) < 0 ||
       (err = acs_rtab_set_i64(t, row, C_DELAY, m->vars[v].delay)) < 0 ||
       (err = acs_rtab_set_str(t, row, C_TAU, buf)) < 0)
     return err;
-  snprintf(buf, sizeof(buf), "%" PRId64,
-           R->s.off[v] < 0 ? 0 : R->s.coef[R->s.off[v] + m->nparams + m->vars[v].ndims]);
+  alpha_text(R, v, buf, sizeof(buf));
   if ((err = acs_rtab_set_str(t, row, C_ALPHA, buf)) < 0 ||
       (err = acs_rtab_set_i64(t, row, C_INST, R->in.var[v].count)) < 0)
     return err;
@@ -139,9 +177,13 @@ static int table_attrs(struct acs_rtab *t, const struct run *R)
   size_t used = 0;
   int err;
 
-  acs_affine_text_latency(&R->s, m, buf, sizeof(buf));
+  if (R->multi)
+    snprintf(buf, sizeof(buf), "none: no one-dimensional schedule");
+  else
+    acs_affine_text_latency(&R->s, m, buf, sizeof(buf));
   if ((err = acs_rtab_attr_str(t, "latency", buf)) < 0 ||
-      (err = acs_rtab_attr_i64(t, "latency_cycles", R->latency)) < 0)
+      (err = acs_rtab_attr_i64(t, "latency_cycles", R->latency)) < 0 ||
+      (err = acs_rtab_attr_i64(t, "dims", R->multi ? R->ms.ndims : 1)) < 0)
     return err;
   buf[0] = '\0';
   for (int32_t p = 0; p < m->nparams && used < sizeof(buf); p++)
@@ -181,10 +223,31 @@ static int result_table(struct acs_schedule *out, const struct run *R)
 
 /* ---- the variant ---- */
 
+/* The message of an ok run: the latency, or why there is none. */
+static void run_note(const struct run *R, struct acs_diag *d)
+{
+  char lat[256];
+
+  if (R->multi) {
+    /* "the cycle S -> S" out of the explanation */
+    const char *c = strstr(R->why, "the cycle "), *e = c ? strstr(c, " cannot") : NULL;
+    acs_diag_set(d, ACS_OK, NULL, 0, 0, "no one-dimensional schedule (%.*s); %d-dimensional "
+                 "schedule on %" PRId64 " virtual PEs%s", e ? (int)(e - c) : 4,
+                 e ? c : "none", (int)R->ms.ndims, R->low.virtual_pes,
+                 R->low.folded ? ", folded" : "");
+    return;
+  }
+  acs_affine_text_latency(&R->s, R->m, lat, sizeof(lat));
+  acs_diag_set(d, ACS_OK, NULL, 0, 0, "latency %s = %" PRId64 " cycles on %" PRId64
+               " virtual PEs%s", lat, R->latency, R->low.virtual_pes,
+               R->low.folded ? " (folded)" : "");
+}
+
 static void run_free(struct run *R)
 {
   acs_affine_lp_free(&R->lp);
   acs_affine_sched_free(&R->s);
+  acs_affine_msched_free(&R->ms);
   acs_sare_inst_free(&R->in);
   acs_affine_lowered_free(&R->low);
 }
@@ -207,27 +270,24 @@ static int affine_schedule(const struct acs_problem *pb, const void *opts,
     goto out_with_run;
   /* The family's own checker, on this run's instances, before anything
    * is built on the schedule. */
-  if ((err = acs_affine_check_values(R.m, &R.s, R.in.value, 1, &R.chk, d)) < 0) {
+  err = R.multi ? acs_affine_check_multi(R.m, &R.ms, R.in.value, &R.chk, d)
+                : acs_affine_check_values(R.m, &R.s, R.in.value, 1, &R.chk, d);
+  if (err < 0) {
     char msg[sizeof(d->msg)];
     snprintf(msg, sizeof(msg), "%s", d->msg);
     err = acs_diag_set(d, ACS_EVERIFY, R.m->path, d->line, d->col, "affine checker: %s", msg);
     goto out_with_run;
   }
-  R.latency = R.chk.latency;
-  if ((err = acs_affine_lower(pb, R.m, &R.in, &R.s, (int)o->fold,
+  R.latency = R.multi ? -1 : R.chk.latency;
+  if ((err = acs_affine_lower(pb, R.m, &R.in, R.multi ? R.ms.row : &R.s,
+                              R.multi ? R.ms.ndims : 1, (int)o->fold,
                               ctx ? ctx->interrupted : NULL, out, &R.low, d)) < 0)
     goto out_with_run;
   if (o->isl)
     isl_opinion(&R);
   if ((err = result_table(out, &R)) < 0)
     goto out_with_run;
-  {
-    char lat[256];
-    acs_affine_text_latency(&R.s, R.m, lat, sizeof(lat));
-    acs_diag_set(d, ACS_OK, NULL, 0, 0, "latency %s = %" PRId64 " cycles on %" PRId64
-                 " virtual PEs%s", lat, R.latency, R.low.virtual_pes,
-                 R.low.folded ? " (folded)" : "");
-  }
+  run_note(&R, d);
 
 out_with_run:
   run_free(&R);
@@ -247,6 +307,9 @@ static const struct acs_opt_desc affine_opts_desc[] = {
    "schedules of their own in the program, as in the seed (same latency, larger program)"},
   {"isl", ACS_OPT_INT, offsetof(struct affine_opts, isl), "0", 0, 1, NULL,
    "1: also run isl's scheduler in Feautrier mode and report its latency in the table"},
+  {"dims", ACS_OPT_INT, offsetof(struct affine_opts, dims), "1", 1, ACS_AFFINE_MAX_DIMS, NULL,
+   "most rows of a multidimensional schedule (Feautrier's part II) when there is no "
+   "one-dimensional one; 1: report the dependences to blame instead"},
   {NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 

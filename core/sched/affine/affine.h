@@ -141,6 +141,30 @@ void acs_affine_sched_free(struct acs_affine_sched *s);
 int acs_affine_explain_infeasible(struct isl_ctx *ctx, const struct acs_sare *m, char *msg,
                                   size_t size);
 
+/*
+ * Multidimensional schedules (Feautrier's part II), for systems without a
+ * one-dimensional one: rows T^1, ..., T^d, executed in lexicographic order.
+ * Row k weakly satisfies (>= 0) every dependence not carried by an earlier
+ * row and strongly satisfies (>= delay) a maximal set of them, which it
+ * carries; the set is chosen greedily in the order of the dependences (one
+ * feasibility test each), then the row is the lexicographic minimum of the
+ * program for that choice, as in one dimension. ACS_EINFEASIBLE (message
+ * in d) when maxdims rows do not carry every dependence.
+ */
+#define ACS_AFFINE_MAX_DIMS 8
+struct acs_affine_msched {
+  int32_t ndims;
+  struct acs_affine_sched row[ACS_AFFINE_MAX_DIMS];
+  int32_t *level;          /* per dependence: the row that carries it, -1 none */
+};
+int acs_affine_solve_multi(struct isl_ctx *ctx, const struct acs_sare *m, int32_t maxdims,
+                           const volatile sig_atomic_t *interrupted,
+                           struct acs_affine_msched *out, struct acs_diag *d);
+void acs_affine_msched_free(struct acs_affine_msched *ms);
+/* "[N] -> { S[i,j] -> [(i), (j)] }" (with the constants when with_alpha). */
+void acs_affine_text_multi(const struct acs_affine_msched *ms, const struct acs_sare *m,
+                           int32_t v, int with_alpha, char *buf, size_t size);
+
 /* An all-zero schedule of m's computed variables (inputs preloaded). */
 int acs_affine_sched_init(struct acs_affine_sched *s, const struct acs_sare *m);
 
@@ -176,6 +200,17 @@ struct acs_affine_check {
 int acs_affine_check_values(const struct acs_sare *m, const struct acs_affine_sched *s,
                             const int64_t *values, int with_bound, struct acs_affine_check *r,
                             struct acs_diag *d);
+
+/*
+ * The checker of a multidimensional schedule, by enumeration: every row is
+ * >= 0 on every point, and for every dependence instance the difference
+ * T(consumer) - T(producer) is lexicographically positive (so the order
+ * of the rows is a topological order of the instances). O(d (instances +
+ * dependence instances)).
+ */
+int acs_affine_check_multi(const struct acs_sare *m, const struct acs_affine_msched *ms,
+                           const int64_t *values, struct acs_affine_check *r,
+                           struct acs_diag *d);
 
 /* ---- isl's scheduler (islsched.c) ---- */
 
@@ -218,15 +253,18 @@ struct acs_affine_lowered {
 };
 
 /*
- * Lowers schedule s of m, instances `in` (the same enumeration as the
- * instance DAG pb->g), into out (initialised from pb): start, end and PE
- * of every op, plus transfer ops and their edges. fold is enum
- * acs_affine_fold. O(I (C + log I) + E), see lower.c.
+ * Lowers the schedule rows[0..nrows) of m, instances `in` (the same
+ * enumeration as the instance DAG pb->g), into out (initialised from pb):
+ * start, end and PE of every op, plus transfer ops and their edges. With
+ * one row, ops start no earlier than T (exactly at T when unfolded); with
+ * several, the rows give the order only. fold is enum acs_affine_fold.
+ * O(I (C + log I) + E), see lower.c.
  */
 int acs_affine_lower(const struct acs_problem *pb, const struct acs_sare *m,
-                     const struct acs_sare_inst *in, const struct acs_affine_sched *s, int fold,
-                     const volatile sig_atomic_t *interrupted, struct acs_schedule *out,
-                     struct acs_affine_lowered *r, struct acs_diag *d);
+                     const struct acs_sare_inst *in, const struct acs_affine_sched *rows,
+                     int32_t nrows, int fold, const volatile sig_atomic_t *interrupted,
+                     struct acs_schedule *out, struct acs_affine_lowered *r,
+                     struct acs_diag *d);
 void acs_affine_lowered_free(struct acs_affine_lowered *r);
 
 #endif

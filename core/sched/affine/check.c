@@ -104,3 +104,68 @@ int acs_affine_check_values(const struct acs_sare *m, const struct acs_affine_sc
   acs_sare_inst_free(&in);
   return err;
 }
+
+/* ---- multidimensional schedules ---- */
+
+struct mwalk {
+  const struct acs_sare *m;
+  const struct acs_affine_msched *ms;
+  const struct acs_sare_inst *in;
+  struct acs_affine_check *r;
+  struct acs_diag *d;
+};
+
+static int check_dep_multi(void *user, int32_t e, int64_t xr, const int64_t *x, int64_t yr,
+                           const int64_t *y)
+{
+  struct mwalk *w = user;
+  const struct acs_sare *m = w->m;
+  const struct acs_sare_dep *dep = &m->deps[e];
+  char a[ACS_NAME_MAX], b[ACS_NAME_MAX];
+
+  (void)xr;
+  w->r->dep_instances++;
+  if (yr < 0 || !acs_sare_computed(m, dep->src))
+    return yr < 0 ? acs_diag_set(w->d, ACS_EVERIFY, m->path, dep->line, dep->col,
+                                 "a read reaches outside the domain of '%s'",
+                                 m->vars[dep->src].name) : 0;
+  for (int32_t k = 0; k < w->ms->ndims; k++) {
+    int64_t tx, ty;
+    if (acs_affine_eval(&w->ms->row[k], m, dep->dst, x, w->in->value, &tx) < 0 ||
+        acs_affine_eval(&w->ms->row[k], m, dep->src, y, w->in->value, &ty) < 0)
+      return acs_diag_set(w->d, ACS_EVERIFY, m->path, 0, 0, "a schedule value overflows");
+    if (tx > ty)
+      return 0;
+    if (tx < ty)
+      break;
+  }
+  acs_sare_point_name(m, dep->dst, x, a, sizeof(a));
+  acs_sare_point_name(m, dep->src, y, b, sizeof(b));
+  return acs_diag_set(w->d, ACS_EVERIFY, m->path, dep->line, dep->col,
+                      "%s reads %s but does not come after it in the order of the %d rows", a,
+                      b, (int)w->ms->ndims);
+}
+
+int acs_affine_check_multi(const struct acs_sare *m, const struct acs_affine_msched *ms,
+                           const int64_t *values, struct acs_affine_check *r,
+                           struct acs_diag *d)
+{
+  struct acs_sare_inst in;
+  struct mwalk w = {m, ms, &in, r, d};
+  int err;
+
+  memset(r, 0, sizeof(*r));
+  if ((err = acs_sare_inst_build(m, values, &in, d)) < 0)
+    return err;
+  for (int32_t k = 0; k < ms->ndims && err == ACS_OK; k++) {
+    struct acs_affine_check rk;
+    struct walk pw = {m, &ms->row[k], &in, &rk, d};
+    memset(&rk, 0, sizeof(rk));
+    err = check_points(&pw);
+    r->instances = rk.instances;
+  }
+  if (err == ACS_OK)
+    err = acs_sare_foreach_dep_instance(m, &in, check_dep_multi, &w);
+  acs_sare_inst_free(&in);
+  return err;
+}

@@ -25,7 +25,10 @@
  * nothing is folded the projection guarantees the PE is free and the
  * schedule guarantees the predecessors are done, so every op starts at
  * exactly T and the makespan is the latency; folded, the PEs serialize
- * what the array would have run side by side.
+ * what the array would have run side by side. A multidimensional schedule
+ * gives an order, not times: ops go in the lexicographic order of their
+ * rows, each as early as its predecessors and PE allow, and the projection
+ * follows the last row.
  *
  * Transfers: a value used on another PE than the one that produced it is
  * sent once per consuming PE: a dma op from pe to pe of bytes_per_elem
@@ -276,7 +279,9 @@ struct lowering {
   const struct acs_problem *pb;
   const struct acs_sare *m;
   const struct acs_sare_inst *in;
-  const struct acs_affine_sched *s;
+  const struct acs_affine_sched *s;   /* the last (innermost) row */
+  const struct acs_affine_sched *rows;
+  int32_t nrows;
   struct acs_schedule *out;
   struct acs_affine_lowered *r;
   struct acs_diag *d;
@@ -287,8 +292,9 @@ struct lowering {
   int fold;                /* enum acs_affine_fold */
 };
 
-/* T of every op; all must be >= 0 (the checker has said so already). */
-static int affine_times(struct lowering *L)
+/* The time of every op in every row (n x nrows); all must be >= 0 (the
+ * checker has said so already). */
+static int affine_times(struct lowering *L, int64_t *t)
 {
   int64_t x[ACS_SARE_MAX_DIMS];
 
@@ -298,9 +304,12 @@ static int affine_times(struct lowering *L)
     int64_t k = i - vi->first_op;
     for (int32_t j = 0; j < L->m->vars[v].ndims; j++)
       x[j] = vi->pt[(size_t)k * (size_t)L->m->vars[v].ndims + (size_t)j];
-    if (acs_affine_eval(L->s, L->m, v, x, L->in->value, &L->t[i]) < 0 || L->t[i] < 0)
-      return acs_diag_set(L->d, ACS_EINVAL, NULL, 0, 0, "op '%s' has no valid affine time",
-                          L->out->ops[i].name);
+    for (int32_t r = 0; r < L->nrows; r++) {
+      int64_t *ti = &t[(size_t)i * (size_t)L->nrows + (size_t)r];
+      if (acs_affine_eval(&L->rows[r], L->m, v, x, L->in->value, ti) < 0 || *ti < 0)
+        return acs_diag_set(L->d, ACS_EINVAL, NULL, 0, 0, "op '%s' has no valid affine time",
+                            L->out->ops[i].name);
+    }
   }
   return ACS_OK;
 }
@@ -350,15 +359,45 @@ static int cmp_tkey(const void *a, const void *b)
   return (x->id > y->id) - (x->id < y->id);
 }
 
+/* Multidimensional times: the rows in order, then the op id. */
+struct mkey {
+  int64_t t[ACS_AFFINE_MAX_DIMS];
+  int32_t nd, id;
+};
+
+static int cmp_mkey(const void *a, const void *b)
+{
+  const struct mkey *x = a, *y = b;
+
+  for (int32_t k = 0; k < x->nd; k++)
+    if (x->t[k] != y->t[k])
+      return x->t[k] < y->t[k] ? -1 : 1;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
 static int time_order(struct lowering *L)
 {
-  struct tkey *k = malloc(((size_t)L->n + 1) * sizeof(*k));
-
+  if (L->nrows == 1) {
+    struct tkey *k = malloc(((size_t)L->n + 1) * sizeof(*k));
+    if (!k)
+      return ACS_ENOMEM;
+    for (int32_t i = 0; i < L->n; i++)
+      k[i] = (struct tkey){L->t[i], i};
+    qsort(k, (size_t)L->n, sizeof(*k), cmp_tkey);
+    for (int32_t i = 0; i < L->n; i++)
+      L->order[i] = k[i].id;
+    free(k);
+    return ACS_OK;
+  }
+  struct mkey *k = malloc(((size_t)L->n + 1) * sizeof(*k));
   if (!k)
     return ACS_ENOMEM;
-  for (int32_t i = 0; i < L->n; i++)
-    k[i] = (struct tkey){L->t[i], i};
-  qsort(k, (size_t)L->n, sizeof(*k), cmp_tkey);
+  for (int32_t i = 0; i < L->n; i++) {
+    k[i].nd = L->nrows;
+    k[i].id = i;
+    memcpy(k[i].t, L->t + (size_t)i * (size_t)L->nrows, (size_t)L->nrows * sizeof(int64_t));
+  }
+  qsort(k, (size_t)L->n, sizeof(*k), cmp_mkey);
   for (int32_t i = 0; i < L->n; i++)
     L->order[i] = k[i].id;
   free(k);
@@ -377,7 +416,8 @@ static int place(struct lowering *L, const volatile sig_atomic_t *interrupted)
   for (int32_t k = 0; k < L->n; k++) {
     int32_t i = L->order[k];
     struct acs_sop *o = &L->out->ops[i];
-    int64_t start = L->t[i];
+    /* one row: never before T; several: the rows are an order, not times */
+    int64_t start = L->nrows == 1 ? L->t[i] : 0;
     if ((k & 0xffff) == 0 && interrupted && *interrupted) {
       free(free_at);
       return ACS_EINTERRUPTED;
@@ -391,7 +431,7 @@ static int place(struct lowering *L, const volatile sig_atomic_t *interrupted)
     o->start = start;
     o->end = start + o->dur;
     free_at[o->unit] = o->end;
-    L->r->at_affine_time += start == L->t[i];
+    L->r->at_affine_time += L->nrows == 1 && start == L->t[i];
   }
   free(free_at);
   return ACS_OK;
@@ -492,11 +532,13 @@ static int transfers(struct lowering *L, int64_t bytes)
 }
 
 int acs_affine_lower(const struct acs_problem *pb, const struct acs_sare *m,
-                     const struct acs_sare_inst *in, const struct acs_affine_sched *s, int fold,
-                     const volatile sig_atomic_t *interrupted, struct acs_schedule *out,
-                     struct acs_affine_lowered *r, struct acs_diag *d)
+                     const struct acs_sare_inst *in, const struct acs_affine_sched *rows,
+                     int32_t nrows, int fold, const volatile sig_atomic_t *interrupted,
+                     struct acs_schedule *out, struct acs_affine_lowered *r,
+                     struct acs_diag *d)
 {
-  struct lowering L = {pb, m, in, s, out, r, d, in->nops, NULL, NULL, NULL, fold};
+  struct lowering L = {pb, m, in, &rows[nrows - 1], rows, nrows, out, r, d, in->nops,
+                       NULL, NULL, NULL, fold};
   int err;
 
   memset(r, 0, sizeof(*r));
@@ -504,11 +546,11 @@ int acs_affine_lower(const struct acs_problem *pb, const struct acs_sare *m,
     return acs_diag_set(d, ACS_EINVAL, NULL, 0, 0, "the problem's graph is not the instance DAG "
                         "of this system (%d ops, %d instances)", (int)pb->g->nops, (int)in->nops);
   r->var = calloc((size_t)m->nvars + 1, sizeof(*r->var));
-  L.t = malloc(((size_t)L.n + 1) * sizeof(*L.t));
+  L.t = malloc(((size_t)L.n * (size_t)nrows + 1) * sizeof(*L.t));
   L.vpe = malloc(((size_t)L.n + 1) * sizeof(*L.vpe));
   L.order = malloc(((size_t)L.n + 1) * sizeof(*L.order));
   r->pe_count = pb->cap[pb->res_pe];
-  err = !r->var || !L.t || !L.vpe || !L.order ? ACS_ENOMEM : affine_times(&L);
+  err = !r->var || !L.t || !L.vpe || !L.order ? ACS_ENOMEM : affine_times(&L, L.t);
   if (err == ACS_OK && (err = allocate(&L)) == ACS_OK) {
     r->folded = r->virtual_pes > r->pe_count;
     if ((err = time_order(&L)) == ACS_OK && (err = place(&L, interrupted)) == ACS_OK)

@@ -105,29 +105,62 @@ static size_t params_prefix(const struct acs_sare *m, char *buf, size_t size)
   return used < size ? used : size - 1;
 }
 
-void acs_affine_text_var(const struct acs_affine_sched *s, const struct acs_sare *m, int32_t v,
-                         int with_alpha, char *buf, size_t size)
+/* "(i + j - 1)" for variable v in row s. */
+static void row_expr(const struct acs_affine_sched *s, const struct acs_sare *m, int32_t v,
+                     int with_alpha, char *expr, size_t size)
 {
   const struct acs_sare_var *var = &m->vars[v];
   static const int64_t none[ACS_SARE_MAX_DIMS + ACS_SARE_MAX_PARAMS + 1];
   const int64_t *c = s->off[v] < 0 ? none : s->coef + s->off[v];
-  char expr[512];
-  size_t used = 0, e = 0;
+  char inner[480];
+  size_t e = 0;
 
-  used = params_prefix(m, buf, size);
-  used += (size_t)snprintf(buf + used, size - used, "{ %s[", var->name);
-  for (int32_t k = 0; k < var->ndims && used < size; k++)
-    used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? "," : "", var->dim[k]);
   for (int32_t k = 0; k < var->ndims; k++)
-    term(expr, sizeof(expr), &e, c[m->nparams + k], var->dim[k]);
+    term(inner, sizeof(inner), &e, c[m->nparams + k], var->dim[k]);
   for (int32_t p = 0; p < m->nparams; p++)
-    term(expr, sizeof(expr), &e, c[p], m->param[p]);
+    term(inner, sizeof(inner), &e, c[p], m->param[p]);
   if (with_alpha)
-    term(expr, sizeof(expr), &e, c[m->nparams + var->ndims], NULL);
+    term(inner, sizeof(inner), &e, c[m->nparams + var->ndims], NULL);
   if (e == 0)
-    snprintf(expr, sizeof(expr), "0");
+    snprintf(inner, sizeof(inner), "0");
+  snprintf(expr, size, "(%s)", inner);
+}
+
+/* "[N] -> { C[i,j,k] -> [" */
+static size_t tuple_prefix(const struct acs_sare *m, int32_t v, char *buf, size_t size)
+{
+  size_t used = params_prefix(m, buf, size);
+
+  used += (size_t)snprintf(buf + used, size - used, "{ %s[", m->vars[v].name);
+  for (int32_t k = 0; k < m->vars[v].ndims && used < size; k++)
+    used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? "," : "", m->vars[v].dim[k]);
   if (used < size)
-    snprintf(buf + used, size - used, "] -> [(%s)] }", expr);
+    used += (size_t)snprintf(buf + used, size - used, "] -> [");
+  return used < size ? used : size - 1;
+}
+
+void acs_affine_text_var(const struct acs_affine_sched *s, const struct acs_sare *m, int32_t v,
+                         int with_alpha, char *buf, size_t size)
+{
+  char expr[512];
+  size_t used = tuple_prefix(m, v, buf, size);
+
+  row_expr(s, m, v, with_alpha, expr, sizeof(expr));
+  snprintf(buf + used, size - used, "%s] }", expr);
+}
+
+void acs_affine_text_multi(const struct acs_affine_msched *ms, const struct acs_sare *m,
+                           int32_t v, int with_alpha, char *buf, size_t size)
+{
+  char expr[512];
+  size_t used = tuple_prefix(m, v, buf, size);
+
+  for (int32_t k = 0; k < ms->ndims && used < size; k++) {
+    row_expr(&ms->row[k], m, v, with_alpha, expr, sizeof(expr));
+    used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? ", " : "", expr);
+  }
+  if (used < size)
+    snprintf(buf + used, size - used, "] }");
 }
 
 void acs_affine_text_latency(const struct acs_affine_sched *s, const struct acs_sare *m,

@@ -325,3 +325,122 @@ int acs_affine_explain_infeasible(isl_ctx *ctx, const struct acs_sare *m, char *
   free(use);
   return ACS_OK;
 }
+
+/* ---- multidimensional schedules (Feautrier's part II) ---- */
+
+void acs_affine_msched_free(struct acs_affine_msched *ms)
+{
+  for (int32_t k = 0; k < ms->ndims; k++)
+    acs_affine_sched_free(&ms->row[k]);
+  free(ms->level);
+  memset(ms, 0, sizeof(*ms));
+}
+
+static int feasible_sel(isl_ctx *ctx, const struct acs_sare *m, const struct acs_affine_lp_sel *sel)
+{
+  struct acs_affine_lp lp;
+  struct acs_diag d;
+  int rc;
+
+  acs_diag_init(&d);
+  if ((rc = acs_affine_lp_build(m, sel, &lp, &d)) < 0)
+    return rc;
+  rc = acs_affine_feasible(ctx, &lp);
+  acs_affine_lp_free(&lp);
+  return rc;
+}
+
+/* Row k: which of the open dependences it carries (greedy, in order), then
+ * its lexicographic minimum. O(dependences) feasibility tests. */
+static int one_row(isl_ctx *ctx, const struct acs_sare *m, uint8_t *open, uint8_t *strong,
+                   const volatile sig_atomic_t *interrupted, struct acs_affine_sched *row,
+                   int32_t *carried, struct acs_diag *d)
+{
+  struct acs_affine_lp_sel sel = {open, strong, 0, 0};
+  struct acs_affine_lp lp;
+  int rc;
+
+  *carried = 0;
+  memset(strong, 0, (size_t)m->ndeps + 1);
+  for (int32_t e = 0; e < m->ndeps; e++) {
+    if (!open[e])
+      continue;
+    if (interrupted && *interrupted)
+      return ACS_EINTERRUPTED;
+    strong[e] = 1;
+    if ((rc = feasible_sel(ctx, m, &sel)) < 0)
+      return rc;
+    strong[e] = rc == 1;
+    *carried += rc == 1;
+  }
+  if (*carried == 0)
+    return ACS_OK;
+  sel.objective = 1;
+  if ((rc = acs_affine_lp_build(m, &sel, &lp, d)) < 0)
+    return rc;
+  rc = acs_affine_solve(ctx, &lp, interrupted, row, d);
+  acs_affine_lp_free(&lp);
+  return rc;
+}
+
+int acs_affine_solve_multi(isl_ctx *ctx, const struct acs_sare *m, int32_t maxdims,
+                           const volatile sig_atomic_t *interrupted,
+                           struct acs_affine_msched *out, struct acs_diag *d)
+{
+  uint8_t *open = malloc((size_t)m->ndeps + 1), *strong = malloc((size_t)m->ndeps + 1);
+  int32_t left = 0;
+  int err = ACS_OK;
+
+  memset(out, 0, sizeof(*out));
+  out->level = malloc(((size_t)m->ndeps + 1) * sizeof(*out->level));
+  if (!open || !strong || !out->level) {
+    err = ACS_ENOMEM;
+    goto out_with_sets;
+  }
+  /* reads of preloaded inputs hold at every row (T = 0, delay 0) */
+  for (int32_t e = 0; e < m->ndeps; e++) {
+    open[e] = acs_sare_computed(m, m->deps[e].src);
+    out->level[e] = -1;
+    left += open[e];
+  }
+  maxdims = maxdims > ACS_AFFINE_MAX_DIMS ? ACS_AFFINE_MAX_DIMS : maxdims;
+  while (err == ACS_OK && (left > 0 || out->ndims == 0) && out->ndims < maxdims) {
+    int32_t carried;
+    struct acs_affine_sched *row = &out->row[out->ndims];
+    if ((err = one_row(ctx, m, open, strong, interrupted, row, &carried, d)) < 0)
+      break;
+    if (carried == 0 && left > 0) {
+      err = acs_diag_set(d, ACS_EINFEASIBLE, m->path, 0, 0, "no schedule: after %d dimension%s "
+                         "no row carries any of the %d dependences left", (int)out->ndims,
+                         out->ndims == 1 ? "" : "s", (int)left);
+      break;
+    }
+    if (carried == 0) {
+      /* nothing to carry at all: one row of the plain program */
+      struct acs_affine_lp lp;
+      if ((err = acs_affine_lp_build(m, NULL, &lp, d)) == ACS_OK)
+        err = acs_affine_solve(ctx, &lp, interrupted, row, d);
+      acs_affine_lp_free(&lp);
+      if (err == ACS_OK)
+        out->ndims++;
+      break;
+    }
+    for (int32_t e = 0; e < m->ndeps; e++)
+      if (open[e] && strong[e]) {
+        out->level[e] = out->ndims;
+        open[e] = 0;
+        left--;
+      }
+    out->ndims++;
+  }
+  if (err == ACS_OK && left > 0)
+    err = acs_diag_set(d, ACS_EINFEASIBLE, m->path, 0, 0, "no schedule in %d dimensions: %d "
+                       "dependences are still not carried", (int)maxdims, (int)left);
+
+out_with_sets:
+  free(open);
+  free(strong);
+  if (err < 0)
+    acs_affine_msched_free(out);
+  return err;
+}
