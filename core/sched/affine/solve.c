@@ -321,7 +321,7 @@ int acs_affine_explain_infeasible(isl_ctx *ctx, const struct acs_sare *m, char *
   if (used < size && used > 0 && msg[used - 1] == ';')
     msg[--used] = '\0';
   if (used < size)
-    snprintf(msg + used, size - used, " (a multidimensional schedule, Feautrier's part II, is needed)");
+    snprintf(msg + used, size - used, " (a multidimensional schedule is needed: -O dims=2, Feautrier's part II)");
   free(use);
   return ACS_OK;
 }
