@@ -521,7 +521,10 @@ static int check_pe_transfers(const struct acs_schedule *s, struct acs_diag *d)
     if (s->edges[e].kind != ACS_EDGE_DATA)
       continue;
     if (is_pe_transfer(&s->ops[b])) {
-      if (from[b] != -2 || s->ops[a].kind == ACS_OP_DMA || s->ops[a].unit < 0)
+      if (from[b] != -2)
+        err = FAIL(d, "PE-to-PE transfer '%s' has more than one data predecessor ('%s' is a "
+                   "second); it needs exactly one", s->ops[b].name, s->ops[a].name);
+      else if (s->ops[a].kind == ACS_OP_DMA || s->ops[a].unit < 0)
         err = FAIL(d, "PE-to-PE transfer '%s' needs exactly one data predecessor computing on "
                    "a PE ('%s' is not one)", s->ops[b].name, s->ops[a].name);
       from[b] = s->ops[a].unit;

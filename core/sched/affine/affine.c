@@ -74,7 +74,7 @@ static int solve(struct run *R, const struct affine_opts *o, const struct acs_sc
         snprintf(msg, sizeof(msg), "%s; %s", R->why, md.msg);
         err = acs_diag_set(d, ACS_EINFEASIBLE, R->m->path, 0, 0, "%s", msg);
       } else if (err < 0) {
-        *d = md;
+        acs_diag_set(d, err, md.file[0] ? md.file : NULL, md.line, md.col, "%s", md.msg);
       }
     }
   }
