@@ -183,7 +183,7 @@ print(*(x.getsockname()[1] for x in s))')
   fi
   break
 done
-[ "$ready" = 1 ] || die "the cluster did not come up (node $(sinfo -h -o %T 2>/dev/null))"
+[ "$ready" = 1 ] || die "the cluster did not come up within 60 s"
 ok "cluster_up (ports $p1/$p2, $(since "$START") s)"
 
 # Waits until every job (or array task) of ID has ended; sets STATES to
