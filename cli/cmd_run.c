@@ -275,6 +275,32 @@ out_with_problem:
   return err;
 }
 
+/*
+ * Bad input is found before any run: every (platform, workload) pair is
+ * built and bound once up front (linear in the ops, per platform row), so
+ * a workload that one row cannot take (an op longer than 2^53 cycles on a
+ * slow link) is one message and exit 2, not an error after hours of runs.
+ */
+static int check_pairs(struct run_state *st)
+{
+  for (size_t i = 0; i < st->plats.n && !acs_cli_interrupted; i++)
+    for (size_t j = 0; j < st->npaths && !acs_cli_interrupted; j++) {
+      struct acs_problem pb;
+      struct acs_graph g;
+      struct acs_diag d;
+      int64_t bound;
+      int err;
+      acs_diag_init(&d);
+      if ((err = acs_job_prepare(st->wls[j], &st->plats.rows[i], &g, &pb, &bound, &d)) < 0) {
+        acs_cli_error(&d);
+        return err;
+      }
+      acs_problem_destroy(&pb);
+      acs_graph_destroy(&g);
+    }
+  return ACS_OK;
+}
+
 static void state_free(struct run_state *st)
 {
   if (st->res)
@@ -351,7 +377,7 @@ int acs_cmd_run(int argc, char **argv)
   if (select_schedulers(&st) < 0 ||
       acs_cli_load_platforms(st.args.platform, st.args.sets.v, st.args.sets.n, &st.plats) < 0 ||
       acs_cli_expand_workloads(st.args.workloads.v, st.args.workloads.n, &st.paths, &st.npaths) < 0 ||
-      load_workloads(&st) < 0)
+      load_workloads(&st) < 0 || check_pairs(&st) < 0)
     goto out;
   if (acs_cli_interrupted) { /* nothing ran yet: nothing to keep */
     rc = ACS_EXIT_INTERRUPTED;
