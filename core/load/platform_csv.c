@@ -6,7 +6,8 @@
  * ACS_PARAM_MAP. Missing columns and empty fields take the parameter's
  * default; acs_platform_set() checks each value (number, integer-ness,
  * minimum and maximum, so zero, negative or absurd capacities are refused)
- * and the error is located at the field. Unknown or repeated columns are errors at the header.
+ * and the error is located at the field. Unknown or repeated columns are
+ * errors at the header.
  */
 #include "core/load/load.h"
 

@@ -8,8 +8,9 @@
  * a*f^2, ... up to b; values of an integer parameter are rounded to the
  * nearest integer and repeats produced by that rounding are dropped). Every
  * value, and each end of a range, is checked like a CSV field of that column
- * (number, integer-ness, minimum, maximum; integers read as integers). Errors are located as "--vary:N:COL", N counting the --vary
- * arguments from 1 and COL the 1-based byte column in that argument.
+ * (number, integer-ness, minimum, maximum; integers read as integers).
+ * Errors are located as "--vary:N:COL", N counting the --vary arguments
+ * from 1 and COL the 1-based byte column in that argument.
  *
  * Variants are named after their base row and the varied keys, in the order
  * the --vary arguments were given: `default[cmx_kib=512,barriers=8]`. The
@@ -124,8 +125,9 @@ static int add_checked(struct acs_vary *v, size_t *cap, double x, size_t first, 
 static int too_many(const struct acs_vary *v, const char *item, size_t len, int index, int col,
                     struct acs_diag *d)
 {
-  return acs_diag_set(d, ACS_ERANGE, VARY_FILE, index, col, "%s: range '%.*s' has more than %d values",
-                      acs_param_table[v->param].name, (int)len, item, ACS_VARY_MAX_VALUES);
+  return acs_diag_set(d, ACS_ERANGE, VARY_FILE, index, col,
+                      "%s: range '%.*s' has more than %d values", acs_param_table[v->param].name,
+                      (int)len, item, ACS_VARY_MAX_VALUES);
 }
 
 /*

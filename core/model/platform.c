@@ -127,11 +127,13 @@ int acs_platform_validate(const struct acs_platform *p, struct acs_diag *d)
 {
   for (int i = 0; i < ACS_PARAM_COUNT; i++) {
     const struct acs_param_info *info = &acs_param_table[i];
+    char lo[32], hi[32];
     if (!isfinite(p->v[i]) || p->v[i] < info->min || p->v[i] > info->max ||
         (info->integer && p->v[i] != floor(p->v[i])))
       return acs_diag_set(d, ACS_ERANGE, NULL, 0, 0,
-                          "platform '%s': %s = %g is invalid (from %g to %g%s)",
-                          p->name, info->name, p->v[i], info->min, info->max,
+                          "platform '%s': %s = %.15g is invalid (from %s to %s%s)", p->name,
+                          info->name, p->v[i], bound_text(info, info->min, lo, sizeof(lo)),
+                          bound_text(info, info->max, hi, sizeof(hi)),
                           info->integer ? ", integer" : "");
   }
   /* Offsets must stay aligned inside the CMX, so the alignment cannot

@@ -361,11 +361,12 @@ static int glpk_solve(const struct acs__mip *m, const struct acs__mip_params *p,
  * 306,339-column horizon model (resnet50, max_steps=10000): 3.5 s to load,
  * then 2 to 3.7 s inside every glp_simplex call whatever its time limit. So
  * when an interrupt flag is watched the solve runs in a forked child that
- * the parent, polling the flag every 100 ms, can kill at any moment. The
- * child sends back one message: the header below, the diagnostic message,
- * then x. A fork costs well under a millisecond for small processes and
- * page-table copies for big ones, against solves of milliseconds to
- * seconds; the child shares the model copy-on-write.
+ * the parent, polling the flag every 100 ms, can kill at any moment (it
+ * dies with the parent too). The child shares the model copy-on-write and
+ * sends back one message: the header below, the diagnostic message, then
+ * x. The fork per solve did not show in the results: 12 PSPLIB j30
+ * instances with `ilp --time-limit 5` proved the same bounds (one step
+ * either way, the time limit's noise) in 54.8 s against 56.2 s in-process.
  */
 struct child_head {
   int32_t err, status, has_x, msglen;
