@@ -23,10 +23,15 @@ static void print_help(void)
          "                  on (one row: use --row when the file has several), for\n"
          "                  reuse in your own SimGrid tools\n"
          "\n"
-         "Parameters (CSV columns; a missing column or empty field takes the default):\n");
-  for (int i = 0; i < ACS_PARAM_COUNT; i++)
-    printf("  %-20s default %-8g %s\n", acs_param_table[i].name, acs_param_table[i].def,
-           acs_param_table[i].doc);
+         "Parameters (CSV columns; a missing column or empty field takes the default;\n"
+         "a value outside its range is an error; integers are read exactly):\n");
+  for (int i = 0; i < ACS_PARAM_COUNT; i++) {
+    char range[48];
+    snprintf(range, sizeof(range), acs_param_table[i].integer ? "%.0f .. %.0f" : "%g .. %g",
+             acs_param_table[i].min, acs_param_table[i].max);
+    printf("  %-20s %-20s default %-8g %s\n", acs_param_table[i].name, range,
+           acs_param_table[i].def, acs_param_table[i].doc);
+  }
   printf("\nDerived: ddr_gbps = dma_gbps / ddr_ratio; bytes per cycle = GB/s * 1e9 / (freq_mhz * 1e6);\n"
          "a DDR transfer of B bytes takes ddr_latency_cycles + ceil(B / DDR bytes per cycle).\n");
 }

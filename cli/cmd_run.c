@@ -131,6 +131,8 @@ static void print_header(void)
   printf("%-14s %-18s %-11s %-10s %12s %12s %7s %12s %7s %10s %9s\n", "platform",
          "workload", "scheduler", "status", "makespan", "simulated", "slow%", "bound", "gap%",
          "peak_cmx", "sched_s");
+  /* Rows are flushed as runs finish; the header goes first, also into a pipe. */
+  fflush(stdout);
 }
 
 static void print_row(const char *plat, const char *wl, const struct acs_run_row *r)
@@ -212,7 +214,7 @@ static int add_trace(struct run_state *st, const struct acs_platform *p, const c
 static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t pid,
                     const struct acs_workload *w)
 {
-  struct acs_sched_ctx ctx = {st->args.seed, st->args.time_limit, 0};
+  struct acs_sched_ctx ctx = {st->args.seed, st->args.time_limit, &acs_cli_interrupted};
   struct acs_workload_row wrow;
   struct acs_problem pb;
   struct acs_graph g;
@@ -276,6 +278,32 @@ out_with_problem:
   acs_problem_destroy(&pb);
   acs_graph_destroy(&g);
   return err;
+}
+
+/*
+ * Bad input is found before any run: every (platform, workload) pair is
+ * built and bound once up front (linear in the ops, per platform row), so
+ * a workload that one row cannot take (an op longer than 2^53 cycles on a
+ * slow link) is one message and exit 2, not an error after hours of runs.
+ */
+static int check_pairs(struct run_state *st)
+{
+  for (size_t i = 0; i < st->plats.n && !acs_cli_interrupted; i++)
+    for (size_t j = 0; j < st->npaths && !acs_cli_interrupted; j++) {
+      struct acs_problem pb;
+      struct acs_graph g;
+      struct acs_diag d;
+      int64_t bound;
+      int err;
+      acs_diag_init(&d);
+      if ((err = acs_job_prepare(st->wls[j], &st->plats.rows[i], &g, &pb, &bound, &d)) < 0) {
+        acs_cli_error(&d);
+        return err;
+      }
+      acs_problem_destroy(&pb);
+      acs_graph_destroy(&g);
+    }
+  return ACS_OK;
 }
 
 static void state_free(struct run_state *st)
@@ -348,11 +376,18 @@ int acs_cmd_run(int argc, char **argv)
     rc = err > 0 ? ACS_EXIT_OK : ACS_EXIT_USAGE;
     goto out;
   }
+  /* From here on Ctrl-C (or SIGTERM) only sets a flag: every phase checks
+   * it, so the command keeps what finished and exits 130 within a second. */
+  acs_cli_catch_signals();
   if (select_schedulers(&st) < 0 ||
       acs_cli_load_platforms(st.args.platform, st.args.sets.v, st.args.sets.n, &st.plats) < 0 ||
       acs_cli_expand_workloads(st.args.workloads.v, st.args.workloads.n, &st.paths, &st.npaths) < 0 ||
-      load_workloads(&st) < 0)
+      load_workloads(&st) < 0 || check_pairs(&st) < 0)
     goto out;
+  if (acs_cli_interrupted) { /* nothing ran yet: nothing to keep */
+    rc = ACS_EXIT_INTERRUPTED;
+    goto out;
+  }
   if (st.args.output) {
     cmdline = acs_cli_join_argv(argc, argv);
     if (acs_results_open(st.args.output, cmdline ? cmdline : "acsim run", &st.res, &d) < 0) {
@@ -364,7 +399,6 @@ int acs_cmd_run(int argc, char **argv)
     acs_cli_error(&d);
     goto out;
   }
-  acs_cli_catch_signals();
   err = run_all(&st);
   if (err < 0 && err != ACS_EINTERRUPTED) {
     if (!st.reported)

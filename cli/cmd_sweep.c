@@ -150,6 +150,7 @@ struct sweep {
   size_t done, nstatus[4], nstored;
   double t0, last_draw, last_line, last_checkpoint;
   int tty, dirty, forwarded, respawns;
+  char left_out[256];          /* searching variants the default selection left out */
 };
 
 /* ---- arguments ---- */
@@ -342,23 +343,21 @@ static int default_schedulers(struct sweep *sw, const struct acs_sched_ops ***op
 {
   size_t nall, k = 0;
   const struct acs_sched_ops *const *all = acs_sched_list(&nall);
-  char left[256] = "";
+  char *left = sw->left_out;
+  size_t size = sizeof(sw->left_out);
 
   if (!(*ops = malloc((nall ? nall : 1) * sizeof(**ops))))
     return ACS_ENOMEM;
   for (size_t i = 0; i < nall; i++) {
     if (all[i]->searches && !(sw->a.time_limit > 0)) {
       size_t off = strlen(left);
-      snprintf(left + off, sizeof(left) - off, "%s%s", off ? ", " : "", all[i]->name);
+      snprintf(left + off, size - off, "%s%s", off ? ", " : "", all[i]->name);
       continue;
     }
     (*ops)[k++] = all[i];
   }
   *n = k;
-  if (left[0])
-    printf("schedulers: left out %s (searching; give --time-limit SEC or -s to include)\n",
-           left);
-  return ACS_OK;
+  return ACS_OK; /* print_plan says what was left out, once the setup is good */
 }
 
 static int select_schedulers(struct sweep *sw)
@@ -494,6 +493,7 @@ static int make_tasks(struct sweep *sw)
           continue;
         }
         if (sw->ntasks >= UINT32_MAX - 1) {
+          acs_cli_errorf("sweep: more than %u runs; split it with --shard K/N", UINT32_MAX - 2);
           err = ACS_ERANGE;
           goto out_with_done;
         }
@@ -549,7 +549,7 @@ static int worker_task(const struct sweep *sw, uint32_t idx, struct prepared *pr
                        struct acs_wbuf *buf)
 {
   const struct task *t = &sw->tasks[idx];
-  struct acs_sched_ctx ctx = {sw->a.seed, sw->a.time_limit, 0};
+  struct acs_sched_ctx ctx = {sw->a.seed, sw->a.time_limit, &acs_cli_interrupted};
   struct acs_wire_head h;
   struct acs_schedule s;
   int keep = 0, err;
@@ -1012,6 +1012,9 @@ static void sweep_free(struct sweep *sw)
 
 static void print_plan(const struct sweep *sw)
 {
+  if (sw->left_out[0])
+    printf("schedulers: left out %s (searching; give --time-limit SEC or -s to include)\n",
+           sw->left_out);
   printf("sweep: %zu platform variant%s x %zu workload%s x %zu scheduler%s = %zu runs", sw->nplats,
          sw->nplats == 1 ? "" : "s", sw->npaths, sw->npaths == 1 ? "" : "s", sw->nsel,
          sw->nsel == 1 ? "" : "s", sw->grid);
@@ -1070,9 +1073,18 @@ int acs_cmd_sweep(int argc, char **argv)
     rc = err > 0 ? ACS_EXIT_OK : ACS_EXIT_USAGE;
     goto out;
   }
+  /* From here on SIGINT and SIGTERM only set a flag (inherited by the
+   * workers): every phase checks it and the finished runs are kept. */
+  acs_cli_catch_signals();
+  signal(SIGPIPE, SIG_IGN);
   if ((err = setup(&sw)) < 0) {
-    if (err == ACS_ENOMEM || err == ACS_ERANGE)
+    /* Every other failure printed its own one-line message. */
+    if (err == ACS_ENOMEM)
       acs_cli_errorf("%s", acs_strerror(err));
+    goto out;
+  }
+  if (acs_cli_interrupted) { /* nothing ran yet: nothing to keep */
+    rc = ACS_EXIT_INTERRUPTED;
     goto out;
   }
   print_plan(&sw);
@@ -1081,8 +1093,6 @@ int acs_cmd_sweep(int argc, char **argv)
     acs_cli_error(&d);
     goto out;
   }
-  acs_cli_catch_signals();
-  signal(SIGPIPE, SIG_IGN);
   sw.tty = isatty(STDERR_FILENO);
   sw.t0 = sw.last_checkpoint = acs_now_seconds();
   err = sw.ntasks > 0 ? run_workers(&sw) : ACS_OK;

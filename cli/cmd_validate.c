@@ -463,8 +463,10 @@ static int platform_for(const struct val_state *st, const struct instance *in,
     }
   if (in->procs > 0) {
     snprintf(kv, sizeof(kv), "pe_count=%d", in->procs);
-    if (acs_platform_set_kv(p, kv, &d) < 0)
+    if (acs_platform_set_kv(p, kv, &d) < 0) {
+      acs_cli_errorf("%s: %s", in->path, d.msg);
       return ACS_EINVAL;
+    }
   }
   return ACS_OK;
 }
@@ -504,7 +506,7 @@ static void progress(const struct val_state *st, size_t i, const struct instance
 /* Every selected scheduler on one instance. */
 static int run_instance(struct val_state *st, const struct instance *in)
 {
-  struct acs_sched_ctx ctx = { st->args.seed, st->args.time_limit, 0 };
+  struct acs_sched_ctx ctx = { st->args.seed, st->args.time_limit, &acs_cli_interrupted };
   struct acs_workload *w;
   struct acs_platform p;
   struct acs_problem pb;
@@ -576,9 +578,14 @@ static int32_t set_pe_count(const struct val_args *a)
 {
   int32_t p = -1;
 
-  for (size_t i = 0; i < a->sets.n; i++)
-    if (strncmp(a->sets.v[i], "pe_count=", 9) == 0)
-      p = (int32_t)atoi(a->sets.v[i] + 9);
+  /* Read as --set reads it; a value it refuses (here left -1) is reported
+   * when the platform is built. */
+  for (size_t i = 0; i < a->sets.n; i++) {
+    int64_t v;
+    if (strncmp(a->sets.v[i], "pe_count=", 9) == 0 &&
+        acs_parse_i64(a->sets.v[i] + 9, &v) == ACS_OK && v > 0 && v <= INT32_MAX)
+      p = (int32_t)v;
+  }
   return p;
 }
 
@@ -650,6 +657,9 @@ int acs_cmd_validate(int argc, char **argv)
     rc = err > 0 ? ACS_EXIT_OK : ACS_EXIT_USAGE;
     goto out;
   }
+  /* From here on SIGINT and SIGTERM only set a flag that every phase
+   * checks: the finished runs are kept and the command exits 130. */
+  acs_cli_catch_signals();
   if (select_schedulers(&st) < 0 || find_instances(&st) < 0)
     goto out;
   if (st.args.output) {
@@ -660,7 +670,6 @@ int acs_cmd_validate(int argc, char **argv)
     }
   }
   st.tty = !st.args.quiet && isatty(STDERR_FILENO);
-  acs_cli_catch_signals();
   for (size_t i = 0; i < st.inst.n && !acs_cli_interrupted && err == ACS_OK; i++) {
     progress(&st, i, &st.inst.v[i]);
     err = run_instance(&st, &st.inst.v[i]);

@@ -131,7 +131,8 @@ static void row_status(struct acs_run_row *row, const char *status)
 /*
  * Schedules and verifies. A scheduler that returns a schedule the verifier
  * rejects makes an error run, never a result. Returns 1 when s is complete
- * and verified.
+ * and verified, 0 when not, ACS_EINTERRUPTED when the scheduler was
+ * interrupted (the run is no result at all).
  */
 static int schedule_verified(const struct acs_problem *pb, const struct acs_sched_sel *sel,
                              const struct acs_sched_ctx *ctx, struct acs_schedule *s,
@@ -145,6 +146,8 @@ static int schedule_verified(const struct acs_problem *pb, const struct acs_sche
   t0 = acs_now_seconds();
   err = sel->ops->schedule(pb, sel->opts, ctx, s, &d);
   row->sched_seconds = acs_now_seconds() - t0;
+  if (err == ACS_EINTERRUPTED)
+    return err;
   if (err == ACS_EINFEASIBLE) {
     row_status(row, "infeasible");
     row_msg(row, "%s", d.msg);
@@ -185,18 +188,20 @@ static void note_warning(void *ctx, const char *file, int line, int col, const c
  * when the platform limits barriers: it adds the barrier program and its
  * control edges and may re-time the schedule, which is then verified again.
  * Its time counts as scheduling time. Returns 1 when s is complete and
- * verified.
+ * verified, 0 when not, ACS_EINTERRUPTED when interrupted.
  */
 static int barrier_program(const struct acs_problem *pb, struct acs_schedule *s,
-                           struct acs_run_row *row)
+                           const struct acs_sched_ctx *ctx, struct acs_run_row *row)
 {
   struct acs_diag d;
   double t0 = acs_now_seconds();
   int err;
 
   acs_diag_init(&d);
-  err = acs_barrier_pass(pb, s, &d);
+  err = acs_barrier_pass(pb, s, ctx, &d);
   row->sched_seconds += acs_now_seconds() - t0;
+  if (err == ACS_EINTERRUPTED)
+    return err;
   if (err < 0) {
     row_status(row, err == ACS_EINFEASIBLE ? "infeasible" : "error");
     if (err == ACS_EINFEASIBLE)
@@ -263,10 +268,10 @@ int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
     row_msg(row, "%s", acs_strerror(err));
     return err == ACS_ENOMEM ? err : ACS_OK;
   }
-  if (!schedule_verified(pb, sel, ctx, s, row))
-    return ACS_OK;
-  if (s->barriers > 0 && !barrier_program(pb, s, row))
-    return ACS_OK;
+  if ((err = schedule_verified(pb, sel, ctx, s, row)) <= 0)
+    return err;
+  if (s->barriers > 0 && (err = barrier_program(pb, s, ctx, row)) <= 0)
+    return err;
   acs_schedule_stats(s, &st);
   row->makespan_cycles = (double)st.makespan;
   /* A variant that proves optimality has shown the makespan is a lower

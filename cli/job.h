@@ -40,7 +40,9 @@ int acs_job_prepare(const struct acs_workload *w, const struct acs_platform *p,
  * initialised here and must be destroyed by the caller in every case; *keep
  * is set when s holds a complete, verified schedule worth storing.
  * Returns ACS_OK whatever the run's status, ACS_EINTERRUPTED when the
- * simulation was interrupted, or a negative code for an internal failure.
+ * scheduler or the simulation was interrupted (ctx->interrupted, the CLI's
+ * flag; the run is no result and must not be stored), or a negative code
+ * for an internal failure.
  */
 int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
                 const struct acs_sched_ctx *ctx, int simulate,

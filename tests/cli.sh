@@ -12,6 +12,7 @@ trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 
 ok()   { pass=$((pass + 1)); echo "ok   $1"; }
+nruns() { h5dump -H -d /runs "$1" 2>/dev/null | sed -nE 's/.*DATASPACE  SIMPLE \{ \( ([0-9]+) \).*/\1/p'; }
 bad()  { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$T/err" ] && sed 's/^/     | /' "$T/err" | head -n 5; }
 # expect NAME CODE PATTERN -- CMD...: exit code and a stderr+stdout pattern.
 expect() {
@@ -159,6 +160,105 @@ fi
 # --time-step is -O time_step for ilp; with no ilp selected it is a usage error.
 expect time_step_flag 0 'time step 500 cycles' -- "$ACSIM" run -q -w workloads/graphs/isp_pipeline.csv -s ilp --time-step 500 --no-sim
 expect time_step_without_ilp 2 "no selected scheduler has option 'time_step'" -- "$ACSIM" run -q -w workloads/graphs/isp_pipeline.csv -s list --time-step 500 --no-sim
+
+# Bounded inputs (issue 10): every platform parameter has a documented
+# maximum; a value above it, or an integer beyond int64, is one located
+# line and exit 2 (never rounded through a double, never an overflow
+# later); the largest values still run.
+# one_line NAME CODE PATTERN -- CMD...: like expect, and stdout+stderr are one line.
+one_line() {
+  local name=$1; expect "$@"
+  [ "$(cat "$T/out" "$T/err" | wc -l)" = 1 ] && ok "${name}_one_line" || bad "${name}_one_line ($(cat "$T/out" "$T/err" | wc -l) lines)"
+}
+printf 'name,pe_count\nhuge,100000000\n' >"$T/huge.csv"
+one_line pe_count_above_max 2 "huge.csv:2:6: pe_count: '100000000' is out of range \(max 1048576\)" -- "$ACSIM" run -p "$T/huge.csv" -w workloads/dnn/alexnet.csv --no-sim
+one_line set_beyond_int64 2 "^acsim: --set pe_count=99999999999999999999: '99999999999999999999' is out of range \(max 1048576\)$" -- "$ACSIM" run -w workloads/dnn/alexnet.csv --set pe_count=99999999999999999999 --no-sim
+one_line set_not_rounded 2 "'9007199254740993' is out of range \(max 67108864\)" -- "$ACSIM" platform --set cmx_kib=9007199254740993
+one_line set_freq_1e308 2 "--set freq_mhz=1e308: '1e308' is out of range \(max 10000\)" -- "$ACSIM" run -w workloads/dnn/alexnet.csv --set freq_mhz=1e308 --no-sim
+one_line set_int32_plus_one 2 "'2147483648' is out of range \(max 1048576\)" -- "$ACSIM" run -w workloads/dnn/alexnet.csv --set pe_count=2147483648 --no-sim
+one_line vary_beyond_int64 2 "^acsim: --vary:1:10: pe_count: '99999999999999999999' is out of range \(max 1048576\)$" -- "$ACSIM" sweep -w workloads/dnn/alexnet.csv --vary pe_count=99999999999999999999 -o "$T/vary.h5"
+one_line vary_below_min 2 "^acsim: --vary:1:9: cmx_kib: 0 is below the minimum 1" -- "$ACSIM" sweep -w workloads/dnn/alexnet.csv --vary cmx_kib=0 -o "$T/vary.h5"
+[ -e "$T/vary.h5" ] && bad "vary_errors_write_nothing" || ok "vary_errors_write_nothing"
+expect platform_help_lists_bounds 0 'pe_count +1 \.\. 1048576' -- "$ACSIM" platform --help
+expect largest_platform_runs 0 'list +ok' -- "$ACSIM" run -q -w workloads/dnn/alexnet.csv -s sequential,list,spill --no-sim \
+  --set pe_count=1048576 --set dma_channels=1048576 --set cmx_kib=67108864 --set freq_mhz=10000 \
+  --set pe_macs_per_cycle=1048576 --set barriers=65536 --set barrier_slots=65536 --set dma_gbps=1e8 \
+  --set local_gbps=1e8 --set ddr_ratio=1e6 --set ddr_latency_cycles=1000000 --set bytes_per_elem=16 \
+  --set cmx_align_bytes=1048576 --set pe_vmem_kib=67108864 --set pe_pmem_kib=67108864
+expect smallest_platform_runs 0 'sequential +infeasible' -- "$ACSIM" run -q -w workloads/dnn/alexnet.csv -s sequential --no-sim \
+  --set pe_count=1 --set dma_channels=1 --set cmx_kib=1 --set freq_mhz=0.001 --set dma_gbps=1e-6 \
+  --set local_gbps=1e-6 --set ddr_ratio=1e-6 --set cmx_align_bytes=1
+# Derived overflow: alexnet's weights over a 1 kB/s link at 10 GHz take
+# longer than 2^53 cycles, a located error rather than a wrapped duration.
+one_line transfer_too_long 2 "alexnet.csv:2: op 'Conv1.w' would take more than 9007199254740992 cycles on platform 'default'" -- "$ACSIM" run -q -w workloads/dnn/alexnet.csv --no-sim --set freq_mhz=10000 --set dma_gbps=1e-6 --set ddr_ratio=1e6 --set bytes_per_elem=16
+printf 'name,kind,cycles\na,dpu,9223372036854775807\n' >"$T/bigop.csv"
+one_line graph_cycles_beyond_2_53 2 "bigop.csv:2:7: '9223372036854775807' is out of range for column 'cycles' \(max 9007199254740992\)" -- "$ACSIM" run -w "$T/bigop.csv" --no-sim
+printf 'name,kind,cycles,after\na,dpu,4503599627370496\nb,dpu,4503599627370497,a\n' >"$T/sumop.csv"
+one_line graph_sum_beyond_2_53 2 "sumop.csv:3: the ops up to 'b' already take more than 9007199254740992 cycles" -- "$ACSIM" run -w "$T/sumop.csv" --no-sim
+printf 'name,kind,cycles,after\na,dpu,4503599627370496\nb,dpu,4503599627370496,a\n' >"$T/topop.csv"
+expect graph_sum_at_2_53_runs 0 'sequential +ok +9007199254740992 ' -- "$ACSIM" run -w "$T/topop.csv" -s sequential,list --no-sim
+
+# Interrupts (issue 10): SIGINT or SIGTERM in any phase exits 130, keeps the
+# runs that finished and leaves no temporary file or child process behind.
+# The signal goes once the program shows it is in the phase (a line it
+# printed, a child it started, a file that appeared), never after a sleep.
+# wait_for PID COMMAND...: polls COMMAND until it succeeds, or PID is gone (1).
+wait_for() {
+  local pid=$1; shift
+  for _ in $(seq 3000); do "$@" && return 0; kill -0 "$pid" 2>/dev/null || return 1; sleep 0.1; done
+  return 1
+}
+# no_leftovers NAME DIR PATTERN: DIR holds exactly the files in PATTERN
+# (a regex over `ls -A` joined by spaces) and no process mentions DIR.
+no_leftovers() {
+  local files; files=$(ls -A "$2" | tr '\n' ' ')
+  if ! [[ "$files" =~ ^$3\ $ ]]; then bad "$1_no_temporaries (left: $files)"; else ok "$1_no_temporaries"; fi
+  if pgrep -f "$2" >/dev/null; then bad "$1_no_child_left ($(pgrep -af "$2" | head -n 2))"; else ok "$1_no_child_left"; fi
+}
+if command -v h5dump >/dev/null && command -v pgrep >/dev/null; then
+  # Ctrl-C while ilp searches (the two runs before it printed): sequential
+  # and list are kept in the results file and the trace; nothing else is
+  # left, not even the SimGrid platform XML in TMPDIR.
+  D="$T/int-run"; mkdir -p "$D/tmp"
+  TMPDIR="$D/tmp" "$ACSIM" run -w tests/data/psplib/j3013_1.sm -s sequential,list,ilp,strip --time-limit 60 \
+    -o "$D/r.h5" --trace "$D/t.json" >"$D/out" 2>"$D/err" &
+  pid=$!
+  wait_for $pid grep -q ' list ' "$D/out" && kill -INT $pid
+  wait $pid; rc=$?
+  [ "$rc" = 130 ] && ok "sigint_during_ilp_exits_130" || bad "sigint_during_ilp_exits_130 (exit $rc)"
+  [ "$(nruns "$D/r.h5")" = 2 ] && ok "sigint_keeps_finished_runs" || bad "sigint_keeps_finished_runs ($(nruns "$D/r.h5") runs)"
+  expect sigint_trace_has_them 0 '^2$' -- "$PY" -c 'import json,sys; t=json.load(open(sys.argv[1])); print(len({e["pid"] for e in t["traceEvents"] if e.get("ph")=="X"}))' "$D/t.json"
+  rmdir "$D/tmp" 2>/dev/null && ok "sigint_no_xml_left" || bad "sigint_no_xml_left ($(ls "$D/tmp"))"
+  no_leftovers sigint_run "$D" 'err out r.h5 t.json'
+
+  # SIGTERM while GLPK solves a big model in its child process: the child
+  # is killed, nothing was finished, the results file is created empty.
+  D="$T/int-ilp"; mkdir -p "$D"
+  "$ACSIM" run -q -w workloads/dnn/resnet50.csv -s ilp -O max_steps=2000 --time-limit 30 --no-sim -o "$D/r.h5" >"$D/out" 2>"$D/err" &
+  pid=$!
+  wait_for $pid pgrep -P $pid >/dev/null && kill -TERM $pid
+  wait $pid; rc=$?
+  [ "$rc" = 130 ] && ok "sigterm_during_glpk_exits_130" || bad "sigterm_during_glpk_exits_130 (exit $rc)"
+  [ "$(nruns "$D/r.h5")" = 0 ] && ok "sigterm_keeps_nothing_unfinished" || bad "sigterm_keeps_nothing_unfinished ($(nruns "$D/r.h5"))"
+  no_leftovers sigterm_glpk "$D" 'err out r.h5'
+
+  # SIGTERM to a sweep once its first run is durable (the study file
+  # appears at the first checkpoint): the ilp run in flight stops, the list
+  # run is kept, the command says how to resume.
+  D="$T/int-sweep"; mkdir -p "$D"
+  "$ACSIM" sweep -w tests/data/psplib/j3013_1.sm -s list,ilp --time-limit 30 -j 1 -o "$D/s.h5" >"$D/out" 2>"$D/err" &
+  pid=$!
+  wait_for $pid test -e "$D/s.h5" && kill -TERM $pid
+  wait $pid; rc=$?
+  if [ "$rc" = 130 ] && [ "$(nruns "$D/s.h5")" = 1 ] && grep -q 'run the same command again to resume' "$D/out"; then
+    ok "sigterm_sweep_keeps_finished_runs"
+  else
+    bad "sigterm_sweep_keeps_finished_runs (exit $rc, $(nruns "$D/s.h5") runs)"
+  fi
+  no_leftovers sigterm_sweep "$D" 'err out s.h5'
+else
+  echo "skip interrupts (h5dump or pgrep missing)"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

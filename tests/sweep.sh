@@ -107,10 +107,13 @@ grep -q "^$((24 - before)) runs in" "$T/out" && ok "resume_ran_the_rest ($((24 -
 expect resumed_runs_stored_once 0 'merged 24 runs' -- "$ACSIM" merge "$T/killed.h5" -o "$T/killed-check.h5"
 ls -a "$T" | grep -q '\.tmp$' && bad "no_temporaries_left" || ok "no_temporaries_left"
 
-# Ctrl-C (SIGINT) keeps the finished runs and exits 130.
+# Ctrl-C (SIGINT) keeps the finished runs and exits 130. The signal goes
+# once the first progress line shows the workers running (a fixed sleep
+# lost it on a loaded machine: before the handler was installed, a
+# background job ignores SIGINT).
 "$ACSIM" sweep "${KGRID[@]}" -o "$T/int.h5" >"$T/out" 2>"$T/err" &
 pid=$!
-sleep 0.6
+for _ in $(seq 1200); do grep -q '^sweep: ' "$T/err" && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
 kill -INT $pid; wait $pid; rc=$?
 n=$(nruns "$T/int.h5")
 if [ "$rc" = 130 ] && [ -n "$n" ] && grep -q 'run the same command again to resume' "$T/out"; then

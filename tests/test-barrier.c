@@ -55,7 +55,7 @@ static void pass_ok(struct acs_schedule *s)
   int err;
 
   acs_diag_init(&d);
-  err = acs_barrier_pass(NULL, s, &d);
+  err = acs_barrier_pass(NULL, s, NULL, &d);
   cr_assert_eq(err, ACS_OK, "barrier pass: %s: %s", acs_strerror(err), d.msg);
   tu_assert_verified(s);
 }
@@ -471,7 +471,7 @@ Test(barrier, slots_bound_each_use_and_an_op_over_the_slots_is_infeasible)
   s.ops[0].slots = 5;
   set_limits(&s, 1, 4);
   acs_diag_init(&d);
-  cr_assert_eq(acs_barrier_pass(NULL, &s, &d), ACS_EINFEASIBLE);
+  cr_assert_eq(acs_barrier_pass(NULL, &s, NULL, &d), ACS_EINFEASIBLE);
   cr_assert(strstr(d.msg, "'a' needs 5 barrier producer slots"), "%s", d.msg);
   acs_schedule_destroy(&s);
   acs_problem_destroy(&pb);
@@ -576,7 +576,7 @@ Test(verify, says_when_the_antichain_bound_is_not_checked)
   schedule_list(&pb, &s);
   set_limits(&s, 2, 0);
   acs_diag_init(&d);
-  cr_assert_eq(acs_barrier_pass(NULL, &s, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_barrier_pass(NULL, &s, NULL, &d), ACS_OK, "%s", d.msg);
   acs_diag_init(&d);
   d.warn = count_warning;
   d.warn_ctx = note;

@@ -178,7 +178,7 @@ Test(vary, errors_are_located_in_the_argument)
   parse_bad("barriers=0..32*2", 1, ACS_ERANGE, "--vary:1:10: barriers: a geometric range needs a positive start");
   parse_bad("barriers=2..x", 1, ACS_EPARSE, "--vary:1:13: barriers: range end 'x' is not a number");
   parse_bad("barriers=2..32+y", 1, ACS_EPARSE, "--vary:1:16: barriers: step 'y' is not a number");
-  parse_bad("barriers=1..100000", 1, ACS_ERANGE, "--vary:1:10: barriers: range '1..100000' has more than 10000 values");
+  parse_bad("cmx_kib=1..100000", 1, ACS_ERANGE, "--vary:1:9: cmx_kib: range '1..100000' has more than 10000 values");
 }
 
 Test(vary, values_print_canonically)

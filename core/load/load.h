@@ -133,9 +133,7 @@ int acs_vary_expand(const struct acs_platform *base, size_t nbase, const struct 
  * values in the shortest %g form that reads back exactly. */
 void acs_vary_format_value(double x, char *buf, size_t size);
 
-/* Number parsing with located errors (used by every reader). */
-int acs_parse_i64(const char *text, int64_t *out);  /* 0 ok, -1 bad */
-int acs_parse_double(const char *text, double *out);
+/* Number parsing: acs_parse_i64 and acs_parse_double in core/acs.h. */
 
 /*
  * Internal to core/load (shared by the readers; not for other modules).
@@ -172,9 +170,17 @@ int acs__lines_next(struct acs__lines *lr, struct acs_diag *d);
 void acs__lines_close(struct acs__lines *lr);
 /* Splits `line` in place at blanks into *toks (grown with acs_grow); sets *n. */
 int acs__tokens(char *line, struct acs__tok **toks, size_t *cap, size_t *n);
-/* Token t as an integer >= min; errors name `what` at the token's column. */
+/*
+ * `text` as an integer in [min, max] (max at most ACS_QTY_MAX for workload
+ * quantities); errors name `what` at path:line:col: "bad number 'x' for
+ * what", "'x' is out of range for what (max N)" (also for numbers beyond
+ * int64_t), "what must be at least N, got M".
+ */
+int acs__parse_int(const char *path, int line, int col, const char *text, const char *what,
+                   int64_t min, int64_t max, int64_t *out, struct acs_diag *d);
+/* Token t as acs__parse_int does, located at the token's column. */
 int acs__tok_int(const char *path, int line, const struct acs__tok *t, const char *what,
-                 int64_t min, int64_t *out, struct acs_diag *d);
+                 int64_t min, int64_t max, int64_t *out, struct acs_diag *d);
 
 /*
  * A name -> id index (open addressing, FNV-1a): O(1) expected per call.

@@ -5,8 +5,9 @@
  * called "row<N>", N counting data rows from 1) and any parameter of
  * ACS_PARAM_MAP. Missing columns and empty fields take the parameter's
  * default; acs_platform_set() checks each value (number, integer-ness,
- * minimum, so zero or negative capacities are refused) and the error is
- * located at the field. Unknown or repeated columns are errors at the header.
+ * minimum and maximum, so zero, negative or absurd capacities are refused)
+ * and the error is located at the field. Unknown or repeated columns are
+ * errors at the header.
  */
 #include "core/load/load.h"
 

@@ -7,9 +7,10 @@
  * ... up to b; `a..b` steps by 1) or a geometric range `a..b*f` (a, a*f,
  * a*f^2, ... up to b; values of an integer parameter are rounded to the
  * nearest integer and repeats produced by that rounding are dropped). Every
- * value is checked like a CSV field of that column (number, integer-ness,
- * minimum). Errors are located as "--vary:N:COL", N counting the --vary
- * arguments from 1 and COL the 1-based byte column in that argument.
+ * value, and each end of a range, is checked like a CSV field of that column
+ * (number, integer-ness, minimum, maximum; integers read as integers).
+ * Errors are located as "--vary:N:COL", N counting the --vary arguments
+ * from 1 and COL the 1-based byte column in that argument.
  *
  * Variants are named after their base row and the varied keys, in the order
  * the --vary arguments were given: `default[cmx_kib=512,barriers=8]`. The
@@ -19,7 +20,6 @@
  */
 #include "core/load/load.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,16 +63,35 @@ static int push_value(struct acs_vary *v, size_t *cap, double x)
  * read as "128." followed by garbage). */
 static int parse_number(const char *text, size_t len, double *out)
 {
-  char buf[64];
-  char *end;
+  char buf[128];
 
   if (len == 0 || len >= sizeof(buf))
     return -1;
   memcpy(buf, text, len);
   buf[len] = '\0';
-  errno = 0;
-  *out = strtod(buf, &end);
-  return (*end != '\0' || errno == ERANGE || !isfinite(*out)) ? -1 : 0;
+  /* An out-of-range number is still a number here; its value is checked
+   * against the parameter's bounds by check_text. */
+  return acs_parse_double(buf, out) == ACS_EPARSE ? -1 : 0;
+}
+
+/*
+ * Checks text[0, len) exactly as a CSV field of the parameter's column
+ * (integers read as integers, so "99999999999999999999" is out of range,
+ * never rounded to 1e+20) and stores its value in *x. O(len).
+ */
+static int check_text(const struct acs_vary *v, const char *text, size_t len, int index,
+                      int col, double *x, struct acs_diag *d)
+{
+  struct acs_platform scratch;
+  char buf[128];
+  int err;
+
+  snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) ? len : sizeof(buf) - 1), text);
+  acs_platform_init(&scratch);
+  if ((err = acs_platform_set(&scratch, v->param, buf, d, VARY_FILE, index, col)) < 0)
+    return err;
+  *x = scratch.v[v->param];
+  return ACS_OK;
 }
 
 /*
@@ -85,13 +104,11 @@ static int parse_number(const char *text, size_t len, double *out)
 static int add_checked(struct acs_vary *v, size_t *cap, double x, size_t first, int drop_repeats,
                        int index, int col, struct acs_diag *d)
 {
-  struct acs_platform scratch;
   char text[64];
   int err;
 
   acs_vary_format_value(x, text, sizeof(text));
-  acs_platform_init(&scratch);
-  if ((err = acs_platform_set(&scratch, v->param, text, d, VARY_FILE, index, col)) < 0)
+  if ((err = check_text(v, text, strlen(text), index, col, &x, d)) < 0)
     return err;
   for (size_t i = 0; i < v->n; i++) {
     if (v->values[i] != x)
@@ -104,11 +121,44 @@ static int add_checked(struct acs_vary *v, size_t *cap, double x, size_t first, 
   return push_value(v, cap, x);
 }
 
+/* Too many values in one range item. */
+static int too_many(const struct acs_vary *v, const char *item, size_t len, int index, int col,
+                    struct acs_diag *d)
+{
+  return acs_diag_set(d, ACS_ERANGE, VARY_FILE, index, col,
+                      "%s: range '%.*s' has more than %d values", acs_param_table[v->param].name,
+                      (int)len, item, ACS_VARY_MAX_VALUES);
+}
+
+/*
+ * The values of an integer parameter's linear range a..b+step, in int64_t:
+ * a and b are within the parameter's bounds (at most 2^26), and a step is
+ * added only while it stays at most b, so nothing overflows. O(values *
+ * values-so-far) for the repeat check, bounded by ACS_VARY_MAX_VALUES.
+ */
+static int integer_steps(struct acs_vary *v, size_t *cap, int64_t a, int64_t b, int64_t step,
+                         const char *item, size_t len, int index, int col, struct acs_diag *d)
+{
+  size_t first = v->n, k = 0;
+  int err;
+
+  for (int64_t x = a;; x += step) {
+    if (k++ >= ACS_VARY_MAX_VALUES)
+      return too_many(v, item, len, index, col, d);
+    if ((err = add_checked(v, cap, (double)x, first, 0, index, col, d)) < 0)
+      return err;
+    if (step > b - x)
+      return ACS_OK;
+  }
+}
+
 /*
  * A range item "a..b", "a..b+s" or "a..b*f" starting at item[0] (column col).
+ * a and b are checked as values of the parameter first (at their columns).
  * Values are computed as a + k*s and a*f^k (not by accumulating a sum) so a
- * long linear range does not drift. O(values * values-so-far) for the repeat
- * check, bounded by ACS_VARY_MAX_VALUES.
+ * long linear range does not drift; an integer parameter's linear range is
+ * counted in integers. O(values * values-so-far) for the repeat check,
+ * bounded by ACS_VARY_MAX_VALUES.
  */
 static int parse_range(struct acs_vary *v, size_t *cap, const char *item, size_t len,
                        const char *dots, int index, int col, struct acs_diag *d)
@@ -116,10 +166,10 @@ static int parse_range(struct acs_vary *v, size_t *cap, const char *item, size_t
   const char *name = acs_param_table[v->param].name;
   const char *rhs = dots + 2, *op, *item_end = item + len;
   double a, b, step = 1.0;
-  int geometric = 0, integer = acs_param_table[v->param].integer;
+  int geometric = 0, integer = acs_param_table[v->param].integer, err;
   size_t first = v->n;
   char *end;
-  int ccol = col + (int)(rhs - item);
+  int ccol = col + (int)(rhs - item), scol = 0;
 
   if (parse_number(item, (size_t)(dots - item), &a) < 0)
     return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, col,
@@ -135,16 +185,19 @@ static int parse_range(struct acs_vary *v, size_t *cap, const char *item, size_t
                           name, (int)len, item);
     memcpy(buf, rhs, rlen);
     buf[rlen] = '\0';
-    errno = 0;
     b = strtod(buf, &end);
-    if (end == buf || errno == ERANGE || !isfinite(b) || (*end && *end != '+' && *end != '*'))
+    if (end == buf || isnan(b) || (*end && *end != '+' && *end != '*'))
       return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, ccol,
                           "%s: range end '%s' is not a number (write a..b, a..b+step or a..b*factor)",
                           name, buf);
     op = rhs + (end - buf);
   }
+  /* Both ends must be values of the parameter: bounds, integer-ness. */
+  if ((err = check_text(v, item, (size_t)(dots - item), index, col, &a, d)) < 0 ||
+      (err = check_text(v, rhs, (size_t)(op - rhs), index, ccol, &b, d)) < 0)
+    return err;
   if (op < item_end) {
-    int scol = col + (int)(op - item) + 1;
+    scol = col + (int)(op - item) + 1;
     geometric = *op == '*';
     if (parse_number(op + 1, (size_t)(item_end - op - 1), &step) < 0)
       return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, scol, "%s: %s '%.*s' is not a number",
@@ -162,19 +215,25 @@ static int parse_range(struct acs_vary *v, size_t *cap, const char *item, size_t
   if (geometric && !(a > 0.0))
     return acs_diag_set(d, ACS_ERANGE, VARY_FILE, index, col,
                         "%s: a geometric range needs a positive start, not %g", name, a);
+  if (integer && !geometric) {
+    if (step != floor(step))
+      return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, scol,
+                          "%s: step %g is not an integer", name, step);
+    /* A step beyond b - a gives the one value a, whatever its size. */
+    return integer_steps(v, cap, (int64_t)a, (int64_t)b,
+                         step > b - a ? (int64_t)(b - a) + 1 : (int64_t)step, item, len, index,
+                         col, d);
+  }
   for (size_t k = 0;; k++) {
     /* A relative slack of 1e-9 keeps b itself when rounding errors put the
      * last computed value a hair above it (0.1..0.3+0.1). */
     double x = geometric ? a * pow(step, (double)k) : a + (double)k * step;
-    int err;
     if (x > b + fabs(b) * 1e-9 + (geometric ? 0.0 : step * 1e-9))
       break;
-    if (!geometric && fabs(x - b) <= step * 1e-9)
+    if (x > b || (!geometric && fabs(x - b) <= step * 1e-9))
       x = b;
     if (k >= ACS_VARY_MAX_VALUES)
-      return acs_diag_set(d, ACS_ERANGE, VARY_FILE, index, col,
-                          "%s: range '%.*s' has more than %d values", name, (int)len, item,
-                          ACS_VARY_MAX_VALUES);
+      return too_many(v, item, len, index, col, d);
     if (geometric && integer)
       x = floor(x + 0.5);
     if ((err = add_checked(v, cap, x, first, geometric && integer, index, col, d)) < 0)
@@ -189,6 +248,7 @@ static int parse_item(struct acs_vary *v, size_t *cap, const char *item, size_t 
   const char *name = acs_param_table[v->param].name;
   const char *dots = NULL;
   double x;
+  int err;
 
   for (size_t i = 0; i + 1 < len; i++)
     if (item[i] == '.' && item[i + 1] == '.') {
@@ -200,6 +260,9 @@ static int parse_item(struct acs_vary *v, size_t *cap, const char *item, size_t 
   if (parse_number(item, len, &x) < 0)
     return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, col, "%s: '%.*s' is not a number",
                         name, (int)len, item);
+  /* The item's own text, so an integer is read as one. */
+  if ((err = check_text(v, item, len, index, col, &x, d)) < 0)
+    return err;
   return add_checked(v, cap, x, v->n, 0, index, col, d);
 }
 

@@ -684,7 +684,7 @@ static void sample_ranks(struct sampler *sp, int32_t *rank)
 /* One schedule from ranks: the chosen generation scheme, then up to
  * `justify` forward-backward rounds (graphs of at most JUSTIFY_MAX_OPS). */
 static int list_pass(const struct acs_problem *pb, const int32_t *rank, int sgs,
-                     int64_t justify, int64_t bound, double deadline,
+                     int64_t justify, int64_t bound, const struct acs__stop *stop,
                      int64_t *start, struct acs_diag *d)
 {
   int err;
@@ -694,7 +694,7 @@ static int list_pass(const struct acs_problem *pb, const int32_t *rank, int sgs,
   else
     err = parallel_sgs(pb, rank, start, d);
   if (err == ACS_OK && justify > 0 && pb->nops <= JUSTIFY_MAX_OPS) {
-    err = acs__justify(pb, start, (int)justify, bound, deadline);
+    err = acs__justify(pb, start, (int)justify, bound, stop);
     err = err < 0 ? err : ACS_OK;
   }
   return err;
@@ -709,10 +709,11 @@ static int list_pass(const struct acs_problem *pb, const int32_t *rank, int sgs,
  * alone 0.34-0.38%, parallel alone 0.38-0.47%) and justified; the best makespan is
  * kept, the earliest sample on ties. Stops at the lower bound or at the
  * deadline (the only source of run-to-run differences: without a time limit
- * the result depends only on the seed).
+ * the result depends only on the seed); an interrupt (polled before every
+ * sample, each a fraction of a second) ends it with ACS_EINTERRUPTED.
  */
 static int list_search(const struct acs_problem *pb, const struct list_opts *o,
-                       uint64_t seed, double deadline, int64_t *best,
+                       uint64_t seed, const struct acs__stop *stop, int64_t *best,
                        struct acs_diag *d)
 {
   int64_t *key, *cur, bound = acs_bound_best(pb), mk;
@@ -725,7 +726,7 @@ static int list_search(const struct acs_problem *pb, const struct list_opts *o,
   rank = acs__sched_array((size_t)pb->nops, sizeof(*rank));
   err = key && cur && rank ? priority_ranks(pb, (int)o->rule, rank) : ACS_ENOMEM;
   if (err == ACS_OK)
-    err = list_pass(pb, rank, (int)o->sgs, o->justify, bound, deadline, best, d);
+    err = list_pass(pb, rank, (int)o->sgs, o->justify, bound, stop, best, d);
   if (err != ACS_OK || o->iterations <= 0)
     goto out_with_arrays;
   mk = acs__sched_makespan(pb, best);
@@ -733,17 +734,19 @@ static int list_search(const struct acs_problem *pb, const struct list_opts *o,
   if (err == ACS_OK)
     err = sampler_init(&sp, pb, key, seed);
   for (int64_t it = 0; err == ACS_OK && it < o->iterations && mk > bound; it++) {
-    if (deadline > 0 && acs_now_seconds() > deadline)
+    if (acs__stop_now(stop))
       break;
     sample_ranks(&sp, rank);
     err = list_pass(pb, rank, it % 2 ? SGS_PARALLEL : SGS_SERIAL, o->justify, bound,
-                    deadline, cur, d);
+                    stop, cur, d);
     if (err == ACS_OK && acs__sched_makespan(pb, cur) < mk) {
       mk = acs__sched_makespan(pb, cur);
       memcpy(best, cur, sizeof(*cur) * (size_t)pb->nops);
     }
   }
   sampler_destroy(&sp);
+  if (err == ACS_OK && acs__stop_interrupted(stop))
+    err = ACS_EINTERRUPTED;
 out_with_arrays:
   free(rank);
   free(cur);
@@ -752,19 +755,19 @@ out_with_arrays:
 }
 
 int acs__list_heuristic(const struct acs_problem *pb, int64_t iterations,
-                        uint64_t seed, double deadline, int64_t *start,
+                        uint64_t seed, const struct acs__stop *stop, int64_t *start,
                         struct acs_diag *d)
 {
   struct list_opts o = { RULE_LFT, SGS_PARALLEL, 2, iterations };
 
-  return list_search(pb, &o, seed, deadline, start, d);
+  return list_search(pb, &o, seed, stop, start, d);
 }
 
 static int list_schedule(const struct acs_problem *pb, const void *opts,
                          const struct acs_sched_ctx *ctx,
                          struct acs_schedule *out, struct acs_diag *d)
 {
-  double deadline = ctx && ctx->time_limit > 0 ? acs_now_seconds() + ctx->time_limit : 0;
+  struct acs__stop stop = acs__stop_make(ctx, ctx ? ctx->time_limit : 0);
   int64_t *start;
   int err;
 
@@ -774,7 +777,7 @@ static int list_schedule(const struct acs_problem *pb, const void *opts,
   start = acs__sched_array((size_t)pb->nops, sizeof(*start));
   if (!start)
     return ACS_ENOMEM;
-  err = list_search(pb, opts, ctx ? ctx->seed : 1, deadline, start, d);
+  err = list_search(pb, opts, ctx ? ctx->seed : 1, &stop, start, d);
   if (err == ACS_OK)
     err = acs__sched_emit(pb, start, out);
   free(start);

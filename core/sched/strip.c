@@ -203,13 +203,13 @@ static int pack_first_fit(struct strip *st, const int64_t *start, int64_t *addr)
 
 /* The incumbent packing into bx/by and its height st->H. */
 static int strip_incumbent(struct strip *st, int64_t iterations, uint64_t seed,
-                           double deadline, struct acs_diag *d)
+                           const struct acs__stop *stop, struct acs_diag *d)
 {
   const struct acs_graph *g = st->pb->g;
   int64_t t = 0;
   int err;
 
-  err = acs__list_heuristic(st->pb, iterations, seed, deadline, st->by, d);
+  err = acs__list_heuristic(st->pb, iterations, seed, stop, st->by, d);
   if (err != ACS_OK)
     return err;
   err = pack_first_fit(st, st->by, st->bx);
@@ -446,7 +446,8 @@ static void strip_destroy(struct strip *st)
 
 /* Solves with lazy cuts until the solution respects every resource, the
  * deadline passes or the solver gives up. *proven when optimal. */
-static int strip_solve(struct strip *st, double deadline, int *proven, double *bound,
+static int strip_solve(struct strip *st, double deadline,
+                       const volatile sig_atomic_t *interrupted, int *proven, double *bound,
                        struct acs_diag *d)
 {
   struct acs__mip_params p;
@@ -455,6 +456,7 @@ static int strip_solve(struct strip *st, double deadline, int *proven, double *b
   int err = x && y ? ACS_OK : ACS_ENOMEM;
 
   acs__mip_params_init(&p);
+  p.interrupted = interrupted;
   *proven = 0;
   for (int round = 0; err == ACS_OK && round < STRIP_MAX_ROUNDS; round++) {
     struct acs__mip_result r;
@@ -518,6 +520,8 @@ static int strip_schedule(const struct acs_problem *pb, const void *opts,
   const struct strip_opts *o = opts;
   double limit = ctx && ctx->time_limit > 0 ? ctx->time_limit : STRIP_DEFAULT_LIMIT;
   double t0 = acs_now_seconds(), bound = -HUGE_VAL;
+  /* The incumbent gets a tenth of the time at most. */
+  struct acs__stop hstop = acs__stop_make(ctx, limit / 10);
   int64_t lb, cols;
   struct strip st;
   int err, proven = 0;
@@ -529,7 +533,7 @@ static int strip_schedule(const struct acs_problem *pb, const void *opts,
                         "strip: the strip is the CMX and this workload has no CMX resource");
   err = strip_init(&st, pb);
   if (err == ACS_OK)
-    err = strip_incumbent(&st, o->iterations, ctx ? ctx->seed : 1, t0 + limit / 10, d);
+    err = strip_incumbent(&st, o->iterations, ctx ? ctx->seed : 1, &hstop, d);
   if (err != ACS_OK)
     goto out_with_strip;
   lb = acs_bound_best(pb);
@@ -537,7 +541,7 @@ static int strip_schedule(const struct acs_problem *pb, const void *opts,
   if (st.best > lb && cols <= o->max_vars) {
     err = strip_build(&st);
     if (err == ACS_OK)
-      err = strip_solve(&st, t0 + limit, &proven, &bound, d);
+      err = strip_solve(&st, t0 + limit, hstop.interrupted, &proven, &bound, d);
   }
   if (err != ACS_OK)
     goto out_with_strip;
