@@ -236,6 +236,7 @@ static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t 
     snprintf(wrow.name, sizeof(wrow.name), "%s", w->name);
     snprintf(wrow.path, sizeof(wrow.path), "%s", w->path);
     snprintf(wrow.kind, sizeof(wrow.kind), "%s", acs_wl_kind_name(w->kind));
+    snprintf(wrow.digest, sizeof(wrow.digest), "%s", w->digest);
     wrow.ops = g.nops;
     wrow.edges = g.nedges;
     if ((err = acs_results_add_workload(st->res, &wrow, &wid)) < 0)

@@ -487,6 +487,7 @@ static int store_ids(struct val_state *st, const struct acs_platform *p,
   snprintf(wrow.name, sizeof(wrow.name), "%s", w->name);
   snprintf(wrow.path, sizeof(wrow.path), "%s", w->path);
   snprintf(wrow.kind, sizeof(wrow.kind), "%s", acs_wl_kind_name(w->kind));
+  snprintf(wrow.digest, sizeof(wrow.digest), "%s", w->digest);
   wrow.ops = g->nops;
   wrow.edges = g->nedges;
   return acs_results_add_workload(st->res, &wrow, wid);

@@ -66,6 +66,7 @@ void acs__tbl_workloads(struct acs__h5table *t)
   FIELD(t, struct acs_workload_row, kind, ACS__H5_STR, 0);
   FIELD(t, struct acs_workload_row, ops, ACS__H5_I64, -1);
   FIELD(t, struct acs_workload_row, edges, ACS__H5_I64, -1);
+  FIELD(t, struct acs_workload_row, digest, ACS__H5_STR, 0);
 }
 
 void acs__tbl_runs(struct acs__h5table *t)
@@ -467,6 +468,32 @@ out_with_ftype:
   return rc;
 }
 
+int acs__h5_write_dset(hid_t did, const struct acs__h5table *t, hsize_t start, hsize_t n,
+                       const void *buf)
+{
+  int present[ACS__H5_MAXF];
+  size_t npresent;
+  hid_t ftype, mt;
+  hsize_t rows;
+  int rc;
+
+  if (n == 0)
+    return ACS_OK;
+  ftype = H5Dget_type(did);
+  if (ftype < 0)
+    return ACS_EFORMAT;
+  rc = memtype_by_name(ftype, t, &mt, present, &npresent);
+  if (rc < 0)
+    goto out_with_ftype;
+  rc = ACS_EFORMAT;
+  if (npresent > 0 && dset_rows(did, &rows) == ACS_OK && start <= rows && n <= rows - start)
+    rc = write_rows(did, mt, start, n, buf);
+  H5Tclose(mt);
+out_with_ftype:
+  H5Tclose(ftype);
+  return rc;
+}
+
 int acs__h5_append(hid_t loc, const char *name, const struct acs__h5table *t,
                    hsize_t n, const void *buf)
 {
@@ -487,7 +514,7 @@ int acs__h5_copy_rows(hid_t xd, hid_t yd, hsize_t from, hsize_t to)
 {
   hid_t type;
   size_t tsize;
-  hsize_t batch, at, n;
+  hsize_t batch, at, n, have;
   char *buf;
   int rc = ACS_EIO;
 
@@ -507,7 +534,8 @@ int acs__h5_copy_rows(hid_t xd, hid_t yd, hsize_t from, hsize_t to)
     rc = ACS_ENOMEM;
     goto out_with_type;
   }
-  if (H5Dset_extent(xd, &to) < 0)
+  /* Grow only: rows past `to` (a row patched in the middle) stay. */
+  if (dset_rows(xd, &have) < 0 || (have < to && H5Dset_extent(xd, &to) < 0))
     goto out_with_buf;
   /* The dataset's own file type serves as the memory type on both sides,
    * so rows move as raw bytes without conversion. */

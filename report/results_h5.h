@@ -109,6 +109,11 @@ int acs__h5_append(hid_t loc, const char *name, const struct acs__h5table *t,
  * table's last chunk stays in HDF5's chunk cache between appends). */
 int acs__h5_append_dset(hid_t did, const struct acs__h5table *t, hsize_t n,
                         const void *buf);
+/* Overwrites records [start, start + n) of an existing table (columns
+ * matched by name; ones t lacks keep their values). ACS_EFORMAT when the
+ * rows are not all there. */
+int acs__h5_write_dset(hid_t did, const struct acs__h5table *t, hsize_t start, hsize_t n,
+                       const void *buf);
 /* Number of records of a table. */
 int acs__h5_nrows(hid_t loc, const char *name, hsize_t *n);
 /*
@@ -129,7 +134,8 @@ int acs__h5_upgrade(hid_t loc, const char *name, const struct acs__h5table *t,
                     hsize_t chunk, int *changed);
 
 /* Copies rows [from, to) of dataset yd into dataset xd (same type), growing
- * xd to `to` rows. O(rows) in batches of ACS__H5_COPY_BYTES. */
+ * xd to `to` rows when it is shorter. O(rows) in batches of
+ * ACS__H5_COPY_BYTES. */
 #define ACS__H5_COPY_BYTES ((size_t)4 << 20)
 int acs__h5_copy_rows(hid_t xd, hid_t yd, hsize_t from, hsize_t to);
 /* Makes table `name` of file x equal to that of file y, given that x's is an

@@ -232,7 +232,9 @@ Test(brute, enumerator_finds_a_hand_computed_optimum)
   acs_graph_destroy(&g);
 }
 
-Test(ilp, finds_and_proves_enumerated_optima, .timeout = 120)
+/* The timeout is a watchdog against a hang, far above the 25 s a sanitizer
+ * build took on a loaded two-core machine. */
+Test(ilp, finds_and_proves_enumerated_optima, .timeout = 1200)
 {
   int nontrivial = 0;
 

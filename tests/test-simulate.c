@@ -661,7 +661,9 @@ Test(simulate, control_edge_cycle_is_an_error_with_a_message, .timeout = 30)
   assert_near(f.s.ops[c].sim_end, 10.0, "c, which could run");
   cr_assert(isnan(f.s.ops[a].sim_start));
   cr_assert(isnan(r.makespan_cycles));
-  cr_assert_lt(r.sim_seconds, 10.0);
+  /* Found as a deadlock when the simulation ran dry, not by the timeout
+   * (a wall-clock bound here would fail on a loaded machine). */
+  cr_assert_null(strstr(d.msg, "did not finish within"), "%s", d.msg);
   fix_destroy(&f);
 }
 
@@ -690,7 +692,9 @@ Test(simulate, op_that_can_never_start_is_an_error_naming_it, .timeout = 30)
   cr_assert_not_null(strstr(d.msg, "3 of 3 ops never finished (3 never started)"), "%s", d.msg);
   cr_assert_not_null(strstr(d.msg, "'x' waits for 'y' (data edge)"), "%s", d.msg);
   cr_assert_not_null(strstr(d.msg, "'y' waits for 'x' (previous op on pe0)"), "%s", d.msg);
-  cr_assert_lt(r.sim_seconds, 10.0);
+  /* Found as a deadlock when the simulation ran dry, not by the timeout
+   * (a wall-clock bound here would fail on a loaded machine). */
+  cr_assert_null(strstr(d.msg, "did not finish within"), "%s", d.msg);
   fix_destroy(&f);
 }
 
@@ -795,7 +799,6 @@ Test(simulate, hung_child_is_killed_at_the_timeout, .timeout = 30)
   cr_assert_eq(err, ACS_ESIM);
   cr_assert_not_null(strstr(d.msg, "did not finish within 0.5 s"), "%s", d.msg);
   cr_assert_geq(r.sim_seconds, 0.5);
-  cr_assert_lt(r.sim_seconds, 5.0);
   fix_destroy(&f);
 }
 
@@ -813,8 +816,8 @@ Test(simulate, interrupt_request_kills_the_child, .timeout = 30)
   o.hook = ACS_SIM_HOOK_HANG;
   o.interrupted = &flag;
   err = sim_fail(&f, &o, &r, &d);
-  cr_assert_eq(err, ACS_EINTERRUPTED);
-  cr_assert_lt(r.sim_seconds, 5.0);
+  /* Interrupted, not ended by the default timeout: no wall-clock bound. */
+  cr_assert_eq(err, ACS_EINTERRUPTED, "%s", d.msg);
   fix_destroy(&f);
 }
 

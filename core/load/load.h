@@ -45,11 +45,46 @@ struct acs_dnn_layer {
   int32_t line;
 };
 
+/*
+ * SHA-256 (digest.c), for the content digest of workloads. Streaming:
+ * init, update any number of times, final. O(bytes).
+ */
+#define ACS_SHA256_BYTES 32
+#define ACS_DIGEST_HEX 64          /* hex digits of a digest */
+struct acs_sha256 {
+  uint32_t h[8];
+  uint64_t len;                    /* bytes hashed so far */
+  unsigned char buf[64];
+  size_t nbuf;
+};
+void acs_sha256_init(struct acs_sha256 *s);
+void acs_sha256_update(struct acs_sha256 *s, const void *data, size_t n);
+void acs_sha256_final(struct acs_sha256 *s, unsigned char out[ACS_SHA256_BYTES]);
+/* Lower-case hex, NUL-terminated. */
+void acs_sha256_hex(const unsigned char d[ACS_SHA256_BYTES], char hex[ACS_DIGEST_HEX + 1]);
+
+/* A file a workload was read from, with the SHA-256 of its content. */
+struct acs_workload_file {
+  const char *path;
+  char sha256[ACS_DIGEST_HEX + 1];
+};
+
 struct acs_workload {
   struct acs_arena arena;
   int kind;                  /* enum acs_wl_kind */
   const char *name;          /* file name without directory and extension */
   const char *path;
+  /*
+   * Every file the load read, the one given first, then the ones it
+   * referred to in the order read, and the workload's content digest over
+   * them (hex SHA-256): of the file itself for a one-file workload, else of
+   * the files' hex digests one per line. The content, not the names: the
+   * same file reached by two paths has one digest, an edited file another.
+   * A run's identity includes it (report.h).
+   */
+  size_t nfiles, capfiles;
+  struct acs_workload_file *files;
+  char digest[ACS_DIGEST_HEX + 1];
   /* ACS_WL_DNN */
   size_t nlayers;
   struct acs_dnn_layer *layers;
@@ -142,6 +177,16 @@ void acs_vary_format_value(double x, char *buf, size_t size);
  * initialise *g themselves, name it after the file's stem and return it
  * finalized; on error *g is left destroyed.
  */
+
+/*
+ * Records that the workload's load read `path`: hashes its content (a
+ * second read; O(size)) into w->files. acs_workload_load notes the file it
+ * is given; a reader that opens further files (a graph that includes
+ * others, a loop's resource model) notes each of them as it reads it.
+ */
+int acs__workload_note_file(struct acs_workload *w, const char *path, struct acs_diag *d);
+/* Sets w->digest from w->files (acs_workload_load, after the reader). */
+void acs__workload_seal_digest(struct acs_workload *w);
 
 /* Writes the file name of `path` without directory and extension into buf. */
 void acs__path_stem(const char *path, char *buf, size_t size);

@@ -7,7 +7,8 @@
  * the generic op-graph CSV otherwise. DNN tables are kept as layers, since
  * their ops depend on the platform (tiling to its CMX, bytes per element);
  * the other formats are parsed into a finalized graph once and cloned per
- * build.
+ * build. Every file read is noted with its SHA-256 (digest.c), which gives
+ * the workload its content digest.
  */
 #include "core/load/load.h"
 
@@ -91,25 +92,30 @@ static int load_graph(const char *path, struct acs_workload *w, int kind,
   return ACS_OK;
 }
 
+/* The file given is noted (hashed) first, once its format is known and
+ * before the reader runs, so it leads the workload's file list. */
 static int load_by_format(const char *path, struct acs_workload *w,
                           struct acs_diag *d)
 {
   const char *ext = extension(path);
-  if (strcasecmp(ext, ".sm") == 0)
-    return load_graph(path, w, ACS_WL_PSPLIB, d);
-  if (strcasecmp(ext, ".stg") == 0)
-    return load_graph(path, w, ACS_WL_STG, d);
+  int is_dnn, rc;
+
   if (*ext == '\0')
     return acs_diag_set(d, ACS_EFORMAT, path, 0, 0,
                         "no file extension to tell the workload format (expected "
                         ".csv, .sm or .stg)");
-  if (strcasecmp(ext, ".csv") != 0)
+  if (strcasecmp(ext, ".sm") != 0 && strcasecmp(ext, ".stg") != 0 &&
+      strcasecmp(ext, ".csv") != 0)
     return acs_diag_set(d, ACS_EFORMAT, path, 0, 0,
                         "unknown workload format '%s' (expected .csv, .sm or .stg)",
                         ext);
-  int is_dnn;
-  int rc = is_scalesim_table(path, d, &is_dnn);
-  if (rc != 0)
+  if ((rc = acs__workload_note_file(w, path, d)) != 0)
+    return rc;
+  if (strcasecmp(ext, ".sm") == 0)
+    return load_graph(path, w, ACS_WL_PSPLIB, d);
+  if (strcasecmp(ext, ".stg") == 0)
+    return load_graph(path, w, ACS_WL_STG, d);
+  if ((rc = is_scalesim_table(path, d, &is_dnn)) != 0)
     return rc;
   return is_dnn ? acs_dnn_load(path, w, d) : load_graph(path, w, ACS_WL_GRAPH, d);
 }
@@ -133,6 +139,7 @@ int acs_workload_load(const char *path, struct acs_workload **out,
     acs_workload_free(w);
     return rc;
   }
+  acs__workload_seal_digest(w);
   *out = w;
   return ACS_OK;
 }
