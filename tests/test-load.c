@@ -1202,8 +1202,8 @@ Test(suite, default_suite_loads_and_builds)
   cr_assert_eq(acs_suite_load(tu_path("workloads/suites/default.txt"), &paths, &n, &d),
                ACS_OK, "%s", d.msg);
   cr_assert_eq(n, 4);
-  /* "../dnn/alexnet.csv" in workloads/suites/ collapses to workloads/dnn/. */
-  cr_assert_str_eq(paths[0], tu_path("workloads/dnn/alexnet.csv"));
+  /* "../onnx/alexnet.onnx" in workloads/suites/ collapses to workloads/onnx/. */
+  cr_assert_str_eq(paths[0], tu_path("workloads/onnx/alexnet.onnx"));
   cr_assert_str_eq(paths[3], tu_path("workloads/graphs/resnet_block_chain.csv"));
   for (size_t i = 0; i < n; i++) {
     struct acs_workload *wl;
@@ -1211,6 +1211,7 @@ Test(suite, default_suite_loads_and_builds)
     struct acs_platform p;
     acs_diag_init(&d);
     cr_assert_eq(acs_workload_load(paths[i], &wl, &d), ACS_OK, "%s: %s", paths[i], d.msg);
+    cr_assert_eq(d.nwarn, 0, "%s warns (the default suite must not)", paths[i]);
     platform(&p, NULL);
     cr_assert_eq(acs_workload_build(wl, &p, &g, &d), ACS_OK, "%s: %s", paths[i], d.msg);
     acs_graph_destroy(&g);

@@ -250,11 +250,14 @@ static int const_floats(struct rd *r, int32_t t, const char *what, double *out, 
   return ACS_OK;
 }
 
-/* Elements of constant t (0 for an empty one). */
-static int64_t const_elems(const struct rd *r, int32_t t)
+/* Whether tensor t is a constant with no elements (an omitted parameter,
+ * as exporters write an unused Resize roi or scales). */
+static int const_empty(const struct rd *r, int32_t t)
 {
   const struct konst *k = &r->k[t];
-  return k->tp ? tp_elems(k->tp) : (int64_t)k->n;
+  if (k->tp)
+    return tp_elems(k->tp) == 0;
+  return (k->ints || k->floats) && k->n == 0;
 }
 
 /* ---- tensors ---- */
@@ -633,14 +636,49 @@ static int binary_attrs(struct rd *r, const Onnx__NodeProto *n, int op)
   return rc;
 }
 
-static int unary_attrs(struct rd *r, const Onnx__NodeProto *n, int op)
+static int unary_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
 {
+  int64_t to;
+  int rc;
   switch (op) {
-  case ACS_LOP_LEAKY_RELU: return check_attr_names(r, n, "alpha consumed_inputs");
+  case ACS_LOP_LEAKY_RELU: case ACS_LOP_ELU: case ACS_LOP_CELU: case ACS_LOP_THRESHOLDED_RELU:
+    return check_attr_names(r, n, "alpha consumed_inputs");
   case ACS_LOP_HARD_SIGMOID: return check_attr_names(r, n, "alpha beta consumed_inputs");
+  case ACS_LOP_SELU: return check_attr_names(r, n, "alpha gamma consumed_inputs");
   case ACS_LOP_CLIP: return check_attr_names(r, n, "min max consumed_inputs");
+  case ACS_LOP_CAST:
+    rc = check_attr_names(r, n, "to");
+    if (rc == 0)
+      rc = attr_int(r, n, "to", 0, &to);
+    if (rc == 0 && (to < 1 || to > 16))
+      return nerr(r, ACS_EPARSE, "attribute 'to' = %lld is not a data type", (long long)to);
+    a->to_dtype = (int)to;
+    return rc;
   default: return check_attr_names(r, n, "consumed_inputs");
   }
+}
+
+static int reduce_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
+{
+  int64_t keep, axis;
+  int rc;
+  if (op == ACS_LOP_ARGMAX || op == ACS_LOP_ARGMIN) {
+    rc = check_attr_names(r, n, "axis keepdims select_last_index");
+    if (rc == 0)
+      rc = attr_int(r, n, "axis", 0, &axis);
+    a->naxes = 1;
+    a->axes[0] = axis;
+  } else {
+    rc = check_attr_names(r, n, "axes keepdims noop_with_empty_axes");
+    if (rc == 0)
+      rc = attr_ints(r, n, "axes", a->axes, ACS_LAYER_MAX_RANK, &a->naxes);
+    if (rc == 0)
+      rc = attr_flag(r, n, "noop_with_empty_axes", &a->noop_empty);
+  }
+  if (rc == 0)
+    rc = attr_int(r, n, "keepdims", 1, &keep);
+  a->keepdims = keep != 0;
+  return rc;
 }
 
 static int norm_attrs(struct rd *r, const Onnx__NodeProto *n)
@@ -741,9 +779,12 @@ static int parse_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct ac
   case ACS_LC_GLOBAL_POOL:
     return check_attr_names(r, n, "");
   case ACS_LC_BINARY:
+    a->prelu_channel = op == ACS_LOP_PRELU && r->opset < 7;
     return binary_attrs(r, n, op);
   case ACS_LC_UNARY:
-    return unary_attrs(r, n, op);
+    return unary_attrs(r, n, op, a);
+  case ACS_LC_REDUCE:
+    return reduce_attrs(r, n, op, a);
   case ACS_LC_NORM:
     return norm_attrs(r, n);
   case ACS_LC_CONCAT:
@@ -780,7 +821,9 @@ static int max_inputs(const struct rd *r, int op)
   case ACS_LOP_CONV: case ACS_LOP_CONV_TRANSPOSE: case ACS_LOP_GEMM: return 3;
   case ACS_LOP_CLIP: return r->opset < 11 ? 1 : 3;
   case ACS_LOP_BATCH_NORM: return 5;
-  case ACS_LOP_CONCAT: return INT32_MAX;
+  case ACS_LOP_CONCAT: case ACS_LOP_SUM: case ACS_LOP_MAX: case ACS_LOP_MIN: case ACS_LOP_MEAN:
+    return INT32_MAX;
+  case ACS_LOP_REDUCE_SUM: return r->opset < 13 ? 1 : 2;
   case ACS_LOP_RESIZE: return r->opset < 11 ? 2 : 4;
   case ACS_LOP_UPSAMPLE: return r->opset < 9 ? 1 : 2;
   case ACS_LOP_RESHAPE: return r->opset < 5 ? 1 : 2;
@@ -828,9 +871,9 @@ static int resolve_params(struct rd *r, int op, const int32_t *in, int nin,
     int ks = op == ACS_LOP_UPSAMPLE || r->opset < 11 ? 1 : 2;
     if (op == ACS_LOP_UPSAMPLE && r->opset < 9)
       return ACS_OK; /* scales came as an attribute */
-    if (IN(ks) >= 0 && const_elems(r, IN(ks)) != 0)
+    if (IN(ks) >= 0 && !const_empty(r, IN(ks)))
       rc = const_floats(r, IN(ks), "scales", a->scales, ACS_LAYER_MAX_RANK, &a->nscales);
-    if (rc == 0 && ks == 2 && IN(3) >= 0 && const_elems(r, IN(3)) != 0)
+    if (rc == 0 && ks == 2 && IN(3) >= 0 && !const_empty(r, IN(3)))
       rc = const_ints(r, IN(3), "sizes", a->sizes, ACS_LAYER_MAX_RANK, &a->nsizes);
     if (rc == 0 && a->nscales && a->nsizes)
       return nerr(r, ACS_EPARSE, "both scales and sizes are given");
@@ -846,7 +889,8 @@ static int resolve_params(struct rd *r, int op, const int32_t *in, int nin,
     return const_ints(r, IN(1), "pads", a->pads, 2 * ACS_LAYER_MAX_RANK, &a->npads);
   case ACS_LOP_SQUEEZE:
   case ACS_LOP_UNSQUEEZE:
-    if (r->opset < 13 || IN(1) < 0)
+  case ACS_LOP_REDUCE_SUM:
+    if (r->opset < 13 || IN(1) < 0 || const_empty(r, IN(1)))
       return ACS_OK;
     rc = const_ints(r, IN(1), "axes", a->axes, ACS_LAYER_MAX_RANK, &cnt);
     a->naxes = cnt;
@@ -1188,8 +1232,7 @@ static int read_graph(struct rd *r)
   const char **names = NULL;
   int rc;
 
-  if ((rc = check_ops(r)) != 0 || (rc = add_initializers(r)) != 0 ||
-      (rc = add_graph_inputs(r)) != 0)
+  if ((rc = add_initializers(r)) != 0 || (rc = add_graph_inputs(r)) != 0)
     return rc;
   names = calloc(r->g->n_node + 1, sizeof(*names));
   if (!names)
@@ -1211,8 +1254,6 @@ static int read_graph(struct rd *r)
     at_node(r, n, (int32_t)i, names[i]);
     rc = add_node(r, n, names[i], &u);
   }
-  if (rc == 0 && lg->nnodes == 0)
-    rc = ferr(r, ACS_EPARSE, "the graph has no nodes besides constants");
   if (rc == 0)
     rc = classify(r, &u, names);
   if (rc == 0)
@@ -1259,9 +1300,9 @@ int acs_onnx_read_buffer(const void *buf, size_t len, const char *name, const ch
     goto out_with_graph;
   }
   r.g = m->graph;
-  rc = model_opset(&r, m);
-  if (rc == 0 && !r.g)
-    rc = ferr(&r, ACS_EPARSE, "the model has no graph");
+  rc = r.g ? check_ops(&r) : ferr(&r, ACS_EPARSE, "the model has no graph");
+  if (rc == 0)
+    rc = model_opset(&r, m);
   if (rc == 0)
     rc = read_graph(&r);
   /* Folding and fusing come last: the declared shapes name tensors the

@@ -39,8 +39,9 @@ enum acs_lclass {
   ACS_LC_MATMUL,      /* Gemm, MatMul */
   ACS_LC_POOL,        /* MaxPool, AveragePool: a window per output element */
   ACS_LC_GLOBAL_POOL, /* GlobalAveragePool, GlobalMaxPool */
-  ACS_LC_BINARY,      /* Add, Sub, Mul, Div, PRelu: broadcasting elementwise */
-  ACS_LC_UNARY,       /* Relu, Clip, Sigmoid, HardSwish, ...: same shape */
+  ACS_LC_BINARY,      /* Add, Sub, Mul, Div, PRelu, Pow, and the variadic Sum,
+                         Max, Min, Mean: broadcasting elementwise */
+  ACS_LC_UNARY,       /* Relu, Clip, Sigmoid, HardSwish, Cast, ...: same shape */
   ACS_LC_NORM,        /* BatchNormalization (inference): per-channel affine */
   ACS_LC_CONCAT,
   ACS_LC_RESIZE,      /* Resize, Upsample */
@@ -48,6 +49,7 @@ enum acs_lclass {
   ACS_LC_TRANSPOSE,
   ACS_LC_PAD,
   ACS_LC_SOFTMAX,     /* Softmax, LogSoftmax */
+  ACS_LC_REDUCE,      /* ReduceMean, ReduceSum, ..., ArgMax, ArgMin */
 };
 
 /* XX(ID, ONNX op_type, class). The supported ONNX operators. */
@@ -65,6 +67,11 @@ enum acs_lclass {
   XX(MUL, "Mul", BINARY)                                     \
   XX(DIV, "Div", BINARY)                                     \
   XX(PRELU, "PRelu", BINARY)                                 \
+  XX(POW, "Pow", BINARY)                                     \
+  XX(SUM, "Sum", BINARY)                                     \
+  XX(MAX, "Max", BINARY)                                     \
+  XX(MIN, "Min", BINARY)                                     \
+  XX(MEAN, "Mean", BINARY)                                   \
   XX(RELU, "Relu", UNARY)                                    \
   XX(LEAKY_RELU, "LeakyRelu", UNARY)                         \
   XX(CLIP, "Clip", UNARY)                                    \
@@ -72,6 +79,22 @@ enum acs_lclass {
   XX(HARD_SIGMOID, "HardSigmoid", UNARY)                     \
   XX(HARD_SWISH, "HardSwish", UNARY)                         \
   XX(TANH, "Tanh", UNARY)                                    \
+  XX(ELU, "Elu", UNARY)                                      \
+  XX(SELU, "Selu", UNARY)                                    \
+  XX(CELU, "Celu", UNARY)                                    \
+  XX(SOFTPLUS, "Softplus", UNARY)                            \
+  XX(SOFTSIGN, "Softsign", UNARY)                            \
+  XX(THRESHOLDED_RELU, "ThresholdedRelu", UNARY)             \
+  XX(ABS, "Abs", UNARY)                                      \
+  XX(NEG, "Neg", UNARY)                                      \
+  XX(EXP, "Exp", UNARY)                                      \
+  XX(LOG, "Log", UNARY)                                      \
+  XX(SQRT, "Sqrt", UNARY)                                    \
+  XX(RECIPROCAL, "Reciprocal", UNARY)                        \
+  XX(FLOOR, "Floor", UNARY)                                  \
+  XX(CEIL, "Ceil", UNARY)                                    \
+  XX(ERF, "Erf", UNARY)                                      \
+  XX(CAST, "Cast", UNARY)                                    \
   XX(BATCH_NORM, "BatchNormalization", NORM)                 \
   XX(CONCAT, "Concat", CONCAT)                               \
   XX(RESIZE, "Resize", RESIZE)                               \
@@ -85,7 +108,19 @@ enum acs_lclass {
   XX(TRANSPOSE, "Transpose", TRANSPOSE)                      \
   XX(PAD, "Pad", PAD)                                        \
   XX(SOFTMAX, "Softmax", SOFTMAX)                            \
-  XX(LOG_SOFTMAX, "LogSoftmax", SOFTMAX)
+  XX(LOG_SOFTMAX, "LogSoftmax", SOFTMAX)                     \
+  XX(REDUCE_MEAN, "ReduceMean", REDUCE)                      \
+  XX(REDUCE_SUM, "ReduceSum", REDUCE)                        \
+  XX(REDUCE_MAX, "ReduceMax", REDUCE)                        \
+  XX(REDUCE_MIN, "ReduceMin", REDUCE)                        \
+  XX(REDUCE_PROD, "ReduceProd", REDUCE)                      \
+  XX(REDUCE_L1, "ReduceL1", REDUCE)                          \
+  XX(REDUCE_L2, "ReduceL2", REDUCE)                          \
+  XX(REDUCE_LOG_SUM, "ReduceLogSum", REDUCE)                 \
+  XX(REDUCE_LOG_SUM_EXP, "ReduceLogSumExp", REDUCE)          \
+  XX(REDUCE_SUM_SQUARE, "ReduceSumSquare", REDUCE)           \
+  XX(ARGMAX, "ArgMax", REDUCE)                               \
+  XX(ARGMIN, "ArgMin", REDUCE)
 
 enum acs_lop {
 #define XX(id, onnx, cls) ACS_LOP_##id,
@@ -145,12 +180,19 @@ struct acs_lattrs {
   int nperm;
   int64_t perm[ACS_LAYER_MAX_RANK];
   /* Reshape: the target shape (0 copies, -1 infers, as ONNX); Squeeze and
-   * Unsqueeze: their axes (Squeeze with naxes 0: every dim of size 1) */
+   * Unsqueeze (and the Reduce ops): their axes (Squeeze with naxes 0:
+   * every dim of size 1) */
   int nshape;
   int64_t shape[ACS_LAYER_MAX_RANK];
   int allowzero;
   int naxes;
   int64_t axes[ACS_LAYER_MAX_RANK];
+  /* Reduce*, ArgMax, ArgMin: the reduced axes (normalized by inference;
+   * naxes 0: every dim, unless noop_empty), keepdims; Cast: the type */
+  int keepdims, noop_empty;
+  int to_dtype;
+  /* PRelu before opset 7: a slope of C values applies along dim 1 */
+  int prelu_channel;
   /* Resize, Upsample: scales per dim, or the output sizes */
   int nscales, nsizes;
   double scales[ACS_LAYER_MAX_RANK];

@@ -447,22 +447,38 @@ static int infer_matmul(struct ictx *c)
   return set_out(c, 0, r, out, A->dtype);
 }
 
+/* Multidirectional broadcasting of every input (two for Add, Sub, Mul,
+ * Div, Pow; one or more for Sum, Max, Min, Mean). PRelu broadcasts its
+ * slope to X only, or before opset 7 applies C slopes along dim 1. */
 static int infer_binary(struct ictx *c)
 {
   const struct acs_ltensor *A, *B;
   int64_t out[ACS_LAYER_MAX_RANK];
   int rc, r;
   char sa[160], sb[160];
-  if ((rc = need_in(c, 0, "A", 0, ACS_LAYER_MAX_RANK, &A)) != 0 ||
-      (rc = need_in(c, 1, "B", 0, ACS_LAYER_MAX_RANK, &B)) != 0)
+  int two = c->n->op != ACS_LOP_SUM && c->n->op != ACS_LOP_MAX && c->n->op != ACS_LOP_MIN &&
+            c->n->op != ACS_LOP_MEAN;
+  if ((rc = need_in(c, 0, "input 1", 0, ACS_LAYER_MAX_RANK, &A)) != 0)
     return rc;
+  if (two && c->n->nin != 2)
+    return nerr(c, ACS_EPARSE, "needs 2 inputs, has %d", c->n->nin);
+  r = A->rank;
+  memcpy(out, A->dims, sizeof(int64_t) * (size_t)r);
   shape_str(A->dims, A->rank, sa, sizeof(sa));
-  shape_str(B->dims, B->rank, sb, sizeof(sb));
-  if (broadcast(A->dims, A->rank, B->dims, B->rank, out, &r) != 0)
-    return nerr(c, ACS_EPARSE, "shapes %s and %s do not broadcast", sa, sb);
-  if (c->n->op == ACS_LOP_PRELU) {
-    /* The slope broadcasts to X (unidirectionally). */
-    if (r != A->rank || memcmp(out, A->dims, sizeof(int64_t) * (size_t)r) != 0)
+  for (int k = 1; k < c->n->nin; k++) {
+    int64_t prev[ACS_LAYER_MAX_RANK];
+    int rp = r;
+    if ((rc = need_in(c, k, "input", 0, ACS_LAYER_MAX_RANK, &B)) != 0)
+      return rc;
+    shape_str(B->dims, B->rank, sb, sizeof(sb));
+    if (c->n->op == ACS_LOP_PRELU && c->n->a.prelu_channel && B->rank == 1 && A->rank >= 2 &&
+        (B->dims[0] == A->dims[1] || B->dims[0] == 1))
+      break; /* the legacy per-channel slope */
+    memcpy(prev, out, sizeof(prev));
+    if (broadcast(prev, rp, B->dims, B->rank, out, &r) != 0)
+      return nerr(c, ACS_EPARSE, "shapes %s and %s do not broadcast", sa, sb);
+    if (c->n->op == ACS_LOP_PRELU &&
+        (r != A->rank || memcmp(out, A->dims, sizeof(int64_t) * (size_t)r) != 0))
       return nerr(c, ACS_EPARSE, "slope %s does not broadcast to the input %s", sb, sa);
   }
   return set_out(c, 0, r, out, A->dtype);
@@ -477,8 +493,39 @@ static int infer_same(struct ictx *c)
   for (int k = 1; k < c->n->nout; k++)
     if (c->n->out[k] >= 0 && c->n->op != ACS_LOP_DROPOUT)
       return nerr(c, ACS_EPARSE, "output %d is not supported", k + 1);
-  rc = set_out(c, 0, x->rank, x->dims, x->dtype);
+  rc = set_out(c, 0, x->rank, x->dims, c->n->op == ACS_LOP_CAST ? c->n->a.to_dtype : x->dtype);
   return rc == 0 ? set_out(c, 1, x->rank, x->dims, 9 /* BOOL mask */) : rc;
+}
+
+/* Reductions over `axes` (every dim when none are given, unless
+ * noop_with_empty_axes), keeping them as dims of size 1 with keepdims. */
+static int infer_reduce(struct ictx *c)
+{
+  struct acs_lattrs *a = &c->n->a;
+  const struct acs_ltensor *x;
+  int64_t out[ACS_LAYER_MAX_RANK], ax = 0;
+  uint8_t red[ACS_LAYER_MAX_RANK] = { 0 };
+  int rc = need_in(c, 0, "input", 0, ACS_LAYER_MAX_RANK, &x), r = 0;
+  if (rc != 0)
+    return rc;
+  for (int i = 0; i < a->naxes; i++) {
+    if ((rc = norm_axis(c, a->axes[i], x->rank, 0, "axes", &ax)) != 0)
+      return rc;
+    if (red[ax])
+      return nerr(c, ACS_EPARSE, "axis %lld is repeated", (long long)ax);
+    red[ax] = 1;
+    a->axes[i] = ax;
+  }
+  if (a->naxes == 0 && !a->noop_empty)
+    for (int i = 0; i < x->rank; i++)
+      red[i] = 1;
+  for (int i = 0; i < x->rank; i++)
+    if (!red[i])
+      out[r++] = x->dims[i];
+    else if (a->keepdims)
+      out[r++] = 1;
+  int arg = c->n->op == ACS_LOP_ARGMAX || c->n->op == ACS_LOP_ARGMIN;
+  return set_out(c, 0, r, out, arg ? 7 /* INT64 */ : x->dtype);
 }
 
 static int infer_norm(struct ictx *c)
@@ -613,8 +660,12 @@ static int infer_view(struct ictx *c)
     rc = infer_reshape(c, x, out, &r);
     break;
   case ACS_LOP_FLATTEN:
-    if ((rc = norm_axis(c, a->axis, x->rank, 1, "axis", &a->axis)) != 0)
-      return rc;
+    /* axis in [-r, r]; a negative one counts from the back (-1 is r - 1) */
+    if (a->axis < -x->rank || a->axis > x->rank)
+      return nerr(c, ACS_EPARSE, "axis %lld is out of range for rank %d", (long long)a->axis,
+                  x->rank);
+    if (a->axis < 0)
+      a->axis += x->rank;
     out[0] = out[1] = 1;
     for (int i = 0; i < x->rank; i++)
       out[i >= a->axis] *= x->dims[i]; /* the product fits: it is the elements */
@@ -729,6 +780,7 @@ static int infer_node(struct ictx *c)
   case ACS_LC_TRANSPOSE: return infer_transpose(c);
   case ACS_LC_PAD: return infer_pad(c);
   case ACS_LC_SOFTMAX: return infer_softmax(c);
+  case ACS_LC_REDUCE: return infer_reduce(c);
   default: return nerr(c, ACS_EINVAL, "unknown op class");
   }
 }

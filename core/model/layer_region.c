@@ -284,6 +284,22 @@ static void squeeze_box(const struct acs_lnode *n, const struct acs_lbox *out,
     }
 }
 
+/* Reductions read their reduced dims whole; the others map to the output
+ * dims in order (at the same index with keepdims). */
+static void reduce_box(const struct acs_lnode *n, const struct acs_lbox *out,
+                       const struct acs_ltensor *t, struct acs_lbox *in)
+{
+  const struct acs_lattrs *a = &n->a;
+  for (int j = 0, k = 0; j < t->rank; j++) {
+    int red = a->naxes ? has_axis(a, j) : !a->noop_empty;
+    if (!red) {
+      in->lo[j] = out->lo[k];
+      in->hi[j] = out->hi[k];
+    }
+    k += !red || a->keepdims;
+  }
+}
+
 int acs_lnode_input_box(const struct acs_lgraph *lg, int32_t node, int slot,
                         const struct acs_lbox *out, struct acs_lbox *in)
 {
@@ -332,7 +348,18 @@ int acs_lnode_input_box(const struct acs_lgraph *lg, int32_t node, int slot,
     }
     break;
   case ACS_LC_BINARY:
+    if (n->op == ACS_LOP_PRELU && slot == 1 && n->a.prelu_channel && t->rank == 1 &&
+        out->rank >= 2) {
+      if (t->dims[0] != 1) {
+        in->lo[0] = out->lo[1];
+        in->hi[0] = out->hi[1];
+      }
+      break;
+    }
     broadcast_box(out, t, in);
+    break;
+  case ACS_LC_REDUCE:
+    reduce_box(n, out, t, in);
     break;
   case ACS_LC_NORM:
     if (slot > 0) {
@@ -450,6 +477,18 @@ static int per_element(const struct acs_lgraph *lg, const struct acs_lnode *n, i
   case ACS_LC_SOFTMAX: /* exp, sum, divide */
     *per = 3;
     return ACS_OK;
+  case ACS_LC_REDUCE: { /* the elements reduced into each output */
+    const struct acs_ltensor *o = &lg->t[n->out[0]];
+    *per = acs_ltensor_elems(x) / acs_ltensor_elems(o);
+    return ACS_OK;
+  }
+  case ACS_LC_BINARY: { /* one operation per extra operand */
+    int ops = 0;
+    for (int k = 1; k < n->nin; k++)
+      ops += n->in[k] >= 0;
+    *per = ops > 1 ? ops : 1;
+    return ACS_OK;
+  }
   default: /* elementwise, normalization, copies */
     return ACS_OK;
   }
