@@ -431,3 +431,318 @@ Test(onnx_nets, networks_build_tile_and_schedule_verified, .timeout = 300)
     acs_lgraph_destroy(&lg);
   }
 }
+
+/* ---- bad files: one located message each ---- */
+
+static void refused(const char *rel, int want_rc, const char *msg)
+{
+  struct acs_workload *w = (void *)1;
+  struct acs_diag d;
+  acs_diag_init(&d);
+  int rc = acs_workload_load(tu_path(rel), &w, &d);
+  cr_assert_null(w);
+  cr_assert_eq(rc, want_rc, "%s: rc %d (%s)", rel, rc, d.msg);
+  cr_assert_str_eq(d.file, tu_path(rel));
+  cr_assert_eq(d.line, 0);
+  cr_assert_str_eq(d.msg, msg);
+}
+
+#define TD(f) "tests/data/onnx/" f
+
+Test(onnx_errors, unsupported_op_names_the_node_and_op)
+{
+  refused(TD("lstm.onnx"), ACS_EPARSE,
+          "node 'lstm1' (LSTM): unsupported op (README \"ONNX models\" lists the supported ones)");
+  refused(TD("domain.onnx"), ACS_EPARSE,
+          "node 'fused' (FusedConv): ops of domain 'com.microsoft' are not supported");
+}
+
+Test(onnx_errors, unknown_dimension_names_the_reader_and_the_symbol)
+{
+  refused(TD("symbolic.onnx"), ACS_EPARSE,
+          "node 'conv' (Conv): input 'x' has an unknown dimension 0 ('N')");
+}
+
+Test(onnx_errors, declared_shapes_are_checked_against_inference)
+{
+  /* 8x8 input, 3x3 kernel, no padding: 6x6, not the 8x8 the file declares. */
+  refused(TD("declared.onnx"), ACS_EPARSE,
+          "node 'conv' (Conv): output 'y' is 1x4x6x6 but the file declares 1x4x8x8");
+}
+
+Test(onnx_errors, inconsistent_shapes_and_attributes_are_located)
+{
+  refused(TD("channels.onnx"), ACS_EPARSE,
+          "node 'conv' (Conv): input has 3 channels but the weights expect 2 x group 1");
+  refused(TD("attr_type.onnx"), ACS_EPARSE,
+          "node 'conv' (Conv): attribute 'kernel_shape' must be a list of integers");
+  refused(TD("runtime_shape.onnx"), ACS_EPARSE,
+          "node 'reshape' (Reshape): shape 's' must be a constant (an initializer or a "
+          "Constant node)");
+}
+
+Test(onnx_errors, graph_structure_errors)
+{
+  refused(TD("cycle.onnx"), ACS_ECYCLE, "the nodes form a cycle: 'first' <- 'second' <- 'first'");
+  refused(TD("undefined.onnx"), ACS_EPARSE,
+          "node 'relu' (Relu): reads 'ghost', which no initializer, graph input or node defines");
+  refused(TD("no_opset.onnx"), ACS_EPARSE,
+          "the model imports no opset of the default ONNX domain");
+}
+
+Test(onnx_errors, control_bytes_in_names_are_masked)
+{
+  refused(TD("control.onnx"), ACS_EPARSE,
+          "node 'bad?[31mname?' (Gather): unsupported op (README \"ONNX models\" lists the "
+          "supported ones)");
+}
+
+Test(onnx_errors, overflowing_sizes_are_refused)
+{
+  refused(TD("huge.onnx"), ACS_ERANGE,
+          "node 'relu' (Relu): input 'x' has more than 576460752303423487 elements");
+}
+
+Test(onnx_errors, empty_and_non_onnx_files)
+{
+  char path[512];
+  snprintf(path, sizeof(path), "%s/empty.onnx", tu_tmpdir());
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fclose(f);
+  struct acs_workload *w;
+  struct acs_diag d;
+  acs_diag_init(&d);
+  cr_assert_eq(acs_workload_load(path, &w, &d), ACS_EFORMAT);
+  cr_assert_str_eq(d.msg, "empty file: not an ONNX model");
+  /* A CSV file renamed .onnx is not a protobuf message. */
+  acs_diag_init(&d);
+  cr_assert_eq(acs_workload_load(tu_path("workloads/dnn/alexnet.csv"), &w, &d), ACS_OK);
+  acs_workload_free(w);
+  snprintf(path, sizeof(path), "%s/table.onnx", tu_tmpdir());
+  f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs("Layer name, IFMAP Height\nConv1, 224\n", f);
+  fclose(f);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_workload_load(path, &w, &d), ACS_EFORMAT);
+  cr_assert_str_eq(d.msg, "not an ONNX model, or a truncated or corrupt one (protobuf "
+                   "decoding failed)");
+  acs_diag_init(&d);
+  cr_assert_eq(acs_workload_load("/nonexistent/x.onnx", &w, &d), ACS_EIO);
+  cr_assert_str_eq(d.msg, "cannot open: No such file or directory");
+}
+
+/*
+ * Every prefix of a real model, and seeded random corruptions of it, either
+ * import or are refused with a message naming the file: never a crash, a
+ * leak or a read out of bounds (run under the sanitizers too).
+ */
+Test(onnx_errors, truncated_and_corrupt_files_never_crash, .timeout = 300)
+{
+  static const char *const rel = "workloads/onnx/squeezenet1_1.onnx";
+  size_t len, ok = 0, bad = 0;
+  uint8_t *buf = slurp(tu_path(rel), &len);
+  cr_assert_not_null(buf);
+  for (size_t cut = 0; cut < len; cut++) {
+    struct acs_lgraph lg;
+    struct acs_diag d;
+    acs_diag_init(&d);
+    int rc = acs_onnx_read_buffer(buf, cut, "t", rel, &lg, &d);
+    if (rc == 0) {
+      ok++;
+      acs_lgraph_destroy(&lg);
+    } else {
+      bad++;
+      cr_assert_str_eq(d.file, rel);
+      cr_assert(d.msg[0], "prefix %zu: no message", cut);
+    }
+  }
+  /* No strict prefix is a whole model: the graph ends before the opset. */
+  cr_assert_eq(ok, 0, "%zu prefixes imported", ok);
+  struct acs_rng rng;
+  acs_rng_seed(&rng, 11);
+  uint8_t *copy = malloc(len);
+  cr_assert_not_null(copy);
+  for (int trial = 0; trial < 3000; trial++) {
+    struct acs_lgraph lg;
+    struct acs_diag d;
+    memcpy(copy, buf, len);
+    int flips = 1 + (int)acs_rng_below(&rng, 4);
+    for (int i = 0; i < flips; i++)
+      copy[acs_rng_below(&rng, len)] = (uint8_t)acs_rng_below(&rng, 256);
+    acs_diag_init(&d);
+    int rc = acs_onnx_read_buffer(copy, len, "t", rel, &lg, &d);
+    if (rc == 0)
+      acs_lgraph_destroy(&lg);
+    else
+      cr_assert(d.msg[0], "trial %d: no message", trial);
+  }
+  free(copy);
+  free(buf);
+}
+
+/* ---- folding and fusing ---- */
+
+Test(onnx_fuse, batch_norm_folds_and_activations_fuse_into_their_producer)
+{
+  struct acs_lgraph lg;
+  load_net(TD("fuse.onnx"), &lg);
+  /* conv -> bn -> relu becomes one node producing relu's output 'r'; the
+   * add's relu fuses into the add; the sigmoid reads r, which two nodes
+   * read, so it stays. */
+  cr_assert_eq(lg.nnodes, 3);
+  const struct acs_lnode *c = &lg.n[lg.topo[0]];
+  char op[128];
+  acs_lnode_op_text(c, op, sizeof(op));
+  cr_assert_str_eq(c->name, "conv");
+  cr_assert_str_eq(op, "Conv+BatchNormalization+Relu");
+  cr_assert_str_eq(lg.t[c->out[0]].name, "r");
+  /* The BN's bias became the conv's: W (4x4x3x3) and B (4). */
+  cr_assert_eq(c->nin, 3);
+  cr_assert_str_eq(lg.t[c->in[2]].name, "bn.bias");
+  cr_assert_eq(acs_lnode_weight_elems(&lg, lg.topo[0]), 4 * 4 * 9 + 4);
+  cr_assert_eq(c->folded_params, 4); /* the BN's scale */
+  int32_t y = acs_lgraph_find_tensor(&lg, "y"), z = acs_lgraph_find_tensor(&lg, "z");
+  cr_assert_geq(y, 0);
+  cr_assert_geq(z, 0);
+  acs_lnode_op_text(&lg.n[lg.t[y].producer], op, sizeof(op));
+  cr_assert_str_eq(op, "Add+Relu");
+  acs_lnode_op_text(&lg.n[lg.t[z].producer], op, sizeof(op));
+  cr_assert_str_eq(op, "Sigmoid");
+  /* The intermediate tensors are gone, the network outputs kept. */
+  cr_assert_lt(acs_lgraph_find_tensor(&lg, "c"), 0);
+  cr_assert_lt(acs_lgraph_find_tensor(&lg, "b"), 0);
+  cr_assert_lt(acs_lgraph_find_tensor(&lg, "bn.mean"), 0);
+  cr_assert_eq(lg.noutputs, 2);
+  /* Parameters as frameworks count them: 144 + 4 bias + 4 scale. */
+  struct acs_lgraph_totals tot;
+  cr_assert_eq(acs_lgraph_totals(&lg, 1, &tot), ACS_OK);
+  cr_assert_eq(tot.params, 152);
+  cr_assert_eq(tot.weight_bytes, 148);
+  acs_lgraph_destroy(&lg);
+}
+
+/* ---- from layers to ops ---- */
+
+static int32_t op_id(const struct acs_graph *g, const char *name)
+{
+  int32_t id = acs_graph_find_op(g, name);
+  cr_assert_geq(id, 0, "no op '%s'", name);
+  return id;
+}
+
+static int has_edge(const struct acs_graph *g, const char *a, const char *b)
+{
+  int32_t s = op_id(g, a), t = op_id(g, b);
+  for (int32_t e = 0; e < g->nedges; e++)
+    if (g->edges[e].src == s && g->edges[e].dst == t)
+      return 1;
+  return 0;
+}
+
+static int64_t cmx_of(const struct acs_graph *g, const char *name)
+{
+  return acs_graph_demand(g, op_id(g, name), 2);
+}
+
+/*
+ * tests/data/onnx/small.onnx at 2 MiB, int8: x 1x4x8x8 (256 B) -> c1 (3x3,
+ * pad 1, 8 filters, relu fused: W 288 B, out 512 B) -> c2 (W 576 B) ->
+ * add(c2, c1) ; pool(c1) 2x2 -> 128 B -> up (Resize x2, nearest) -> 512 B ;
+ * cat(add, up) along channels is a view. Nothing is tiled, so every tensor
+ * stays in CMX: ops input, c1.w, c1, c2.w, c2, pool, add, up, output.
+ */
+Test(onnx_build, untiled_graph_links_through_cmx)
+{
+  struct acs_lgraph lg;
+  struct acs_platform p;
+  struct acs_graph g;
+  struct acs_diag d;
+  load_net(TD("small.onnx"), &lg);
+  platform_with(&p, NULL);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_lgraph_build(&lg, &p, &g, &d), ACS_OK, "%s", d.msg);
+  static const char *const names[] = { "input", "c1.w", "c1", "c2.w", "c2", "pool", "add",
+                                       "up", "output" };
+  cr_assert_eq(g.nops, 9);
+  for (int i = 0; i < 9; i++)
+    cr_assert_str_eq(g.ops[i].name, names[i]);
+  cr_assert_eq(g.nedges, 10);
+  cr_assert(has_edge(&g, "input", "c1") && has_edge(&g, "c1.w", "c1") &&
+            has_edge(&g, "c1", "c2") && has_edge(&g, "c2.w", "c2") &&
+            has_edge(&g, "c1", "pool") && has_edge(&g, "c2", "add") &&
+            has_edge(&g, "c1", "add") && has_edge(&g, "pool", "up") &&
+            has_edge(&g, "add", "output") && has_edge(&g, "up", "output"));
+  /* MACs: 8x8 outputs x 8 filters x 4 channels x 9 taps; pool: 128 outputs
+   * x 4 taps; the Resize and the Add one operation per output. */
+  cr_assert_eq(g.ops[op_id(&g, "c1")].macs, 8 * 8 * 8 * 4 * 9);
+  cr_assert_eq(g.ops[op_id(&g, "c2")].macs, 8 * 8 * 8 * 8 * 9);
+  cr_assert_eq(g.ops[op_id(&g, "pool")].macs, 128 * 4);
+  cr_assert_eq(g.ops[op_id(&g, "add")].macs, 512);
+  cr_assert_eq(g.ops[op_id(&g, "up")].macs, 512);
+  cr_assert_eq(g.ops[op_id(&g, "up")].kind, ACS_OP_SHAVE);
+  /* Working sets: inputs + weights + output. */
+  cr_assert_eq(cmx_of(&g, "c1"), 256 + 288 + 512);
+  cr_assert_eq(cmx_of(&g, "c2"), 512 + 576 + 512);
+  cr_assert_eq(cmx_of(&g, "add"), 3 * 512);
+  cr_assert_eq(cmx_of(&g, "pool"), 512 + 128);
+  /* The concat view: the output writes both halves, 1024 bytes. */
+  cr_assert_eq(g.ops[op_id(&g, "output")].bytes, 1024);
+  schedule_verified(&g, &p, "list");
+  schedule_verified(&g, &p, "spill");
+  acs_graph_destroy(&g);
+  acs_lgraph_destroy(&lg);
+}
+
+/*
+ * The same graph on a 1 KiB CMX. c1 (1056 B whole) splits into 2 row tiles:
+ * rows [0,4) read input rows [0,5) (the padding reads nothing), 160 B, +
+ * 288 + 256 = 704 B. c2: 2 tiles need 5 input rows (320 + 576 + 256 = 1152)
+ * and 3 still 1088, so 4 tiles of 2 rows: 896 or 960 B. add: 2 tiles of 4
+ * rows, 3 x 256 B. pool (640 B) and up (640 B) fit whole. Tiled producers
+ * write to DDR once (.o<i> and the sync .out); tiled readers read their
+ * rows (.i<i>); pool, whole, reads all of c1's output (.i, 512 B) and
+ * feeds up in CMX; the input is a sync (only tiled c1 reads it).
+ */
+Test(onnx_build, tiled_graph_links_through_ddr)
+{
+  struct acs_lgraph lg;
+  struct acs_platform p;
+  struct acs_graph g;
+  struct acs_diag d;
+  const char *sets[] = { "cmx_kib=1", NULL };
+  load_net(TD("small.onnx"), &lg);
+  platform_with(&p, sets);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_lgraph_build(&lg, &p, &g, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(g.nops, 34);
+  cr_assert_eq(g.ops[op_id(&g, "input")].kind, ACS_OP_SYNC);
+  cr_assert_eq(g.ops[op_id(&g, "c1.i0")].bytes, 5 * 4 * 8);
+  cr_assert_eq(cmx_of(&g, "c1.t0"), 160 + 288 + 256);
+  cr_assert_eq(cmx_of(&g, "c2.t0"), 3 * 64 + 576 + 128);
+  cr_assert_eq(cmx_of(&g, "c2.t1"), 4 * 64 + 576 + 128);
+  cr_assert_eq(g.ops[op_id(&g, "c2.i1")].bytes, 4 * 64);
+  cr_assert_eq(cmx_of(&g, "add.t1"), 3 * 256);
+  cr_assert_eq(g.ops[op_id(&g, "add.i1")].bytes, 2 * 256);
+  cr_assert_eq(g.ops[op_id(&g, "pool.i")].bytes, 512);
+  cr_assert_eq(cmx_of(&g, "pool"), 640);
+  cr_assert(has_edge(&g, "input", "c1.i0") && has_edge(&g, "c1.i1", "c1.t1"));
+  cr_assert(has_edge(&g, "c1.t0", "c1.o0") && has_edge(&g, "c1.o1", "c1.out"));
+  cr_assert(has_edge(&g, "c1.out", "c2.i3") && has_edge(&g, "c1.out", "pool.i"));
+  cr_assert(has_edge(&g, "c2.out", "add.i0") && has_edge(&g, "c1.out", "add.i0"));
+  cr_assert(has_edge(&g, "pool", "up") && has_edge(&g, "up", "output"));
+  cr_assert(has_edge(&g, "add.out", "output"));
+  cr_assert_eq(g.ops[op_id(&g, "output")].bytes, 512); /* up's half; add's is in DDR */
+  /* The tiles' work adds up to the nodes'; each write carries its rows. */
+  cr_assert_eq(g.ops[op_id(&g, "c2.t0")].macs + g.ops[op_id(&g, "c2.t1")].macs +
+               g.ops[op_id(&g, "c2.t2")].macs + g.ops[op_id(&g, "c2.t3")].macs,
+               8 * 8 * 8 * 8 * 9);
+  cr_assert_eq(g.ops[op_id(&g, "c2.o2")].bytes, 2 * 64);
+  for (int32_t i = 0; i < g.nops; i++)
+    cr_assert_leq(acs_graph_demand(&g, i, 2), 1024, "%s", g.ops[i].name);
+  schedule_verified(&g, &p, "list");
+  schedule_verified(&g, &p, "spill");
+  acs_graph_destroy(&g);
+  acs_lgraph_destroy(&lg);
+}

@@ -1116,6 +1116,9 @@ static int classify(struct rd *r, const struct uses *u, const char **names)
         return nerr(r, ACS_EPARSE, "input '%s' has dimension %d of size %lld (empty tensors "
                     "are not supported)", tb, k, (long long)dims[k]);
     acs_ltensor_set_shape(T, rank, dims);
+    if (acs_ltensor_elems(T) > INT64_MAX / 16)
+      return nerr(r, ACS_ERANGE, "input '%s' has more than %lld elements", tb,
+                  (long long)(INT64_MAX / 16));
     T->dtype = dtype;
     T->elem_bytes = acs_ldtype_bytes(dtype);
   }
