@@ -315,7 +315,7 @@ Test(onnx_testdata, every_model_imports_with_the_reference_shapes_or_is_refused,
    * the walk went wrong. */
   cr_assert_gt(t.models, 900);
   cr_assert_eq(t.imported + t.refused, t.models);
-  cr_assert_gt(t.imported, 100);
+  cr_assert_geq(t.imported, 500); /* 536 with libonnx-testdata 1.12.0-2 */
 }
 
 /* ---- the shipped networks against published figures ---- */
