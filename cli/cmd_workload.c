@@ -108,17 +108,21 @@ static void print_scalesim(const struct acs_workload *w, const struct acs_platfo
     const struct acs_dnn_layer *L = &w->layers[i];
     int64_t oh = (L->ifmap_h - L->filt_h) / L->stride + 1;
     int64_t ow = (L->ifmap_w - L->filt_w) / L->stride + 1;
-    int64_t wt = L->filt_h * L->filt_w * L->channels * L->num_filt;
-    int64_t m = oh * ow * wt;
+    int64_t wt, m, wb;
     char in[96], out[96];
+    if (acs_mul_i64(L->filt_h, L->filt_w, &wt) || acs_mul_i64(wt, L->channels, &wt) ||
+        acs_mul_i64(wt, L->num_filt, &wt) || acs_mul_i64(oh, ow, &m) ||
+        acs_mul_i64(m, wt, &m) || acs_mul_i64(wt, bpe, &wb) || acs_add_i64(macs, m, &macs) ||
+        acs_add_i64(params, wt, &params)) {
+      printf("%-28s sizes overflow 64-bit integers\n", L->name);
+      continue;
+    }
     snprintf(in, sizeof(in), "%lldx%lldx%lld", (long long)L->ifmap_h, (long long)L->ifmap_w,
              (long long)L->channels);
     snprintf(out, sizeof(out), "%lldx%lldx%lld", (long long)oh, (long long)ow,
              (long long)L->num_filt);
     printf("%-28s %-30s %-24s %-18s %14lld  %11lld\n", L->name, "conv (SCALE-Sim row)", in, out,
-           (long long)m, (long long)(wt * bpe));
-    macs += m;
-    params += wt;
+           (long long)m, (long long)wb);
   }
   printf("total: %s MACs (%lld), %s parameters (%lld); SCALE-Sim shapes are HxWxC, unpadded\n",
          si(macs, a, sizeof(a)), (long long)macs, si(params, b, sizeof(b)), (long long)params);

@@ -191,7 +191,8 @@ static uint8_t *bind_input(const char *dir, const uint8_t *model, size_t mlen, c
   if (tp) {
     Onnx__TensorProto **old = g->initializer, **inits = calloc(g->n_initializer + 1, sizeof(*inits));
     cr_assert_not_null(inits);
-    memcpy(inits, old, g->n_initializer * sizeof(*inits));
+    if (g->n_initializer)
+      memcpy(inits, old, g->n_initializer * sizeof(*inits));
     char *old_name = tp->name;
     tp->name = name;
     inits[g->n_initializer++] = tp;

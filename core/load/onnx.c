@@ -545,7 +545,8 @@ static int attr_choice(struct rd *r, const Onnx__NodeProto *n, const char *name,
     }
   char raw[64];
   size_t m = len < sizeof(raw) - 1 ? len : sizeof(raw) - 1;
-  memcpy(raw, a->s.data, m);
+  if (m)
+    memcpy(raw, a->s.data, m);
   raw[m] = '\0';
   return nerr(r, ACS_EPARSE, "attribute '%s' = '%s' is not supported", name,
               masked(raw, vb, sizeof(vb)));
@@ -916,14 +917,12 @@ static int name_node(struct rd *r, const Onnx__NodeProto *n, int32_t i, const ch
   char buf[NODE_NAME_MAX + 32];
   int32_t old;
   if (n->name && *n->name)
-    acs_lname_mask(n->name, buf, NODE_NAME_MAX + 1);
+    snprintf(buf, NODE_NAME_MAX + 1, "%s", n->name);
   else
     snprintf(buf, sizeof(buf), "%.64s_%d", n->op_type ? n->op_type : "node", (int)i);
   for (char *p = buf; *p; p++)
     if ((unsigned char)*p < 0x20 || *p == 0x7f)
       *p = '?';
-  if (strlen(buf) > NODE_NAME_MAX)
-    buf[NODE_NAME_MAX] = '\0';
   if (acs__names_get(&r->names, buf) >= 0) {
     size_t len = strlen(buf);
     snprintf(buf + len, sizeof(buf) - len, "@%d", (int)i);
@@ -1012,9 +1011,11 @@ static int add_node(struct rd *r, const Onnx__NodeProto *n, const char *name, st
   int op = acs_lop_parse(n->op_type), nin = (int)n->n_input, nout = (int)n->n_output, rc;
   struct acs_lattrs a;
   char tb[128];
-  if (n->n_input > (size_t)max_inputs(r, op) || n->n_output > 8)
-    return nerr(r, ACS_EPARSE, "has %zu inputs and %zu outputs; the op takes at most %d "
-                "inputs", n->n_input, n->n_output, max_inputs(r, op));
+  if (n->n_input > (size_t)max_inputs(r, op))
+    return nerr(r, ACS_EPARSE, "has %zu inputs; the op takes at most %d", n->n_input,
+                max_inputs(r, op));
+  if (n->n_output > 8)
+    return nerr(r, ACS_EPARSE, "has %zu outputs (at most 8)", n->n_output);
   int32_t *in = calloc((size_t)nin + 1, sizeof(*in)), out[8];
   uint8_t *role = calloc((size_t)nin + 1, sizeof(*role));
   if (!in || !role) {
