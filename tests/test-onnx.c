@@ -189,7 +189,8 @@ static uint8_t *bind_input(const char *dir, const uint8_t *model, size_t mlen, c
   uint8_t *buf = k < g->n_input ? slurp(path, &len) : NULL;
   Onnx__TensorProto *tp = buf ? onnx__tensor_proto__unpack(NULL, len, buf) : NULL;
   if (tp) {
-    Onnx__TensorProto **old = g->initializer, **inits = calloc(g->n_initializer + 1, sizeof(*inits));
+    Onnx__TensorProto **old = g->initializer;
+    Onnx__TensorProto **inits = calloc(g->n_initializer + 1, sizeof(*inits));
     cr_assert_not_null(inits);
     if (g->n_initializer)
       memcpy(inits, old, g->n_initializer * sizeof(*inits));

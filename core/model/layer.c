@@ -263,7 +263,8 @@ static int set_producers(struct acs_lgraph *lg, struct acs_diag *d)
         return ACS_EINVAL;
       struct acs_ltensor *T = &lg->t[t];
       if (T->producer >= 0)
-        return node_err(d, lg, v, ACS_EPARSE, "writes a tensor another node already writes:", T->name);
+        return node_err(d, lg, v, ACS_EPARSE, "writes a tensor another node already writes:",
+                        T->name);
       if (T->kind != ACS_LT_ACT)
         return node_err(d, lg, v, ACS_EPARSE,
                         T->kind == ACS_LT_INPUT ? "writes a network input:" : "writes a constant:",

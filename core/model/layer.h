@@ -373,7 +373,8 @@ int acs_lnode_is_view(const struct acs_lgraph *lg, int32_t node);
  * others. `params` counts the elements of the weights as the file has them,
  * the way frameworks count learnable parameters: a folded
  * BatchNormalization's scale and bias count, its running mean and variance
- * do not. `weight_bytes` is what the folded network loads. `naive_ws` is the largest sum of the distinct data
+ * do not. `weight_bytes` is what the folded network loads. `naive_ws` is
+ * the largest sum of the distinct data
  * inputs and the outputs of one node that is not a view (the naive working
  * set of running layer by layer), `naive_node` that node (-1 if none). */
 struct acs_lgraph_totals {
