@@ -383,7 +383,7 @@ static int binary_attrs(struct rd *r, const Onnx__NodeProto *n, int op)
 
 static int unary_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
 {
-  int64_t to;
+  int64_t to = 0;
   int rc;
   switch (op) {
   case ACS_LOP_LEAKY_RELU: case ACS_LOP_ELU: case ACS_LOP_CELU: case ACS_LOP_THRESHOLDED_RELU:
@@ -405,7 +405,7 @@ static int unary_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct ac
 
 static int reduce_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
 {
-  int64_t keep, axis;
+  int64_t keep = 1, axis = 0;
   int rc;
   if (op == ACS_LOP_ARGMAX || op == ACS_LOP_ARGMIN) {
     rc = check_attr_names(r, n, "axis keepdims select_last_index");
@@ -428,7 +428,7 @@ static int reduce_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct a
 
 static int norm_attrs(struct rd *r, const Onnx__NodeProto *n)
 {
-  int64_t spatial, training;
+  int64_t spatial = 1, training = 0;
   int rc = check_attr_names(r, n, "epsilon momentum spatial is_test training_mode "
                                   "consumed_inputs");
   if (rc == 0)
@@ -448,7 +448,7 @@ static int resize_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct a
   static const char *const coords[] = { "half_pixel", "pytorch_half_pixel", "align_corners",
                                         "asymmetric", "tf_half_pixel_for_nn",
                                         "tf_crop_and_resize", NULL };
-  int rc, coord;
+  int rc, coord = 0;
   if (op == ACS_LOP_UPSAMPLE) {
     rc = check_attr_names(r, n, "mode scales");
     if (rc == 0)
