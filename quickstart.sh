@@ -19,7 +19,8 @@ esac
 # config, free ports), so services apt may start do not get in its way.
 packages=(gcc make autoconf automake pkg-config libsimgrid-dev libhdf5-dev
           libcsv-dev libcriterion-dev libglpk-dev hdf5-tools python3 python3-h5py
-          gnuplot-nox slurm-wlm munge)
+          gnuplot-nox slurm-wlm munge protobuf-c-compiler libprotobuf-c-dev libonnx-dev
+          python3-onnx libonnx-testdata)
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then

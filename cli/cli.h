@@ -23,6 +23,7 @@ int acs_cmd_sweep(int argc, char **argv);
 int acs_cmd_report(int argc, char **argv);
 int acs_cmd_compare(int argc, char **argv);
 int acs_cmd_merge(int argc, char **argv);
+int acs_cmd_workload(int argc, char **argv);
 
 /* "acsim: file:line:col: msg" on stderr. */
 void acs_cli_error(const struct acs_diag *d);

@@ -77,7 +77,7 @@ static size_t scan_dir(const char *dir, const char *suffixes, char ***out)
   while ((e = readdir(dp))) {
     const char *dot = strrchr(e->d_name, '.');
     char *copy;
-    if (!dot || !strstr(suffixes, dot) || !(copy = strdup(e->d_name)))
+    if (e->d_name[0] == '.' || !dot || !strstr(suffixes, dot) || !(copy = strdup(e->d_name)))
       continue;
     if (acs_strv_push(&v, copy) < 0)
       free(copy);
@@ -119,14 +119,14 @@ static void list_platforms(void)
 
 static void list_workloads(void)
 {
-  static const char *const sub[] = {"dnn", "graphs", "suites"};
+  static const char *const sub[] = {"onnx", "dnn", "graphs", "suites"};
   char dir[2048], rel[64], **names;
 
   for (size_t s = 0; s < sizeof(sub) / sizeof(sub[0]); s++) {
     size_t n;
     snprintf(rel, sizeof(rel), "workloads/%s", sub[s]);
     acs_cli_resolve(rel, dir, sizeof(dir));
-    n = scan_dir(dir, ".csv .sm .stg .txt", &names);
+    n = scan_dir(dir, ".onnx .csv .sm .stg .txt", &names);
     printf("%s (%s):\n", rel, dir);
     for (size_t i = 0; i < n; i++) {
       printf("  %s/%s\n", rel, names[i]);

@@ -16,6 +16,7 @@ static const struct {
   {"run", acs_cmd_run, "schedule (and simulate) workloads on a platform, store results"},
   {"list", acs_cmd_list, "list schedulers, shipped platforms or workloads"},
   {"platform", acs_cmd_platform, "print a platform's resolved parameters"},
+  {"workload", acs_cmd_workload, "a workload's layers, MACs, parameters, working set, op graph"},
   {"validate", acs_cmd_validate, "run schedulers over a benchmark set with known optima"},
   {"sweep", acs_cmd_sweep, "trade study: every variant x workload x scheduler, in parallel"},
   {"report", acs_cmd_report, "HTML report with plots of a study"},

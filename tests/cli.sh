@@ -263,5 +263,34 @@ else
   echo "skip interrupts (h5dump or pgrep missing)"
 fi
 
+# ONNX models (issue 11): every shipped network runs list and spill,
+# verified and simulated, with no warning; `acsim workload` shows the layer
+# table and the seed's 1.2 MB working set; bad files are exit 2, located.
+# expect_clean NAME PATTERN -- CMD...: exit 0, PATTERN in the output, no warning.
+expect_clean() {
+  local name=$1 pat=$2; shift 3
+  "$@" >"$T/out" 2>"$T/err"; local rc=$?
+  if [ "$rc" != 0 ]; then bad "$name (exit $rc)"; return; fi
+  if grep -qi warning "$T/out" "$T/err"; then bad "$name (warns)"; return; fi
+  if ! grep -qE -- "$pat" "$T/out"; then bad "$name (no /$pat/)"; return; fi
+  ok "$name"
+}
+for net in mobilenet_v1 mobilenet_v2 resnet18 resnet50 squeezenet1_1 tiny_yolov2 unet alexnet; do
+  expect_clean "onnx_run_$net" "spill +ok +[0-9]+ +[0-9]+ " -- "$ACSIM" run -w "workloads/onnx/$net.onnx" -s list,spill
+done
+expect_clean onnx_default_study_suite 'runs in' -- "$ACSIM" sweep -w workloads/suites/default.txt -s list -o "$T/suite.h5"
+expect workload_help 0 'usage: acsim workload' -- "$ACSIM" workload --help
+expect workload_table 0 'naive working set 1204224 B \(node block1.pw' -- "$ACSIM" workload workloads/onnx/mobilenet_v1.onnx
+expect workload_totals 0 'total: 568.74 M MACs \(568740352\).*\(4231976\)' -- "$ACSIM" workload workloads/onnx/mobilenet_v1.onnx
+expect workload_fused 0 'block1.dw +Conv\+BatchNormalization\+Relu +1x32x112x112 +1x32x112x112' -- "$ACSIM" workload workloads/onnx/mobilenet_v1.onnx
+expect workload_scalesim 0 'Conv1 .* 224x224x3 +54x54x96' -- "$ACSIM" workload -q workloads/dnn/alexnet.csv
+expect workload_graph 0 'op graph [0-9]+ ops' -- "$ACSIM" workload workloads/graphs/isp_pipeline.csv
+expect workload_two_bytes 0 'naive working set 2408448 B' -- "$ACSIM" workload workloads/onnx/mobilenet_v1.onnx --set bytes_per_elem=2
+expect workload_missing 2 'WORKLOAD is required' -- "$ACSIM" workload
+expect onnx_unsupported_op 2 "lstm.onnx: node 'lstm1' \(LSTM\): unsupported op" -- "$ACSIM" run -w tests/data/onnx/lstm.onnx
+expect onnx_unknown_dim 2 "symbolic.onnx: node 'conv' \(Conv\): input 'x' has an unknown dimension 0 \('N'\)" -- "$ACSIM" workload tests/data/onnx/symbolic.onnx
+head -c 3000 workloads/onnx/resnet18.onnx >"$T/cut.onnx"
+expect onnx_truncated 2 'cut.onnx: not an ONNX model, or a truncated or corrupt one' -- "$ACSIM" run -w "$T/cut.onnx"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

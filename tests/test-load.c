@@ -1230,8 +1230,8 @@ Test(suite, default_suite_loads_and_builds)
   cr_assert_eq(acs_suite_load(tu_path("workloads/suites/default.txt"), &paths, &n, &d),
                ACS_OK, "%s", d.msg);
   cr_assert_eq(n, 4);
-  /* "../dnn/alexnet.csv" in workloads/suites/ collapses to workloads/dnn/. */
-  cr_assert_str_eq(paths[0], tu_path("workloads/dnn/alexnet.csv"));
+  /* "../onnx/alexnet.onnx" in workloads/suites/ collapses to workloads/onnx/. */
+  cr_assert_str_eq(paths[0], tu_path("workloads/onnx/alexnet.onnx"));
   cr_assert_str_eq(paths[3], tu_path("workloads/graphs/resnet_block_chain.csv"));
   for (size_t i = 0; i < n; i++) {
     struct acs_workload *wl;
@@ -1239,6 +1239,7 @@ Test(suite, default_suite_loads_and_builds)
     struct acs_platform p;
     acs_diag_init(&d);
     cr_assert_eq(acs_workload_load(paths[i], &wl, &d), ACS_OK, "%s: %s", paths[i], d.msg);
+    cr_assert_eq(d.nwarn, 0, "%s warns (the default suite must not)", paths[i]);
     platform(&p, NULL);
     cr_assert_eq(acs_workload_build(wl, &p, &g, &d), ACS_OK, "%s: %s", paths[i], d.msg);
     acs_graph_destroy(&g);
@@ -1272,7 +1273,7 @@ Test(workload, format_follows_extension_and_header)
 Test(workload, unknown_extension_is_an_error)
 {
   workload_fails(LD("graph_bad_ext.txt"), ACS_EFORMAT, 0, 0,
-                 "unknown workload format '.txt' (expected .csv, .sm or .stg)");
+                 "unknown workload format '.txt' (expected .csv, .sm, .stg or .onnx)");
 }
 
 Test(workload, missing_file_is_an_io_error)
@@ -1553,4 +1554,109 @@ Test(vary, ranges_reach_the_maxima_exactly)
   cr_assert_eq(v.n, 3);
   cr_assert_eq(v.values[2], 1e8);
   acs_vary_free(&v);
+}
+
+/* ---- the SCALE-Sim op graphs, frozen ----
+ *
+ * Every shipped table, built at three platforms, is dumped to text (every op
+ * field, every demand, every edge, in order) and compared with
+ * tests/data/load/dnn_golden.txt, written by the builder before the layer
+ * graph work. The file holds the full dumps at the default platform and, for
+ * every table and platform, the op and edge counts and an FNV-1a digest of
+ * the dump (the dumps at small CMX run to megabytes). The SCALE-Sim path
+ * must give the same ops: other tests and stored studies depend on them.
+ * Regenerate only on purpose:
+ * ACS_UPDATE_GOLDEN=1 tests/test-load --filter 'dnn/op_graphs*'.
+ */
+static void dump_graph(FILE *f, const struct acs_graph *g)
+{
+  for (int r = 0; r < g->nres; r++)
+    fprintf(f, "res %s %d %lld\n", g->res[r].name, g->res[r].kind,
+            (long long)g->res[r].capacity);
+  for (int32_t i = 0; i < g->nops; i++) {
+    const struct acs_op *o = &g->ops[i];
+    fprintf(f, "op %s %d %d %d %lld %lld %lld %lld %d %d", o->name, o->kind, o->src,
+            o->dst, (long long)o->cycles, (long long)o->macs, (long long)o->bytes,
+            (long long)o->out_bytes, (int)o->slots, (int)o->line);
+    for (int r = 0; r < g->nres; r++)
+      fprintf(f, " %lld", (long long)acs_graph_demand(g, i, r));
+    fputc('\n', f);
+  }
+  for (int32_t e = 0; e < g->nedges; e++)
+    fprintf(f, "edge %d %d %d\n", (int)g->edges[e].src, (int)g->edges[e].dst,
+            g->edges[e].kind);
+}
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+  return h;
+}
+
+Test(dnn, op_graphs_match_golden)
+{
+  static const char *const tables[] = { "alexnet", "mobilenet_v1", "resnet18",
+                                        "resnet50", "vgg16", "yolo" };
+  static const char *const plats[][3] = {
+    { NULL },                                   /* 2 MiB, int8: few tiles */
+    { "cmx_kib=128", NULL },                    /* rows and filter groups */
+    { "cmx_kib=512", "bytes_per_elem=2", NULL },
+  };
+  static const char *const plat_names[] = { "default", "cmx_kib=128",
+                                            "cmx_kib=512,bytes_per_elem=2" };
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  cr_assert_not_null(f);
+  for (size_t t = 0; t < sizeof(tables) / sizeof(*tables); t++) {
+    char rel[256];
+    struct warns w;
+    snprintf(rel, sizeof(rel), "workloads/dnn/%s.csv", tables[t]);
+    struct acs_workload *wl = load_ok(rel, &w);
+    for (size_t p = 0; p < sizeof(plats) / sizeof(*plats); p++) {
+      struct acs_graph g;
+      char *one = NULL;
+      size_t n = 0;
+      FILE *m = open_memstream(&one, &n);
+      cr_assert_not_null(m);
+      build_ok(wl, plats[p][0] ? plats[p] : NULL, &g);
+      dump_graph(m, &g);
+      cr_assert_eq(fclose(m), 0);
+      fprintf(f, "graph %s @ %s: %d ops %d edges digest %016llx\n", tables[t],
+              plat_names[p], (int)g.nops, (int)g.nedges,
+              (unsigned long long)fnv1a(one, n));
+      if (p == 0)
+        fwrite(one, 1, n, f);
+      free(one);
+      acs_graph_destroy(&g);
+    }
+    acs_workload_free(wl);
+  }
+  cr_assert_eq(fclose(f), 0);
+  const char *golden = tu_path(LD("dnn_golden.txt"));
+  if (getenv("ACS_UPDATE_GOLDEN")) {
+    FILE *out = fopen(golden, "w");
+    cr_assert_not_null(out);
+    cr_assert_eq(fwrite(text, 1, len, out), len);
+    cr_assert_eq(fclose(out), 0);
+  }
+  FILE *in = fopen(golden, "r");
+  cr_assert_not_null(in, "cannot open %s", golden);
+  char line[4096];
+  size_t off = 0;
+  int lineno = 0;
+  while (fgets(line, sizeof(line), in)) {
+    size_t n = strlen(line);
+    lineno++;
+    cr_assert(off + n <= len && memcmp(text + off, line, n) == 0,
+              "dnn_golden.txt:%d differs: want '%.*s', built '%.*s'", lineno,
+              (int)strcspn(line, "\n"), line,
+              (int)(off < len ? strcspn(text + off, "\n") : 0), off < len ? text + off : "");
+    off += n;
+  }
+  fclose(in);
+  cr_assert_eq(off, len, "the build has more lines than dnn_golden.txt (%d)", lineno);
+  free(text);
 }

@@ -99,7 +99,7 @@ struct acs_workload {
 /*
  * Reads a workload, choosing the format by extension: .csv is a SCALE-Sim
  * topology table when its header starts with "Layer name", else the generic
- * op-graph CSV; .sm is PSPLIB; .stg is STG.
+ * op-graph CSV; .sm is PSPLIB; .stg is STG; .onnx is an ONNX model.
  */
 int acs_workload_load(const char *path, struct acs_workload **out,
                       struct acs_diag *d);
@@ -114,6 +114,27 @@ int acs_dnn_load(const char *path, struct acs_workload *w, struct acs_diag *d);
 int acs_dnn_build(const struct acs_workload *w, const struct acs_platform *p,
                   struct acs_graph *g, struct acs_diag *d);
 int acs_graphcsv_load(const char *path, struct acs_graph *g, struct acs_diag *d);
+
+/*
+ * ONNX models (onnx.c): the file becomes a layer graph (core/model/layer.h),
+ * inferred, folded and fused, kept as the workload's model (kind
+ * ACS_WL_DNN); its op DAG is built per platform by acs_lgraph_build.
+ * acs_onnx_read_buffer reads a model already in memory (`path` is only for
+ * the messages) into *lg, which it initialises; on error *lg is destroyed.
+ */
+struct acs_lgraph;
+int acs_onnx_load(const char *path, struct acs_workload *w, struct acs_diag *d);
+int acs_onnx_read_buffer(const void *buf, size_t len, const char *name, const char *path,
+                         struct acs_lgraph *lg, struct acs_diag *d);
+/* The layer graph of a workload read from a layer-graph format, or NULL. */
+const struct acs_lgraph *acs_workload_lgraph(const struct acs_workload *w);
+/*
+ * The op DAG of a layer graph on platform p (layer_build.c; README "ONNX
+ * models" > "From layers to ops"): weight DMAs, compute ops tiled to fit the
+ * CMX, links through CMX or through DDR, network inputs and outputs.
+ */
+int acs_lgraph_build(const struct acs_lgraph *lg, const struct acs_platform *p,
+                     struct acs_graph *g, struct acs_diag *d);
 int acs_psplib_load(const char *path, struct acs_graph *g, struct acs_diag *d);
 int acs_stg_load(const char *path, struct acs_graph *g, struct acs_diag *d);
 

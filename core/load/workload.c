@@ -103,11 +103,11 @@ static int load_by_format(const char *path, struct acs_workload *w,
   if (*ext == '\0')
     return acs_diag_set(d, ACS_EFORMAT, path, 0, 0,
                         "no file extension to tell the workload format (expected "
-                        ".csv, .sm or .stg)");
+                        ".csv, .sm, .stg or .onnx)");
   if (strcasecmp(ext, ".sm") != 0 && strcasecmp(ext, ".stg") != 0 &&
-      strcasecmp(ext, ".csv") != 0)
+      strcasecmp(ext, ".onnx") != 0 && strcasecmp(ext, ".csv") != 0)
     return acs_diag_set(d, ACS_EFORMAT, path, 0, 0,
-                        "unknown workload format '%s' (expected .csv, .sm or .stg)",
+                        "unknown workload format '%s' (expected .csv, .sm, .stg or .onnx)",
                         ext);
   if ((rc = acs__workload_note_file(w, path, d)) != 0)
     return rc;
@@ -115,6 +115,8 @@ static int load_by_format(const char *path, struct acs_workload *w,
     return load_graph(path, w, ACS_WL_PSPLIB, d);
   if (strcasecmp(ext, ".stg") == 0)
     return load_graph(path, w, ACS_WL_STG, d);
+  if (strcasecmp(ext, ".onnx") == 0)
+    return acs_onnx_load(path, w, d);
   if ((rc = is_scalesim_table(path, d, &is_dnn)) != 0)
     return rc;
   return is_dnn ? acs_dnn_load(path, w, d) : load_graph(path, w, ACS_WL_GRAPH, d);
