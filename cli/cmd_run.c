@@ -133,6 +133,15 @@ static void print_header(void)
          "peak_cmx", "sched_s");
 }
 
+/* 100 * diff / base for a "%.1f" column: a value that rounds to zero is
+ * 0 (a simulation a fraction of a cycle early would print "-0.0"). */
+static double pct_shown(double diff, double base)
+{
+  double v = 100.0 * diff / base;
+
+  return fabs(v) < 0.05 ? 0.0 : v;
+}
+
 static void print_row(const char *plat, const char *wl, const struct acs_run_row *r)
 {
   char mk[32], sim[32], slow[16], bytes[32], gap[16];
@@ -148,13 +157,13 @@ static void print_row(const char *plat, const char *wl, const struct acs_run_row
     snprintf(sim, sizeof(sim), "%.0f", r->sim_makespan_cycles);
     if (r->makespan_cycles > 0)
       snprintf(slow, sizeof(slow), "%.1f",
-               100.0 * (r->sim_makespan_cycles - r->makespan_cycles) / r->makespan_cycles);
+               pct_shown(r->sim_makespan_cycles - r->makespan_cycles, r->makespan_cycles));
     else
       snprintf(slow, sizeof(slow), "-");
   }
   if (!isnan(r->makespan_cycles) && r->lower_bound_cycles > 0)
     snprintf(gap, sizeof(gap), "%.1f",
-             100.0 * (r->makespan_cycles - r->lower_bound_cycles) / r->lower_bound_cycles);
+             pct_shown(r->makespan_cycles - r->lower_bound_cycles, r->lower_bound_cycles));
   else
     snprintf(gap, sizeof(gap), "-");
   printf("%-14.14s %-18.18s %-11.11s %-10s %12s %12s %7s %12.0f %7s %10s %9.4f\n", plat, wl,
