@@ -286,5 +286,40 @@ else bad "bound_column_is_the_proven_bound (list $lb_list, ilp $lb_ilp, message 
 expect slow_pct_no_negative_zero 0 'sequential +ok +[0-9]+ +[0-9]+ +[0-9]' -- "$ACSIM" run -q -w workloads/dnn/resnet18.csv -s sequential
 grep -q -- '-0\.0' "$T/out" && bad slow_pct_printed_negative_zero || ok slow_pct_never_negative_zero
 
+# HDF5 (issue 10): every string column of every table is tagged UTF-8 and
+# every column with a unit names it in FIELD_<i>_UNITS (checked with h5py,
+# independently of acsim's reader, and with h5dump).
+if [ -x "$PY" ] && "$PY" -c 'import h5py' 2>/dev/null; then
+  expect h5_utf8_and_units 0 'utf-8 strings in [0-9]+ tables, units ok' -- "$PY" -c '
+import h5py, sys
+want = {"/runs": {"makespan_cycles": "cycles", "peak_cmx_bytes": "bytes", "sched_seconds": "seconds",
+                  "pe_utilization": "1", "run_id": None, "barriers_used": None},
+        "/platforms": {"freq_mhz": "MHz", "cmx_kib": "KiB", "dma_gbps": "GB/s", "pe_count": None},
+        "/schedules/run_1/ops": {"start": "cycles", "cmx_offset": "bytes", "demand_cmx": "bytes", "unit": None},
+        "/validation": {"avg_dev_pct": "%", "time_limit": "seconds", "instances": None}}
+n = 0
+for path in sys.argv[1:]:
+    f = h5py.File(path, "r")
+    def visit(name, obj):
+        global n
+        if not isinstance(obj, h5py.Dataset): return
+        n += 1
+        for col in obj.dtype.names:
+            info = h5py.check_string_dtype(obj.dtype.fields[col][0])
+            assert info is None or info.encoding == "utf-8", (path, name, col, info)
+        units = {obj.dtype.names[i]: obj.attrs[f"FIELD_{i}_UNITS"].decode()
+                 for i in range(len(obj.dtype.names)) if f"FIELD_{i}_UNITS" in obj.attrs}
+        for col, u in want.get("/" + name, {}).items():
+            assert units.get(col) == u, (path, name, col, units.get(col), u)
+    f.visititems(visit)
+    for a in ("acsim_version", "command_line", "created_utc"):
+        assert h5py.check_string_dtype(f.attrs.get_id(a).dtype).encoding == "utf-8", a
+print("utf-8 strings in", n, "tables, units ok")' "$T/r.h5" "$T/v.h5"
+fi
+if command -v h5dump >/dev/null; then
+  expect h5dump_validation_units 0 'FIELD_[0-9]+_UNITS.*' -- h5dump -a /validation/FIELD_7_UNITS "$T/v.h5"
+  grep -q '"%"' "$T/out" && ok h5dump_avg_dev_pct_in_percent || bad h5dump_avg_dev_pct_in_percent
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
