@@ -275,7 +275,7 @@ for f in $(grep -oE '^  (platforms|workloads)/[^ ]+' "$T/out"); do [ -f "$f" ] |
 # ilp proves 24428 cycles on isp_pipeline (its message says so) where the
 # critical-path/resource bound, list's column, is lower; a proven bound
 # never exceeds the makespan. slow% never prints -0.0.
-"$ACSIM" run -q -w workloads/graphs/isp_pipeline.csv -s list,ilp --time-limit 30 --no-sim >"$T/out" 2>"$T/err"
+"$ACSIM" run -q -w workloads/graphs/isp_pipeline.csv -s list,ilp --time-limit 30 --no-sim -o "$T/bound.h5" >"$T/out" 2>"$T/err"
 lb_list=$(awk '$3=="list" {print $8}' "$T/out")
 lb_ilp=$(awk '$3=="ilp" {print $8}' "$T/out")
 mk_ilp=$(awk '$3=="ilp" {print $5}' "$T/out")
@@ -283,6 +283,17 @@ lb_msg=$(grep -oE 'lower bound [0-9]+ cycles' "$T/out" | grep -oE '[0-9]+')
 if [ -n "$lb_ilp" ] && [ "$lb_ilp" = "$lb_msg" ] && [ "$lb_ilp" -gt "$lb_list" ] && [ "$lb_ilp" -le "$mk_ilp" ]; then
   ok "bound_column_is_the_proven_bound ($lb_list < $lb_ilp <= $mk_ilp)"
 else bad "bound_column_is_the_proven_bound (list $lb_list, ilp $lb_ilp, message $lb_msg, makespan $mk_ilp)"; cat "$T/out"; fi
+# The same bound in /runs and in the report's runs.csv.
+"$ACSIM" report "$T/bound.h5" -o "$T/boundrep" --gnuplot "$T/no-gnuplot" >/dev/null 2>&1
+csv_lb=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "lower_bound_cycles") c = i }
+                  NR > 1 && $8 == "ilp" { print $c }' "$T/boundrep/runs.csv")
+[ -n "$lb_ilp" ] && [ "$csv_lb" = "$lb_ilp" ] && ok "bound_in_runs_csv ($csv_lb)" || bad "bound_in_runs_csv ('$csv_lb' vs '$lb_ilp')"
+if [ -x "$PY" ] && "$PY" -c 'import h5py' 2>/dev/null; then
+  expect bound_in_hdf5 0 "^$lb_ilp\$" -- "$PY" -c '
+import h5py, sys
+runs = h5py.File(sys.argv[1], "r")["/runs"][()]
+print("%.0f" % [r["lower_bound_cycles"] for r in runs if r["scheduler"] == b"ilp"][0])' "$T/bound.h5"
+fi
 expect slow_pct_no_negative_zero 0 'sequential +ok +[0-9]+ +[0-9]+ +[0-9]' -- "$ACSIM" run -q -w workloads/dnn/resnet18.csv -s sequential
 grep -q -- '-0\.0' "$T/out" && bad slow_pct_printed_negative_zero || ok slow_pct_never_negative_zero
 
