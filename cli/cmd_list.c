@@ -175,6 +175,7 @@ static int list_platforms(void)
   acs_cli_resolve("platforms", dir, sizeof(dir));
   if ((err = walk(dir, "", MAX_DEPTH - 1, platform_exts, &files)) < 0) {
     acs_cli_errorf("%s: %s", dir, acs_strerror(err));
+    free_paths(&files);
     return err;
   }
   printf("platforms (%s):\n", dir);
@@ -249,6 +250,7 @@ static int list_workloads(void)
   acs_cli_resolve("workloads", dir, sizeof(dir));
   if ((err = walk(dir, "", 0, workload_exts, &files)) < 0) {
     acs_cli_errorf("%s: %s", dir, acs_strerror(err));
+    free_paths(&files);
     return err;
   }
   printf("workloads (%s):\n", dir);
