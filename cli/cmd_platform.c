@@ -14,14 +14,19 @@
 static void print_help(void)
 {
   printf("usage: acsim platform [PLATFORM.csv] [--set k=v]... [--row NAME] [--simgrid-xml]\n"
+         "                      [-h]\n"
          "\n"
          "Prints every row of a platform file (default platforms/default.csv)\n"
          "with --set overrides applied, and the values derived from it.\n"
          "\n"
-         "  --row NAME      only the row called NAME\n"
-         "  --simgrid-xml   print the SimGrid platform XML that `acsim run` simulates\n"
-         "                  on (one row: use --row when the file has several), for\n"
-         "                  reuse in your own SimGrid tools\n"
+         "      --set K=V         override a platform parameter on every row\n"
+         "      --row NAME        only the row called NAME\n"
+         "      --simgrid-xml     print the SimGrid platform XML that `acsim run`\n"
+         "                        simulates on (one row: use --row when the file has\n"
+         "                        several), for reuse in your own SimGrid tools\n"
+         "  -h, --help            this help\n"
+         "\n"
+         "Exit 0; 2 on a bad option or a bad or missing platform file.\n"
          "\n"
          "Parameters (CSV columns; a missing column or empty field takes the default;\n"
          "a value outside its range is an error; integers are read exactly):\n");
@@ -64,7 +69,7 @@ static int print_rows(const struct acs_cli_platforms *plats, const char *row, in
       continue;
     if (xml && acs_sim_xml_write(stdout, &plats->rows[i]) < 0) {
       acs_cli_errorf("cannot write the XML: %s", acs_strerror(ACS_EIO));
-      return ACS_EXIT_FAIL;
+      return ACS_EXIT_USAGE;
     }
     if (!xml)
       print_platform(&plats->rows[i]);

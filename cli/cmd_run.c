@@ -19,7 +19,7 @@ static const char run_help[] =
   "usage: acsim run [-p PLATFORM.csv] -w WORKLOAD [-w ...] [-s SCHED,...|all]\n"
   "                 [-O opt=v]... [--set k=v]... [-o out.h5] [--no-sim]\n"
   "                 [--trace out.json] [--time-limit SEC] [--time-step N]\n"
-  "                 [--seed N] [-q]\n"
+  "                 [--seed N] [-q] [-h]\n"
   "\n"
   "Schedules each workload with each selected scheduler on each row of the\n"
   "platform file, checks every schedule with the verifier, executes it in\n"
@@ -27,22 +27,24 @@ static const char run_help[] =
   "DDR link does to it, prints a summary table and, with -o, appends the runs\n"
   "and their schedules to an HDF5 file.\n"
   "\n"
-  "  -p, --platform FILE   platform CSV (default platforms/default.csv); every row runs\n"
-  "  -w, --workload FILE   a workload (.csv DNN table or op graph, .sm PSPLIB, .stg STG)\n"
-  "                        or a suite (.txt, one workload path per line); repeatable\n"
-  "  -s, --sched LIST      comma-separated schedulers, or all (default all);\n"
-  "                        `acsim list schedulers` shows them and their options\n"
+  "  -p, --platform FILE   platform CSV (default platforms/default.csv)\n"
+  "                        every row runs\n"
+  "  -w, --workload FILE   a workload or a suite (.txt); repeatable\n"
+  "                        workloads: .csv DNN table or op graph, .sm PSPLIB,\n"
+  "                        .stg STG; a suite lists one workload path per line\n"
+  "  -s, --sched LIST      comma-separated schedulers, or all\n"
+  "                        default: all; `acsim list schedulers` shows them\n"
   "  -O, --option K=V      scheduler option for every selected scheduler that has it\n"
   "      --set K=V         override a platform parameter on every row\n"
   "  -o, --output FILE     results file (HDF5, schema 1); appended to when it exists\n"
-  "      --no-sim          do not simulate the schedules (sim columns stay NaN)\n"
+  "      --no-sim          do not simulate (the simulated columns stay NaN)\n"
   "      --trace FILE      write the simulated runs as Chrome Trace Event JSON\n"
   "                        (Perfetto, chrome://tracing): one process per run\n"
-  "      --time-limit SEC  per-run limit for schedulers that search (ilp, strip)\n"
-  "      --time-step N     ilp: round durations up to steps of N cycles (same as\n"
-  "                        -O time_step=N; default: automatic, a few hundred steps)\n"
+  "      --time-limit SEC  seconds per run for schedulers that search (ilp, strip)\n"
+  "      --time-step N     ilp: round durations up to N-cycle steps (-O time_step=N)\n"
+  "                        default: automatic, a few hundred steps\n"
   "      --seed N          seed for randomized schedulers (default 1)\n"
-  "  -q, --quiet           no warnings about workload inconsistencies\n"
+  "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
   "  -h, --help            this help\n"
   "\n"
   "Barriers: when the platform sets barriers > 0 (e.g. --set barriers=8, and\n"
@@ -55,7 +57,8 @@ static const char run_help[] =
   "\n"
   "Status per run: ok, infeasible (no schedule exists on this platform, e.g. an\n"
   "op needs more CMX than there is), timeout, error (a scheduler or verifier\n"
-  "failure). Exit code 1 when any run ends in error, 2 on bad input.\n";
+  "failure). Exit 0; 1 when a run ended in error; 2 on a bad option, a bad or\n"
+  "missing input, or an output it cannot write; 130 when interrupted.\n";
 
 struct run_args {
   const char *platform;
@@ -135,6 +138,15 @@ static void print_header(void)
   fflush(stdout);
 }
 
+/* 100 * diff / base for a "%.1f" column: a value that rounds to zero is
+ * 0 (a simulation a fraction of a cycle early would print "-0.0"). */
+static double pct_shown(double diff, double base)
+{
+  double v = 100.0 * diff / base;
+
+  return fabs(v) < 0.05 ? 0.0 : v;
+}
+
 static void print_row(const char *plat, const char *wl, const struct acs_run_row *r)
 {
   char mk[32], sim[32], slow[16], bytes[32], gap[16];
@@ -150,13 +162,13 @@ static void print_row(const char *plat, const char *wl, const struct acs_run_row
     snprintf(sim, sizeof(sim), "%.0f", r->sim_makespan_cycles);
     if (r->makespan_cycles > 0)
       snprintf(slow, sizeof(slow), "%.1f",
-               100.0 * (r->sim_makespan_cycles - r->makespan_cycles) / r->makespan_cycles);
+               pct_shown(r->sim_makespan_cycles - r->makespan_cycles, r->makespan_cycles));
     else
       snprintf(slow, sizeof(slow), "-");
   }
   if (!isnan(r->makespan_cycles) && r->lower_bound_cycles > 0)
     snprintf(gap, sizeof(gap), "%.1f",
-             100.0 * (r->makespan_cycles - r->lower_bound_cycles) / r->lower_bound_cycles);
+             pct_shown(r->makespan_cycles - r->lower_bound_cycles, r->lower_bound_cycles));
   else
     snprintf(gap, sizeof(gap), "-");
   printf("%-14.14s %-18.18s %-11.11s %-10s %12s %12s %7s %12.0f %7s %10s %9.4f\n", plat, wl,

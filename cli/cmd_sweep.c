@@ -64,7 +64,7 @@ static const char sweep_help[] =
   "usage: acsim sweep [-p PLATFORM.csv] [-w WORKLOAD|SUITE.txt]... [-s SCHED,...|all]\n"
   "                   [-O opt=v]... [--set k=v]... [--vary k=v1,v2,...]... [-j N]\n"
   "                   [-o study.h5] [--shard K/N] [--keep-schedules[=all|extremes|none]]\n"
-  "                   [--no-sim] [--time-limit SEC] [--seed N] [-q]\n"
+  "                   [--no-sim] [--time-limit SEC] [--seed N] [-q] [-h]\n"
   "\n"
   "Runs every selected scheduler on every workload on every platform variant:\n"
   "each row of the platform file times the cartesian product of the --vary\n"
@@ -72,12 +72,15 @@ static const char sweep_help[] =
   "in N forked workers; the parent alone writes the study file.\n"
   "\n"
   "  -p, --platform FILE   platform CSV (default platforms/default.csv)\n"
+  "                        every row runs, times the --vary values\n"
   "  -w, --workload FILE   a workload or a suite (.txt); repeatable\n"
-  "  -s, --sched LIST      comma-separated schedulers, or all; default: every\n"
-  "                        scheduler except the searching ones (ilp, strip),\n"
-  "                        which join when --time-limit is given\n"
+  "                        default: workloads/suites/default.txt\n"
+  "  -s, --sched LIST      comma-separated schedulers, or all\n"
+  "                        default: every scheduler except the searching ones\n"
+  "                        (ilp, strip), which join when --time-limit is given\n"
   "  -O, --option K=V      scheduler option for every selected scheduler that has it\n"
-  "      --set K=V         override a parameter on every row (names unchanged)\n"
+  "      --set K=V         override a platform parameter on every row\n"
+  "                        (variant names unchanged)\n"
   "      --vary K=VALUES   vary a parameter; VALUES is a comma list of numbers\n"
   "                        and ranges: a..b+s (a, a+s, ... <= b; a..b steps by 1)\n"
   "                        and a..b*f (a, a*f, a*f^2, ... <= b). Repeatable: the\n"
@@ -92,10 +95,10 @@ static const char sweep_help[] =
   "      --keep-schedules[=WHICH]  store schedules: all (the flag alone), none,\n"
   "                        or extremes (default: the runs that set a new best or\n"
   "                        worst makespan of their workload, for the report)\n"
-  "      --no-sim          do not simulate (sim columns NaN)\n"
-  "      --time-limit SEC  per-run limit for searching schedulers (ilp)\n"
+  "      --no-sim          do not simulate (the simulated columns stay NaN)\n"
+  "      --time-limit SEC  seconds per run for schedulers that search (ilp, strip)\n"
   "      --seed N          seed for randomized schedulers (default 1)\n"
-  "  -q, --quiet           no warnings about workload inconsistencies\n"
+  "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
   "  -h, --help            this help\n"
   "\n"
   "With no -p, -w and --vary it runs the default study: platforms/default.csv,\n"
@@ -106,8 +109,8 @@ static const char sweep_help[] =
   "A run whose worker dies (a crash) is retried once in a fresh worker; if it\n"
   "dies again it is stored as error, naming the signal.\n"
   "Progress goes to stderr (a bar on a terminal). Ctrl-C keeps every finished run.\n"
-  "Exit 0, 1 when a run ended in error (a second death included), 2 on bad\n"
-  "input, 130 when interrupted.\n"
+  "Exit 0; 1 when a run ended in error; 2 on a bad option, a bad or missing\n"
+  "input, or an output it cannot write; 130 when interrupted.\n"
   "Then: acsim report study.h5 -o DIR; acsim compare BASE.h5 HEAD.h5.\n";
 
 /* The default study (DESIGN.md: `acsim sweep` with no -p/-w). */
@@ -1050,6 +1053,9 @@ static void progress(struct sweep *sw, int final)
   size_t n = sw->ntasks, d = sw->done;
   char eta[32], elapsed[32];
 
+  if (sw->a.quiet) /* -q: no warnings and no progress, as in every command */
+    return;
+
   fmt_duration(el, elapsed, sizeof(elapsed));
   if (d > 0 && d < n)
     fmt_duration(el / (double)d * (double)(n - d), eta, sizeof(eta));
@@ -1351,9 +1357,10 @@ int acs_cmd_sweep(int argc, char **argv)
   progress(&sw, 1);
   if (err < 0) {
     acs_cli_errorf("sweep stopped: %s; the runs finished so far are kept", acs_strerror(err));
-    rc = ACS_EXIT_FAIL;
+    rc = ACS_EXIT_USAGE; /* the command could not do its work: 2, as in run */
   } else if (!acs_cli_interrupted && sw.done < sw.ntasks) {
-    /* Only when workers died faster than MAX_RESPAWNS allows replacing. */
+    /* Only when workers died faster than MAX_RESPAWNS allows replacing:
+     * runs that died are failed checks, as a run stored in error is. */
     acs_cli_errorf("sweep stopped: %zu runs not run, workers kept dying (%d replaced); the "
                    "runs finished so far are kept", sw.ntasks - sw.done, sw.respawns);
     err = ACS_EIO;
@@ -1365,7 +1372,7 @@ int acs_cmd_sweep(int argc, char **argv)
     sw.res = NULL;
     if (acs_results_commit(res, &d) < 0) {
       acs_cli_error(&d);
-      rc = ACS_EXIT_FAIL;
+      rc = ACS_EXIT_USAGE;
       goto out;
     }
   }

@@ -19,8 +19,9 @@
 #include "report/validation.h"
 
 static const char validate_help[] =
-  "usage: acsim validate psplib|stg DIR [-s SCHED,...] [-O opt=v]... [--set k=v]...\n"
-  "                      [--time-limit SEC] [--seed N] [-o out.h5] [-q]\n"
+  "usage: acsim validate psplib|stg DIR [-s SCHED,...|all] [-O opt=v]... [--set k=v]...\n"
+  "                      [-o out.h5] [--time-limit SEC] [--time-step N] [--seed N]\n"
+  "                      [-q] [-h]\n"
   "\n"
   "Runs the chosen schedulers (default list) over a benchmark set with known\n"
   "optima and prints, per set and scheduler: instances, average and maximum\n"
@@ -34,18 +35,23 @@ static const char validate_help[] =
   "               DIR/<set>*.sm with DIR/<set>opt.sm beside them\n"
   "  stg DIR      STG graphs DIR/<n>/*.stg with DIR/optimal/Case<n>_<p>_OPT.csv, run\n"
   "               on p processors for every p (or only --set pe_count=P)\n"
-  "  -s, --sched LIST      comma-separated schedulers (default list)\n"
+  "  -s, --sched LIST      comma-separated schedulers, or all\n"
+  "                        default: list\n"
   "  -O, --option K=V      scheduler option for every selected scheduler that has it\n"
-  "      --set K=V         platform parameter (default platform otherwise)\n"
-  "      --time-limit SEC  per-run limit for schedulers that search\n"
-  "      --time-step N     ilp: durations in steps of N cycles (-O time_step=N)\n"
-  "      --seed N          seed for randomized schedulers (default 1)\n"
+  "      --set K=V         override a platform parameter on every row\n"
+  "                        (one row of built-in defaults: acsim platform --help)\n"
   "  -o, --output FILE     append every run to /runs and the figures to /validation\n"
-  "  -q, --quiet           no progress line on a terminal\n"
+  "      --time-limit SEC  seconds per run for schedulers that search (ilp, strip)\n"
+  "      --time-step N     ilp: round durations up to N-cycle steps (-O time_step=N)\n"
+  "                        default: automatic, a few hundred steps\n"
+  "      --seed N          seed for randomized schedulers (default 1)\n"
+  "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
   "  -h, --help            this help\n"
   "\n"
-  "Where only bounds are known, deviations are from the lower bound. Exit code 1\n"
-  "when a run is below a proven optimum or lower bound, or ends in error.\n";
+  "Where only bounds are known, deviations are from the lower bound. Exit 0;\n"
+  "1 when a run is below a proven optimum or lower bound, or ends in error;\n"
+  "2 on a bad option, a bad or missing input, or an output it cannot write;\n"
+  "130 when interrupted.\n";
 
 struct val_args {
   const char *kind, *dir, *sched, *output;

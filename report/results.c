@@ -983,7 +983,7 @@ static int write_ops(hid_t g, const struct acs_schedule *s)
   int32_t i;
   int rc;
 
-  acs__tbl_ops(&t, s->nres, s->res_name);
+  acs__tbl_ops(&t, s->nres, s->res_name, s->res_cmx);
   if (acs_mul_size((size_t)s->nops, t.size, &bytes) < 0)
     return ACS_ENOMEM;
   buf = malloc(bytes ? bytes : 1);

@@ -292,5 +292,177 @@ expect onnx_unknown_dim 2 "symbolic.onnx: node 'conv' \(Conv\): input 'x' has an
 head -c 3000 workloads/onnx/resnet18.onnx >"$T/cut.onnx"
 expect onnx_truncated 2 'cut.onnx: not an ONNX model, or a truncated or corrupt one' -- "$ACSIM" run -w "$T/cut.onnx"
 
+# --help (issue 10): each usage line lists every option documented below it
+# and nothing else; an option means the same in every command (the same
+# first line of description; -o is the output everywhere, whatever it
+# holds); a short option stands for one long option in every command.
+cat >"$T/help.awk" <<'AWK'
+function tokens(s, kind,   t) {
+  while (match(s, /(^|[[ ,])--?[A-Za-z][-A-Za-z]*/)) {
+    t = substr(s, RSTART, RLENGTH); sub(/^[[ ,]/, "", t)
+    if (kind == "U") print "U " t; else forms = forms " " t
+    s = substr(s, RSTART + RLENGTH)
+  }
+}
+/^usage:/ { inusage = 1 }
+inusage && /^$/ { inusage = 0; next }
+inusage { sub(/^usage: acsim [a-z]+/, ""); tokens($0, "U"); next }
+/^ +-/ && match($0, /^ +/) && RLENGTH <= 6 {
+  line = $0; sub(/^ +/, "", line); spec = line; desc = ""
+  if (match(line, /  +/)) { spec = substr(line, 1, RSTART - 1); desc = substr(line, RSTART + RLENGTH) }
+  forms = ""; tokens(spec, "D"); sub(/^ /, "", forms)
+  print "D " forms "\t" desc
+}
+AWK
+: >"$T/alldoc"
+for c in run sweep validate report compare merge list platform; do
+  "$ACSIM" $c --help | awk -f "$T/help.awk" >"$T/help.$c"
+  grep '^U ' "$T/help.$c" | cut -c3- | sort -u >"$T/usage.$c"
+  grep '^D ' "$T/help.$c" | cut -c3- >"$T/doc.$c"
+  sed "s/^/$c	/" "$T/doc.$c" >>"$T/alldoc"
+  missing=""; extra=""
+  while IFS='	' read -r forms desc; do
+    hit=0; for f in $forms; do grep -qxF -- "$f" "$T/usage.$c" && hit=1; done
+    [ $hit = 1 ] || missing="$missing $forms"
+  done <"$T/doc.$c"
+  while read -r u; do
+    cut -f1 "$T/doc.$c" | tr ' ' '\n' | grep -qxF -- "$u" || extra="$extra $u"
+  done <"$T/usage.$c"
+  if [ -s "$T/doc.$c" ] && [ -z "$missing$extra" ]; then ok "help_usage_lists_options_$c ($(wc -l <"$T/doc.$c") options)"
+  else bad "help_usage_lists_options_$c (documented, not in usage:${missing:- none}; in usage, not documented:${extra:- none})"; fi
+done
+[ "$(wc -l <"$T/doc.run")" -ge 12 ] && ok help_parsed_run_options || bad "help_parsed_run_options ($(wc -l <"$T/doc.run"))"
+# One description per long option (the output aside), one long option per short one.
+incons=$(awk -F'\t' '{ n = split($2, f, " "); long = f[n]
+  if (long == "--output") next
+  if (long in d && d[long] != $3) print long ": \"" d[long] "\" (" c[long] ") vs \"" $3 "\" (" $1 ")"
+  d[long] = $3; c[long] = $1 }' "$T/alldoc")
+[ -z "$incons" ] && ok help_same_option_same_meaning || bad "help_same_option_same_meaning: $incons"
+incons=$(awk -F'\t' '{ n = split($2, f, " "); if (n < 2) { lo[f[1]] = lo[f[1]] ""; next }
+  s = f[1]; l = f[2]
+  if (s in sl && sl[s] != l) print s " is " sl[s] " and " l
+  if (l in ls && ls[l] != s) print l " is " ls[l] " and " s
+  sl[s] = l; ls[l] = s } END { for (l in lo) if (l in ls) print l " has no short form in some command" }' "$T/alldoc")
+[ -z "$incons" ] && ok help_short_options_consistent || bad "help_short_options_consistent: $incons"
+grep -qE '^-q --quiet	no warnings or progress' "$T/doc.validate" && ok help_quiet_validate || bad help_quiet_validate
+
+# Exit codes (issue 10), the same situation the same code in every command:
+# a bad option, a missing input, an output that cannot be written are 2.
+for c in run sweep validate report compare merge list platform; do
+  expect "exit_bad_option_$c" 2 "unknown option '--bogus'" -- "$ACSIM" $c --bogus
+done
+expect exit_missing_input_run 2 'nope.csv: cannot open' -- "$ACSIM" run -w "$T/nope.csv"
+expect exit_missing_input_sweep 2 'nope.csv: cannot open' -- "$ACSIM" sweep -w "$T/nope.csv" -o "$T/never.h5"
+expect exit_missing_input_validate 2 'nope' -- "$ACSIM" validate psplib "$T/nope"
+expect exit_missing_input_report 2 'nope.h5: cannot open' -- "$ACSIM" report "$T/nope.h5" -o "$T/never"
+expect exit_missing_input_compare 2 'nope.h5: cannot open' -- "$ACSIM" compare "$T/nope.h5" "$T/r.h5"
+expect exit_missing_input_merge 2 'nope.h5: cannot open' -- "$ACSIM" merge "$T/nope.h5" -o "$T/never.h5"
+expect exit_missing_input_platform 2 'nope.csv: cannot open' -- "$ACSIM" platform "$T/nope.csv"
+nd=$T/no/such/dir
+expect exit_unwritable_run 2 'cannot create' -- "$ACSIM" run -q -w workloads/dnn/alexnet.csv -s list --no-sim -o "$nd/x.h5"
+expect exit_unwritable_sweep 2 'cannot create' -- "$ACSIM" sweep -q -w workloads/dnn/alexnet.csv -s list --no-sim -o "$nd/x.h5"
+expect exit_unwritable_validate 2 'cannot create' -- "$ACSIM" validate psplib tests/data/psplib -O iterations=0 -o "$nd/x.h5"
+expect exit_unwritable_report 2 'cannot create' -- "$ACSIM" report "$T/r.h5" -o "$nd/rep"
+expect exit_unwritable_compare 2 'cannot write' -- "$ACSIM" compare "$T/r.h5" "$T/r.h5" --junit "$nd/j.xml"
+expect exit_unwritable_merge 2 'cannot create' -- "$ACSIM" merge "$T/r.h5" -o "$nd/x.h5"
+[ -e "$T/never.h5" ] || [ -e "$T/never" ] && bad "a refused command wrote its output" || ok refused_commands_write_nothing
+
+# -q: no warnings and no progress (a sweep's progress line goes to stderr).
+"$ACSIM" sweep -w workloads/dnn/alexnet.csv -s list --no-sim -j 1 -o "$T/q1.h5" >/dev/null 2>"$T/err"
+grep -q 'warning' "$T/err" && grep -qE '^sweep: [0-9]+/[0-9]+ runs' "$T/err" && ok sweep_progress_without_q || bad sweep_progress_without_q
+"$ACSIM" sweep -q -w workloads/dnn/alexnet.csv -s list --no-sim -j 1 -o "$T/q2.h5" >/dev/null 2>"$T/err"
+[ ! -s "$T/err" ] && ok sweep_quiet_is_silent || bad sweep_quiet_is_silent
+
+# acsim list (issue 10): only regular files of the kinds acsim reads, with
+# their kind; a directory is never read; a file that does not read is a
+# located error and exit 2, and the listing goes on.
+L=$T/listing
+mkdir -p "$L/platforms/sub.csv" "$L/workloads/set/deeper" "$L/workloads/.hidden"
+cp platforms/default.csv "$L/platforms/"
+printf 'name,pe_count\nx,four\n' >"$L/platforms/broken.csv"
+printf 'notes\n' >"$L/platforms/README.md"
+cp platforms/default.csv "$L/platforms/.hidden.csv"
+cp tests/data/psplib/j301_1.sm "$L/workloads/set/"
+cp workloads/graphs/isp_pipeline.csv "$L/workloads/set/deeper/"
+cp workloads/dnn/alexnet.csv "$L/workloads/.hidden/"
+printf 'set/j301_1.sm\n' >"$L/workloads/mine.txt"
+(cd "$L" && "$ACSIM" list platforms) >"$T/out" 2>"$T/err"; rc=$?
+if [ $rc = 2 ] && grep -qE '^  platforms/default.csv +platform CSV, 1 row: default$' "$T/out" &&
+   grep -q 'broken.csv:2:3: ' "$T/err" && grep -q 'platforms/broken.csv .*does not read' "$T/out" &&
+   ! grep -qE 'sub.csv|README|hidden|Is a directory' "$T/out" "$T/err"; then ok list_platforms_regular_files_only
+else bad "list_platforms_regular_files_only (exit $rc)"; cat "$T/out" "$T/err" | head; fi
+(cd "$L" && "$ACSIM" list workloads) >"$T/out" 2>"$T/err"; rc=$?
+if [ $rc = 0 ] && [ ! -s "$T/err" ] && [ "$(grep -c '^  workloads/' "$T/out")" = 3 ] &&
+   grep -qE '^  workloads/mine.txt +suite: 1 workload$' "$T/out" &&
+   grep -qE '^  workloads/set/deeper/isp_pipeline.csv +graph \(op-graph CSV\): 10 ops, 12 edges$' "$T/out" &&
+   grep -qE '^  workloads/set/j301_1.sm +psplib \(PSPLIB .sm\): 32 ops, ' "$T/out"; then ok list_workloads_kinds
+else bad "list_workloads_kinds (exit $rc)"; cat "$T/out" "$T/err" | head; fi
+expect list_shipped_clean 0 'workloads/suites/default.txt +suite' -- "$ACSIM" list
+grep -q 'error' "$T/err" && bad list_shipped_no_errors || ok list_shipped_no_errors
+missing=0
+for f in $(grep -oE '^  (platforms|workloads)/[^ ]+' "$T/out"); do [ -f "$f" ] || missing=1; done
+[ $missing = 0 ] && ok list_names_existing_files || bad list_names_existing_files
+
+# The bound column (issue 10): a scheduler's proven lower bound reaches it.
+# ilp proves 24428 cycles on isp_pipeline (its message says so) where the
+# critical-path/resource bound, list's column, is lower; a proven bound
+# never exceeds the makespan. slow% never prints -0.0.
+"$ACSIM" run -q -w workloads/graphs/isp_pipeline.csv -s list,ilp --time-limit 30 --no-sim -o "$T/bound.h5" >"$T/out" 2>"$T/err"
+lb_list=$(awk '$3=="list" {print $8}' "$T/out")
+lb_ilp=$(awk '$3=="ilp" {print $8}' "$T/out")
+mk_ilp=$(awk '$3=="ilp" {print $5}' "$T/out")
+lb_msg=$(grep -oE 'lower bound [0-9]+ cycles' "$T/out" | grep -oE '[0-9]+')
+if [ -n "$lb_ilp" ] && [ "$lb_ilp" = "$lb_msg" ] && [ "$lb_ilp" -gt "$lb_list" ] && [ "$lb_ilp" -le "$mk_ilp" ]; then
+  ok "bound_column_is_the_proven_bound ($lb_list < $lb_ilp <= $mk_ilp)"
+else bad "bound_column_is_the_proven_bound (list $lb_list, ilp $lb_ilp, message $lb_msg, makespan $mk_ilp)"; cat "$T/out"; fi
+# The same bound in /runs and in the report's runs.csv.
+"$ACSIM" report "$T/bound.h5" -o "$T/boundrep" --gnuplot "$T/no-gnuplot" >/dev/null 2>&1
+csv_lb=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "lower_bound_cycles") c = i }
+                  NR > 1 && $8 == "ilp" { print $c }' "$T/boundrep/runs.csv")
+[ -n "$lb_ilp" ] && [ "$csv_lb" = "$lb_ilp" ] && ok "bound_in_runs_csv ($csv_lb)" || bad "bound_in_runs_csv ('$csv_lb' vs '$lb_ilp')"
+if [ -x "$PY" ] && "$PY" -c 'import h5py' 2>/dev/null; then
+  expect bound_in_hdf5 0 "^$lb_ilp\$" -- "$PY" -c '
+import h5py, sys
+runs = h5py.File(sys.argv[1], "r")["/runs"][()]
+print("%.0f" % [r["lower_bound_cycles"] for r in runs if r["scheduler"] == b"ilp"][0])' "$T/bound.h5"
+fi
+expect slow_pct_no_negative_zero 0 'sequential +ok +[0-9]+ +[0-9]+ +[0-9]' -- "$ACSIM" run -q -w workloads/dnn/resnet18.csv -s sequential
+grep -q -- '-0\.0' "$T/out" && bad slow_pct_printed_negative_zero || ok slow_pct_never_negative_zero
+
+# HDF5 (issue 10): every string column of every table is tagged UTF-8 and
+# every column with a unit names it in FIELD_<i>_UNITS (checked with h5py,
+# independently of acsim's reader, and with h5dump).
+if [ -x "$PY" ] && "$PY" -c 'import h5py' 2>/dev/null; then
+  expect h5_utf8_and_units 0 'utf-8 strings in [0-9]+ tables, units ok' -- "$PY" -c '
+import h5py, sys
+want = {"/runs": {"makespan_cycles": "cycles", "peak_cmx_bytes": "bytes", "sched_seconds": "seconds",
+                  "pe_utilization": "1", "run_id": None, "barriers_used": None},
+        "/platforms": {"freq_mhz": "MHz", "cmx_kib": "KiB", "dma_gbps": "GB/s", "pe_count": None},
+        "/schedules/run_1/ops": {"start": "cycles", "cmx_offset": "bytes", "demand_cmx": "bytes", "unit": None},
+        "/validation": {"avg_dev_pct": "%", "time_limit": "seconds", "instances": None}}
+n = 0
+for path in sys.argv[1:]:
+    f = h5py.File(path, "r")
+    def visit(name, obj):
+        global n
+        if not isinstance(obj, h5py.Dataset): return
+        n += 1
+        for col in obj.dtype.names:
+            info = h5py.check_string_dtype(obj.dtype.fields[col][0])
+            assert info is None or info.encoding == "utf-8", (path, name, col, info)
+        units = {obj.dtype.names[i]: obj.attrs[f"FIELD_{i}_UNITS"].decode()
+                 for i in range(len(obj.dtype.names)) if f"FIELD_{i}_UNITS" in obj.attrs}
+        for col, u in want.get("/" + name, {}).items():
+            assert units.get(col) == u, (path, name, col, units.get(col), u)
+    f.visititems(visit)
+    for a in ("acsim_version", "command_line", "created_utc"):
+        assert h5py.check_string_dtype(f.attrs.get_id(a).dtype).encoding == "utf-8", a
+print("utf-8 strings in", n, "tables, units ok")' "$T/r.h5" "$T/v.h5"
+fi
+if command -v h5dump >/dev/null; then
+  expect h5dump_validation_units 0 'FIELD_[0-9]+_UNITS.*' -- h5dump -a /validation/FIELD_7_UNITS "$T/v.h5"
+  grep -q '"%"' "$T/out" && ok h5dump_avg_dev_pct_in_percent || bad h5dump_avg_dev_pct_in_percent
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -32,12 +32,14 @@ nruns() { h5dump -H -d /runs "$1" 2>/dev/null | sed -nE 's/.*DATASPACE  SIMPLE \
 cd "$SRC" || exit 2
 
 # A tiny grid: 3 CMX sizes x 2 barrier counts x alexnet x 2 schedulers = 12 runs.
-GRID=(-w workloads/dnn/alexnet.csv --vary cmx_kib=256..1024*2 --vary barriers=0,8 -s sequential,list -q)
+GRID_LOUD=(-w workloads/dnn/alexnet.csv --vary cmx_kib=256..1024*2 --vary barriers=0,8 -s sequential,list)
+GRID=("${GRID_LOUD[@]}" -q)
 
 expect sweep_help 0 'usage: acsim sweep' -- "$ACSIM" sweep --help
 expect sweep_grid 0 '12 runs in .* 12 ok' -- "$ACSIM" sweep "${GRID[@]}" -j 2 -o "$T/full.h5"
 expect sweep_names_variants 0 'default\[cmx_kib=512,barriers=8\]' -- h5dump -d /platforms "$T/full.h5"
-expect sweep_plain_progress 0 '^sweep: 12/12 runs \(100%\)' -- "$ACSIM" sweep "${GRID[@]}" -j 1 -o "$T/again.h5"
+# Progress (not with -q, which silences it as it does warnings).
+expect sweep_plain_progress 0 '^sweep: 12/12 runs \(100%\)' -- "$ACSIM" sweep "${GRID_LOUD[@]}" -j 1 -o "$T/again.h5"
 # The same command again resumes: everything is already there.
 expect sweep_resume_skips 0 '= 12 runs; 12 already in' -- "$ACSIM" sweep "${GRID[@]}" -o "$T/full.h5"
 [ "$(nruns "$T/full.h5")" = 12 ] && ok "resume_adds_nothing" || bad "resume_adds_nothing ($(nruns "$T/full.h5") runs)"

@@ -737,6 +737,9 @@ static int finish(struct ilp_run *run, const int64_t *start, int64_t lb_cyc,
 
   if (err != ACS_OK)
     return err;
+  /* The proven bound travels with the schedule, not only in the message,
+   * so the run's lower_bound_cycles column shows it. */
+  out->lower_bound = lb_cyc < mk ? lb_cyc : mk;
   if (run->have_cells)
     set_ranges(&run->m, run->cell, out);
   if (run->too_large)
@@ -897,9 +900,10 @@ static int ilp_schedule(const struct acs_problem *pb, const void *opts,
     goto out_with_arrays;
   if (acs__sched_makespan(pb, cyc) <= acs_bound_best(pb) && !o->contiguous) {
     err = acs__sched_emit(pb, cyc, out);
+    out->lower_bound = acs__sched_makespan(pb, cyc);
     if (err == ACS_OK)
       note(d, "optimal: the heuristic makespan %lld equals the lower bound",
-           (long long)acs__sched_makespan(pb, cyc));
+           (long long)out->lower_bound);
     goto out_with_arrays;
   }
   err = qprob_init(&run.qp, pb, auto_step(o, acs__sched_makespan(pb, cyc)), 1);

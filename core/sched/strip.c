@@ -550,6 +550,9 @@ static int strip_schedule(const struct acs_problem *pb, const void *opts,
   err = strip_emit(&st, out);
   if (err != ACS_OK)
     goto out_with_strip;
+  /* The bound the packing search proved travels with the schedule (the
+   * run's lower_bound_cycles), not only in the message. */
+  out->lower_bound = lb < st.best ? lb : st.best;
   if (st.best <= lb) {
     note(d, "optimal packing: height %lld", (long long)st.best);
   } else {
