@@ -660,7 +660,7 @@ Test(rtab, cells_are_typed_and_rows_start_blank)
   acs_schedule_destroy(&s);
 }
 
-Test(rtab, attributes_replace_by_name_and_reserve_units)
+Test(rtab, attributes_replace_by_name_and_reserve_layout_names)
 {
   static const struct acs_rtab_col cols[] = {{"n", ACS_RTAB_I64, NULL}};
   struct acs_schedule s;
@@ -675,8 +675,8 @@ Test(rtab, attributes_replace_by_name_and_reserve_units)
   a = acs_rtab_attr_find(t, "ii");
   cr_assert_eq(a->type, ACS_RTAB_F64);
   cr_assert(a->v.f == 6.5);
-  cr_assert_eq(acs_rtab_attr_str(t, "units", "x"), ACS_EINVAL);
-  cr_assert_eq(acs_rtab_attr_str(t, "units_n", "x"), ACS_EINVAL);
+  cr_assert_eq(acs_rtab_attr_str(t, "FIELD_0_UNITS", "x"), ACS_EINVAL);
+  cr_assert_eq(acs_rtab_attr_i64(t, "acsim_show", 1), ACS_EINVAL);
   cr_assert_eq(acs_rtab_attr_i64(t, "bad name", 1), ACS_EINVAL);
   cr_assert_null(acs_rtab_attr_find(t, "mii"));
   acs_schedule_destroy(&s);
