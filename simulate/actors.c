@@ -1,21 +1,32 @@
 /*
  * actors.c - the forked child: replays a plan with SimGrid actors.
  *
- * SimGrid's C API has no activity dependencies, so the DAG is driven with
- * actors: when the last dependency of an op finishes (data and control
+ * One actor per unit (PE or DMA channel) that has working ops, plus one
+ * control actor: the number of actors does not grow with the number of ops,
+ * so SimGrid's per-actor costs (a context with its stack and guard page, an
+ * exception to end it) are paid O(units) times, not O(ops) times.
+ *
+ * SimGrid's C API has no activity dependencies, so the DAG is driven by
+ * counters. When the last dependency of an op finishes (data and control
  * edges, the previous op on its unit, the barrier uses it waits on) and the
  * ops it must not overtake have started (the consumers of the previous use
- * of the barrier it reprograms), the op is due at once or waits
- * in a heap for its planned start; when due it gets an actor that does the
- * work (compute, transfer or wait) and then releases its successors. Ops
- * without work complete inline, without an actor. Each op is released once
- * and finishes once, so a run costs O((V + E) log V) here plus SimGrid's
- * per-event cost.
+ * of the barrier it reprograms), the op is ready: due at once, or it waits
+ * in the control actor's timer heap for its planned start. A due op starts
+ * (its start time is taken, REUSE_START successors are released) and then:
+ *  - an op with a unit is performed by that unit's actor, which works
+ *    through its unit's ops in planned order and blocks on its semaphore
+ *    until the next one has started (the unit order is a dependency, so the
+ *    next op to start on a unit is always the head of its list);
+ *  - an op without a unit (PSPLIB jobs: they take time and contend for
+ *    nothing; many run at once) gets a timer for its end in the heap;
+ *  - an op without work completes at once, inline.
+ * Finishing an op releases its successors. Each op is released once and
+ * finishes once, so a run costs O((V + E) log V) here plus SimGrid's
+ * per-activity cost (one execution, transfer or sleep per working op).
  *
  * The simulation is single-threaded (actors are coroutines), so the run
  * state below needs no locking. Only one run happens per process, which is
- * why it can live in one static pointer: actors receive nothing but their
- * op index (as actor data).
+ * why it can live in one static pointer.
  */
 #include "config.h"
 
@@ -36,18 +47,30 @@
 
 #include "simulate/simint.h"
 
-enum op_state { ST_WAITING, ST_RELEASED, ST_DONE };
+/* WAITING: dependencies pending; PENDING: ready, its release is ahead;
+ * STARTED: running (or queued at its unit); DONE: finished. */
+enum op_state { ST_WAITING, ST_PENDING, ST_STARTED, ST_DONE };
 
-/* An op whose dependencies are done but whose planned start is ahead. */
-struct pending {
-  double release;
+/* A timer: an op's release time (RELEASE) or the end of an op without a
+ * unit (END). */
+enum timer_kind { TM_RELEASE, TM_END };
+struct timer {
+  double at;
   int32_t op;
+  int32_t kind;
+};
+
+/* A unit's actor: it works through uop[uoff[u] .. uoff[u + 1]). */
+struct unit {
+  sg_sem_t sem;               /* posted when its head op starts */
+  int waiting;                /* blocked on sem */
 };
 
 struct run {
   const struct acs__sim_plan *pl;
   struct acs__sim_op *op;     /* private copy: npred counts down */
   sg_host_t *host;            /* the host table of simint.h */
+  struct unit *unit;          /* npe + ndma */
   double *t;                  /* n start times, then n end times */
   uint8_t *state;             /* enum op_state */
   int32_t *stack;             /* ops finished at the current instant */
@@ -55,45 +78,43 @@ struct run {
   int32_t ndone;
   int32_t *rq;                /* ops released by a start (REUSE_START), to make ready */
   size_t nrq;
-  struct pending *heap;       /* min-heap by (release, op) */
+  struct timer *heap;         /* min-heap by (at, op) */
   size_t nheap;
-  sg_sem_t wake;              /* wakes the releaser before its timeout */
-  int releaser_alive;
-  double releaser_until;      /* when the sleeping releaser wakes; -inf if awake */
+  int32_t running;            /* ops started on a unit and not finished */
+  sg_sem_t wake;              /* wakes the control actor before its timeout */
+  double ctl_until;           /* when the waiting control actor wakes; -inf if awake */
+  int stop;                   /* nothing can progress: unit actors leave */
 };
 
 static struct run *g_run;
 
-static void op_main(int argc, char **argv);
-static void releaser_main(int argc, char **argv);
+/* ---- timers: a binary heap, O(log V) per operation ---- */
 
-/* ---- pending releases: a binary heap, O(log V) per operation ---- */
-
-static int pending_less(const struct pending *a, const struct pending *b)
+static int timer_less(const struct timer *a, const struct timer *b)
 {
-  return a->release < b->release || (a->release == b->release && a->op < b->op);
+  return a->at < b->at || (a->at == b->at && a->op < b->op);
 }
 
-static void heap_push(struct run *r, struct pending x)
+static void heap_push(struct run *r, struct timer x)
 {
   size_t k = r->nheap++;
 
-  while (k > 0 && pending_less(&x, &r->heap[(k - 1) / 2])) {
+  while (k > 0 && timer_less(&x, &r->heap[(k - 1) / 2])) {
     r->heap[k] = r->heap[(k - 1) / 2];
     k = (k - 1) / 2;
   }
   r->heap[k] = x;
 }
 
-static struct pending heap_pop(struct run *r)
+static struct timer heap_pop(struct run *r)
 {
-  struct pending top = r->heap[0], last = r->heap[--r->nheap];
+  struct timer top = r->heap[0], last = r->heap[--r->nheap];
   size_t k = 0, c;
 
   while ((c = 2 * k + 1) < r->nheap) {
-    if (c + 1 < r->nheap && pending_less(&r->heap[c + 1], &r->heap[c]))
+    if (c + 1 < r->nheap && timer_less(&r->heap[c + 1], &r->heap[c]))
       c++;
-    if (!pending_less(&r->heap[c], &last))
+    if (!timer_less(&r->heap[c], &last))
       break;
     r->heap[k] = r->heap[c];
     k = c;
@@ -103,12 +124,22 @@ static struct pending heap_pop(struct run *r)
   return top;
 }
 
-static void spawn(const char *name, sg_host_t host, void (*code)(int, char **), int32_t data)
+/* Adds a timer and wakes the control actor if it sleeps past it. Every op
+ * gets at most two timers (a release, an end), so the heap holds at most
+ * 2n entries. */
+static void add_timer(struct run *r, double at, int32_t op, int kind)
 {
-  sg_actor_t a = sg_actor_init(name, host);
+  heap_push(r, (struct timer){at, op, kind});
+  if (at < r->ctl_until)
+    sg_sem_release(r->wake);
+}
 
-  sg_actor_set_data(a, (void *)(intptr_t)data);
-  sg_actor_start(a, code, 0, NULL);
+/* Unit index (PEs, then channels) of an op that has one. */
+static int32_t unit_of(const struct run *r, int32_t i)
+{
+  const struct acs_sop *o = &r->pl->s->ops[i];
+
+  return o->kind == ACS_OP_DMA ? r->pl->npe + o->unit : o->unit;
 }
 
 /* Op i starts now: it releases the ops that waited for it to start (the
@@ -120,6 +151,7 @@ static void on_start(int32_t i, double now)
   const struct acs__sim_plan *pl = r->pl;
 
   r->t[i] = now;
+  r->state[i] = ST_STARTED;
   for (int32_t k = pl->ssucc_off[i]; k < pl->ssucc_off[i + 1]; k++)
     if (--r->op[pl->ssucc[k]].npred == 0)
       r->rq[r->nrq++] = pl->ssucc[k];
@@ -129,24 +161,20 @@ static void on_start(int32_t i, double now)
  * Op i's dependencies are done. The plan's start is a release time: the
  * planner may have delayed the op for a capacity SimGrid does not model
  * (CMX bytes, named resources), and starting earlier would violate it. An
- * op not yet due waits in the heap rather than in a sleeping actor, so only
- * running ops hold an actor (and its stack). A due op without work is
- * queued as finished now; any other gets its actor.
+ * op not yet due waits in the timer heap. A due op starts: without work it
+ * is queued as finished now; without a unit its end is a timer; otherwise
+ * its unit's actor performs it (posted only when it waits, so no post is
+ * ever stale).
  */
 static void ready(int32_t i, double now)
 {
   struct run *r = g_run;
   const struct acs__sim_op *o = &r->op[i];
+  struct unit *u;
 
-  r->state[i] = ST_RELEASED;
   if (o->release > now) {
-    heap_push(r, (struct pending){o->release, i});
-    if (!r->releaser_alive) {
-      r->releaser_alive = 1;
-      spawn("releaser", r->host[ACS__HOST_CTL(r->pl)], releaser_main, -1);
-    } else if (o->release < r->releaser_until) {
-      sg_sem_release(r->wake);
-    }
+    r->state[i] = ST_PENDING;
+    add_timer(r, o->release, i, TM_RELEASE);
     return;
   }
   on_start(i, now);
@@ -154,7 +182,14 @@ static void ready(int32_t i, double now)
     r->stack[r->top++] = i;
     return;
   }
-  spawn(r->pl->s->ops[i].name, r->host[o->host], op_main, i);
+  if (o->host == ACS__HOST_CTL(r->pl)) {
+    add_timer(r, now + o->amount, i, TM_END);
+    return;
+  }
+  r->running++;
+  u = &r->unit[unit_of(r, i)];
+  if (u->waiting)
+    sg_sem_release(u->sem);
 }
 
 /* ready(i), then every op that a start released meanwhile. */
@@ -167,12 +202,21 @@ static void ready_all(int32_t i, double now)
     ready(r->rq[--r->nrq], now);
 }
 
+/* True when every op has finished, or when nothing runs, waits for a
+ * timer or is about to be released, so nothing ever will (a cycle). */
+static int settled(const struct run *r)
+{
+  return r->ndone == r->pl->n ||
+         (r->running == 0 && r->nheap == 0 && r->top == 0 && r->nrq == 0);
+}
+
 /*
  * Finishes the ops on the stack and everything that becomes finished at the
- * same instant. The stack is shared by all actors: starting an actor is a
+ * same instant. The stack is shared by all actors: a semaphore post is a
  * simcall, during which another actor of the same scheduling round may run
  * this loop too; it then drains the same stack at the same simulated time,
  * which is equally correct. Each op is pushed once, so n entries suffice.
+ * Wakes the control actor when the run has settled, so it can end it.
  */
 static void drain(double now)
 {
@@ -190,42 +234,57 @@ static void drain(double now)
         ready_all(v, now);
     }
   }
+  if (r->ctl_until > -INFINITY && settled(r))
+    sg_sem_release(r->wake);
 }
 
 /*
- * Releases pending ops when they fall due. It sleeps on a semaphore with a
- * timeout until the earliest release; an op pending earlier than that posts
- * the semaphore to wake it sooner (a stale post only causes one extra loop).
- * It lives only while ops are pending, so an empty heap never keeps the
- * simulation alive, and a live releaser always has a timeout ahead, so a
- * pending op never looks like a deadlock.
+ * The control actor: fires timers (releases, and the ends of ops without a
+ * unit) when they fall due, sleeping on a semaphore with a timeout until
+ * the earliest; an earlier timer or a settled run posts the semaphore to
+ * wake it sooner (a stale post only costs one extra loop). It is the only
+ * actor that outlives the run: when everything finished, or nothing can
+ * progress any more, it releases the unit actors still waiting and leaves,
+ * so a cycle ends the simulation instead of looking like a SimGrid
+ * deadlock.
  */
-static void releaser_main(int argc, char **argv)
+static void control_main(int argc, char **argv)
 {
   struct run *r = g_run;
+  int32_t nunits = r->pl->npe + r->pl->ndma;
 
-  while (r->nheap > 0) {
-    double now = simgrid_get_clock(), due = r->heap[0].release;
-    if (due > now) {
-      r->releaser_until = due;
-      sg_sem_acquire_timeout(r->wake, due - now);
-      r->releaser_until = -INFINITY;
+  (void)argc, (void)argv;
+  while (!settled(r)) {
+    double now = simgrid_get_clock();
+    struct timer tm;
+    if (r->nheap == 0 || r->heap[0].at > now) {
+      r->ctl_until = r->nheap == 0 ? INFINITY : r->heap[0].at;
+      if (r->nheap == 0)
+        sg_sem_acquire(r->wake);
+      else
+        sg_sem_acquire_timeout(r->wake, r->heap[0].at - now);
+      r->ctl_until = -INFINITY;
       continue;
     }
-    ready_all(heap_pop(r).op, now);
+    tm = heap_pop(r);
+    if (tm.kind == TM_RELEASE)
+      ready_all(tm.op, now);
+    else
+      r->stack[r->top++] = tm.op;
     drain(now);
   }
-  r->releaser_alive = 0;
+  r->stop = 1;
+  for (int32_t u = 0; u < nunits; u++)
+    if (r->unit[u].waiting)
+      sg_sem_release(r->unit[u].sem);
 }
 
-static void op_main(int argc, char **argv)
+/* Performs op i on its unit: compute, transfer or wait. */
+static void perform(struct run *r, int32_t i)
 {
-  struct run *r = g_run;
-  int32_t i = (int32_t)(intptr_t)sg_actor_self_get_data();
   const struct acs__sim_op *o = &r->op[i];
-  int unit_host = r->pl->s->ops[i].unit + r->pl->npe;
+  sg_host_t unit = r->host[o->host];
 
-  r->t[i] = simgrid_get_clock();
   switch (o->act) {
   case ACS__ACT_EXEC:
     sg_actor_execute(o->amount);
@@ -237,17 +296,68 @@ static void op_main(int argc, char **argv)
     /* DDR transfers cross the shared ddr link, so transfers that overlap
      * in time share its bandwidth; CMX-to-CMX ones only the channel. */
     if (o->xfer == ACS__XFER_FROM_DDR)
-      sg_host_sendto(r->host[ACS__HOST_DDR(r->pl)], r->host[unit_host], o->amount);
+      sg_host_sendto(r->host[ACS__HOST_DDR(r->pl)], unit, o->amount);
     else if (o->xfer == ACS__XFER_TO_DDR)
-      sg_host_sendto(r->host[unit_host], r->host[ACS__HOST_DDR(r->pl)], o->amount);
+      sg_host_sendto(unit, r->host[ACS__HOST_DDR(r->pl)], o->amount);
     else
-      sg_host_sendto(r->host[unit_host], r->host[ACS__HOST_CMX(r->pl)], o->amount);
+      sg_host_sendto(unit, r->host[ACS__HOST_CMX(r->pl)], o->amount);
     break;
   default:
     break;
   }
-  r->stack[r->top++] = i;
-  drain(simgrid_get_clock());
+}
+
+/* A unit's actor: its ops in planned order, each once it has started. */
+static void unit_main(int argc, char **argv)
+{
+  struct run *r = g_run;
+  const struct acs__sim_plan *pl = r->pl;
+  int32_t u = (int32_t)(intptr_t)sg_actor_self_get_data();
+  struct unit *un = &r->unit[u];
+
+  (void)argc, (void)argv;
+  for (int32_t k = pl->uoff[u]; k < pl->uoff[u + 1] && !r->stop; k++) {
+    int32_t i = pl->uop[k];
+    while (r->state[i] != ST_STARTED && !r->stop) {
+      un->waiting = 1;
+      sg_sem_acquire(un->sem);
+      un->waiting = 0;
+    }
+    if (r->stop)
+      break;
+    perform(r, i);
+    r->running--;
+    r->stack[r->top++] = i;
+    drain(simgrid_get_clock());
+  }
+}
+
+static void spawn(const char *name, sg_host_t host, void (*code)(int, char **), int32_t data)
+{
+  sg_actor_t a = sg_actor_init(name, host);
+
+  sg_actor_set_data(a, (void *)(intptr_t)data);
+  sg_actor_start(a, code, 0, NULL);
+}
+
+/* One actor per unit that has working ops, then the control actor. */
+static void spawn_actors(struct run *r)
+{
+  const struct acs__sim_plan *pl = r->pl;
+  char name[32];
+
+  for (int32_t u = 0; u < pl->npe + pl->ndma; u++) {
+    if (pl->uoff[u + 1] == pl->uoff[u])
+      continue;
+    r->unit[u].sem = sg_sem_init(0);
+    if (u < pl->npe)
+      snprintf(name, sizeof(name), "pe%d", (int)u);
+    else
+      snprintf(name, sizeof(name), "dma%d", (int)(u - pl->npe));
+    spawn(name, r->host[u], unit_main, u);
+  }
+  r->wake = sg_sem_init(0);
+  spawn("control", r->host[ACS__HOST_CTL(pl)], control_main, -1);
 }
 
 /* ---- what did not run, and why ---- */
@@ -430,7 +540,20 @@ static void setup_simgrid(const struct acs__sim_plan *pl)
 
   simgrid_init(&argc, argv);
   xbt_log_control_set("root.thres:critical");
+  /*
+   * Context options, chosen rather than inherited. There is one actor per
+   * busy unit plus one, so a context's fixed costs (allocating its stack,
+   * two mprotect calls for the guard page, whose TLB shootdowns stall the
+   * other cores) are paid O(units) times per run and do not matter; what
+   * matters is that an overflow is caught. Hence a guard page (SimGrid's
+   * default, set here so it stays), which turns an overflow into a crash
+   * the parent reports instead of silent corruption. The actors run a few
+   * calls deep (SimGrid's simcalls included), and 128 KiB leaves a wide
+   * margin, also under AddressSanitizer; SimGrid's 8 MiB default would
+   * only reserve address space (32 GiB for 4,096 units).
+   */
   sg_cfg_set_int("contexts/stack-size", pl->stack_kib);
+  sg_cfg_set_int("contexts/guard-size", 1);
   simgrid_load_platform(pl->xml_path);
   /* The parent removes it too; this removes it as early as possible. */
   unlink(pl->xml_path);
@@ -445,7 +568,7 @@ static void setup_simgrid(const struct acs__sim_plan *pl)
 
 static int alloc_run(struct run *r, const struct acs__sim_plan *pl)
 {
-  size_t n = (size_t)pl->n, nh = (size_t)pl->npe + (size_t)pl->ndma + 3;
+  size_t n = (size_t)pl->n, nu = (size_t)pl->npe + (size_t)pl->ndma, nh = nu + 3;
 
   memset(r, 0, sizeof(*r));
   r->pl = pl;
@@ -454,10 +577,12 @@ static int alloc_run(struct run *r, const struct acs__sim_plan *pl)
   r->t = malloc((2 * n + 1) * sizeof(*r->t));
   r->state = calloc(n + 1, 1);
   r->stack = malloc((n + 1) * sizeof(*r->stack));
-  r->heap = malloc((n + 1) * sizeof(*r->heap));
+  r->heap = malloc((2 * n + 1) * sizeof(*r->heap));
   r->rq = malloc((n + 1) * sizeof(*r->rq));
-  if (!r->op || !r->host || !r->t || !r->state || !r->stack || !r->heap || !r->rq)
+  r->unit = calloc(nu + 1, sizeof(*r->unit));
+  if (!r->op || !r->host || !r->t || !r->state || !r->stack || !r->heap || !r->rq || !r->unit)
     return -1;
+  r->ctl_until = -INFINITY;
   memcpy(r->op, pl->op, n * sizeof(*r->op));
   for (size_t k = 0; k < 2 * n; k++)
     r->t[k] = NAN;
@@ -495,9 +620,9 @@ void acs__sim_child(const struct acs__sim_plan *pl, int fd)
   setup_simgrid(pl);
   if (find_hosts(&run) < 0)
     die(6, "acsim: the generated platform lacks a host\n");
-  run.wake = sg_sem_init(0);
-  run.releaser_until = -INFINITY;
-  /* Ops without dependencies start first, in id order (deterministic). */
+  spawn_actors(&run);
+  /* Ops without dependencies start first, in id order (deterministic);
+   * the actors run once simgrid_run starts, so nothing is posted here. */
   for (int32_t i = 0; i < pl->n; i++)
     if (run.op[i].npred == 0 && run.state[i] == ST_WAITING) {
       ready_all(i, 0.0);

@@ -43,6 +43,8 @@ static void plan_free(struct acs__sim_plan *pl)
   free(pl->succ);
   free(pl->ssucc_off);
   free(pl->ssucc);
+  free(pl->uoff);
+  free(pl->uop);
   memset(pl, 0, sizeof(*pl));
 }
 
@@ -164,6 +166,25 @@ static int barrier_deps(struct acs__sim_plan *pl)
   return err;
 }
 
+/* Each unit's working ops in planned order (the sorted keys), as CSR: the
+ * list a unit's actor in the child works through. O(V + units). */
+static int plan_units(struct acs__sim_plan *pl, const struct unit_key *key, size_t nkey)
+{
+  size_t nunits = (size_t)pl->npe + (size_t)pl->ndma;
+
+  pl->uoff = calloc(nunits + 1, sizeof(*pl->uoff));
+  pl->uop = malloc((nkey + 1) * sizeof(*pl->uop));
+  if (!pl->uoff || !pl->uop)
+    return ACS_ENOMEM;
+  for (size_t k = 0; k < nkey; k++) {
+    pl->uoff[key[k].unit + 1]++;
+    pl->uop[k] = key[k].id;
+  }
+  for (size_t u = 0; u < nunits; u++)
+    pl->uoff[u + 1] += pl->uoff[u];
+  return ACS_OK;
+}
+
 /*
  * Dependencies: every schedule edge, then an implicit one from each op to
  * the next on its unit in planned order (start, ties by id), which is how
@@ -201,7 +222,10 @@ static int plan_deps(struct acs__sim_plan *pl)
   for (size_t k = 1; k < nkey; k++)
     if (key[k].unit == key[k - 1].unit)
       pl->dep[pl->ndeps++] = (struct acs__sim_dep){key[k - 1].id, key[k].id, ACS__DEP_UNIT};
+  err = plan_units(pl, key, nkey);
   free(key);
+  if (err < 0)
+    return err;
   return acs_bprog_present(s) && (err = barrier_deps(pl)) < 0 ? err : ACS_OK;
 }
 

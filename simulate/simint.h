@@ -59,6 +59,9 @@ struct acs__sim_plan {
   struct acs__sim_dep *dep;
   int32_t *succ_off, *succ;       /* successors over dep, CSR (released at the end) */
   int32_t *ssucc_off, *ssucc;     /* REUSE_START successors (released at the start) */
+  /* The working ops of each unit (PEs, then channels after npe) in planned
+   * order: uop[uoff[u] .. uoff[u + 1]), CSR over npe + ndma units. */
+  int32_t *uoff, *uop;
   const char *xml_path;
   int stack_kib;
   int hook;
