@@ -22,6 +22,8 @@
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
+#include <simgrid/link.h>
+#include <xbt/dynar.h>
 #include <xbt/log.h>
 
 #include "core/load/load.h"
@@ -278,6 +280,48 @@ Test(simulate, pe_to_pe_transfer_uses_the_local_bandwidth)
   assert_near(cycles, 11468.8, "pe0 -> pe1");
 }
 
+/*
+ * Routes are derived when SimGrid seals the platform, as the simulation
+ * starts, so they are read from an actor: these record what a route check
+ * measured, and the test asserts after simgrid_run.
+ */
+static struct {
+  int npe;
+  double pe_pe_bw[64], pe_ddr_bw[64], pe_ddr_lat[64], ddr_dma_bw[2], dma_cmx_bw[2];
+  char route[8][128];
+} g_routes;
+
+static double route_bw(const char *a, const char *b)
+{
+  return sg_host_get_route_bandwidth(sg_host_by_name(a), sg_host_by_name(b));
+}
+
+static void measure_routes(int argc, char **argv)
+{
+  char a[16], b[16];
+
+  (void)argc, (void)argv;
+  for (int i = 0; i < g_routes.npe; i++) {
+    snprintf(a, sizeof(a), "pe%d", i);
+    snprintf(b, sizeof(b), "pe%d", (i + 1) % g_routes.npe);
+    g_routes.pe_pe_bw[i] = g_routes.npe > 1 ? route_bw(a, b) : 64e9;
+    g_routes.pe_ddr_bw[i] = route_bw(a, "ddr");
+    g_routes.pe_ddr_lat[i] = sg_host_get_route_latency(sg_host_by_name(a), sg_host_by_name("ddr"));
+  }
+  for (int k = 0; k < 2; k++) {
+    snprintf(a, sizeof(a), "dma%d", k);
+    g_routes.ddr_dma_bw[k] = route_bw("ddr", a);
+    g_routes.dma_cmx_bw[k] = route_bw(a, "cmx");
+  }
+}
+
+/* Runs fn in an actor on ctl, once the platform is sealed. */
+static void in_simulation(void (*fn)(int, char **))
+{
+  sg_actor_create("check", sg_host_by_name("ctl"), fn, 0, NULL);
+  simgrid_run();
+}
+
 /* Every pair of routed hosts has a route with the expected bottleneck and
  * latency: the XML loads and is complete. */
 static void check_platform_loads(int npe)
@@ -286,40 +330,23 @@ static void check_platform_loads(int npe)
   char kv[64];
   struct acs_diag d;
   double ddr_bps = 8e9, lat = 100 / 700e6;
-  int nhost;
 
   acs_platform_init(&p);
   acs_diag_init(&d);
   snprintf(kv, sizeof(kv), "pe_count=%d", npe);
   cr_assert_eq(acs_platform_set_kv(&p, kv, &d), ACS_OK);
   load_platform(&p);
-  nhost = npe + 2 + 3; /* PEs, 2 channels, ddr, cmx, ctl */
-  cr_assert_eq((int)sg_host_count(), nhost);
+  cr_assert_eq((int)sg_host_count(), npe + 2 + 3); /* PEs, 2 channels, ddr, cmx, ctl */
+  g_routes.npe = npe;
+  in_simulation(measure_routes);
   for (int i = 0; i < npe; i++) {
-    char a[16], b[16];
-    snprintf(a, sizeof(a), "pe%d", i);
-    snprintf(b, sizeof(b), "pe%d", (i + 1) % npe);
-    cr_assert_not_null(sg_host_by_name(a));
-    if (npe > 1) {
-      double bw = sg_host_get_route_bandwidth(sg_host_by_name(a), sg_host_by_name(b));
-      cr_assert_float_eq(bw, 64e9, 1.0);
-    }
-    {
-      double bw = sg_host_get_route_bandwidth(sg_host_by_name(a), sg_host_by_name("ddr"));
-      double l = sg_host_get_route_latency(sg_host_by_name(a), sg_host_by_name("ddr"));
-      cr_assert_float_eq(bw, ddr_bps, 1.0);
-      cr_assert_float_eq(l, lat, 1e-18);
-    }
+    cr_assert_float_eq(g_routes.pe_pe_bw[i], 64e9, 1.0);
+    cr_assert_float_eq(g_routes.pe_ddr_bw[i], ddr_bps, 1.0);
+    cr_assert_float_eq(g_routes.pe_ddr_lat[i], lat, 1e-18);
   }
   for (int k = 0; k < 2; k++) {
-    char c[16];
-    snprintf(c, sizeof(c), "dma%d", k);
-    {
-      double bw = sg_host_get_route_bandwidth(sg_host_by_name("ddr"), sg_host_by_name(c));
-      double bw2 = sg_host_get_route_bandwidth(sg_host_by_name(c), sg_host_by_name("cmx"));
-      cr_assert_float_eq(bw, ddr_bps, 1.0);
-      cr_assert_float_eq(bw2, 32e9, 1.0);
-    }
+    cr_assert_float_eq(g_routes.ddr_dma_bw[k], ddr_bps, 1.0);
+    cr_assert_float_eq(g_routes.dma_cmx_bw[k], 32e9, 1.0);
   }
 }
 
@@ -336,6 +363,81 @@ Test(simulate, platform_xml_loads_with_4_pes, .timeout = 60)
 Test(simulate, platform_xml_loads_with_64_pes, .timeout = 60)
 {
   check_platform_loads(64);
+}
+
+/* The links a transfer from a to b crosses, as "l1,l2", into buf. */
+static void route_of(const char *a, const char *b, char *buf, size_t size)
+{
+  xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);
+  unsigned int k;
+  sg_link_t l;
+  size_t off = 0;
+
+  sg_host_get_route(sg_host_by_name(a), sg_host_by_name(b), links);
+  buf[0] = '\0';
+  xbt_dynar_foreach (links, k, l)
+    off += (size_t)snprintf(buf + off, size - off, "%s%s", k ? "," : "", sg_link_get_name(l));
+  xbt_dynar_free(&links);
+}
+
+static const char *const g_pairs[][2] = {
+  {"ddr", "dma1"}, {"dma0", "ddr"}, {"dma1", "cmx"}, {"cmx", "dma0"},
+  {"pe0", "pe2"}, {"pe1", "cmx"}, {"pe2", "ddr"},
+};
+
+static void record_routes(int argc, char **argv)
+{
+  (void)argc, (void)argv;
+  for (size_t k = 0; k < sizeof(g_pairs) / sizeof(g_pairs[0]); k++)
+    route_of(g_pairs[k][0], g_pairs[k][1], g_routes.route[k], sizeof(g_routes.route[k]));
+}
+
+/* The routes SimGrid derives from the host links are the model's: the
+ * source's own link, then the destination's; ddr's own link is the shared
+ * DDR link; cmx has none. */
+Test(simulate, routes_cross_exactly_the_private_links_and_the_ddr_link, .timeout = 60)
+{
+  static const char *const want[] = {"ddr,l_dma1", "l_dma0,ddr", "l_dma1", "l_dma0",
+                                     "l_pe0,l_pe2", "l_pe1", "l_pe2,ddr"};
+  struct acs_platform p;
+  struct acs_diag d;
+
+  acs_platform_init(&p);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_platform_set_kv(&p, "pe_count=3", &d), ACS_OK);
+  cr_assert_eq(acs_platform_set_kv(&p, "dma_channels=2", &d), ACS_OK);
+  load_platform(&p);
+  in_simulation(record_routes);
+  for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+    cr_assert_str_eq(g_routes.route[k], want[k], "%s -> %s", g_pairs[k][0], g_pairs[k][1]);
+}
+
+static long xml_bytes(const char *kv)
+{
+  struct acs_platform p;
+  struct acs_diag d;
+  FILE *f = tmpfile();
+  long n;
+
+  acs_platform_init(&p);
+  acs_diag_init(&d);
+  cr_assert_not_null(f);
+  cr_assert_eq(acs_platform_set_kv(&p, kv, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_sim_xml_write(f, &p), ACS_OK);
+  n = ftell(f);
+  fclose(f);
+  return n;
+}
+
+/* Three lines (host, link, host link) of under 200 bytes per PE or
+ * channel; a route per pair would add over 4,000 lines per PE here. */
+Test(simulate, platform_xml_grows_linearly_with_pes_and_channels)
+{
+  long pe64 = xml_bytes("pe_count=64"), pe4096 = xml_bytes("pe_count=4096");
+  long ch4096 = xml_bytes("dma_channels=4096");
+
+  cr_assert_lt(pe4096 - pe64, (4096 - 64) * 200L, "%ld vs %ld bytes", pe4096, pe64);
+  cr_assert_lt(ch4096 - pe64, (4096 - 2) * 200L, "%ld vs %ld bytes", ch4096, pe64);
 }
 
 Test(simulate, platform_name_is_escaped_in_the_xml)
@@ -422,6 +524,29 @@ static void greedy(struct acs_schedule *s, const struct acs_graph *g, int npe, i
   }
   free(ready);
   acs_schedule_finish(s);
+}
+
+/* The last PE and channel of a wide platform are reached (only busy units
+ * get an actor; every host is in the platform). */
+Test(simulate, wide_platform_runs_ops_on_its_last_pe_and_channel, .timeout = 120)
+{
+  static const char *const sets[] = {"pe_count=4096", "dma_channels=256", NULL};
+  struct fix f;
+  struct acs_sim_result r;
+  int32_t a, b;
+
+  tu_graph_npu(&f.g, "wide");
+  a = tu_op(&f.g, "a", ACS_OP_DPU, 10);
+  b = dma_op(&f.g, "load", MIB, ACS_MEM_DDR, ACS_MEM_CMX);
+  tu_edge(&f.g, a, b);
+  bind(&f, sets);
+  place(&f, a, 4095, 0);
+  place(&f, b, 255, 10);
+  tu_assert_verified(&f.s);
+  sim_ok(&f, &r);
+  assert_near(f.s.ops[a].sim_end, 10, "a");
+  assert_near(f.s.ops[b].sim_end, 10 + 100 + 91750.4, "load");
+  fix_destroy(&f);
 }
 
 Test(simulate, random_compute_schedule_replays_exactly, .timeout = 60)
