@@ -47,9 +47,10 @@
 
 #include "simulate/simint.h"
 
-/* WAITING: dependencies pending; PENDING: ready, its release is ahead;
- * STARTED: running (or queued at its unit); DONE: finished. */
-enum op_state { ST_WAITING, ST_PENDING, ST_STARTED, ST_DONE };
+/* Op states are enum acs__state (simint.h): the parent explains an
+ * incomplete run from them. */
+enum { ST_WAITING = ACS__ST_WAITING, ST_PENDING = ACS__ST_PENDING,
+       ST_STARTED = ACS__ST_STARTED, ST_DONE = ACS__ST_DONE };
 
 /* A timer: an op's release time (RELEASE) or the end of an op without a
  * unit (END). */
@@ -134,14 +135,6 @@ static void add_timer(struct run *r, double at, int32_t op, int kind)
     sg_sem_release(r->wake);
 }
 
-/* Unit index (PEs, then channels) of an op that has one. */
-static int32_t unit_of(const struct run *r, int32_t i)
-{
-  const struct acs_sop *o = &r->pl->s->ops[i];
-
-  return o->kind == ACS_OP_DMA ? r->pl->npe + o->unit : o->unit;
-}
-
 /* Op i starts now: it releases the ops that waited for it to start (the
  * next producers of a barrier whose use it consumes). They are queued, not
  * made ready here, so long chains of such releases never recurse. */
@@ -187,7 +180,7 @@ static void ready(int32_t i, double now)
     return;
   }
   r->running++;
-  u = &r->unit[unit_of(r, i)];
+  u = &r->unit[o->unit];
   if (u->waiting)
     sg_sem_release(u->sem);
 }
@@ -360,137 +353,9 @@ static void spawn_actors(struct run *r)
   spawn("control", r->host[ACS__HOST_CTL(pl)], control_main, -1);
 }
 
-/* ---- what did not run, and why ---- */
+/* ---- the simulation process ---- */
 
-static const char *dep_reason(const struct acs__sim_plan *pl, const struct acs__sim_dep *e,
-                              char *buf, size_t size)
-{
-  const struct acs_sop *o = &pl->s->ops[e->dst];
-
-  if (e->kind == ACS__DEP_DATA)
-    return "data edge";
-  if (e->kind == ACS__DEP_CONTROL)
-    return "control edge";
-  if (e->kind == ACS__DEP_BARRIER) {
-    snprintf(buf, size, "barrier %d", (int)pl->s->ops[e->src].update_barrier);
-    return buf;
-  }
-  if (e->kind == ACS__DEP_REUSE_END || e->kind == ACS__DEP_REUSE_START) {
-    snprintf(buf, size, "to %s: barrier %d reused", e->kind == ACS__DEP_REUSE_END ? "end" : "start",
-             (int)o->update_barrier);
-    return buf;
-  }
-  snprintf(buf, size, "previous op on %s%d", o->kind == ACS_OP_DMA ? "dma" : "pe", o->unit);
-  return buf;
-}
-
-/* Index in pl->dep of the first unfinished dependency of op u, or -1.
- * pred_off/pred index dep entries by destination. */
-static int32_t first_unfinished(const struct run *r, const int32_t *pred_off,
-                                const int32_t *pred, int32_t u)
-{
-  for (int32_t k = pred_off[u]; k < pred_off[u + 1]; k++) {
-    const struct acs__sim_dep *e = &r->pl->dep[pred[k]];
-    if (e->kind == ACS__DEP_REUSE_START ? isnan(r->t[e->src]) : r->state[e->src] != ST_DONE)
-      return pred[k];
-  }
-  return -1;
-}
-
-/* Appends one "'a' waits for 'b' (why)" hop to msg. */
-static void append_hop(const struct acs__sim_plan *pl, int32_t e, int first, char *msg,
-                       size_t size)
-{
-  const struct acs__sim_dep *dep = &pl->dep[e];
-  size_t len = strlen(msg);
-  char why[64];
-
-  if (len + 1 >= size)
-    return;
-  snprintf(msg + len, size - len, "%s'%s' waits for '%s' (%s)", first ? "; " : ", ",
-           pl->s->ops[dep->dst].name,
-           pl->s->ops[dep->src].name, dep_reason(pl, dep, why, sizeof(why)));
-}
-
-/* Dependencies by destination: pred[pred_off[v] .. pred_off[v + 1]) are
- * indices into pl->dep. pos is scratch of n entries. O(V + E). */
-static void pred_index(const struct acs__sim_plan *pl, int32_t *pred_off, int32_t *pred,
-                       int32_t *pos)
-{
-  for (int32_t e = 0; e < pl->ndeps; e++)
-    pred_off[pl->dep[e].dst + 1]++;
-  for (int32_t v = 0; v < pl->n; v++)
-    pred_off[v + 1] += pred_off[v];
-  memcpy(pos, pred_off, (size_t)pl->n * sizeof(*pos));
-  for (int32_t e = 0; e < pl->ndeps; e++)
-    pred[pos[pl->dep[e].dst]++] = e;
-}
-
-/* Prints the hops of path, eliding the middle of a long chain. */
-static void append_path(const struct acs__sim_plan *pl, const int32_t *path, int32_t len,
-                        char *msg, size_t size)
-{
-  for (int32_t h = 0; h < len; h++) {
-    if (len > 8 && h == 4) {
-      size_t l = strlen(msg);
-      snprintf(msg + l, size - l, ", ...");
-      h = len - 4; /* the loop's increment makes it len - 3 */
-      continue;
-    }
-    append_hop(pl, path[h], h == 0, msg, size);
-  }
-}
-
-/*
- * Explains an incomplete run: starting from the first op (by id) that never
- * started, follows unfinished dependencies until an op repeats (a cycle) or
- * one has none left. O(V + E).
- */
-static int explain(const struct run *r, char *msg, size_t size)
-{
-  const struct acs__sim_plan *pl = r->pl;
-  int32_t n = pl->n, u = -1, len = 0, nstart = 0;
-  int32_t *pred_off = calloc((size_t)n + 1, sizeof(*pred_off));
-  int32_t *pred = malloc(((size_t)pl->ndeps + 1) * sizeof(*pred));
-  int32_t *pos = malloc(((size_t)n + 1) * sizeof(*pos));   /* hop at which an op waits */
-  int32_t *path = malloc(((size_t)n + 1) * sizeof(*path)); /* dep index per hop */
-
-  if (!pred_off || !pred || !pos || !path) {
-    free(pred_off), free(pred), free(pos), free(path);
-    return -1;
-  }
-  pred_index(pl, pred_off, pred, pos);
-  for (int32_t v = n - 1; v >= 0; v--) {
-    pos[v] = -1;
-    if (r->state[v] == ST_WAITING)
-      u = v, nstart++;
-  }
-  snprintf(msg, size, "simulation incomplete: %d of %d ops never finished (%d never started)",
-           (int)(n - r->ndone), (int)n, (int)nstart);
-  while (u >= 0 && pos[u] < 0) {
-    int32_t e = first_unfinished(r, pred_off, pred, u);
-    pos[u] = len;
-    if (e < 0)
-      break;
-    path[len++] = e;
-    u = pl->dep[e].src;
-  }
-  append_path(pl, path, len, msg, size);
-  if (u >= 0 && pos[u] < len) {
-    size_t l = strlen(msg);
-    snprintf(msg + l, size - l, ", a cycle of %d ops", (int)(len - pos[u]));
-  } else if (u >= 0 && len == 0) {
-    size_t l = strlen(msg);
-    snprintf(msg + l, size - l, "; '%s' never started though its dependencies finished",
-             pl->s->ops[u].name);
-  }
-  free(pred_off), free(pred), free(pos), free(path);
-  return 0;
-}
-
-/* ---- the child's main ---- */
-
-/* Leaves the child with a reason the parent quotes in its message. */
+/* Leaves with a reason the parent quotes in its message. */
 static void die(int code, const char *why) __attribute__((noreturn));
 static void die(int code, const char *why)
 {
@@ -516,22 +381,22 @@ static int write_all(int fd, const void *buf, size_t len)
   return 0;
 }
 
-static void answer(const struct run *r, int fd, const char *msg)
+/* The header, every start and end time, every state. */
+static void answer(const struct run *r, int fd)
 {
   struct acs__sim_wire h;
 
   memset(&h, 0, sizeof(h));
   h.magic = ACS__SIM_MAGIC;
-  h.status = r->ndone == r->pl->n ? ACS__SIM_DONE : ACS__SIM_INCOMPLETE;
   h.n = r->pl->n;
   h.ndone = r->ndone;
-  h.msglen = (uint32_t)strlen(msg);
-  if (write_all(fd, &h, sizeof(h)) < 0 || write_all(fd, msg, h.msglen) < 0 ||
-      write_all(fd, r->t, 2 * (size_t)r->pl->n * sizeof(*r->t)) < 0)
+  if (write_all(fd, &h, sizeof(h)) < 0 ||
+      write_all(fd, r->t, 2 * (size_t)r->pl->n * sizeof(*r->t)) < 0 ||
+      write_all(fd, r->state, (size_t)r->pl->n) < 0)
     die(4, "acsim: cannot send the simulation result\n");
 }
 
-static void setup_simgrid(const struct acs__sim_plan *pl)
+void acs__sim_load(const char *xml_path, int stack_kib)
 {
   /* Static: SimGrid may keep pointers into its command line. */
   static char arg0[] = "acsim-sim";
@@ -552,18 +417,9 @@ static void setup_simgrid(const struct acs__sim_plan *pl)
    * margin, also under AddressSanitizer; SimGrid's 8 MiB default would
    * only reserve address space (32 GiB for 4,096 units).
    */
-  sg_cfg_set_int("contexts/stack-size", pl->stack_kib);
+  sg_cfg_set_int("contexts/stack-size", stack_kib);
   sg_cfg_set_int("contexts/guard-size", 1);
-  simgrid_load_platform(pl->xml_path);
-  /* The parent removes it too; this removes it as early as possible. */
-  unlink(pl->xml_path);
-  if (pl->hook == ACS_SIM_HOOK_ABORT)
-    abort();
-  if (pl->hook == ACS_SIM_HOOK_EXIT)
-    _exit(3);
-  if (pl->hook == ACS_SIM_HOOK_HANG)
-    for (;;)
-      pause();
+  simgrid_load_platform(xml_path);
 }
 
 static int alloc_run(struct run *r, const struct acs__sim_plan *pl)
@@ -573,7 +429,7 @@ static int alloc_run(struct run *r, const struct acs__sim_plan *pl)
   memset(r, 0, sizeof(*r));
   r->pl = pl;
   r->op = malloc((n + 1) * sizeof(*r->op));
-  r->host = malloc(nh * sizeof(*r->host));
+  r->host = calloc(nh, sizeof(*r->host));
   r->t = malloc((2 * n + 1) * sizeof(*r->t));
   r->state = calloc(n + 1, 1);
   r->stack = malloc((n + 1) * sizeof(*r->stack));
@@ -589,17 +445,20 @@ static int alloc_run(struct run *r, const struct acs__sim_plan *pl)
   return 0;
 }
 
+/* The hosts the run uses: busy units, ddr, cmx and ctl. O(units). */
 static int find_hosts(struct run *r)
 {
   const struct acs__sim_plan *pl = r->pl;
   char name[32];
 
-  for (int i = 0; i < pl->npe + pl->ndma; i++) {
-    if (i < pl->npe)
-      snprintf(name, sizeof(name), "pe%d", i);
+  for (int32_t u = 0; u < pl->npe + pl->ndma; u++) {
+    if (pl->uoff[u + 1] == pl->uoff[u])
+      continue;
+    if (u < pl->npe)
+      snprintf(name, sizeof(name), "pe%d", (int)u);
     else
-      snprintf(name, sizeof(name), "dma%d", i - pl->npe);
-    if (!(r->host[i] = sg_host_by_name(name)))
+      snprintf(name, sizeof(name), "dma%d", (int)(u - pl->npe));
+    if (!(r->host[u] = sg_host_by_name(name)))
       return -1;
   }
   r->host[ACS__HOST_DDR(pl)] = sg_host_by_name("ddr");
@@ -609,15 +468,29 @@ static int find_hosts(struct run *r)
          r->host[ACS__HOST_CTL(pl)] ? 0 : -1;
 }
 
+/* Test hooks (enum acs_sim_hook): misbehave as a broken simulation would. */
+static void run_hook(int hook)
+{
+  if (hook == ACS_SIM_HOOK_ABORT)
+    abort();
+  if (hook == ACS_SIM_HOOK_EXIT)
+    _exit(3);
+  if (hook == ACS_SIM_HOOK_HANG)
+    for (;;)
+      pause();
+  if (hook == ACS_SIM_HOOK_SPIN)
+    for (volatile unsigned long k = 0;; k++)
+      ;
+}
+
 void acs__sim_child(const struct acs__sim_plan *pl, int fd)
 {
   static struct run run;
-  char msg[1024] = "";
 
+  run_hook(pl->hook);
   if (alloc_run(&run, pl) < 0)
-    die(5, "acsim: out of memory in the simulation child\n");
+    die(5, "acsim: out of memory in the simulation process\n");
   g_run = &run;
-  setup_simgrid(pl);
   if (find_hosts(&run) < 0)
     die(6, "acsim: the generated platform lacks a host\n");
   spawn_actors(&run);
@@ -629,10 +502,7 @@ void acs__sim_child(const struct acs__sim_plan *pl, int fd)
       drain(0.0);
     }
   simgrid_run();
-  if (run.ndone < pl->n && explain(&run, msg, sizeof(msg)) < 0)
-    snprintf(msg, sizeof(msg), "simulation incomplete: %d of %d ops never finished",
-             (int)(pl->n - run.ndone), (int)pl->n);
-  answer(&run, fd, msg);
+  answer(&run, fd);
   /* _exit: no atexit handlers (SimGrid's teardown, the caller's). */
   _exit(0);
 }

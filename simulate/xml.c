@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "simulate/sim.h"
+#include "simulate/simint.h"
 
 /* Writes s as XML attribute text. */
 static void write_escaped(FILE *f, const char *s)
@@ -105,6 +105,11 @@ static void write_hosts_and_links(FILE *f, const struct acs_platform *p,
 
 int acs_sim_xml_write(FILE *f, const struct acs_platform *p)
 {
+  return acs__sim_xml_write(f, p, 1);
+}
+
+int acs__sim_xml_write(FILE *f, const struct acs_platform *p, int named)
+{
   int npe = (int)acs_platform_get(p, ACS_P_PE_COUNT);
   int ndma = (int)acs_platform_get(p, ACS_P_DMA_CHANNELS);
 
@@ -115,9 +120,11 @@ int acs_sim_xml_write(FILE *f, const struct acs_platform *p)
   fprintf(f, "<platform version=\"4.1\">\n");
   write_config(f, p);
   fprintf(f, "  <zone id=\"acsim\" routing=\"Cluster\">\n");
-  fprintf(f, "    <prop id=\"acsim_platform\" value=\"");
-  write_escaped(f, p->name);
-  fprintf(f, "\"/>\n");
+  if (named) {
+    fprintf(f, "    <prop id=\"acsim_platform\" value=\"");
+    write_escaped(f, p->name);
+    fprintf(f, "\"/>\n");
+  }
   write_hosts_and_links(f, p, npe, ndma);
   fprintf(f, "  </zone>\n");
   fprintf(f, "</platform>\n");
