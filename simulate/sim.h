@@ -87,7 +87,7 @@ struct acs_sim_result {
   int64_t ddr_bytes;        /* bytes moved over the DDR link */
   double pe_utilization;    /* compute time on PEs / (pe_count * makespan) */
   double dma_utilization;   /* transfer time on channels / (channels * makespan) */
-  double sim_seconds;       /* wall time of the whole run, fork to reap */
+  double sim_seconds;       /* wall time of the whole acs_sim_run */
   int32_t ops_total;
   int32_t ops_completed;
 };
