@@ -1,5 +1,6 @@
 /*
- * actors.c - the forked child: replays a plan with SimGrid actors.
+ * actors.c - SimGrid in the zygote (start, platform, warm-up) and in the
+ * simulation process (a plan replayed by actors).
  *
  * One actor per unit (PE or DMA channel) that has working ops, plus one
  * control actor: the number of actors does not grow with the number of ops,
@@ -69,11 +70,11 @@ struct unit {
 
 struct run {
   const struct acs__sim_plan *pl;
-  struct acs__sim_op *op;     /* private copy: npred counts down */
+  struct acs__sim_op *op;     /* the plan's, this process's own: npred counts down */
   sg_host_t *host;            /* the host table of simint.h */
   struct unit *unit;          /* npe + ndma */
   double *t;                  /* n start times, then n end times */
-  uint8_t *state;             /* enum op_state */
+  uint8_t *state;             /* enum acs__state */
   int32_t *stack;             /* ops finished at the current instant */
   size_t top;
   int32_t ndone;
@@ -446,13 +447,13 @@ void acs__sim_load(const char *xml_path, int stack_kib)
   warm_up();
 }
 
-static int alloc_run(struct run *r, const struct acs__sim_plan *pl)
+static int alloc_run(struct run *r, struct acs__sim_plan *pl)
 {
   size_t n = (size_t)pl->n, nu = (size_t)pl->npe + (size_t)pl->ndma, nh = nu + 3;
 
   memset(r, 0, sizeof(*r));
   r->pl = pl;
-  r->op = malloc((n + 1) * sizeof(*r->op));
+  r->op = pl->op;
   r->host = calloc(nh, sizeof(*r->host));
   r->t = malloc((2 * n + 1) * sizeof(*r->t));
   r->state = calloc(n + 1, 1);
@@ -463,7 +464,6 @@ static int alloc_run(struct run *r, const struct acs__sim_plan *pl)
   if (!r->op || !r->host || !r->t || !r->state || !r->stack || !r->heap || !r->rq || !r->unit)
     return -1;
   r->ctl_until = -INFINITY;
-  memcpy(r->op, pl->op, n * sizeof(*r->op));
   for (size_t k = 0; k < 2 * n; k++)
     r->t[k] = NAN;
   return 0;
@@ -507,7 +507,7 @@ static void run_hook(int hook)
       ;
 }
 
-void acs__sim_child(const struct acs__sim_plan *pl, int fd)
+void acs__sim_child(struct acs__sim_plan *pl, int fd)
 {
   static struct run run;
 

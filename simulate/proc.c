@@ -245,17 +245,28 @@ static void zygote_xml(const struct zygote *z, char *path, size_t size)
  * output pipe, out), says it is ready, then forks a simulation process per
  * request and reports its pid and wait status. Ends at end of file.
  */
-static void zygote_main(const struct zygote *z, int sock, int out, int stack_kib)
+/* Dies with the parent: PR_SET_PDEATHSIG, and a parent that died before
+ * it was set is noticed by its pid. */
+static void die_with(pid_t parent, const char *name)
+{
+#ifdef __linux__
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  prctl(PR_SET_NAME, name);
+#endif
+  (void)name;
+  if (getppid() != parent)
+    _exit(0);
+}
+
+static void zygote_main(const struct zygote *z, int sock, int out, int stack_kib, pid_t parent)
     __attribute__((noreturn));
-static void zygote_main(const struct zygote *z, int sock, int out, int stack_kib)
+static void zygote_main(const struct zygote *z, int sock, int out, int stack_kib, pid_t parent)
 {
   char path[4096], ready = 'R';
   int fds[3], null;
+  pid_t self = getpid();
 
-#ifdef __linux__
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  prctl(PR_SET_NAME, "acsim-zygote");
-#endif
+  die_with(parent, "acsim-zygote");
   /* Interrupts are the caller's to handle: it kills what it must (the
    * simulation processes inherit this too). */
   signal(SIGINT, SIG_IGN);
@@ -292,10 +303,7 @@ static void zygote_main(const struct zygote *z, int sock, int out, int stack_kib
       _exit(rc > 0 ? 0 : 9);
     if ((pid = fork()) == 0) {
       close(sock);
-#ifdef __linux__
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      prctl(PR_SET_NAME, "acsim-sim");
-#endif
+      die_with(self, "acsim-sim");
       sim_process(fds);
     }
     close(fds[0]), close(fds[1]), close(fds[2]);
@@ -451,6 +459,7 @@ static struct zygote *zygote_start(struct zygote *z, char *key, size_t keylen, i
                                    struct child *c, int out_w, double deadline,
                                    const volatile int *intr, struct acs_diag *d)
 {
+  pid_t parent;
   int sv[2];
 
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
@@ -463,6 +472,7 @@ static struct zygote *zygote_start(struct zygote *z, char *key, size_t keylen, i
   /* SimGrid calls exit() on some errors, which would write a second copy
    * of the caller's buffered output. */
   fflush(NULL);
+  parent = getpid();
   if ((z->pid = fork()) < 0) {
     acs_diag_set(d, ACS_EIO, NULL, 0, 0, "fork: %s", strerror(errno));
     close(sv[0]), close(sv[1]);
@@ -473,7 +483,7 @@ static struct zygote *zygote_start(struct zygote *z, char *key, size_t keylen, i
   }
   if (z->pid == 0) {
     close(sv[0]);
-    zygote_main(z, sv[1], out_w, stack_kib);
+    zygote_main(z, sv[1], out_w, stack_kib, parent);
   }
   close(sv[1]);
   z->sock = sv[0];

@@ -111,9 +111,10 @@ struct acs__sim_wire {
 /* actors.c: in the zygote, initialises SimGrid with the context options
  * and loads the platform file; exits on failure (SimGrid does). */
 void acs__sim_load(const char *xml_path, int stack_kib);
-/* actors.c: in a simulation process forked from the zygote, runs the plan,
- * writes the answer to fd and exits. */
-void acs__sim_child(const struct acs__sim_plan *pl, int fd) __attribute__((noreturn));
+/* actors.c: in a simulation process forked from the zygote, runs the plan
+ * (its own copy: the op counters are used up), writes the answer to fd and
+ * exits. */
+void acs__sim_child(struct acs__sim_plan *pl, int fd) __attribute__((noreturn));
 
 /* explain.c: the message of an incomplete run from the states and start
  * times the simulation reported. */
