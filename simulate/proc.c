@@ -425,16 +425,17 @@ static void keep_head(struct child *c, const char *p, size_t n)
 
 static int drain_fd(struct child *c, int *fd, int is_result);
 
-/* Waits for the zygote's ready byte, keeping what it prints meanwhile (its
- * output pipe is c's): 0 ready, -1 it died or a limit or an interrupt. */
-static int wait_ready(struct zygote *z, struct child *c, double deadline,
+/* Waits for the zygote's ready byte, keeping what it prints meanwhile on
+ * its init pipe (*init) in c's head: 0 ready, -1 it died or a limit or an
+ * interrupt. */
+static int wait_ready(struct zygote *z, struct child *c, int *init, double deadline,
                       const volatile int *intr)
 {
   char ready;
 
   for (;;) {
     struct pollfd pfd[2] = {{.fd = z->sock, .events = POLLIN},
-                            {.fd = c->out_fd, .events = POLLIN}};
+                            {.fd = *init, .events = POLLIN}};
     double left = deadline - acs_now_seconds();
     int ms = left <= 0 ? 0 : left > 0.1 ? 100 : (int)(left * 1000) + 1, rc;
     if (stop_requested(c, deadline, intr))
@@ -442,8 +443,7 @@ static int wait_ready(struct zygote *z, struct child *c, double deadline,
     rc = poll(pfd, 2, ms);
     if (rc < 0 && errno != EINTR)
       return -1;
-    if (rc > 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) &&
-        drain_fd(c, &c->out_fd, 0) < 0)
+    if (rc > 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) && drain_fd(c, init, 0) < 0)
       return -1;
     if (rc > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
       return read_all(z->sock, &ready, 1) == 0 ? 0 : -1;
@@ -451,19 +451,27 @@ static int wait_ready(struct zygote *z, struct child *c, double deadline,
 }
 
 /*
- * Starts a zygote for key; its initialisation messages go to c's output
- * pipe (out_w), which the caller drains here. Returns the zygote, or NULL
- * with c describing the failure (an exit status, a timeout, an interrupt).
+ * Starts a zygote for key. What it prints while it starts goes to a pipe of
+ * its own, read here: it becomes c's output when the start fails, and is
+ * dropped when it succeeds (ASan's notes, for one, are not the run's).
+ * Returns the zygote, or NULL with c describing the failure (an exit
+ * status, a timeout, an interrupt).
  */
 static struct zygote *zygote_start(struct zygote *z, char *key, size_t keylen, int stack_kib,
-                                   struct child *c, int out_w, double deadline,
+                                   struct child *c, double deadline,
                                    const volatile int *intr, struct acs_diag *d)
 {
   pid_t parent;
-  int sv[2];
+  int sv[2], init[2];
 
+  if (make_pipe(init) < 0) {
+    acs_diag_set(d, ACS_EIO, NULL, 0, 0, "pipe: %s", strerror(errno));
+    free(key);
+    return NULL;
+  }
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
     acs_diag_set(d, ACS_EIO, NULL, 0, 0, "socketpair: %s", strerror(errno));
+    close(init[0]), close(init[1]);
     free(key);
     return NULL;
   }
@@ -475,7 +483,7 @@ static struct zygote *zygote_start(struct zygote *z, char *key, size_t keylen, i
   parent = getpid();
   if ((z->pid = fork()) < 0) {
     acs_diag_set(d, ACS_EIO, NULL, 0, 0, "fork: %s", strerror(errno));
-    close(sv[0]), close(sv[1]);
+    close(sv[0]), close(sv[1]), close(init[0]), close(init[1]);
     free(key);
     memset(z, 0, sizeof(*z));
     z->sock = -1;
@@ -483,15 +491,19 @@ static struct zygote *zygote_start(struct zygote *z, char *key, size_t keylen, i
   }
   if (z->pid == 0) {
     close(sv[0]);
-    zygote_main(z, sv[1], out_w, stack_kib, parent);
+    zygote_main(z, sv[1], init[1], stack_kib, parent);
   }
   close(sv[1]);
+  close(init[1]);
   z->sock = sv[0];
   z->used = ++g_clock;
   g_starts++;
   /* Ready, or it died (end of file): its output explains. */
-  if (wait_ready(z, c, deadline, intr) == 0)
+  if (wait_ready(z, c, &init[0], deadline, intr) == 0) {
+    close_fd(&init[0]);
+    c->head_len = 0;
     return z;
+  }
   c->pid = z->pid;
   if (!c->timed_out && !c->interrupted) {
     /* It ended: its exit status and output are the run's. */
@@ -499,7 +511,10 @@ static struct zygote *zygote_start(struct zygote *z, char *key, size_t keylen, i
       ;
     c->have_status = 1;
     z->pid = 0;
+    while (init[0] >= 0 && drain_fd(c, &init[0], 0) > 0)
+      ;
   }
+  close_fd(&init[0]);
   zygote_forget(z, 1);
   return NULL;
 }
@@ -507,8 +522,7 @@ static struct zygote *zygote_start(struct zygote *z, char *key, size_t keylen, i
 /* The zygote for key: a kept one, else a new one in a free slot or in the
  * least recently used one's. Takes ownership of key. */
 static struct zygote *zygote_get(char *key, size_t keylen, int stack_kib, struct child *c,
-                                 int out_w, double deadline, const volatile int *intr,
-                                 struct acs_diag *d)
+                                 double deadline, const volatile int *intr, struct acs_diag *d)
 {
   struct zygote *lru = &g_zyg[0];
 
@@ -525,7 +539,7 @@ static struct zygote *zygote_get(char *key, size_t keylen, int stack_kib, struct
   }
   if (lru->pid > 0)
     zygote_forget(lru, 1);
-  return zygote_start(lru, key, keylen, stack_kib, c, out_w, deadline, intr, d);
+  return zygote_start(lru, key, keylen, stack_kib, c, deadline, intr, d);
 }
 
 /* The plan in an unlinked temporary file, which the simulation process
@@ -815,14 +829,11 @@ int acs__proc_run(const struct acs_platform *p, const struct acs_sim_opts *o,
   }
   c.res_fd = res_p[0];
   c.out_fd = out_p[0];
-  z = zygote_get(key, keylen, stack_kib, &c, out_p[1], deadline, o->interrupted, d);
+  z = zygote_get(key, keylen, stack_kib, &c, deadline, o->interrupted, d);
   if (!z && !c.have_status && !c.timed_out && !c.interrupted) {
     err = ACS_EIO; /* d says why */
   } else if (!z) {
     /* The zygote failed to start: its output and exit status explain. */
-    close_fd(&res_p[1]), close_fd(&out_p[1]);
-    while (c.out_fd >= 0 && drain_fd(&c, &c.out_fd, 0) > 0)
-      ;
     err = judge(&c, cpu_limit, wall_limit, d);
     if (err == ACS_OK)
       err = acs_diag_set(d, ACS_ESIM, NULL, 0, 0, "simulation could not load its platform");

@@ -101,11 +101,13 @@ int acs__plan_encode(const struct acs__sim_plan *pl, void **out, size_t *len);
 int acs__plan_decode(struct acs__sim_plan *pl, void *buf, size_t len);
 
 /* The simulation's answer on the result pipe: this header, then n start
- * times and n end times (seconds, NaN = not run) and n states. */
+ * times and n end times (seconds, NaN = not run) and n states. 16 bytes,
+ * so the times that follow it in a malloc'd buffer are aligned. */
 #define ACS__SIM_MAGIC 0x61637332u
 struct acs__sim_wire {
   uint32_t magic;
   int32_t n, ndone;
+  uint32_t reserved;  /* 0 */
 };
 
 /* actors.c: in the zygote, initialises SimGrid with the context options
