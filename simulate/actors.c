@@ -72,7 +72,7 @@ struct run {
   const struct acs__sim_plan *pl;
   struct acs__sim_op *op;     /* the plan's, this process's own: npred counts down */
   sg_host_t *host;            /* the host table of simint.h */
-  struct unit *unit;          /* npe + ndma */
+  struct unit *unit;          /* nunits, the busy units */
   double *t;                  /* n start times, then n end times */
   uint8_t *state;             /* enum acs__state */
   int32_t *stack;             /* ops finished at the current instant */
@@ -245,7 +245,7 @@ static void drain(double now)
 static void control_main(int argc, char **argv)
 {
   struct run *r = g_run;
-  int32_t nunits = r->pl->npe + r->pl->ndma;
+  int32_t nunits = r->pl->nunits;
 
   (void)argc, (void)argv;
   while (!settled(r)) {
@@ -334,20 +334,26 @@ static void spawn(const char *name, sg_host_t host, void (*code)(int, char **), 
   sg_actor_start(a, code, 0, NULL);
 }
 
-/* One actor per unit that has working ops, then the control actor. */
+/* Host and actor name of busy unit u: pe<i> or dma<k>. */
+static void unit_name(const struct acs__sim_plan *pl, int32_t u, char *buf, size_t size)
+{
+  int32_t id = pl->unit_id[u];
+
+  if (id < pl->npe)
+    snprintf(buf, size, "pe%d", (int)id);
+  else
+    snprintf(buf, size, "dma%d", (int)(id - pl->npe));
+}
+
+/* One actor per busy unit, then the control actor. */
 static void spawn_actors(struct run *r)
 {
   const struct acs__sim_plan *pl = r->pl;
   char name[32];
 
-  for (int32_t u = 0; u < pl->npe + pl->ndma; u++) {
-    if (pl->uoff[u + 1] == pl->uoff[u])
-      continue;
+  for (int32_t u = 0; u < pl->nunits; u++) {
     r->unit[u].sem = sg_sem_init(0);
-    if (u < pl->npe)
-      snprintf(name, sizeof(name), "pe%d", (int)u);
-    else
-      snprintf(name, sizeof(name), "dma%d", (int)(u - pl->npe));
+    unit_name(pl, u, name, sizeof(name));
     spawn(name, r->host[u], unit_main, u);
   }
   r->wake = sg_sem_init(0);
@@ -449,7 +455,7 @@ void acs__sim_load(const char *xml_path, int stack_kib)
 
 static int alloc_run(struct run *r, struct acs__sim_plan *pl)
 {
-  size_t n = (size_t)pl->n, nu = (size_t)pl->npe + (size_t)pl->ndma, nh = nu + 3;
+  size_t n = (size_t)pl->n, nu = (size_t)pl->nunits, nh = nu + 3;
 
   memset(r, 0, sizeof(*r));
   r->pl = pl;
@@ -469,19 +475,14 @@ static int alloc_run(struct run *r, struct acs__sim_plan *pl)
   return 0;
 }
 
-/* The hosts the run uses: busy units, ddr, cmx and ctl. O(units). */
+/* The hosts the run uses: busy units, ddr, cmx and ctl. O(busy units). */
 static int find_hosts(struct run *r)
 {
   const struct acs__sim_plan *pl = r->pl;
   char name[32];
 
-  for (int32_t u = 0; u < pl->npe + pl->ndma; u++) {
-    if (pl->uoff[u + 1] == pl->uoff[u])
-      continue;
-    if (u < pl->npe)
-      snprintf(name, sizeof(name), "pe%d", (int)u);
-    else
-      snprintf(name, sizeof(name), "dma%d", (int)(u - pl->npe));
+  for (int32_t u = 0; u < pl->nunits; u++) {
+    unit_name(pl, u, name, sizeof(name));
     if (!(r->host[u] = sg_host_by_name(name)))
       return -1;
   }

@@ -147,7 +147,7 @@ int acs_sim_run(const struct acs_platform *p, struct acs_schedule *s,
   if ((err = acs__plan_encode(&pl, &wire, &len)) < 0)
     goto out_with_plan;
   cpu = cpu_limit(opts, &pl);
-  err = acs__proc_run(p, opts, wire, len, cpu, wall_limit(opts, cpu), &res, d);
+  err = acs__proc_run(p, &pl, opts, wire, len, cpu, wall_limit(opts, cpu), &res, d);
   free(wire);
   if (err == ACS_OK)
     err = decode(&res, &pl, s, r, d);

@@ -22,6 +22,7 @@ void acs__plan_free(struct acs__sim_plan *pl)
   free(pl->ssucc);
   free(pl->uoff);
   free(pl->uop);
+  free(pl->unit_id);
   memset(pl, 0, sizeof(*pl));
 }
 
@@ -44,8 +45,8 @@ static int plan_op(struct acs__sim_plan *pl, const struct acs_platform *p, int32
                         is_dma ? "DMA channel" : "PE", (int)so->unit, p->name, nunit);
   memset(o, 0, sizeof(*o));
   o->release = (double)so->start / pl->hz;
-  o->host = so->unit < 0 ? ACS__HOST_CTL(pl) : is_dma ? pl->npe + so->unit : so->unit;
-  o->unit = so->unit < 0 ? -1 : o->host;
+  /* Hosts and dense units are known once the busy units are (plan_units). */
+  o->unit = -1;
   if (is_dma && so->unit >= 0 && so->bytes > 0) {
     o->act = ACS__ACT_SEND;
     o->amount = (double)so->bytes;
@@ -144,22 +145,33 @@ static int barrier_deps(struct acs__sim_plan *pl)
   return err;
 }
 
-/* Each unit's working ops in planned order (the sorted keys), as CSR: the
- * list a unit's actor in the child works through. O(V + units). */
+/*
+ * The busy units, numbered densely in the order of the sorted keys (PEs,
+ * then channels), and each one's working ops in planned order as CSR: the
+ * list a unit's actor works through. Then every op's host: its dense unit,
+ * or ctl. O(V), whatever pe_count is.
+ */
 static int plan_units(struct acs__sim_plan *pl, const struct unit_key *key, size_t nkey)
 {
-  size_t nunits = (size_t)pl->npe + (size_t)pl->ndma;
+  int32_t u = -1;
 
-  pl->uoff = calloc(nunits + 1, sizeof(*pl->uoff));
+  pl->uoff = malloc((nkey + 2) * sizeof(*pl->uoff));
   pl->uop = malloc((nkey + 1) * sizeof(*pl->uop));
-  if (!pl->uoff || !pl->uop)
+  pl->unit_id = malloc((nkey + 1) * sizeof(*pl->unit_id));
+  if (!pl->uoff || !pl->uop || !pl->unit_id)
     return ACS_ENOMEM;
   for (size_t k = 0; k < nkey; k++) {
-    pl->uoff[key[k].unit + 1]++;
+    if (k == 0 || key[k].unit != key[k - 1].unit) {
+      pl->unit_id[++u] = key[k].unit;
+      pl->uoff[u] = (int32_t)k;
+    }
     pl->uop[k] = key[k].id;
+    pl->op[key[k].id].unit = u;
   }
-  for (size_t u = 0; u < nunits; u++)
-    pl->uoff[u + 1] += pl->uoff[u];
+  pl->nunits = u + 1;
+  pl->uoff[pl->nunits] = (int32_t)nkey;
+  for (int32_t i = 0; i < pl->n; i++)
+    pl->op[i].host = pl->op[i].unit >= 0 ? pl->op[i].unit : ACS__HOST_CTL(pl);
   return ACS_OK;
 }
 
@@ -256,6 +268,11 @@ int acs__plan_build(struct acs__sim_plan *pl, const struct acs_platform *p,
   memset(pl, 0, sizeof(*pl));
   pl->s = s;
   pl->n = s->nops;
+  if (acs_platform_get(p, ACS_P_PE_COUNT) + acs_platform_get(p, ACS_P_DMA_CHANNELS) >
+      ACS__SIM_MAX_UNITS)
+    return acs_diag_set(d, ACS_EINVAL, NULL, 0, 0,
+                        "platform '%s' has more PEs and DMA channels than a simulation can "
+                        "number (%d)", p->name, (int)ACS__SIM_MAX_UNITS);
   pl->npe = (int32_t)acs_platform_get(p, ACS_P_PE_COUNT);
   pl->ndma = (int32_t)acs_platform_get(p, ACS_P_DMA_CHANNELS);
   pl->hz = acs_platform_get(p, ACS_P_FREQ_MHZ) * 1e6;
@@ -285,10 +302,11 @@ out_with_plan:
 
 /* Counts first; the arrays follow in this order, each padded to 8 bytes:
  * op[n], succ_off[n + 1], succ[nsucc], ssucc_off[n + 1], ssucc[nssucc],
- * uoff[units + 1], uop[nuop]. */
+ * uoff[nunits + 1], uop[nuop], unit_id[nunits]. */
+#define PLAN_PARTS 8
 struct plan_head {
   uint32_t magic;
-  int32_t n, npe, ndma, hook;
+  int32_t n, npe, nunits, hook;
   int32_t nsucc, nssucc, nuop;
 };
 
@@ -303,9 +321,9 @@ static size_t pad8(size_t x)
 }
 
 static void plan_parts(const struct acs__sim_plan *pl, const struct plan_head *h,
-                       struct plan_part part[7])
+                       struct plan_part part[PLAN_PARTS])
 {
-  size_t n = (size_t)h->n, units = (size_t)h->npe + (size_t)h->ndma;
+  size_t n = (size_t)h->n, units = (size_t)h->nunits;
 
   part[0] = (struct plan_part){pl->op, n, sizeof(*pl->op)};
   part[1] = (struct plan_part){pl->succ_off, n + 1, sizeof(int32_t)};
@@ -314,25 +332,25 @@ static void plan_parts(const struct acs__sim_plan *pl, const struct plan_head *h
   part[4] = (struct plan_part){pl->ssucc, (size_t)h->nssucc, sizeof(int32_t)};
   part[5] = (struct plan_part){pl->uoff, units + 1, sizeof(int32_t)};
   part[6] = (struct plan_part){pl->uop, (size_t)h->nuop, sizeof(int32_t)};
+  part[7] = (struct plan_part){pl->unit_id, units, sizeof(int32_t)};
 }
 
 int acs__plan_encode(const struct acs__sim_plan *pl, void **out, size_t *len)
 {
-  int32_t units = pl->npe + pl->ndma;
-  struct plan_head h = {PLAN_MAGIC, pl->n, pl->npe, pl->ndma, pl->hook,
-                        pl->succ_off[pl->n], pl->ssucc_off[pl->n], pl->uoff[units]};
-  struct plan_part part[7];
+  struct plan_head h = {PLAN_MAGIC, pl->n, pl->npe, pl->nunits, pl->hook,
+                        pl->succ_off[pl->n], pl->ssucc_off[pl->n], pl->uoff[pl->nunits]};
+  struct plan_part part[PLAN_PARTS];
   size_t total = pad8(sizeof(h)), off;
   char *buf;
 
   plan_parts(pl, &h, part);
-  for (int k = 0; k < 7; k++)
+  for (int k = 0; k < PLAN_PARTS; k++)
     total += pad8(part[k].count * part[k].size);
   if (!(buf = calloc(1, total)))
     return ACS_ENOMEM;
   memcpy(buf, &h, sizeof(h));
   off = pad8(sizeof(h));
-  for (int k = 0; k < 7; k++) {
+  for (int k = 0; k < PLAN_PARTS; k++) {
     memcpy(buf + off, part[k].p, part[k].count * part[k].size);
     off += pad8(part[k].count * part[k].size);
   }
@@ -356,50 +374,52 @@ static int csr_ok(const int32_t *off, int32_t rows, const int32_t *idx, int32_t 
   return 1;
 }
 
-/* Ops refer to hosts and units that exist. */
+/* Ops refer to hosts and units that exist; units are named by indices
+ * that fit. */
 static int ops_ok(const struct acs__sim_plan *pl)
 {
-  int32_t units = pl->npe + pl->ndma;
-
   for (int32_t i = 0; i < pl->n; i++) {
     const struct acs__sim_op *o = &pl->op[i];
-    if (o->host < 0 || o->host > ACS__HOST_CTL(pl) || o->unit < -1 || o->unit >= units ||
+    if (o->host < 0 || o->host > ACS__HOST_CTL(pl) || o->unit < -1 || o->unit >= pl->nunits ||
         o->act > ACS__ACT_SEND || o->xfer > ACS__XFER_LOCAL)
       return 0;
   }
+  for (int32_t u = 0; u < pl->nunits; u++)
+    if (pl->unit_id[u] < 0 || pl->unit_id[u] > ACS__SIM_MAX_UNITS)
+      return 0;
   return 1;
 }
 
 int acs__plan_decode(struct acs__sim_plan *pl, void *buf, size_t len)
 {
   struct plan_head h;
-  struct plan_part part[7];
+  struct plan_part part[PLAN_PARTS];
   size_t off = pad8(sizeof(h));
-  void **dst[7];
+  void **dst[PLAN_PARTS];
 
   memset(pl, 0, sizeof(*pl));
   if (len < sizeof(h))
     return -1;
   memcpy(&h, buf, sizeof(h));
-  if (h.magic != PLAN_MAGIC || h.n < 0 || h.npe < 1 || h.ndma < 0 || h.nsucc < 0 ||
-      h.nssucc < 0 || h.nuop < 0 || h.npe > INT32_MAX / 2 - h.ndma - 3)
+  if (h.magic != PLAN_MAGIC || h.n < 0 || h.npe < 1 || h.npe > ACS__SIM_MAX_UNITS ||
+      h.nunits < 0 || h.nunits > h.n || h.nsucc < 0 || h.nssucc < 0 || h.nuop < 0)
     return -1;
   plan_parts(pl, &h, part);
   dst[0] = (void **)&pl->op, dst[1] = (void **)&pl->succ_off, dst[2] = (void **)&pl->succ;
   dst[3] = (void **)&pl->ssucc_off, dst[4] = (void **)&pl->ssucc;
-  dst[5] = (void **)&pl->uoff, dst[6] = (void **)&pl->uop;
-  for (int k = 0; k < 7; k++) {
+  dst[5] = (void **)&pl->uoff, dst[6] = (void **)&pl->uop, dst[7] = (void **)&pl->unit_id;
+  for (int k = 0; k < PLAN_PARTS; k++) {
     size_t bytes = part[k].count * part[k].size;
     if (off > len || pad8(bytes) > len - off)
       return -1;
     *dst[k] = (char *)buf + off;
     off += pad8(bytes);
   }
-  pl->n = h.n, pl->npe = h.npe, pl->ndma = h.ndma, pl->hook = h.hook;
+  pl->n = h.n, pl->npe = h.npe, pl->nunits = h.nunits, pl->hook = h.hook;
   if (off != len || pl->succ_off[h.n] != h.nsucc || pl->ssucc_off[h.n] != h.nssucc ||
-      pl->uoff[h.npe + h.ndma] != h.nuop || !ops_ok(pl) ||
+      pl->uoff[h.nunits] != h.nuop || !ops_ok(pl) ||
       !csr_ok(pl->succ_off, h.n, pl->succ, h.n) || !csr_ok(pl->ssucc_off, h.n, pl->ssucc, h.n) ||
-      !csr_ok(pl->uoff, h.npe + h.ndma, pl->uop, h.n))
+      !csr_ok(pl->uoff, h.nunits, pl->uop, h.n))
     return -1;
   return 0;
 }

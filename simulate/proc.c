@@ -376,15 +376,18 @@ static void adopt_process(void)
   g_owner = getpid();
 }
 
-/* The unnamed platform XML and the stack size: what a zygote loads. */
-static int zygote_key(const struct acs_platform *p, int stack_kib, char **key, size_t *len)
+/* The unnamed platform XML of the units pl uses, and the stack size: what
+ * a zygote loads. Runs that use the same units of SimGrid-identical
+ * platforms share it (on small platforms, most runs use every unit). */
+static int zygote_key(const struct acs_platform *p, const struct acs__sim_plan *pl,
+                      int stack_kib, char **key, size_t *len)
 {
   FILE *f = open_memstream(key, len);
   int err;
 
   if (!f)
     return ACS_ENOMEM;
-  err = acs__sim_xml_write(f, p, 0);
+  err = acs__sim_xml_write_units(f, p, 0, pl->unit_id, pl->nunits);
   fprintf(f, "<!-- contexts/stack-size %d -->\n", stack_kib);
   if (fclose(f) != 0 || err < 0) {
     free(*key);
@@ -803,9 +806,10 @@ static int run_in(struct zygote *z, struct child *c, int plan_fd, int res_w, int
   return ACS_OK;
 }
 
-int acs__proc_run(const struct acs_platform *p, const struct acs_sim_opts *o,
-                  const void *plan, size_t plan_len, double cpu_limit, double wall_limit,
-                  struct acs__proc_result *res, struct acs_diag *d)
+int acs__proc_run(const struct acs_platform *p, const struct acs__sim_plan *pl,
+                  const struct acs_sim_opts *o, const void *plan, size_t plan_len,
+                  double cpu_limit, double wall_limit, struct acs__proc_result *res,
+                  struct acs_diag *d)
 {
   double deadline = acs_now_seconds() + wall_limit;
   int stack_kib = o->stack_kib > 0 ? o->stack_kib : 128;
@@ -821,7 +825,7 @@ int acs__proc_run(const struct acs_platform *p, const struct acs_sim_opts *o,
   res->buf = NULL;
   res->len = 0;
   c.cpu_limit = cpu_limit;
-  if ((err = zygote_key(p, stack_kib, &key, &keylen)) < 0)
+  if ((err = zygote_key(p, pl, stack_kib, &key, &keylen)) < 0)
     return err;
   if (make_pipe(res_p) < 0 || make_pipe(out_p) < 0) {
     free(key);
@@ -863,14 +867,22 @@ unsigned long acs__sim_zygote_starts(void)
   return g_starts;
 }
 
-pid_t acs__sim_zygote_pid(const struct acs_platform *p)
+pid_t acs__sim_zygote_pid(const struct acs_platform *p, const struct acs_schedule *s)
 {
+  struct acs__sim_plan pl;
+  struct acs_diag d;
   char *key;
   size_t len;
   pid_t pid = 0;
+  int err;
 
   adopt_process();
-  if (zygote_key(p, 128, &key, &len) < 0)
+  acs_diag_init(&d);
+  if (acs__plan_build(&pl, p, s, &d) < 0)
+    return 0;
+  err = zygote_key(p, &pl, 128, &key, &len);
+  acs__plan_free(&pl);
+  if (err < 0)
     return 0;
   for (int k = 0; k < ZYGOTE_MAX; k++)
     if (g_zyg[k].pid > 0 && g_zyg[k].keylen == len && memcmp(g_zyg[k].key, key, len) == 0)

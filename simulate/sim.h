@@ -39,8 +39,10 @@
 
 /*
  * Writes the platform as SimGrid XML (platform version 4.1) to f. Returns
- * ACS_OK, or ACS_EIO when writing fails. O(H) for H = pe_count +
- * dma_channels + 3 hosts.
+ * ACS_OK, ACS_EIO when writing fails, ACS_ERANGE when the platform has more
+ * PEs and channels than a simulation can number (2^29). O(H) for
+ * H = pe_count + dma_channels + 3 hosts. (A simulation loads a platform of
+ * only the PEs and channels its schedule uses.)
  */
 int acs_sim_xml_write(FILE *f, const struct acs_platform *p);
 

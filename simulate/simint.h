@@ -41,19 +41,23 @@ enum acs__dep { ACS__DEP_DATA, ACS__DEP_CONTROL, ACS__DEP_UNIT, ACS__DEP_BARRIER
 enum acs__state { ACS__ST_WAITING, ACS__ST_PENDING, ACS__ST_STARTED, ACS__ST_DONE };
 
 /*
- * Host indices in the simulation's host table: pe<i> is i, dma<k> is
- * npe + k, then ddr, cmx and ctl.
+ * Units are numbered densely over the busy ones (those with working ops),
+ * in the order PEs, then channels: unit_id[u] is PE u's index i (host
+ * pe<i>), or npe + k for channel k (host dma<k>). So a run's memory, its
+ * platform file and its actors grow with what it uses, not with pe_count.
+ * Host indices in the simulation's host table: the busy units, then ddr,
+ * cmx and ctl.
  */
-#define ACS__HOST_DDR(pl) ((pl)->npe + (pl)->ndma)
-#define ACS__HOST_CMX(pl) ((pl)->npe + (pl)->ndma + 1)
-#define ACS__HOST_CTL(pl) ((pl)->npe + (pl)->ndma + 2)
+#define ACS__HOST_DDR(pl) ((pl)->nunits)
+#define ACS__HOST_CMX(pl) ((pl)->nunits + 1)
+#define ACS__HOST_CTL(pl) ((pl)->nunits + 2)
 
 struct acs__sim_op {
   double amount;      /* flops, seconds or bytes, after act */
   double release;     /* planned start, seconds: not started before */
   int32_t npred;      /* dependencies not yet finished */
   int32_t host;       /* where it runs (index above) */
-  int32_t unit;       /* PEs 0..npe-1, then channels; -1 none */
+  int32_t unit;       /* dense busy unit (above); -1 none */
   uint8_t act;        /* enum acs__act */
   uint8_t xfer;       /* enum acs__xfer, for ACS__ACT_SEND */
 };
@@ -70,17 +74,20 @@ struct acs__sim_dep {
  */
 struct acs__sim_plan {
   int32_t n;
-  int32_t npe, ndma;
+  int32_t npe;                    /* the platform's PEs (to name units) */
+  int32_t nunits;                 /* busy units */
   int32_t hook;                   /* enum acs_sim_hook */
   struct acs__sim_op *op;         /* n */
   int32_t *succ_off, *succ;       /* successors over dep, CSR (released at the end) */
   int32_t *ssucc_off, *ssucc;     /* REUSE_START successors (released at the start) */
-  /* The working ops of each unit (PEs, then channels after npe) in planned
-   * order: uop[uoff[u] .. uoff[u + 1]), CSR over npe + ndma units. */
+  /* The working ops of each busy unit in planned order:
+   * uop[uoff[u] .. uoff[u + 1]), CSR over nunits units. */
   int32_t *uoff, *uop;
+  int32_t *unit_id;               /* nunits: PE i, or npe + channel k */
   /* Parent only. */
   const struct acs_schedule *s;
   double hz;
+  int32_t ndma;                   /* the platform's channels */
   int32_t ndeps;
   struct acs__sim_dep *dep;
 };
@@ -89,6 +96,13 @@ struct acs__sim_plan {
  * variants SimGrid cannot tell apart (they differ in CMX size, barriers,
  * names) give the same text and share a zygote. */
 int acs__sim_xml_write(FILE *f, const struct acs_platform *p, int named);
+/* The same with only the units listed (unit_id as in the plan, nunits of
+ * them), ddr, cmx and ctl: what a simulation process needs. */
+int acs__sim_xml_write_units(FILE *f, const struct acs_platform *p, int named,
+                             const int32_t *unit_id, int32_t nunits);
+/* Units (PEs plus channels) a platform may have for a simulation: their
+ * indices must fit an int32_t with room to spare. */
+#define ACS__SIM_MAX_UNITS (INT32_MAX / 4)
 
 /* plan.c */
 int acs__plan_build(struct acs__sim_plan *pl, const struct acs_platform *p,
@@ -128,12 +142,13 @@ struct acs__proc_result {
   char *buf;          /* the answer's bytes (malloc'd) */
   size_t len;
 };
-int acs__proc_run(const struct acs_platform *p, const struct acs_sim_opts *o,
-                  const void *plan, size_t plan_len, double cpu_limit, double wall_limit,
-                  struct acs__proc_result *res, struct acs_diag *d);
+int acs__proc_run(const struct acs_platform *p, const struct acs__sim_plan *pl,
+                  const struct acs_sim_opts *o, const void *plan, size_t plan_len,
+                  double cpu_limit, double wall_limit, struct acs__proc_result *res,
+                  struct acs_diag *d);
 /* For tests: zygotes this process started so far, and the pid of the live
- * one for p (default stack size), or 0. */
+ * one for plan pl on p (default stack size), or 0. */
 unsigned long acs__sim_zygote_starts(void);
-pid_t acs__sim_zygote_pid(const struct acs_platform *p);
+pid_t acs__sim_zygote_pid(const struct acs_platform *p, const struct acs_schedule *s);
 
 #endif

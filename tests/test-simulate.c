@@ -876,6 +876,46 @@ static void one_op(struct fix *f)
   place(f, a, 0, 0);
 }
 
+/* A simulation costs what its schedule uses: 10^8 PEs, one of them busy,
+ * make a platform file of one PE (the whole platform would be 17 GB). */
+Test(simulate, huge_platform_simulates_only_the_units_it_uses, .timeout = 60)
+{
+  static const char *const sets[] = {"pe_count=100000000", NULL};
+  struct fix f;
+  struct acs_sim_result r;
+  int32_t a;
+
+  tu_graph_npu(&f.g, "huge");
+  a = tu_op(&f.g, "a", ACS_OP_DPU, 10);
+  bind(&f, sets);
+  place(&f, a, 99999999, 0);
+  sim_ok(&f, &r);
+  assert_near(f.s.ops[a].sim_end, 10, "a");
+  assert_near(r.pe_utilization, 1e-8, "pe utilization");
+  fix_destroy(&f);
+}
+
+/* Beyond what an int32_t numbers with room to spare, a simulation (and the
+ * platform file) refuses before anything is written. */
+Test(simulate, platform_too_wide_to_number_is_rejected)
+{
+  static const char *const sets[] = {"pe_count=1e12", NULL};
+  struct fix f;
+  struct acs_sim_result r;
+  struct acs_diag d;
+  FILE *tmp;
+
+  one_op(&f);
+  cr_assert_eq(acs_platform_set_kv(&f.pb.plat, sets[0], &d), ACS_OK);
+  cr_assert_eq(sim_fail(&f, NULL, &r, &d), ACS_EINVAL);
+  cr_assert_str_eq(d.msg, "platform 'default' has more PEs and DMA channels than a simulation "
+                          "can number (536870911)");
+  cr_assert_not_null(tmp = tmpfile());
+  cr_assert_eq(acs_sim_xml_write(tmp, &f.pb.plat), ACS_ERANGE);
+  fclose(tmp);
+  fix_destroy(&f);
+}
+
 Test(simulate, crash_in_the_child_is_an_error, .timeout = 30)
 {
   struct fix f;
@@ -966,7 +1006,7 @@ Test(simulate, zygote_that_cannot_start_is_an_error_with_its_reason, .timeout = 
   cr_assert_not_null(strstr(d.msg, "simulation exited with status 8 without a result; it printed: "
                                    "acsim: cannot create a temporary file in "
                                    "/nonexistent-acsim-dir"), "%s", d.msg);
-  cr_assert_eq(acs__sim_zygote_pid(&f.pb.plat), 0);
+  cr_assert_eq(acs__sim_zygote_pid(&f.pb.plat, &f.s), 0);
   fix_destroy(&f);
 }
 
@@ -988,13 +1028,15 @@ Test(simulate, no_limit_runs_to_completion)
   fix_destroy(&f);
 }
 
-/* Platform variants SimGrid cannot tell apart share one zygote; another
- * SimGrid platform gets its own. */
+/* Platform variants SimGrid cannot tell apart share one zygote (here: CMX
+ * size, barriers, and PEs the schedule does not use); another SimGrid
+ * platform (a slower DDR link) gets its own. */
 Test(simulate, variants_of_one_simgrid_platform_share_a_zygote, .timeout = 60)
 {
   static const char *const small[] = {"cmx_kib=512", "barriers=4", NULL};
   static const char *const wide[] = {"pe_count=8", NULL};
-  const char *const *sets[] = {NULL, small, wide, NULL};
+  static const char *const slow[] = {"ddr_ratio=8", NULL};
+  const char *const *sets[] = {NULL, small, wide, slow};
   unsigned long before = acs__sim_zygote_starts();
 
   for (int k = 0; k < 4; k++) {
@@ -1023,11 +1065,11 @@ Test(simulate, runs_survive_a_lost_zygote_and_a_crashed_simulation, .timeout = 6
 
   one_op(&f);
   sim_ok(&f, &r);
-  cr_assert_gt(z = acs__sim_zygote_pid(&f.pb.plat), 0);
+  cr_assert_gt(z = acs__sim_zygote_pid(&f.pb.plat, &f.s), 0);
   acs_sim_opts_init(&o);
   o.hook = ACS_SIM_HOOK_ABORT;
   cr_assert_eq(sim_fail(&f, &o, &r, &d), ACS_ESIM);
-  cr_assert_eq(acs__sim_zygote_pid(&f.pb.plat), z, "the zygote outlives a crashed run");
+  cr_assert_eq(acs__sim_zygote_pid(&f.pb.plat, &f.s), z, "the zygote outlives a crashed run");
   sim_ok(&f, &r);
   assert_near(r.makespan_cycles, 10, "after a crash");
   cr_assert_eq(kill(z, SIGKILL), 0);
@@ -1041,7 +1083,7 @@ Test(simulate, runs_survive_a_lost_zygote_and_a_crashed_simulation, .timeout = 6
     cr_assert_not_null(strstr(d.msg, "zygote"), "%s", d.msg);
   }
   sim_ok(&f, &r);
-  cr_assert_neq(acs__sim_zygote_pid(&f.pb.plat), z);
+  cr_assert_neq(acs__sim_zygote_pid(&f.pb.plat, &f.s), z);
   fix_destroy(&f);
 }
 
@@ -1056,20 +1098,20 @@ Test(simulate, forked_process_starts_its_own_zygote, .timeout = 60)
 
   one_op(&f);
   sim_ok(&f, &r);
-  z = acs__sim_zygote_pid(&f.pb.plat);
+  z = acs__sim_zygote_pid(&f.pb.plat, &f.s);
   fflush(NULL);
   if ((pid = fork()) == 0) {
     struct acs_diag d;
     acs_diag_init(&d);
     _exit(acs_sim_run(&f.pb.plat, &f.s, NULL, &r, &d) == ACS_OK && r.makespan_cycles == 10 &&
-          acs__sim_zygote_pid(&f.pb.plat) != z ? 0 : 1);
+          acs__sim_zygote_pid(&f.pb.plat, &f.s) != z ? 0 : 1);
   }
   cr_assert_gt(pid, 0);
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
     ;
   cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the forked process's run failed");
   sim_ok(&f, &r);
-  cr_assert_eq(acs__sim_zygote_pid(&f.pb.plat), z);
+  cr_assert_eq(acs__sim_zygote_pid(&f.pb.plat, &f.s), z);
   fix_destroy(&f);
 }
 
