@@ -376,9 +376,13 @@ static void adopt_process(void)
   g_owner = getpid();
 }
 
-/* The unnamed platform XML of the units pl uses, and the stack size: what
- * a zygote loads. Runs that use the same units of SimGrid-identical
- * platforms share it (on small platforms, most runs use every unit). */
+/* Up to this many PEs and channels a zygote loads them all: a few
+ * milliseconds once, and every run on the platform shares it, whichever
+ * units it uses. Wider platforms load only the units a run uses. */
+#define ALL_UNITS_MAX 256
+
+/* The unnamed platform XML (all units, or those pl uses) and the stack
+ * size: what a zygote loads, and the key that finds it again. */
 static int zygote_key(const struct acs_platform *p, const struct acs__sim_plan *pl,
                       int stack_kib, char **key, size_t *len)
 {
@@ -387,7 +391,11 @@ static int zygote_key(const struct acs_platform *p, const struct acs__sim_plan *
 
   if (!f)
     return ACS_ENOMEM;
-  err = acs__sim_xml_write_units(f, p, 0, pl->unit_id, pl->nunits);
+  if (acs_platform_get(p, ACS_P_PE_COUNT) + acs_platform_get(p, ACS_P_DMA_CHANNELS) <=
+      ALL_UNITS_MAX)
+    err = acs__sim_xml_write(f, p, 0);
+  else
+    err = acs__sim_xml_write_units(f, p, 0, pl->unit_id, pl->nunits);
   fprintf(f, "<!-- contexts/stack-size %d -->\n", stack_kib);
   if (fclose(f) != 0 || err < 0) {
     free(*key);

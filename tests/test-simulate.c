@@ -1029,17 +1029,20 @@ Test(simulate, no_limit_runs_to_completion)
 }
 
 /* Platform variants SimGrid cannot tell apart share one zygote (here: CMX
- * size, barriers, and PEs the schedule does not use); another SimGrid
- * platform (a slower DDR link) gets its own. */
+ * size and barriers; on platforms of over 256 units, also PEs the
+ * schedules do not use); another SimGrid platform (a slower DDR link, more
+ * PEs on a small platform) gets its own. */
 Test(simulate, variants_of_one_simgrid_platform_share_a_zygote, .timeout = 60)
 {
   static const char *const small[] = {"cmx_kib=512", "barriers=4", NULL};
-  static const char *const wide[] = {"pe_count=8", NULL};
   static const char *const slow[] = {"ddr_ratio=8", NULL};
-  const char *const *sets[] = {NULL, small, wide, slow};
+  static const char *const more[] = {"pe_count=8", NULL};
+  static const char *const wide[] = {"pe_count=300", NULL};
+  static const char *const wider[] = {"pe_count=400", NULL};
+  const char *const *sets[] = {NULL, small, slow, more, wide, wider};
   unsigned long before = acs__sim_zygote_starts();
 
-  for (int k = 0; k < 4; k++) {
+  for (int k = 0; k < 6; k++) {
     struct fix f;
     struct acs_sim_result r;
     tu_graph_npu(&f.g, "one");
@@ -1050,7 +1053,7 @@ Test(simulate, variants_of_one_simgrid_platform_share_a_zygote, .timeout = 60)
     assert_near(r.makespan_cycles, 10, "makespan");
     fix_destroy(&f);
   }
-  cr_assert_eq(acs__sim_zygote_starts() - before, 2);
+  cr_assert_eq(acs__sim_zygote_starts() - before, 4);
 }
 
 /* A zygote that died between runs is replaced; one whose simulation
