@@ -338,9 +338,11 @@ struct child {
   int timed_out, cpu_out, interrupted, zygote_lost;
 };
 
-static void zygote_forget(struct zygote *z, int kill_it)
+/* Ends a zygote (and its simulation process, PR_SET_PDEATHSIG) and frees
+ * its slot. */
+static void zygote_forget(struct zygote *z)
 {
-  if (z->pid > 0 && kill_it)
+  if (z->pid > 0)
     kill(z->pid, SIGKILL);
   close_fd(&z->sock);
   if (z->pid > 0)
@@ -357,7 +359,7 @@ void acs_sim_shutdown(void)
     return;
   for (int k = 0; k < ZYGOTE_MAX; k++)
     if (g_zyg[k].pid > 0)
-      zygote_forget(&g_zyg[k], 1);
+      zygote_forget(&g_zyg[k]);
 }
 
 /* Drops zygotes inherited through a fork: they answer the parent. */
@@ -526,7 +528,7 @@ static struct zygote *zygote_start(struct zygote *z, char *key, size_t keylen, i
       ;
   }
   close_fd(&init[0]);
-  zygote_forget(z, 1);
+  zygote_forget(z);
   return NULL;
 }
 
@@ -549,7 +551,7 @@ static struct zygote *zygote_get(char *key, size_t keylen, int stack_kib, struct
       lru = z;
   }
   if (lru->pid > 0)
-    zygote_forget(lru, 1);
+    zygote_forget(lru);
   return zygote_start(lru, key, keylen, stack_kib, c, deadline, intr, d);
 }
 
@@ -809,7 +811,7 @@ static int run_in(struct zygote *z, struct child *c, int plan_fd, int res_w, int
   if (c->zygote_lost) {
     if (c->pid > 0 && !c->have_status)
       kill(c->pid, SIGKILL);
-    zygote_forget(z, 1);
+    zygote_forget(z);
   }
   return ACS_OK;
 }
