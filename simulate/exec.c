@@ -104,9 +104,9 @@ static void result_init(struct acs_sim_result *r, const struct acs_schedule *s)
 }
 
 /* The default CPU-time limit: 10 s + 1 ms per op + 0.1 ms per dependency,
- * hundreds of times what a run costs (about 4 us of CPU time per op with
- * 2 dependencies, 50 us under the sanitizers), so only a runaway
- * simulation reaches it, however large the plan. */
+ * over a hundred times what a run costs (bench-sim: about 6 us of CPU time
+ * per op with 2 dependencies, 30 us under the sanitizers), so only a
+ * runaway simulation reaches it, however large the plan. */
 static double cpu_limit(const struct acs_sim_opts *o, const struct acs__sim_plan *pl)
 {
   if (o->timeout > 0)

@@ -63,7 +63,7 @@ enum acs_sim_hook {
 struct acs_sim_opts {
   /*
    * Limit on the CPU time of the simulation process, in seconds: 0 means
-   * the default, 10 s + 1 ms per op + 0.1 ms per edge (hundreds of times
+   * the default, 10 s + 1 ms per op + 0.1 ms per dependency (over a hundred times
    * the expected cost, so only a runaway simulation reaches it);
    * INFINITY means none. CPU time, not wall time, so a loaded machine
    * never makes a run time out.
