@@ -19,7 +19,7 @@ static const char run_help[] =
   "usage: acsim run [-p PLATFORM.csv] -w WORKLOAD [-w ...] [-s SCHED,...|all]\n"
   "                 [-O opt=v]... [--set k=v]... [-o out.h5] [--no-sim]\n"
   "                 [--trace out.json] [--time-limit SEC] [--time-step N]\n"
-  "                 [--seed N] [-q] [-h]\n"
+  "                 [--sim-timeout SEC] [--seed N] [-q] [-h]\n"
   "\n"
   "Schedules each workload with each selected scheduler on each row of the\n"
   "platform file, checks every schedule with the verifier, executes it in\n"
@@ -43,6 +43,8 @@ static const char run_help[] =
   "      --time-limit SEC  seconds per run for schedulers that search (ilp, strip)\n"
   "      --time-step N     ilp: round durations up to N-cycle steps (-O time_step=N)\n"
   "                        default: automatic, a few hundred steps\n"
+  "      --sim-timeout SEC limit on a simulation's CPU time (0 = none; default\n"
+  "                        10 s + 1 ms per op + 0.1 ms per dependency)\n"
   "      --seed N          seed for randomized schedulers (default 1)\n"
   "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
   "  -h, --help            this help\n"
@@ -81,7 +83,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
     {"no-sim", no_argument, NULL, 'N'},         {"time-limit", required_argument, NULL, 'T'},
     {"seed", required_argument, NULL, 'R'},     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},           {"trace", required_argument, NULL, 'J'},
-    {"time-step", required_argument, NULL, 'P'},
+    {"time-step", required_argument, NULL, 'P'}, {"sim-timeout", required_argument, NULL, 'M'},
     {NULL, 0, NULL, 0}};
   int c;
 
@@ -115,6 +117,10 @@ static int parse_args(int argc, char **argv, struct run_args *a)
         return ACS_EINVAL;
       break;
     case 'J': a->trace = optarg; break;
+    case 'M':
+      if (acs_job_parse_sim_timeout("run", optarg) < 0)
+        return ACS_EINVAL;
+      break;
     case 'h': fputs(run_help, stdout); return 1;
     case ':': return acs_cli_usage("run", "option '%s' needs a value", argv[optind - 1]), ACS_EINVAL;
     default: return acs_cli_usage("run", "unknown option '%s'", argv[optind - 1]), ACS_EINVAL;

@@ -64,7 +64,7 @@ static const char sweep_help[] =
   "usage: acsim sweep [-p PLATFORM.csv] [-w WORKLOAD|SUITE.txt]... [-s SCHED,...|all]\n"
   "                   [-O opt=v]... [--set k=v]... [--vary k=v1,v2,...]... [-j N]\n"
   "                   [-o study.h5] [--shard K/N] [--keep-schedules[=all|extremes|none]]\n"
-  "                   [--no-sim] [--time-limit SEC] [--seed N] [-q] [-h]\n"
+  "                   [--no-sim] [--time-limit SEC] [--sim-timeout SEC] [--seed N] [-q] [-h]\n"
   "\n"
   "Runs every selected scheduler on every workload on every platform variant:\n"
   "each row of the platform file times the cartesian product of the --vary\n"
@@ -97,6 +97,8 @@ static const char sweep_help[] =
   "                        worst makespan of their workload, for the report)\n"
   "      --no-sim          do not simulate (the simulated columns stay NaN)\n"
   "      --time-limit SEC  seconds per run for schedulers that search (ilp, strip)\n"
+  "      --sim-timeout SEC limit on a simulation's CPU time (0 = none; default\n"
+  "                        10 s + 1 ms per op + 0.1 ms per dependency)\n"
   "      --seed N          seed for randomized schedulers (default 1)\n"
   "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
   "  -h, --help            this help\n"
@@ -238,7 +240,8 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
     {"shard", required_argument, NULL, 'K'},    {"keep-schedules", optional_argument, NULL, 'k'},
     {"no-sim", no_argument, NULL, 'N'},         {"time-limit", required_argument, NULL, 'T'},
     {"seed", required_argument, NULL, 'R'},     {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    {"help", no_argument, NULL, 'h'},           {"sim-timeout", required_argument, NULL, 'M'},
+    {NULL, 0, NULL, 0}};
   struct acs_strv *lists[] = {['w'] = &a->workloads, ['O'] = &a->opts, ['S'] = &a->sets,
                               ['V'] = &a->varies};
   int c;
@@ -262,6 +265,10 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
     case 'q': a->quiet = 1; break;
     case 'j': case 'T': case 'R':
       if (parse_number_opt(c, optarg, a) < 0)
+        return ACS_EINVAL;
+      break;
+    case 'M':
+      if (acs_job_parse_sim_timeout("sweep", optarg) < 0)
         return ACS_EINVAL;
       break;
     case 'K':

@@ -222,6 +222,20 @@ static int barrier_program(const struct acs_problem *pb, struct acs_schedule *s,
   return 1;
 }
 
+double acs_job_sim_timeout;
+
+int acs_job_parse_sim_timeout(const char *cmd, const char *text)
+{
+  char *end;
+  double v = strtod(text, &end);
+
+  if (*end || end == text || !(v >= 0) || !isfinite(v))
+    return acs_cli_usage(cmd, "--sim-timeout: '%s' is not a number of seconds (0 = no limit)",
+                         text), ACS_EINVAL;
+  acs_job_sim_timeout = v > 0 ? v : INFINITY;
+  return ACS_OK;
+}
+
 /*
  * Executes a verified schedule in SimGrid and fills the sim columns. A
  * simulation that fails (a deadlock, a crash of the child) makes the run an
@@ -238,6 +252,7 @@ static int simulate(const struct acs_problem *pb, struct acs_schedule *s,
   acs_diag_init(&d);
   acs_sim_opts_init(&opts);
   opts.interrupted = &acs_cli_interrupted;
+  opts.timeout = acs_job_sim_timeout;
   err = acs_sim_run(&pb->plat, s, &opts, &r, &d);
   row->sim_seconds = r.sim_seconds;
   if (err == ACS_EINTERRUPTED)

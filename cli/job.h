@@ -33,6 +33,14 @@ int acs_job_prepare(const struct acs_workload *w, const struct acs_platform *p,
                     struct acs_graph *g, struct acs_problem *pb, int64_t *bound,
                     struct acs_diag *d);
 
+/* --sim-timeout for every simulated run (`run` and `sweep`; a sweep's
+ * workers inherit it): the simulation's CPU-time limit in seconds, 0 for
+ * the default (it scales with the plan, simulate/sim.h), INFINITY for none. */
+extern double acs_job_sim_timeout;
+/* Parses --sim-timeout SEC of `cmd`: 0 means no limit, else a positive
+ * number of seconds. Sets acs_job_sim_timeout; a usage error otherwise. */
+int acs_job_parse_sim_timeout(const char *cmd, const char *text);
+
 /*
  * Runs sel on pb: schedule, verify, measure, and simulate when `simulate`.
  * Fills row->scheduler, status, message and every figure (row must be
