@@ -74,6 +74,7 @@
 #include <string.h>
 
 #include "core/sched/common.h"
+#include "core/sched/ctrledge.h"
 #include "core/sched/ilpmodel.h"
 
 struct ilp_opts {
@@ -672,9 +673,10 @@ static int left_shift(const struct qprob *qp, const int64_t *s, int64_t *start)
  * (a producer's range held while its consumers run, the producer/consumer
  * model of the spill scheduler) does not apply.
  */
-static void set_ranges(const struct tmodel *m, const int64_t *cell, struct acs_schedule *out)
+static int set_ranges(const struct tmodel *m, const int64_t *cell, struct acs_schedule *out)
 {
   const struct acs_problem *pb = m->qp->pb;
+  struct acs_ctrl_stats st;
 
   for (int32_t j = 0; j < pb->nops; j++) {
     struct acs_sop *o = &out->ops[j];
@@ -687,6 +689,11 @@ static void set_ranges(const struct tmodel *m, const int64_t *cell, struct acs_s
   }
   for (int32_t e = 0; e < out->nedges; e++)
     out->edges[e].kind = ACS_EDGE_CONTROL;
+  /* Ranges that reuse an address are ordered by control edges (seed 000,
+   * control edge generation), as the spill scheduler does: the planned
+   * times keep them apart, but the barrier pass re-times the plan and an
+   * execution may shift it, and only edges survive both. */
+  return acs__ctrl_edges_add(out, NULL, ACS__CTRL_REDUCE, &st);
 }
 
 /* ---- the variant ------------------------------------------------------- */
@@ -740,8 +747,8 @@ static int finish(struct ilp_run *run, const int64_t *start, int64_t lb_cyc,
   /* The proven bound travels with the schedule, not only in the message,
    * so the run's lower_bound_cycles column shows it. */
   out->lower_bound = lb_cyc < mk ? lb_cyc : mk;
-  if (run->have_cells)
-    set_ranges(&run->m, run->cell, out);
+  if (run->have_cells && (err = set_ranges(&run->m, run->cell, out)) != ACS_OK)
+    return err;
   if (run->too_large)
     snprintf(why, sizeof(why), "; the model at horizon %lld steps exceeds max_vars=%lld",
              (long long)run->lb, (long long)run->o->max_vars);

@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "core/sched/common.h"
+#include "core/sched/ctrledge.h"
 #include "core/sched/ilpmodel.h"
 
 struct strip_opts {
@@ -498,6 +499,7 @@ static int strip_solve(struct strip *st, double deadline,
 static int strip_emit(struct strip *st, struct acs_schedule *out)
 {
   int err = acs__sched_emit(st->pb, st->by, out);
+  struct acs_ctrl_stats cs;
 
   for (int32_t v = 0; err == ACS_OK && v < st->n; v++) {
     struct acs_sop *o = &out->ops[v];
@@ -510,6 +512,13 @@ static int strip_emit(struct strip *st, struct acs_schedule *out)
   }
   for (int32_t e = 0; err == ACS_OK && e < out->nedges; e++)
     out->edges[e].kind = ACS_EDGE_CONTROL;
+  /* Address reuse becomes control edges (seed 000, control edge
+   * generation): the packing's times keep two ranges at one address apart,
+   * but the barrier pass re-times the plan and an execution shifts it; only
+   * edges hold through both. Without them a barrier limit made strip's
+   * ranges overlap. */
+  if (err == ACS_OK)
+    err = acs__ctrl_edges_add(out, NULL, ACS__CTRL_REDUCE, &cs);
   return err;
 }
 
