@@ -189,7 +189,7 @@ static uint64_t hash_platform(const struct acs_platform *p)
     x = p->v[i] == 0 ? 0.0 : p->v[i]; /* -0.0 == 0.0 must hash alike */
     h = fnv(h, &x, sizeof x);
   }
-  return h;
+  return fnv(h, p->units, strlen(p->units));
 }
 
 static uint64_t hash_platform_row(const void *rows, size_t i)
@@ -203,7 +203,7 @@ static int same_platform(const void *rows, size_t i, const void *key)
   const struct acs_platform *b = key;
   int k;
 
-  if (strcmp(a->name, b->name) != 0)
+  if (strcmp(a->name, b->name) != 0 || strcmp(a->units, b->units) != 0)
     return 0;
   for (k = 0; k < ACS_PARAM_COUNT; k++)
     if (!(a->v[k] == b->v[k]))

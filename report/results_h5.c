@@ -36,7 +36,7 @@ static void add_field(struct acs__h5table *t, const char *name, size_t off,
   add_field((t), #member, offsetof(type, member), sizeof(((type *)0)->member), \
             (kind), (dflt))
 
-_Static_assert(2 + ACS_PARAM_COUNT <= ACS__H5_MAXF, "too many platform columns");
+_Static_assert(3 + ACS_PARAM_COUNT <= ACS__H5_MAXF, "too many platform columns");
 _Static_assert(20 + ACS_MAX_RES <= ACS__H5_MAXF, "too many ops columns");
 
 void acs__tbl_platforms(struct acs__h5table *t)
@@ -54,6 +54,9 @@ void acs__tbl_platforms(struct acs__h5table *t)
   for (i = 0; i < ACS_PARAM_COUNT; i++)
     add_field(t, acs_param_table[i].name, base + (size_t)i * sizeof(double),
               sizeof(double), ACS__H5_F64, acs_param_table[i].def);
+  /* The unit-count overrides of loop workloads ("" in older files). */
+  add_field(t, "units", offsetof(struct acs_platform_row, plat.units), ACS_PLATFORM_UNITS_MAX,
+            ACS__H5_STR, 0);
 }
 
 void acs__tbl_workloads(struct acs__h5table *t)

@@ -22,9 +22,12 @@ void acs_run_key(const struct acs_platform *p, const char *wl_name, const char *
 
   if (flags & ACS_KEY_NAME)
     off += (size_t)snprintf(buf + off, size - off, "%s%c", p->name, SEP);
-  if (flags & ACS_KEY_PARAMS)
+  if (flags & ACS_KEY_PARAMS) {
     for (int i = 0; i < ACS_PARAM_COUNT && off < size; i++)
       off += (size_t)snprintf(buf + off, size - off, "%a%c", p->v[i], SEP);
+    if (off < size)
+      off += (size_t)snprintf(buf + off, size - off, "%s%c", p->units, SEP);
+  }
   if (off < size)
     snprintf(buf + off, size - off, "%s%c%s%c%s%c%s", wl_name, SEP, wl_kind, SEP, scheduler, SEP,
              options ? options : "");
