@@ -162,6 +162,16 @@ static void print_row(const char *plat, const char *wl, const struct acs_run_row
          acs_cli_bytes(r->peak_cmx_bytes, bytes, sizeof(bytes)), r->sched_seconds);
   if (r->message[0])
     printf("    %s: %s\n", r->status, r->message);
+  /* Loop workloads: the interval a modulo schedule promises beside what the
+   * simulation achieved per iteration, for modulo and DAG schedulers alike. */
+  if (!isnan(r->ii) || !isnan(r->cycles_per_iter)) {
+    char ii[64] = "", cpi[64] = "cycles/iteration not simulated";
+    if (!isnan(r->ii))
+      snprintf(ii, sizeof(ii), "II %.0f (MII %.0f), ", r->ii, r->mii);
+    if (!isnan(r->cycles_per_iter))
+      snprintf(cpi, sizeof(cpi), "%.2f cycles/iteration simulated", r->cycles_per_iter);
+    printf("    loop: %s%s\n", ii, cpi);
+  }
   fflush(stdout);
 }
 
@@ -212,7 +222,7 @@ static int add_trace(struct run_state *st, const struct acs_platform *p, const c
 static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t pid,
                     const struct acs_workload *w)
 {
-  struct acs_sched_ctx ctx = {st->args.seed, st->args.time_limit, 0};
+  struct acs_sched_ctx ctx = {st->args.seed, st->args.time_limit, 0, &acs_cli_interrupted};
   struct acs_workload_row wrow;
   struct acs_problem pb;
   struct acs_graph g;

@@ -107,6 +107,9 @@ void acs_run_row_init(struct acs_run_row *r)
   r->sim_seconds = NAN;
   r->pe_utilization = NAN;
   r->dma_utilization = NAN;
+  r->ii = NAN;
+  r->mii = NAN;
+  r->cycles_per_iter = NAN;
 }
 
 /* ---- a hash index of cached rows, for dedupe in O(1) expected ---- */

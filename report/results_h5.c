@@ -93,6 +93,9 @@ void acs__tbl_runs(struct acs__h5table *t)
   FIELD(t, struct acs_run_row, sim_seconds, ACS__H5_F64, NAN);
   FIELD(t, struct acs_run_row, pe_utilization, ACS__H5_F64, NAN);
   FIELD(t, struct acs_run_row, dma_utilization, ACS__H5_F64, NAN);
+  FIELD(t, struct acs_run_row, ii, ACS__H5_F64, NAN);
+  FIELD(t, struct acs_run_row, mii, ACS__H5_F64, NAN);
+  FIELD(t, struct acs_run_row, cycles_per_iter, ACS__H5_F64, NAN);
   FIELD(t, struct acs_run_row, message, ACS__H5_STR, 0);
 }
 

@@ -222,6 +222,9 @@ static const struct {
   M(sim_seconds, 0, "s", M_F64, "wall-clock time of the simulation"),
   M(pe_utilization, 1, "fraction", M_F64, "simulated PE busy fraction"),
   M(dma_utilization, 1, "fraction", M_F64, "simulated DMA busy fraction"),
+  M(ii, 0, "cycles", M_F64, "initiation interval of a modulo schedule"),
+  M(mii, 0, "cycles", M_F64, "lower bound on the initiation interval"),
+  M(cycles_per_iter, 0, "cycles", M_F64, "simulated steady-state cycles per loop iteration"),
 #undef M
 };
 #define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))

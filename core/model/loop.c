@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -491,4 +492,41 @@ out_with_layout:
   free(resv);
   acs_loop_layout_destroy(&lay);
   return err;
+}
+
+double acs_loop_cycles_per_iter(const struct acs_loop *l, const struct acs_platform *p,
+                                const struct acs_schedule *s, int simulated)
+{
+  struct acs_loop_layout lay;
+  double first = NAN, last = NAN;
+
+  if (acs_loop_layout_init(&lay, l, p) < 0)
+    return NAN;
+  if ((int64_t)lay.per_iter * lay.iterations != s->norig || lay.per_iter == 0) {
+    acs_loop_layout_destroy(&lay);
+    return NAN;
+  }
+  for (int pass = 0; pass < 2; pass++) {
+    int32_t k = pass == 0 ? 0 : lay.iterations - 1;
+    double end = -INFINITY;
+    for (int32_t j = 0; j < lay.per_iter; j++) {
+      const struct acs_sop *o = &s->ops[(size_t)k * (size_t)lay.per_iter + (size_t)j];
+      double e = simulated ? o->sim_end : (double)o->end;
+      if (isnan(e)) {
+        end = NAN;
+        break;
+      }
+      if (e > end)
+        end = e;
+    }
+    if (pass == 0)
+      first = end;
+    else
+      last = end;
+  }
+  {
+    int32_t n = lay.iterations;
+    acs_loop_layout_destroy(&lay);
+    return n <= 1 ? first : (last - first) / (double)(n - 1);
+  }
 }

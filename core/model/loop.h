@@ -23,6 +23,7 @@
 
 #include "core/model/graph.h"
 #include "core/model/platform.h"
+#include "core/model/schedule.h"
 
 #define ACS_LOOP_UNLIMITED (-1)
 /* Largest latency, blocking time, delay, distance or unit count accepted:
@@ -146,5 +147,15 @@ int32_t acs_loop_layout_source(const struct acs_loop_layout *lay, const struct a
  */
 int acs_loop_build_graph(const struct acs_loop *l, const struct acs_platform *p,
                          struct acs_graph *g, struct acs_diag *d);
+
+/*
+ * Steady-state cycles per iteration of a schedule of the unrolled loop:
+ * (end of iteration N-1 - end of iteration 0) / (N - 1), an iteration's end
+ * being the latest end of its ops (simulated ends when `simulated`, planned
+ * otherwise); with N = 1, that iteration's end. NaN when s is not such a
+ * schedule or an op lacks the times. O(N V).
+ */
+double acs_loop_cycles_per_iter(const struct acs_loop *l, const struct acs_platform *p,
+                                const struct acs_schedule *s, int simulated);
 
 #endif

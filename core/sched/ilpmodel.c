@@ -200,6 +200,7 @@ static glp_prob *glpk_load(const struct acs__mip *m)
 struct glpk_cb {
   double bound;
   int first_solution;
+  const volatile sig_atomic_t *interrupted;
 };
 
 static void glpk_callback(glp_tree *t, void *info)
@@ -207,6 +208,10 @@ static void glpk_callback(glp_tree *t, void *info)
   struct glpk_cb *cb = info;
   int best;
 
+  if (cb->interrupted && *cb->interrupted) {
+    glp_ios_terminate(t);
+    return;
+  }
   if (glp_ios_reason(t) == GLP_IBINGO && cb->first_solution) {
     glp_ios_terminate(t);
     return;
@@ -253,7 +258,7 @@ static int glpk_lp(glp_prob *lp, const struct acs__mip_params *p,
 static int glpk_mip(glp_prob *lp, const struct acs__mip_params *p,
                     struct acs__mip_result *r)
 {
-  struct glpk_cb cb = { -HUGE_VAL, p->first_solution };
+  struct glpk_cb cb = { -HUGE_VAL, p->first_solution, p->interrupted };
   glp_iocp ip;
   int ret, st;
 

@@ -16,6 +16,7 @@
 #define ACS_SCHED_ILPMODEL_H
 
 #include <math.h>
+#include <signal.h>
 
 #include "core/acs.h"
 
@@ -57,6 +58,9 @@ struct acs__mip_params {
   int lp_only;           /* solve the LP relaxation only */
   int cuts;              /* let the solver add its own cuts */
   int first_solution;    /* stop at the first integer solution (feasibility) */
+  /* NULL, or nonzero once SIGINT/SIGTERM arrived: the search stops (status
+   * UNKNOWN or FEASIBLE, as with the time limit) */
+  const volatile sig_atomic_t *interrupted;
 };
 
 struct acs__mip_result {

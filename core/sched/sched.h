@@ -9,6 +9,8 @@
 #ifndef ACS_SCHED_SCHED_H
 #define ACS_SCHED_SCHED_H
 
+#include <signal.h>
+
 #include "core/model/schedule.h"
 #include "core/load/load.h"
 
@@ -31,6 +33,7 @@ struct acs_sched_ctx {
   uint64_t seed;         /* --seed */
   double time_limit;     /* seconds, <= 0 = none */
   int verbose;
+  const volatile sig_atomic_t *interrupted; /* NULL, or nonzero once SIGINT/SIGTERM arrived */
 };
 
 struct acs_sched_ops {
@@ -74,5 +77,6 @@ extern const struct acs_sched_ops acs_sched_listsched;
 extern const struct acs_sched_ops acs_sched_spill;
 extern const struct acs_sched_ops acs_sched_ilp;
 extern const struct acs_sched_ops acs_sched_strip;
+extern const struct acs_sched_ops acs_sched_modulo;
 
 #endif

@@ -144,7 +144,7 @@ struct acs_mstate {
 
 int acs__mstate_init(struct acs_mstate *s, const struct acs_msp *m, int64_t ii);
 void acs__mstate_destroy(struct acs_mstate *s);
-void acs__mstate_clear(struct acs_mstate *s);
+void acs__mstate_clear(struct acs_mstate *s, const struct acs_msp *m);
 /* Places op i at t on a free unit, or returns 0 (nothing changed). */
 int acs__mstate_seat(struct acs_mstate *s, const struct acs_msp *m, int32_t i, int64_t t);
 void acs__mstate_unseat(struct acs_mstate *s, const struct acs_msp *m, int32_t i);
@@ -252,5 +252,17 @@ int acs__exact_feasible(const struct acs_msp *m, int64_t ii, double deadline,
  */
 int acs__modulo_check(const struct acs_msp *m, int64_t ii, const int64_t *t,
                       const int32_t *unit, struct acs_diag *d);
+
+/* ---- lowering and result tables (lower.c) ---- */
+
+/* Sets the start and end of every op of out (the unrolled graph of
+ * lay->iterations iterations, core/model/loop.h) from r. ACS_EINVAL when
+ * out is not that graph. */
+int acs__modulo_lower(const struct acs_loop *l, const struct acs_loop_layout *lay,
+                      const struct acs_mresult *r, struct acs_schedule *out, struct acs_diag *d);
+/* The tables `modulo` (per op), `modulo_units` (per class) and
+ * `modulo_tries` (per II tried; shown when verbose or II > MII). */
+int acs__modulo_tables(const struct acs_msp *m, const struct acs_mresult *r,
+                       const struct acs_loop_layout *lay, int verbose, struct acs_schedule *out);
 
 #endif
