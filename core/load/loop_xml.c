@@ -143,9 +143,13 @@ static void xml_close(struct xml_in *in)
   in->buf = NULL;
 }
 
+/* The line of the current node (the parser itself may have read ahead). */
 static int xml_line(const struct xml_in *in)
 {
-  return xmlTextReaderGetParserLineNumber(in->r);
+  xmlNodePtr node = xmlTextReaderCurrentNode(in->r);
+  long line = node ? xmlGetLineNo(node) : -1;
+
+  return line > 0 && line < INT32_MAX ? (int)line : xmlTextReaderGetParserLineNumber(in->r);
 }
 
 /* Next node: 1, 0 at the end, or a negative error (in d). */

@@ -147,34 +147,90 @@ int acs__arm_permute(struct acs_mstate *s, const struct acs_msp *m, const int32_
 /* ---- fuse ---- */
 
 /*
+ * The fused order: the recurrences first (priority order), then the ops
+ * around what is already ordered, predecessors before successors (the
+ * swing order of Llosa et al.): every appended op queues its unordered
+ * predecessors and successors, the predecessor queue is drained first, and
+ * when both are empty the highest-priority unordered op starts the next
+ * part. Each op is appended once and each edge queued at most twice:
+ * O(V + E).
+ */
+static int fused_order(const struct acs_msp *m, const int32_t *order, int32_t *out)
+{
+  size_t n1 = (size_t)m->n + 1;
+  char *done = calloc(n1, 1);
+  int32_t *bq = malloc(((size_t)m->m + n1) * sizeof(*bq));
+  int32_t *fq = malloc(((size_t)m->m + n1) * sizeof(*fq));
+  int32_t nb = 0, hb = 0, nf = 0, hf = 0, n = 0, next = 0;
+
+  if (!done || !bq || !fq) {
+    free(done), free(bq), free(fq);
+    return ACS_ENOMEM;
+  }
+#define APPEND(v)                                                          \
+  do {                                                                     \
+    int32_t v_ = (v);                                                      \
+    done[v_] = 1;                                                          \
+    out[n++] = v_;                                                         \
+    for (int32_t k_ = m->in_off[v_]; k_ < m->in_off[v_ + 1]; k_++)          \
+      if (!done[m->src[m->in[k_]]])                                        \
+        bq[nb++] = m->src[m->in[k_]];                                      \
+    for (int32_t k_ = m->out_off[v_]; k_ < m->out_off[v_ + 1]; k_++)        \
+      if (!done[m->dst[m->out[k_]]])                                       \
+        fq[nf++] = m->dst[m->out[k_]];                                     \
+  } while (0)
+  for (int32_t k = 0; k < m->n; k++)
+    if (m->scc_cyclic[m->scc[order[k]]])
+      APPEND(order[k]);
+  while (n < m->n) {
+    if (hb < nb) {
+      int32_t v = bq[hb++];
+      if (!done[v])
+        APPEND(v);
+    } else if (hf < nf) {
+      int32_t v = fq[hf++];
+      if (!done[v])
+        APPEND(v);
+    } else {
+      while (done[order[next]])
+        next++;
+      APPEND(order[next]);
+    }
+  }
+#undef APPEND
+  free(done), free(bq), free(fq);
+  return ACS_OK;
+}
+
+/*
  * Groups are the strongly connected components: a recurrence is a group,
  * every other op a group of its own. Groups with no dependence path between
  * them can be fused (placed as one) without violating an order; all the
- * recurrences, being the tightest constraints, are fused into the first
- * group and placed before the acyclic rest, each part in priority order.
- * Ops are then seated from both sides (seat_both), so an acyclic op between
- * two placed recurrences lands inside the window they leave.
+ * recurrences, the tightest constraints, are fused into the first group,
+ * and the other groups join it in the order above. Ops are seated from both
+ * sides (seat_both): an op whose successors are placed goes as late as they
+ * allow, so the ops feeding a recurrence fit under it.
  */
 int acs__arm_fuse(struct acs_mstate *s, const struct acs_msp *m, const int32_t *order,
                   const int64_t *height)
 {
-  int32_t *fused = malloc(((size_t)m->n + 1) * sizeof(*fused)), n = 0;
+  int32_t *fused = malloc(((size_t)m->n + 1) * sizeof(*fused));
   int64_t *asap = malloc(((size_t)m->n + 1) * sizeof(*asap));
-  int rc = 1;
+  int rc = 1, err;
 
   (void)height;
   if (!fused || !asap) {
     free(fused), free(asap);
     return ACS_ENOMEM;
   }
+  if ((err = fused_order(m, order, fused)) < 0) {
+    free(fused), free(asap);
+    return err;
+  }
   if (acs__msp_asap(m, s->ii, asap) != 0)
     memset(asap, 0, (size_t)m->n * sizeof(*asap));
-  for (int pass = 0; pass < 2; pass++)
-    for (int32_t k = 0; k < m->n; k++)
-      if ((m->scc_cyclic[m->scc[order[k]]] != 0) == (pass == 0))
-        fused[n++] = order[k];
   acs__mstate_clear(s, m);
-  for (int32_t k = 0; k < n && rc == 1; k++) {
+  for (int32_t k = 0; k < m->n && rc == 1; k++) {
     int64_t lo, hi;
     if (!seat_both(s, m, fused[k], asap[fused[k]], &lo, &hi)) {
       acs__mstate_fail(s, m, fused[k], lo, hi, k, "fuse");

@@ -26,6 +26,7 @@
 struct ims {
   struct acs_mstate *s;
   const struct acs_msp *m;
+  const char *edge_on;       /* NULL: every edge; else the edges that count */
   const int64_t *rank;       /* lower first */
   int32_t *heap, nheap;      /* unscheduled ops, min-heap on (rank, op) */
   int32_t *hpos;             /* position in the heap, -1 when absent */
@@ -146,6 +147,8 @@ static int64_t estart(const struct ims *q, int32_t i)
 
   for (int32_t k = m->in_off[i]; k < m->in_off[i + 1]; k++) {
     int32_t e = m->in[k], p = m->src[e];
+    if (q->edge_on && !q->edge_on[e])
+      continue;
     if (p != i && q->s->t[p] != MS_NONE && q->s->t[p] + m->w[e] - m->dist[e] * q->s->ii > a)
       a = q->s->t[p] + m->w[e] - m->dist[e] * q->s->ii;
   }
@@ -207,6 +210,8 @@ static void schedule_op(struct ims *q, int32_t i)
   /* Successors (and ops reached by back edges) whose constraint broke. */
   for (int32_t k = m->out_off[i]; k < m->out_off[i + 1]; k++) {
     int32_t e = m->out[k], v = m->dst[e];
+    if (q->edge_on && !q->edge_on[e])
+      continue;
     if (v != i && s->t[v] != MS_NONE && s->t[v] < t + m->w[e] - m->dist[e] * s->ii)
       evict(q, v);
   }
@@ -214,7 +219,7 @@ static void schedule_op(struct ims *q, int32_t i)
 }
 
 int acs__ims(struct acs_mstate *s, const struct acs_msp *m, const int64_t *rank, int64_t budget,
-             const volatile sig_atomic_t *intr)
+             const char *edge_on, const volatile sig_atomic_t *intr)
 {
   struct ims q;
   size_t n = (size_t)m->n + 1, cells = 0;
@@ -223,6 +228,7 @@ int acs__ims(struct acs_mstate *s, const struct acs_msp *m, const int64_t *rank,
   memset(&q, 0, sizeof(q));
   q.s = s;
   q.m = m;
+  q.edge_on = edge_on;
   q.rank = rank;
   q.heap = malloc(n * sizeof(*q.heap));
   q.hpos = malloc(n * sizeof(*q.hpos));

@@ -172,13 +172,25 @@ int acs__arm_cost(struct acs_mstate *s, const struct acs_msp *m, const int32_t *
 
 /*
  * Rau's iterative modulo scheduling at II with a budget of placements:
- * highest HeightR first, earliest free slot in [Estart, Estart + II - 1],
+ * lowest rank first, earliest free slot in [Estart, Estart + II - 1],
  * else a forced slot that evicts the ops holding the unit's rows and the
- * successors it would violate. `prio` gives the order (NULL: HeightR). 1
- * when every op is placed within the budget. O(budget (deg + II occ)).
+ * successors it would violate. Only the edges with edge_on[e] count (NULL:
+ * all). 1 when every op is placed within the budget.
+ * O(budget (deg + II occ words + log V)).
  */
-int acs__ims(struct acs_mstate *s, const struct acs_msp *m, const int64_t *prio, int64_t budget,
-             const volatile sig_atomic_t *intr);
+int acs__ims(struct acs_mstate *s, const struct acs_msp *m, const int64_t *rank, int64_t budget,
+             const char *edge_on, const volatile sig_atomic_t *intr);
+/*
+ * Keeps every op's residue and unit and moves it by multiples of II to the
+ * least start its predecessors allow (the least fixpoint of t_j = the
+ * first start >= max(0, t_i + w - d II) in j's residue; ops of unlimited
+ * classes need no residue). Every edge holds after it; when the given
+ * schedule already satisfied every edge, no start grows (it bounds the
+ * fixpoint). This completes a schedule that satisfied only some edges, and
+ * makes every schedule as shallow as its residues allow. 0 on success, 1 when the residues
+ * admit no schedule (then s is unchanged). O(V E) worst case.
+ */
+int acs__mstate_compact(struct acs_mstate *s, const struct acs_msp *m);
 
 /* ---- the II search (search.c) ---- */
 

@@ -103,6 +103,7 @@ struct attempt {
   const struct acs_mopts *o;
   int32_t *order;
   int64_t *height, *rank;
+  char *core;            /* per edge: inside a cyclic component */
   struct acs_rng rng;
 };
 
@@ -144,21 +145,34 @@ static int try_ii(struct attempt *a, struct acs_mstate *s, int64_t ii, char *how
       }
     }
   }
-  for (int32_t p = 0; p < m->n; p++)
-    a->rank[a->order[p]] = p;
-  for (int64_t k = 0; k <= o->restarts; k++) {
-    if (k > 0)
-      perturbed_rank(a, ii, k - 1);
-    rc = acs__ims(s, m, a->rank, o->budget * (int64_t)(m->n > 0 ? m->n : 1), o->interrupted);
-    if (rc < 0)
-      return rc;
-    if (rc == 1) {
-      snprintf(how, how_size, k == 0 ? "ims" : "ims+%lld", (long long)k);
-      goto placed;
+  /* IMS on every edge, then on the recurrences alone (edges between
+   * components are restored by acs__mstate_compact, which shifts ops by
+   * multiples of II: see exact.c for why that always works without a stage
+   * cap), each with the HeightR order and then perturbed ones. */
+  for (int core = 0; core < (o->max_stages > 0 ? 1 : 2); core++)
+    for (int64_t k = 0; k <= o->restarts; k++) {
+      if (k == 0)
+        for (int32_t p = 0; p < m->n; p++)
+          a->rank[a->order[p]] = p;
+      else
+        perturbed_rank(a, ii, k - 1);
+      rc = acs__ims(s, m, a->rank, o->budget * (int64_t)(m->n > 0 ? m->n : 1),
+                    core ? a->core : NULL, o->interrupted);
+      if (rc < 0)
+        return rc;
+      if (rc == 1) {
+        if (k == 0)
+          snprintf(how, how_size, core ? "ims-core" : "ims");
+        else
+          snprintf(how, how_size, core ? "ims-core+%lld" : "ims+%lld", (long long)k);
+        goto placed;
+      }
     }
-  }
   return 0;
 placed:
+  /* As shallow as the residues allow (and, after ims-core, complete). */
+  if ((rc = acs__mstate_compact(s, m)) != 0)
+    return rc < 0 ? rc : 0;
   acs__mstate_normalize(s, m);
   if (o->max_stages > 0 && stage_count(m, s->t, ii) > o->max_stages) {
     memset(&s->fail, 0, sizeof(s->fail));
@@ -318,10 +332,13 @@ int acs__modulo_search(const struct acs_msp *m, const struct acs_mopts *o, struc
   a.order = malloc(n * sizeof(*a.order));
   a.height = malloc(n * sizeof(*a.height));
   a.rank = malloc(n * sizeof(*a.rank));
-  if (!r->t || !r->unit || !a.order || !a.height || !a.rank) {
+  a.core = malloc((size_t)m->m + 1);
+  if (!r->t || !r->unit || !a.order || !a.height || !a.rank || !a.core) {
     err = ACS_ENOMEM;
     goto out;
   }
+  for (int32_t e = 0; e < m->m; e++)
+    a.core[e] = m->scc[m->src[e]] == m->scc[m->dst[e]];
   if ((err = acs__msp_mii(m, &r->mii, o->interrupted)) < 0)
     goto out;
   cap = o->ii_max > 0 ? o->ii_max : ii_cap(m);
@@ -353,6 +370,6 @@ int acs__modulo_search(const struct acs_msp *m, const struct acs_mopts *o, struc
       r->depth = r->t[i] + m->lat[i];
 out:
   r->seconds = acs_now_seconds() - t0;
-  free(a.order), free(a.height), free(a.rank);
+  free(a.order), free(a.height), free(a.rank), free(a.core);
   return err;
 }
