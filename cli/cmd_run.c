@@ -169,7 +169,8 @@ static void print_row(const char *plat, const char *wl, const struct acs_run_row
     if (!isnan(r->ii))
       snprintf(ii, sizeof(ii), "II %.0f (MII %.0f), ", r->ii, r->mii);
     if (!isnan(r->cycles_per_iter))
-      snprintf(cpi, sizeof(cpi), "%.2f cycles/iteration simulated", r->cycles_per_iter);
+      snprintf(cpi, sizeof(cpi), "%.2f cycles/iteration (simulated makespan / iterations)",
+               r->cycles_per_iter);
     printf("    loop: %s%s\n", ii, cpi);
   }
   fflush(stdout);

@@ -870,6 +870,9 @@ static void run_record(struct acs_run_row *rec, const struct acs_run_row *row, i
   rec->sim_seconds = row->sim_seconds;
   rec->pe_utilization = row->pe_utilization;
   rec->dma_utilization = row->dma_utilization;
+  rec->ii = row->ii;
+  rec->mii = row->mii;
+  rec->cycles_per_iter = row->cycles_per_iter;
   acs__strfill(rec->message, sizeof rec->message, row->message);
 }
 

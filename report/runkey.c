@@ -224,7 +224,7 @@ static const struct {
   M(dma_utilization, 1, "fraction", M_F64, "simulated DMA busy fraction"),
   M(ii, 0, "cycles", M_F64, "initiation interval of a modulo schedule"),
   M(mii, 0, "cycles", M_F64, "lower bound on the initiation interval"),
-  M(cycles_per_iter, 0, "cycles", M_F64, "simulated steady-state cycles per loop iteration"),
+  M(cycles_per_iter, 0, "cycles", M_F64, "simulated makespan of a loop's N iterations over N"),
 #undef M
 };
 #define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))

@@ -498,35 +498,23 @@ double acs_loop_cycles_per_iter(const struct acs_loop *l, const struct acs_platf
                                 const struct acs_schedule *s, int simulated)
 {
   struct acs_loop_layout lay;
-  double first = NAN, last = NAN;
+  double end = 0;
+  int32_t n;
 
   if (acs_loop_layout_init(&lay, l, p) < 0)
     return NAN;
-  if ((int64_t)lay.per_iter * lay.iterations != s->norig || lay.per_iter == 0) {
+  n = lay.iterations;
+  if ((int64_t)lay.per_iter * n != s->norig || n < 1) {
     acs_loop_layout_destroy(&lay);
     return NAN;
   }
-  for (int pass = 0; pass < 2; pass++) {
-    int32_t k = pass == 0 ? 0 : lay.iterations - 1;
-    double end = -INFINITY;
-    for (int32_t j = 0; j < lay.per_iter; j++) {
-      const struct acs_sop *o = &s->ops[(size_t)k * (size_t)lay.per_iter + (size_t)j];
-      double e = simulated ? o->sim_end : (double)o->end;
-      if (isnan(e)) {
-        end = NAN;
-        break;
-      }
-      if (e > end)
-        end = e;
-    }
-    if (pass == 0)
-      first = end;
-    else
-      last = end;
+  acs_loop_layout_destroy(&lay);
+  for (int32_t i = 0; i < s->norig; i++) {
+    double e = simulated ? s->ops[i].sim_end : (double)s->ops[i].end;
+    if (isnan(e))
+      return NAN;
+    if (e > end)
+      end = e;
   }
-  {
-    int32_t n = lay.iterations;
-    acs_loop_layout_destroy(&lay);
-    return n <= 1 ? first : (last - first) / (double)(n - 1);
-  }
+  return end / (double)n;
 }

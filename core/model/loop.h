@@ -149,11 +149,12 @@ int acs_loop_build_graph(const struct acs_loop *l, const struct acs_platform *p,
                          struct acs_graph *g, struct acs_diag *d);
 
 /*
- * Steady-state cycles per iteration of a schedule of the unrolled loop:
- * (end of iteration N-1 - end of iteration 0) / (N - 1), an iteration's end
- * being the latest end of its ops (simulated ends when `simulated`, planned
- * otherwise); with N = 1, that iteration's end. NaN when s is not such a
- * schedule or an op lacks the times. O(N V).
+ * Cycles per iteration of a schedule of the N unrolled iterations: the end
+ * of the last op over N (simulated ends when `simulated`, planned ones
+ * otherwise), pipeline fill and drain included, so modulo and DAG
+ * schedulers compare on the same work; a modulo schedule's tends to II as
+ * N grows ((N - 1) II + one iteration's span, over N). NaN when s is not
+ * such a schedule or an op lacks the times. O(V).
  */
 double acs_loop_cycles_per_iter(const struct acs_loop *l, const struct acs_platform *p,
                                 const struct acs_schedule *s, int simulated);

@@ -265,10 +265,11 @@ static int search_gallop(struct attempt *a, struct acs_mresult *r, int64_t lo, i
   return ACS_OK;
 }
 
-/* The exact mode: decide every II in [MII, r->ii) from the bottom. */
-static int prove(const struct acs_msp *m, const struct acs_mopts *o, struct acs_mresult *r)
+/* The exact mode: decide every II in [MII, r->ii) from the bottom, by the
+ * time limit counted from t0 (the start of the whole search). */
+static int prove(const struct acs_msp *m, const struct acs_mopts *o, struct acs_mresult *r,
+                 double t0)
 {
-  double t0 = acs_now_seconds();
   double deadline = o->time_limit > 0 ? t0 + o->time_limit : 0;
   int64_t *t = malloc(((size_t)m->n + 1) * sizeof(*t));
   int32_t *u = malloc(((size_t)m->n + 1) * sizeof(*u));
@@ -359,7 +360,7 @@ int acs__modulo_search(const struct acs_msp *m, const struct acs_mopts *o, struc
   if (err < 0)
     goto out;
   r->proven = r->ii == r->mii.mii;
-  if (o->exact && !r->proven && (err = prove(m, o, r)) < 0)
+  if (o->exact && !r->proven && (err = prove(m, o, r, t0)) < 0)
     goto out;
   if (r->proven && r->ii == r->mii.mii)
     snprintf(r->note, sizeof(r->note), "II = MII %lld: minimal", (long long)r->ii);
