@@ -8,29 +8,35 @@
  *    be shifted by a multiple of II until its incoming edges hold, which
  *    changes no residue. So only edges inside cyclic components are
  *    constraints, an op outside every cycle only needs a residue, and an op
- *    of an unlimited class outside every cycle needs nothing at all.
+ *    of an unlimited class outside every cycle needs nothing at all. A
+ *    cyclic component without limited ops needs no variable either (its
+ *    longest paths from an anchor are a valid relative schedule).
  *  - Inside a cyclic component with anchor a (fixed at start 0 for the
- *    first component, in [0, II) for the others: a shift by II changes
- *    nothing), op i starts in [LP(a, i), -LP(i, a)] (+ the anchor's range),
- *    LP being longest paths at II over the component's edges: a window of
- *    its slack, small near RecMII.
+ *    first component with limited ops, in [0, II) for the others: a shift
+ *    by II changes nothing), op i starts in [LP(a, i), -LP(i, a)] (plus the
+ *    anchor's range), LP being longest paths at II over the component's
+ *    edges: a window of its slack, small near RecMII.
+ *
+ * The main model (build_step, below) then eliminates the unlimited ops and
+ * uses step variables with disaggregated precedence; its solution gives
+ * residues, and acs__mstate_compact makes the schedule. When a class has
+ * several units and blocking times above 1 (the unit must be chosen by the
+ * program), or under a stage cap (shifting by II is not free: every op gets
+ * a window [ASAP_i, S II - 1 - tail_i] and every edge counts), the program is
+ * the time-indexed one of build():
  *
  *   x[i][tau] in {0,1}  op i of a limited class starts at tau in its window
- *                       (x[i][tau][u] when the class has several units and
- *                       blocking times above 1: the unit is chosen too)
- *   t_i integer         an op of an unlimited class in a cyclic component
+ *                       (x[i][tau][u] when the class needs unit variables)
+ *   t_i integer         an op of an unlimited class with a window
  *
  *   sum_tau x[i][tau] = 1                              one start each
  *   sum over ops i of class c and starts tau with
  *     (rho - tau) mod II < occ_i of x[i][tau] <= units_c   per residue rho
  *     (<= 1 per unit and residue with unit variables)
- *   t_j - t_i >= w_e - d_e II                          edges in a component
+ *   t_j - t_i >= w_e - d_e II                          every edge that counts
  *
  * with t_i = sum_tau tau x[i][tau] for limited ops. No objective: any
- * solution proves II feasible, and the shifts above complete it.
- *
- * With a stage cap (max_stages S) shifting is not free, so every op gets a
- * window [ASAP_i, S II - 1 - tail_i] and every edge is a constraint.
+ * solution proves II feasible.
  *
  * Size: sum over limited ops of their window (times units with unit
  * variables) binaries, II * classes (or units) + E + V rows.

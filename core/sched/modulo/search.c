@@ -5,7 +5,10 @@
  * MII+3, MII+7, ...) until a success and then bisecting between the last
  * failure and it, every candidate II is tried by the seed's arms in their
  * order (permute, fuse, retry, cost), then by Rau's IMS with HeightR
- * priorities, then by IMS restarts with perturbed priorities. The search
+ * priorities, then by IMS restarts with perturbed priorities, then the same
+ * IMS passes on the edges inside components alone; a schedule found is
+ * compacted (residues kept, each op as early as its predecessors allow).
+ * The search
  * never fails: at II_cap, the sum over ops of their latency (plus their
  * largest out-delay) or blocking time, the ops placed one after the other
  * form a valid schedule (every edge forward within one iteration, no two
