@@ -119,14 +119,14 @@ static void list_platforms(void)
 
 static void list_workloads(void)
 {
-  static const char *const sub[] = {"dnn", "graphs", "suites"};
+  static const char *const sub[] = {"dnn", "graphs", "loops", "suites"};
   char dir[2048], rel[64], **names;
 
   for (size_t s = 0; s < sizeof(sub) / sizeof(sub[0]); s++) {
     size_t n;
     snprintf(rel, sizeof(rel), "workloads/%s", sub[s]);
     acs_cli_resolve(rel, dir, sizeof(dir));
-    n = scan_dir(dir, ".csv .sm .stg .txt", &names);
+    n = scan_dir(dir, ".csv .sm .stg .graphml .txt", &names);
     printf("%s (%s):\n", rel, dir);
     for (size_t i = 0; i < n; i++) {
       printf("  %s/%s\n", rel, names[i]);

@@ -153,6 +153,7 @@ Test(loop_load, errors_are_located_and_name_both_files)
   load_fails(LB("edgeref.graphml"), ACS_EPARSE, 5, "no node with id '9'");
   load_fails(LB("badrm.graphml"), ACS_EPARSE, 4, "(the resource model of badrm.graphml)");
   load_fails(LB("zerocycle.graphml"), ACS_ECYCLE, 7, "a -> b");
+  load_fails(LB("empty.graphml"), ACS_EPARSE, 0, "empty file");
   load_fails(LB("csv_badclass.csv"), ACS_EPARSE, 3, "unknown class 'fpu'");
   load_fails(LB("csv_badinput.csv"), ACS_EPARSE, 4, "distance 'two'");
   load_fails(LB("csv_wrongfield.csv"), ACS_EPARSE, 2, "'inputs' is not a field of class rows");

@@ -120,9 +120,10 @@ static int xml_open(struct xml_in *in, const char *path, struct acs_diag *d)
   in->d = d;
   if ((err = acs__loop_read_file(path, &in->buf, &len, d)) < 0)
     return err;
-  if (len > INT32_MAX) {
+  if (len > INT32_MAX || strspn(in->buf, " \t\r\n") == len) {
     free(in->buf);
-    return acs_diag_set(d, ACS_ERANGE, path, 0, 0, "file too large");
+    return len > INT32_MAX ? acs_diag_set(d, ACS_ERANGE, path, 0, 0, "file too large")
+                           : acs_diag_set(d, ACS_EPARSE, path, 0, 0, "empty file");
   }
   in->r = xmlReaderForMemory(in->buf, (int)len, NULL, NULL,
                              XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
