@@ -270,7 +270,7 @@ int acs__ims(struct acs_mstate *s, const struct acs_msp *m, const int64_t *rank,
     int32_t i = q.heap[0];
     int64_t lo, hi;
     acs__mstate_window(s, m, i, &lo, &hi);
-    acs__mstate_fail(s, m, i, lo, hi, (int32_t)rank[i], "ims");
+    acs__mstate_fail(s, m, i, lo, hi, -1, "ims"); /* IMS has no fixed order */
   }
 out:
   free(q.heap), free(q.hpos), free(q.prev), free(q.owner), free(q.obase);

@@ -222,6 +222,10 @@ static int try_table(const struct acs_msp *m, const struct acs_mresult *r, int s
       err = acs_rtab_set_str(t, row, 1, x->ok > 0 ? "ok" : x->ok < 0 ? "infeasible" : "failed");
     if (err == ACS_OK)
       err = acs_rtab_set_str(t, row, 2, x->how);
+    /* Numbers that do not apply (no failure, or no op to blame) are -1. */
+    for (int32_t c = 4; c < 12 && err == ACS_OK; c++)
+      if (cols[c].type == ACS_RTAB_I64)
+        err = acs_rtab_set_i64(t, row, c, -1);
     if (err == ACS_OK && x->ok == 0 && f->set && f->op >= 0) {
       err = acs_rtab_set_str(t, row, 3, l->ops[f->op].name);
       if (err == ACS_OK)

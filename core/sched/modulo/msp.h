@@ -128,7 +128,7 @@ struct acs_mfail {
   int64_t row_lo, row_hi;/* the conflicting rows, as residues */
   int32_t load;          /* busy units in the fullest of those rows */
   int32_t group;         /* its strongly connected component */
-  int32_t order;         /* its position in the arm's placement order */
+  int32_t order;         /* its position in the arm's placement order (-1: IMS) */
   int64_t stage;         /* lo / II: the stage it was being placed in */
   char arm[16];
 };

@@ -300,6 +300,11 @@ static int prove(const struct acs_msp *m, const struct acs_mopts *o, struct acs_
     if ((err = add_try(r, ii, rc == 1 ? 1 : -1, "exact", NULL)) < 0)
       break;
     if (rc == 1) {
+      int64_t lo = INT64_MAX;
+      for (int32_t i = 0; i < m->n; i++)
+        lo = t[i] < lo ? t[i] : lo;
+      for (int32_t i = 0; i < m->n; i++)
+        t[i] -= lo; /* normalized, as the heuristic's */
       r->ii = ii;
       memcpy(r->t, t, (size_t)m->n * sizeof(*t));
       memcpy(r->unit, u, (size_t)m->n * sizeof(*u));
@@ -309,10 +314,14 @@ static int prove(const struct acs_msp *m, const struct acs_mopts *o, struct acs_
   }
   if (err == ACS_OK && r->exact_status == ACS_OK) {
     r->proven = 1;
-    if (r->ii > r->mii.mii)
+    if (r->ii > r->mii.mii + 1)
       snprintf(r->note, sizeof(r->note),
                "II %lld proven minimal: II %lld..%lld proven infeasible by integer programming",
                (long long)r->ii, (long long)r->mii.mii, (long long)r->ii - 1);
+    else if (r->ii > r->mii.mii)
+      snprintf(r->note, sizeof(r->note),
+               "II %lld proven minimal: II %lld (= MII) proven infeasible by integer programming",
+               (long long)r->ii, (long long)r->mii.mii);
   }
   free(t), free(u);
   return err;
