@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <glpk.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
