@@ -20,7 +20,7 @@ esac
 packages=(gcc make autoconf automake pkg-config libsimgrid-dev libhdf5-dev
           libcsv-dev libcriterion-dev libglpk-dev hdf5-tools python3 python3-h5py
           gnuplot-nox slurm-wlm munge protobuf-c-compiler libprotobuf-c-dev libonnx-dev
-          python3-onnx libonnx-testdata)
+          python3-onnx libonnx-testdata libxml2-dev)
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then

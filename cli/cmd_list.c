@@ -40,7 +40,7 @@ static const char list_help[] =
 
 /* The workload extensions acsim reads (core/load/workload.c) and suites
  * (.txt). A new reader adds its extension here so `list` shows its files. */
-static const char *const workload_exts[] = {".csv", ".onnx", ".sm", ".stg", ".txt", NULL};
+static const char *const workload_exts[] = {".csv", ".graphml", ".onnx", ".sm", ".stg", ".txt", NULL};
 static const char *const platform_exts[] = {".csv", NULL};
 
 /* Directory walks stop at this depth (workloads/<family>/<set>/file). */

@@ -37,6 +37,9 @@ static void print_help(void)
     printf("  %-20s %-20s default %-8g %s\n", acs_param_table[i].name, range,
            acs_param_table[i].def, acs_param_table[i].doc);
   }
+  printf("  %-20s %-20s default %-8s %s\n", "units", "class:n;...", "\"\"",
+         "functional units per class of loop workloads (-1 unlimited)");
+  printf("  %-20s %-20s %-16s %s\n", "units.CLASS", "-1, 1 .. 1000000", "", "the unit count of one class");
   printf("\nDerived: ddr_gbps = dma_gbps / ddr_ratio; bytes per cycle = GB/s * 1e9 / (freq_mhz * 1e6);\n"
          "a DDR transfer of B bytes takes ddr_latency_cycles + ceil(B / DDR bytes per cycle).\n");
 }
@@ -46,6 +49,8 @@ static void print_platform(const struct acs_platform *p)
   printf("%s\n", p->name);
   for (int i = 0; i < ACS_PARAM_COUNT; i++)
     printf("  %-20s %-12g # %s\n", acs_param_table[i].name, p->v[i], acs_param_table[i].doc);
+  if (p->units[0])
+    printf("  %-20s %s\n", "units", p->units);
   printf("  derived: cmx_bytes %lld, ddr_gbps %g, ddr_bytes_per_cycle %.4f, "
          "dma_bytes_per_cycle %.4f\n",
          (long long)acs_platform_cmx_bytes(p), acs_platform_ddr_gbps(p),

@@ -182,6 +182,17 @@ static void print_row(const char *plat, const char *wl, const struct acs_run_row
          acs_cli_bytes(r->peak_cmx_bytes, bytes, sizeof(bytes)), r->sched_seconds);
   if (r->message[0])
     printf("    %s: %s\n", r->status, r->message);
+  /* Loop workloads: the interval a modulo schedule promises beside what the
+   * simulation achieved per iteration, for modulo and DAG schedulers alike. */
+  if (!isnan(r->ii) || !isnan(r->cycles_per_iter)) {
+    char ii[64] = "", cpi[64] = "cycles/iteration not simulated";
+    if (!isnan(r->ii))
+      snprintf(ii, sizeof(ii), "II %.0f (MII %.0f), ", r->ii, r->mii);
+    if (!isnan(r->cycles_per_iter))
+      snprintf(cpi, sizeof(cpi), "%.2f cycles/iteration (simulated makespan / iterations)",
+               r->cycles_per_iter);
+    printf("    loop: %s%s\n", ii, cpi);
+  }
   fflush(stdout);
 }
 

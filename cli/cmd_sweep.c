@@ -324,7 +324,8 @@ static int expand_platforms(struct sweep *sw)
     for (size_t k = 0; k < sw->a.sets.n && err == ACS_OK; k++) {
       const char *eq = strchr(sw->a.sets.v[k], '=');
       size_t len = eq ? (size_t)(eq - sw->a.sets.v[k]) : 0;
-      const char *name = acs_param_table[v[i].param].name;
+      char kbuf[ACS_UNIT_CLASS_MAX + 8];
+      const char *name = acs_vary_key(&v[i], kbuf, sizeof(kbuf));
       if (len == strlen(name) && strncmp(sw->a.sets.v[k], name, len) == 0)
         err = acs_diag_set(&d, ACS_EINVAL, "--vary", (int)i + 1, 1,
                            "%s is also given by --set %s; use one of them", name,

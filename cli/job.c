@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/job.h"
+#include "core/model/loop.h"
 #include "core/sched/barrier.h"
 #include "simulate/sim.h"
 
@@ -263,6 +264,8 @@ static int simulate(const struct acs_problem *pb, struct acs_schedule *s,
     return ACS_OK;
   }
   row->sim_makespan_cycles = r.makespan_cycles;
+  if (pb->wl && pb->wl->kind == ACS_WL_LOOP && pb->wl->model)
+    row->cycles_per_iter = acs_loop_cycles_per_iter(pb->wl->model, &pb->plat, s, 1);
   row->pe_utilization = r.pe_utilization;
   row->dma_utilization = r.dma_utilization;
   row->ddr_bytes = r.ddr_bytes;
@@ -286,6 +289,20 @@ static int64_t scheduler_bound(const struct acs_sched_sel *sel, const struct acs
   if (sel->ops->proves && strcmp(row->status, "ok") == 0 && s->makespan > b)
     b = s->makespan;
   return b;
+}
+
+/* The II and MII of a modulo schedule, from its `modulo` table. */
+static void loop_figures(const struct acs_schedule *s, struct acs_run_row *row)
+{
+  const struct acs_rtab *t = acs_schedule_find_rtab(s, "modulo");
+  const struct acs_rtab_attr *a;
+
+  if (!t)
+    return;
+  if ((a = acs_rtab_attr_find(t, "ii")) && a->type == ACS_RTAB_I64)
+    row->ii = (double)a->v.i;
+  if ((a = acs_rtab_attr_find(t, "mii")) && a->type == ACS_RTAB_I64)
+    row->mii = (double)a->v.i;
 }
 
 int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
@@ -313,6 +330,7 @@ int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
   row->makespan_cycles = (double)st.makespan;
   if ((double)proven > row->lower_bound_cycles || isnan(row->lower_bound_cycles))
     row->lower_bound_cycles = (double)proven;
+  loop_figures(s, row);
   row->peak_cmx_bytes = st.peak_cmx_bytes;
   row->spill_bytes = st.spill_bytes;
   row->ddr_bytes = st.ddr_bytes;

@@ -109,6 +109,9 @@ void acs_run_row_init(struct acs_run_row *r)
   r->sim_seconds = NAN;
   r->pe_utilization = NAN;
   r->dma_utilization = NAN;
+  r->ii = NAN;
+  r->mii = NAN;
+  r->cycles_per_iter = NAN;
 }
 
 /* ---- a hash index of cached rows, for dedupe in O(1) expected ---- */
@@ -191,7 +194,7 @@ static uint64_t hash_platform(const struct acs_platform *p)
     x = p->v[i] == 0 ? 0.0 : p->v[i]; /* -0.0 == 0.0 must hash alike */
     h = fnv(h, &x, sizeof x);
   }
-  return h;
+  return fnv(h, p->units, strlen(p->units));
 }
 
 static uint64_t hash_platform_row(const void *rows, size_t i)
@@ -205,7 +208,7 @@ static int same_platform(const void *rows, size_t i, const void *key)
   const struct acs_platform *b = key;
   int k;
 
-  if (strcmp(a->name, b->name) != 0)
+  if (strcmp(a->name, b->name) != 0 || strcmp(a->units, b->units) != 0)
     return 0;
   for (k = 0; k < ACS_PARAM_COUNT; k++)
     if (!(a->v[k] == b->v[k]))
@@ -890,6 +893,9 @@ static void run_record(struct acs_run_row *rec, const struct acs_run_row *row, i
   rec->sim_seconds = row->sim_seconds;
   rec->pe_utilization = row->pe_utilization;
   rec->dma_utilization = row->dma_utilization;
+  rec->ii = row->ii;
+  rec->mii = row->mii;
+  rec->cycles_per_iter = row->cycles_per_iter;
   acs__strfill(rec->message, sizeof rec->message, row->message);
 }
 

@@ -42,6 +42,11 @@ struct acs_run_row {
   int64_t control_edges;
   double sched_seconds, sim_seconds;
   double pe_utilization, dma_utilization; /* NaN if not simulated */
+  /* Loop workloads (issue 14): the initiation interval and its lower bound
+   * (modulo runs; NaN for other schedulers), and the simulated cycles per
+   * iteration: the simulated makespan of the N unrolled iterations over N
+   * (any scheduler on a loop; NaN otherwise or when not simulated). */
+  double ii, mii, cycles_per_iter;
   char message[ACS_STR_MSG];
 };
 /* Sets every field to its "nothing" value (NaN, -1, empty). */

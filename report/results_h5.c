@@ -68,7 +68,7 @@ void acs__h5_set_unit(struct acs__h5table *t, const char *name, const char *unit
   add_field((t), #member, offsetof(type, member), sizeof(((type *)0)->member), \
             (kind), (dflt))
 
-_Static_assert(2 + ACS_PARAM_COUNT <= ACS__H5_MAXF, "too many platform columns");
+_Static_assert(3 + ACS_PARAM_COUNT <= ACS__H5_MAXF, "too many platform columns");
 _Static_assert(20 + ACS_MAX_RES <= ACS__H5_MAXF, "too many ops columns");
 
 void acs__tbl_platforms(struct acs__h5table *t)
@@ -90,6 +90,9 @@ void acs__tbl_platforms(struct acs__h5table *t)
    * two do not say it in their last word. */
   acs__h5_set_unit(t, "pe_macs_per_cycle", "MAC/cycle");
   acs__h5_set_unit(t, "bytes_per_elem", "bytes");
+  /* The unit-count overrides of loop workloads ("" in older files). */
+  add_field(t, "units", offsetof(struct acs_platform_row, plat.units), ACS_PLATFORM_UNITS_MAX,
+            ACS__H5_STR, 0);
 }
 
 void acs__tbl_workloads(struct acs__h5table *t)
@@ -127,6 +130,9 @@ void acs__tbl_runs(struct acs__h5table *t)
   FIELD(t, struct acs_run_row, sim_seconds, ACS__H5_F64, NAN);
   FIELD(t, struct acs_run_row, pe_utilization, ACS__H5_F64, NAN);
   FIELD(t, struct acs_run_row, dma_utilization, ACS__H5_F64, NAN);
+  FIELD(t, struct acs_run_row, ii, ACS__H5_F64, NAN);
+  FIELD(t, struct acs_run_row, mii, ACS__H5_F64, NAN);
+  FIELD(t, struct acs_run_row, cycles_per_iter, ACS__H5_F64, NAN);
   FIELD(t, struct acs_run_row, message, ACS__H5_STR, 0);
 }
 

@@ -17,7 +17,7 @@
 
 #include "report/results.h"
 
-#define ACS__H5_MAXF 64          /* columns of one table */
+#define ACS__H5_MAXF 160         /* columns of one table (ops: 20 + ACS_MAX_RES) */
 #define ACS__H5_FNAME (ACS_NAME_MAX + 16) /* "demand_" + a resource name */
 #define ACS__KIND_LEN 16         /* op, resource and edge kinds, status */
 #define ACS__MEM_LEN 8           /* "none", "ddr", "cmx" */

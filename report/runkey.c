@@ -23,9 +23,12 @@ void acs_run_key(const struct acs_platform *p, const char *wl_name, const char *
 
   if (flags & ACS_KEY_NAME)
     off += (size_t)snprintf(buf + off, size - off, "%s%c", p->name, SEP);
-  if (flags & ACS_KEY_PARAMS)
+  if (flags & ACS_KEY_PARAMS) {
     for (int i = 0; i < ACS_PARAM_COUNT && off < size; i++)
       off += (size_t)snprintf(buf + off, size - off, "%a%c", p->v[i], SEP);
+    if (off < size)
+      off += (size_t)snprintf(buf + off, size - off, "%s%c", p->units, SEP);
+  }
   /* "d:" and "n:" keep a digest and a name apart even if a name looked
    * like a digest. */
   if (off < size && (flags & ACS_KEY_DIGEST) && wl_digest && wl_digest[0])
@@ -236,6 +239,9 @@ static const struct {
   M(sim_seconds, 0, "s", M_F64, "wall-clock time of the simulation"),
   M(pe_utilization, 1, "fraction", M_F64, "simulated PE busy fraction"),
   M(dma_utilization, 1, "fraction", M_F64, "simulated DMA busy fraction"),
+  M(ii, 0, "cycles", M_F64, "initiation interval of a modulo schedule"),
+  M(mii, 0, "cycles", M_F64, "lower bound on the initiation interval"),
+  M(cycles_per_iter, 0, "cycles", M_F64, "simulated makespan of a loop's N iterations over N"),
 #undef M
 };
 #define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))

@@ -467,6 +467,44 @@ fi
 if command -v h5dump >/dev/null; then
   expect h5dump_validation_units 0 'FIELD_[0-9]+_UNITS.*' -- h5dump -a /validation/FIELD_7_UNITS "$T/v.h5"
   grep -q '"%"' "$T/out" && ok h5dump_avg_dev_pct_in_percent || bad h5dump_avg_dev_pct_in_percent
+
+# Loops (issue 14): modulo and list on the same unrolled iterations, verified,
+# simulated, stored; the stored schedules pass the independent checker and
+# the modulo table agrees with /runs.
+expect loop_modulo_list 0 'loop: II 14 \(MII 14\)' -- "$ACSIM" run -w workloads/loops/iir_biqu.graphml -s modulo,list -o "$T/loop.h5"
+expect loop_list_runs 0 'list +ok' -- "$ACSIM" run -w workloads/loops/iir_biqu.graphml -s modulo,list --set loop_iterations=3 --no-sim
+expect loop_units_override 0 'modulo: ii=2, mii=2' -- "$ACSIM" run -w workloads/loops/fir3.csv -s modulo --set units.mul=2 --no-sim
+expect loop_units_default 0 'modulo: ii=3, mii=3' -- "$ACSIM" run -w workloads/loops/fir3.csv -s modulo --no-sim
+expect loop_exact_proves 0 'II 3 proven minimal' -- "$ACSIM" run -w tests/data/loops/unreachable.csv -s modulo -O exact=1 --time-limit 30 --no-sim
+expect loop_tries_shown 0 'modulo_tries' -- "$ACSIM" run -w tests/data/loops/unreachable.csv -s modulo --no-sim
+expect loop_no_rm 2 'looked for norm_RM.xml, normRM.xml' -- "$ACSIM" run -w tests/data/loops_bad/norm.graphml -s modulo --no-sim
+expect loop_malformed 2 'malformed.graphml:5:[0-9]+: XML' -- "$ACSIM" run -w tests/data/loops_bad/malformed.graphml -s modulo --no-sim
+expect loop_bad_units 2 'units.mul: 0 units' -- "$ACSIM" run -w workloads/loops/fir3.csv -s modulo --set units.mul=0 --no-sim
+expect validate_modulo 0 'modulo: 4 loops; II = MII on 3 ' -- "$ACSIM" validate modulo tests/data/loops -o "$T/val.h5"
+expect sweep_units 0 'runs' -- "$ACSIM" sweep -w workloads/loops/fir3.csv -s modulo,list --vary units.mem=1,2 -o "$T/sweep-loop.h5" -j 1
+if [ -x "$PY" ] && "$PY" -c 'import h5py' 2>/dev/null; then
+  expect loop_independent_checker 0 'checked [0-9]+ schedules, 0 with violations' -- "$PY" tests/check_schedules.py "$T/loop.h5"
+  expect loop_tables_agree 0 'modulo table ok' -- "$PY" -c '
+import h5py, math, sys
+f = h5py.File(sys.argv[1], "r")
+runs = f["runs"][:]
+for r in runs:
+    name = r["scheduler"].decode()
+    g = "schedules/run_%d" % r["run_id"]
+    if name != "modulo":
+        assert math.isnan(r["ii"]) and math.isnan(r["mii"]), name
+        continue
+    t = f[g + "/modulo"]
+    ii = int(t.attrs["ii"])
+    assert ii == r["ii"] and int(t.attrs["mii"]) == r["mii"]
+    for row in t[:]:
+        assert row["slot"] == row["start"] % ii and row["stage"] == row["start"] // ii
+    assert r["cycles_per_iter"] > 0
+print("modulo table ok")' "$T/loop.h5"
+  expect sweep_unit_variants 0 'default\[units.mem=2\]' -- "$PY" -c '
+import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+print([p.decode() for p in f["platforms"]["name"]], [u.decode() for u in f["platforms"]["units"]])' "$T/sweep-loop.h5"
 fi
 
 echo "$pass passed, $fail failed"

@@ -341,7 +341,8 @@ Test(platform_csv, unknown_column_is_an_error_at_the_header)
   cr_assert_eq(d.col, 15);
   const char *want = "unknown column 'cmx_size' (known: name, freq_mhz, pe_count,";
   cr_assert_eq(strncmp(d.msg, want, strlen(want)), 0, "%s", d.msg);
-  cr_assert_not_null(strstr(d.msg, "pe_pmem_kib)"), "%s", d.msg);
+  cr_assert_not_null(strstr(d.msg, "pe_pmem_kib, loop_iterations, units, units.CLASS)"), "%s",
+                     d.msg);
 }
 
 Test(platform_csv, bad_number_is_located_at_its_field)
@@ -1273,7 +1274,7 @@ Test(workload, format_follows_extension_and_header)
 Test(workload, unknown_extension_is_an_error)
 {
   workload_fails(LD("graph_bad_ext.txt"), ACS_EFORMAT, 0, 0,
-                 "unknown workload format '.txt' (expected .csv, .sm, .stg or .onnx)");
+                 "unknown workload format '.txt' (expected .csv, .sm, .stg, .onnx or .graphml)");
 }
 
 Test(workload, missing_file_is_an_io_error)

@@ -137,6 +137,9 @@ int acs_lgraph_build(const struct acs_lgraph *lg, const struct acs_platform *p,
                      struct acs_graph *g, struct acs_diag *d);
 int acs_psplib_load(const char *path, struct acs_graph *g, struct acs_diag *d);
 int acs_stg_load(const char *path, struct acs_graph *g, struct acs_diag *d);
+/* Loop workloads (core/model/loop.h): a HatScheT .graphml with its resource
+ * model beside it, or a loop CSV; sets w->kind, w->model and w->model_ops. */
+int acs_loop_load(const char *path, struct acs_workload *w, struct acs_diag *d);
 
 /* A suite file: one workload path per line, '#' comments, paths relative to
  * the suite file's directory unless absolute. *paths is malloc'd strings. */
@@ -168,12 +171,16 @@ int acs_csv_read(const char *path, acs_csv_record_fn fn, void *ctx,
  */
 #define ACS_VARY_MAX_VALUES 10000     /* values of one --vary */
 #define ACS_VARY_MAX_VARIANTS 100000  /* platform variants of a product */
+#define ACS_VARY_UNITS (-2)  /* param of a `units.CLASS` key */
 struct acs_vary {
-  int param;                 /* ACS_P_* */
+  int param;                 /* ACS_P_*, or ACS_VARY_UNITS */
+  char unit_class[ACS_UNIT_CLASS_MAX]; /* ACS_VARY_UNITS: the class */
   size_t n;
   double *values;            /* in the order given, no repeats */
 };
 int acs_vary_parse(const char *arg, int index, struct acs_vary *v, struct acs_diag *d);
+/* The key of v as written: a parameter name, or "units.CLASS" (in buf). */
+const char *acs_vary_key(const struct acs_vary *v, char *buf, size_t size);
 void acs_vary_free(struct acs_vary *v);
 /*
  * The cartesian product: for each base row in order, every combination of

@@ -40,6 +40,25 @@ void acs_vary_format_value(double x, char *buf, size_t size)
   }
 }
 
+const char *acs_vary_key(const struct acs_vary *v, char *buf, size_t size)
+{
+  if (v->param == ACS_VARY_UNITS) {
+    snprintf(buf, size, "units.%s", v->unit_class);
+    return buf;
+  }
+  return acs_param_table[v->param].name;
+}
+
+/* Sets the varied key of v to x on p (x was checked by add_checked). */
+static int apply_value(const struct acs_vary *v, struct acs_platform *p, double x,
+                       struct acs_diag *d)
+{
+  if (v->param == ACS_VARY_UNITS)
+    return acs_platform_units_set(p, v->unit_class, (int64_t)x, d, VARY_FILE, 0, 0);
+  p->v[v->param] = x;
+  return ACS_OK;
+}
+
 void acs_vary_free(struct acs_vary *v)
 {
   if (!v)
@@ -83,11 +102,21 @@ static int check_text(const struct acs_vary *v, const char *text, size_t len, in
                       int col, double *x, struct acs_diag *d)
 {
   struct acs_platform scratch;
-  char buf[128];
+  char buf[128], kbuf[ACS_UNIT_CLASS_MAX + 8];
+  int64_t n = 0;
   int err;
 
   snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) ? len : sizeof(buf) - 1), text);
   acs_platform_init(&scratch);
+  if (v->param == ACS_VARY_UNITS) {
+    /* A unit count: checked as a `units.CLASS` column would be. */
+    if ((err = acs_platform_set_key(&scratch, acs_vary_key(v, kbuf, sizeof(kbuf)), buf, d,
+                                    VARY_FILE, index, col)) < 0)
+      return err;
+    acs_platform_units_get(&scratch, v->unit_class, &n);
+    *x = (double)n;
+    return ACS_OK;
+  }
   if ((err = acs_platform_set(&scratch, v->param, buf, d, VARY_FILE, index, col)) < 0)
     return err;
   *x = scratch.v[v->param];
@@ -104,7 +133,7 @@ static int check_text(const struct acs_vary *v, const char *text, size_t len, in
 static int add_checked(struct acs_vary *v, size_t *cap, double x, size_t first, int drop_repeats,
                        int index, int col, struct acs_diag *d)
 {
-  char text[64];
+  char text[64], kbuf[ACS_UNIT_CLASS_MAX + 8];
   int err;
 
   acs_vary_format_value(x, text, sizeof(text));
@@ -116,7 +145,7 @@ static int add_checked(struct acs_vary *v, size_t *cap, double x, size_t first, 
     if (drop_repeats && i >= first)
       return ACS_OK;
     return acs_diag_set(d, ACS_EINVAL, VARY_FILE, index, col, "%s: value %s appears twice",
-                        acs_param_table[v->param].name, text);
+                        acs_vary_key(v, kbuf, sizeof(kbuf)), text);
   }
   return push_value(v, cap, x);
 }
@@ -125,9 +154,11 @@ static int add_checked(struct acs_vary *v, size_t *cap, double x, size_t first, 
 static int too_many(const struct acs_vary *v, const char *item, size_t len, int index, int col,
                     struct acs_diag *d)
 {
+  char kbuf[ACS_UNIT_CLASS_MAX + 8];
+
   return acs_diag_set(d, ACS_ERANGE, VARY_FILE, index, col,
-                      "%s: range '%.*s' has more than %d values", acs_param_table[v->param].name,
-                      (int)len, item, ACS_VARY_MAX_VALUES);
+                      "%s: range '%.*s' has more than %d values",
+                      acs_vary_key(v, kbuf, sizeof(kbuf)), (int)len, item, ACS_VARY_MAX_VALUES);
 }
 
 /*
@@ -163,10 +194,12 @@ static int integer_steps(struct acs_vary *v, size_t *cap, int64_t a, int64_t b, 
 static int parse_range(struct acs_vary *v, size_t *cap, const char *item, size_t len,
                        const char *dots, int index, int col, struct acs_diag *d)
 {
-  const char *name = acs_param_table[v->param].name;
+  char kbuf[ACS_UNIT_CLASS_MAX + 8];
+  const char *name = acs_vary_key(v, kbuf, sizeof(kbuf));
   const char *rhs = dots + 2, *op, *item_end = item + len;
   double a, b, step = 1.0;
-  int geometric = 0, integer = acs_param_table[v->param].integer, err;
+  int geometric = 0, err;
+  int integer = v->param == ACS_VARY_UNITS || acs_param_table[v->param].integer;
   size_t first = v->n;
   char *end;
   int ccol = col + (int)(rhs - item), scol = 0;
@@ -245,7 +278,8 @@ static int parse_range(struct acs_vary *v, size_t *cap, const char *item, size_t
 static int parse_item(struct acs_vary *v, size_t *cap, const char *item, size_t len, int index,
                       int col, struct acs_diag *d)
 {
-  const char *name = acs_param_table[v->param].name;
+  char kbuf[ACS_UNIT_CLASS_MAX + 8];
+  const char *name = acs_vary_key(v, kbuf, sizeof(kbuf));
   const char *dots = NULL;
   double x;
   int err;
@@ -285,7 +319,17 @@ static int parse_key(const char *arg, struct acs_vary *v, int index, const char 
   if (strcmp(key, "name") == 0)
     return acs_diag_set(d, ACS_EINVAL, VARY_FILE, index, 1,
                         "'name' cannot be varied; variants are named after their base row");
-  if ((v->param = acs_param_find(key)) < 0) {
+  if (acs_platform_units_key(key)) {
+    const char *cls = acs_platform_units_key(key);
+    struct acs_platform scratch;
+    int err;
+    /* The class name is checked by setting a count on a scratch platform. */
+    acs_platform_init(&scratch);
+    if ((err = acs_platform_units_set(&scratch, cls, 1, d, VARY_FILE, index, 1)) < 0)
+      return err;
+    v->param = ACS_VARY_UNITS;
+    snprintf(v->unit_class, sizeof(v->unit_class), "%s", cls);
+  } else if ((v->param = acs_param_find(key)) < 0) {
     char known[1024];
     size_t off = 0;
     known[0] = '\0';
@@ -318,8 +362,9 @@ int acs_vary_parse(const char *arg, int index, struct acs_vary *v, struct acs_di
     while (stop > start && (stop[-1] == ' ' || stop[-1] == '\t'))
       stop--;
     if (start == stop) {
+      char kbuf[ACS_UNIT_CLASS_MAX + 8];
       err = acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, (int)(start - arg) + 1,
-                         "%s: empty value%s", acs_param_table[v->param].name,
+                         "%s: empty value%s", acs_vary_key(v, kbuf, sizeof(kbuf)),
                          *values ? "" : " list (write key=v1,v2,...)");
       goto out_with_values;
     }
@@ -344,10 +389,10 @@ static int variant_name(const struct acs_platform *base, const struct acs_vary *
   size_t off = (size_t)snprintf(out, size, "%s[", base->name);
 
   for (size_t i = 0; i < nv && off < size; i++) {
-    char val[64];
+    char val[64], kbuf[ACS_UNIT_CLASS_MAX + 8];
     acs_vary_format_value(v[i].values[idx[i]], val, sizeof(val));
     off += (size_t)snprintf(out + off, size - off, "%s%s=%s", i ? "," : "",
-                            acs_param_table[v[i].param].name, val);
+                            acs_vary_key(&v[i], kbuf, sizeof(kbuf)), val);
   }
   if (off < size)
     off += (size_t)snprintf(out + off, size - off, "]");
@@ -369,10 +414,13 @@ int acs_vary_expand(const struct acs_platform *base, size_t nbase, const struct 
   *nout = 0;
   for (size_t i = 0; i < nv; i++) {
     for (size_t j = 0; j < i; j++)
-      if (v[j].param == v[i].param)
+      if (v[j].param == v[i].param &&
+          (v[i].param != ACS_VARY_UNITS || strcmp(v[i].unit_class, v[j].unit_class) == 0)) {
+        char kbuf[ACS_UNIT_CLASS_MAX + 8];
         return acs_diag_set(d, ACS_EINVAL, VARY_FILE, (int)i + 1, 1,
                             "%s is already varied by --vary number %zu",
-                            acs_param_table[v[i].param].name, j + 1);
+                            acs_vary_key(&v[i], kbuf, sizeof(kbuf)), j + 1);
+      }
     if (v[i].n == 0 || acs_mul_size(combos, v[i].n, &combos) || combos > ACS_VARY_MAX_VARIANTS)
       goto too_many;
   }
@@ -394,9 +442,9 @@ int acs_vary_expand(const struct acs_platform *base, size_t nbase, const struct 
       *p = base[b];
       if (nv > 0 && (err = variant_name(&base[b], v, nv, idx, p->name, sizeof(p->name), d)) < 0)
         goto out_with_rows;
-      for (size_t i = 0; i < nv; i++)
-        p->v[v[i].param] = v[i].values[idx[i]];
-      if ((err = acs_platform_validate(p, d)) < 0) {
+      for (size_t i = 0; i < nv && err == ACS_OK; i++)
+        err = apply_value(&v[i], p, v[i].values[idx[i]], d);
+      if (err < 0 || (err = acs_platform_validate(p, d)) < 0) {
         char msg[sizeof(d->msg)];
         snprintf(msg, sizeof(msg), "%s", d->msg);
         err = acs_diag_set(d, err, VARY_FILE, 0, 0, "%s", msg);

@@ -114,6 +114,8 @@ int acs_platform_set_kv(struct acs_platform *p, const char *kv, struct acs_diag 
     return acs_diag_set(d, ACS_EINVAL, NULL, 0, 0,
                         "--set %s: 'name' cannot be set; it identifies the platform row", kv);
   }
+  if (strcmp(key, "units") == 0 || acs_platform_units_key(key))
+    return acs_platform_set_key(p, key, eq + 1, d, "--set", 0, 0);
   param = acs_param_find(key);
   if (param < 0)
     return acs_diag_set(d, ACS_EPARSE, NULL, 0, 0,
@@ -121,6 +123,237 @@ int acs_platform_set_kv(struct acs_platform *p, const char *kv, struct acs_diag 
                         key);
   snprintf(subject, sizeof(subject), "--set %s", kv);
   return parse_value(&acs_param_table[param], eq + 1, subject, &p->v[param], d, NULL, 0, 0);
+}
+
+/* ---- unit-count overrides ---- */
+
+#define UNITS_PREFIX "units."
+
+/* One "class:n" item of a canonical list. */
+struct unit_item {
+  const char *cls;
+  size_t len;
+  int64_t n;
+};
+
+/* Splits the canonical list p->units (written only by units_store, so well
+ * formed) into at most `max` items. */
+static size_t units_split(const char *list, struct unit_item *it, size_t max)
+{
+  size_t k = 0;
+
+  while (*list && k < max) {
+    const char *colon = strchr(list, ':'), *semi;
+    if (!colon)
+      break;
+    it[k].cls = list;
+    it[k].len = (size_t)(colon - list);
+    it[k].n = strtoll(colon + 1, NULL, 10);
+    k++;
+    semi = strchr(colon, ';');
+    if (!semi)
+      break;
+    list = semi + 1;
+  }
+  return k;
+}
+
+static int units_class_ok(const char *cls, size_t len)
+{
+  if (len == 0 || len >= ACS_UNIT_CLASS_MAX)
+    return 0;
+  for (size_t i = 0; i < len; i++)
+    if (strchr(":;,= \t\r\n", cls[i]) || (unsigned char)cls[i] < 0x20)
+      return 0;
+  return 1;
+}
+
+/* Writes items (sorted by class here: insertion sort, lists are short)
+ * as the canonical text. ACS_ERANGE when it does not fit. */
+static int units_store(char *out, struct unit_item *it, size_t k)
+{
+  char buf[ACS_PLATFORM_UNITS_MAX];
+  size_t off = 0;
+
+  for (size_t i = 1; i < k; i++)
+    for (size_t j = i; j > 0; j--) {
+      const struct unit_item *a = &it[j - 1], *b = &it[j];
+      size_t m = a->len < b->len ? a->len : b->len;
+      int c = memcmp(a->cls, b->cls, m);
+      if (c < 0 || (c == 0 && a->len <= b->len))
+        break;
+      struct unit_item t = it[j - 1];
+      it[j - 1] = it[j];
+      it[j] = t;
+    }
+  buf[0] = '\0';
+  for (size_t i = 0; i < k; i++) {
+    int w = snprintf(buf + off, sizeof(buf) - off, "%s%.*s:%lld", i ? ";" : "", (int)it[i].len,
+                     it[i].cls, (long long)it[i].n);
+    if (w < 0 || (size_t)w >= sizeof(buf) - off)
+      return ACS_ERANGE;
+    off += (size_t)w;
+  }
+  memcpy(out, buf, off + 1);
+  return ACS_OK;
+}
+
+#define UNITS_MAX_ITEMS (ACS_PLATFORM_UNITS_MAX / 4)
+
+int acs_platform_units_get(const struct acs_platform *p, const char *cls, int64_t *n)
+{
+  struct unit_item it[UNITS_MAX_ITEMS];
+  size_t k = units_split(p->units, it, UNITS_MAX_ITEMS), len = strlen(cls);
+
+  for (size_t i = 0; i < k; i++)
+    if (it[i].len == len && memcmp(it[i].cls, cls, len) == 0) {
+      *n = it[i].n;
+      return 1;
+    }
+  return 0;
+}
+
+/* Checks a count: an integer >= 1, or -1 for unlimited. */
+static int units_count(const char *text, const char *cls, size_t len, int64_t *n,
+                       struct acs_diag *d, const char *file, int line, int col)
+{
+  char *end;
+  long long v;
+
+  errno = 0;
+  v = strtoll(text, &end, 10);
+  while (*end == ' ' || *end == '\t')
+    end++;
+  if (end == text || (*end && *end != ';') || errno == ERANGE)
+    return acs_diag_set(d, ACS_EPARSE, file, line, col,
+                        "units.%.*s: '%.*s' is not an integer", (int)len, cls,
+                        (int)strcspn(text, ";"), text);
+  if (v < 1 && v != -1)
+    return acs_diag_set(d, ACS_ERANGE, file, line, col,
+                        "units.%.*s: %lld units (a count is at least 1, or -1 for unlimited)",
+                        (int)len, cls, v);
+  *n = (int64_t)v;
+  return ACS_OK;
+}
+
+static int units_put(struct unit_item *it, size_t *k, const char *cls, size_t len, int64_t n)
+{
+  for (size_t i = 0; i < *k; i++)
+    if (it[i].len == len && memcmp(it[i].cls, cls, len) == 0) {
+      it[i].n = n;
+      return ACS_OK;
+    }
+  if (*k >= UNITS_MAX_ITEMS)
+    return ACS_ERANGE;
+  it[(*k)++] = (struct unit_item){cls, len, n};
+  return ACS_OK;
+}
+
+int acs_platform_units_set(struct acs_platform *p, const char *cls, int64_t n,
+                           struct acs_diag *d, const char *file, int line, int col)
+{
+  struct unit_item it[UNITS_MAX_ITEMS];
+  char copy[ACS_PLATFORM_UNITS_MAX];
+  size_t k, len = strlen(cls);
+
+  if (!units_class_ok(cls, len))
+    return acs_diag_set(d, ACS_EPARSE, file, line, col,
+                        "units: bad class name '%s' (1 to %d bytes, none of ':;,=' or blanks)",
+                        cls, ACS_UNIT_CLASS_MAX - 1);
+  if (n < 1 && n != -1)
+    return acs_diag_set(d, ACS_ERANGE, file, line, col,
+                        "units.%s: %lld units (a count is at least 1, or -1 for unlimited)", cls,
+                        (long long)n);
+  memcpy(copy, p->units, sizeof(copy));
+  k = units_split(copy, it, UNITS_MAX_ITEMS);
+  if (units_put(it, &k, cls, len, n) < 0 || units_store(p->units, it, k) < 0)
+    return acs_diag_set(d, ACS_ERANGE, file, line, col,
+                        "units: the list of unit counts would exceed %d bytes",
+                        ACS_PLATFORM_UNITS_MAX - 1);
+  return ACS_OK;
+}
+
+int acs_platform_units_parse(struct acs_platform *p, const char *text, struct acs_diag *d,
+                             const char *file, int line, int col)
+{
+  struct unit_item it[UNITS_MAX_ITEMS];
+  size_t k = 0;
+  const char *s = text;
+
+  while (*s) {
+    const char *item, *colon, *stop;
+    size_t len;
+    int64_t n;
+    int err;
+    while (*s == ' ' || *s == '\t' || *s == ';')
+      s++;
+    if (!*s)
+      break;
+    item = s;
+    stop = item + strcspn(item, ";");
+    colon = memchr(item, ':', (size_t)(stop - item));
+    if (!colon)
+      return acs_diag_set(d, ACS_EPARSE, file, line, col + (int)(item - text),
+                          "units: expected class:count, not '%.*s'", (int)(stop - item), item);
+    len = (size_t)(colon - item);
+    while (len > 0 && (item[len - 1] == ' ' || item[len - 1] == '\t'))
+      len--;
+    if (!units_class_ok(item, len))
+      return acs_diag_set(d, ACS_EPARSE, file, line, col + (int)(item - text),
+                          "units: bad class name '%.*s' (1 to %d bytes, none of ':;,=' or blanks)",
+                          (int)len, item, ACS_UNIT_CLASS_MAX - 1);
+    s = colon + 1;
+    while (*s == ' ' || *s == '\t')
+      s++;
+    if ((err = units_count(s, item, len, &n, d, file, line, col + (int)(s - text))) < 0)
+      return err;
+    for (size_t i = 0; i < k; i++)
+      if (it[i].len == len && memcmp(it[i].cls, item, len) == 0)
+        return acs_diag_set(d, ACS_EPARSE, file, line, col + (int)(item - text),
+                            "units: class '%.*s' appears twice", (int)len, item);
+    if (units_put(it, &k, item, len, n) < 0)
+      return acs_diag_set(d, ACS_ERANGE, file, line, col, "units: too many classes");
+    s = stop;
+  }
+  if (units_store(p->units, it, k) < 0)
+    return acs_diag_set(d, ACS_ERANGE, file, line, col,
+                        "units: the list of unit counts exceeds %d bytes",
+                        ACS_PLATFORM_UNITS_MAX - 1);
+  return ACS_OK;
+}
+
+const char *acs_platform_units_key(const char *key)
+{
+  return strncmp(key, UNITS_PREFIX, sizeof(UNITS_PREFIX) - 1) == 0
+             ? key + sizeof(UNITS_PREFIX) - 1 : NULL;
+}
+
+int acs_platform_set_key(struct acs_platform *p, const char *key, const char *text,
+                         struct acs_diag *d, const char *file, int line, int col)
+{
+  const char *cls = acs_platform_units_key(key);
+  int param;
+
+  if (strcmp(key, "units") == 0)
+    return acs_platform_units_parse(p, text, d, file, line, col);
+  if (cls) {
+    int64_t n;
+    int err;
+    if (!units_class_ok(cls, strlen(cls)))
+      return acs_diag_set(d, ACS_EPARSE, file, line, col,
+                          "units: bad class name '%s' (1 to %d bytes, none of ':;,=' or blanks)",
+                          cls, ACS_UNIT_CLASS_MAX - 1);
+    if ((err = units_count(text, cls, strlen(cls), &n, d, file, line, col)) < 0)
+      return err;
+    if (strchr(text, ';'))
+      return acs_diag_set(d, ACS_EPARSE, file, line, col, "units.%s: '%s' is not an integer",
+                          cls, text);
+    return acs_platform_units_set(p, cls, n, d, file, line, col);
+  }
+  param = acs_param_find(key);
+  if (param < 0)
+    return acs_diag_set(d, ACS_ENOTFOUND, file, line, col, "unknown parameter '%s'", key);
+  return acs_platform_set(p, param, text, d, file, line, col);
 }
 
 int acs_platform_validate(const struct acs_platform *p, struct acs_diag *d)

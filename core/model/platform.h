@@ -60,7 +60,8 @@
   XX(LOCAL_GBPS, local_gbps, 64.0, 1e-6, 1e8, 0, "PE-to-PE local link bandwidth in GB/s") \
   XX(BYTES_PER_ELEM, bytes_per_elem, 1, 1, 16, 1, "bytes per tensor element (1 = int8)") \
   XX(PE_VMEM_KIB, pe_vmem_kib, 0, 0, 67108864, 1, "per-PE vector memory in KiB (ISP, seed 004)") \
-  XX(PE_PMEM_KIB, pe_pmem_kib, 0, 0, 67108864, 1, "per-PE program memory in KiB (ISP, seed 004)")
+  XX(PE_PMEM_KIB, pe_pmem_kib, 0, 0, 67108864, 1, "per-PE program memory in KiB (ISP, seed 004)") \
+  XX(LOOP_ITERATIONS, loop_iterations, 8, 1, 100000, 1, "iterations of a loop workload unrolled for DAG schedulers and the modulo lowering")
 
 enum acs_param {
 #define XX(id, col, def, min, max, isint, doc) ACS_P_##id,
@@ -80,10 +81,24 @@ struct acs_param_info {
 extern const struct acs_param_info acs_param_table[ACS_PARAM_COUNT];
 
 #define ACS_PLATFORM_NAME_MAX 128
+/* Longest unit-count list ("class:n;class:n"), terminator included. */
+#define ACS_PLATFORM_UNITS_MAX 512
+/* Longest functional-unit class name in an override, terminator included. */
+#define ACS_UNIT_CLASS_MAX 128
 
 struct acs_platform {
   char name[ACS_PLATFORM_NAME_MAX];
   double v[ACS_PARAM_COUNT];
+  /*
+   * Functional units per resource class of loop workloads, overriding the
+   * workload's own limits (README "Loop workloads"): "class:n;class:n"
+   * sorted by class name, n >= 1 or -1 for unlimited; "" overrides nothing.
+   * Classes are named by the workloads, so they cannot be rows of
+   * ACS_PARAM_MAP: this list is the platform's only text-valued parameter.
+   * It is set by the `units` column or key (the whole list) and by
+   * `units.CLASS` keys (one class), in CSV headers, --set and --vary.
+   */
+  char units[ACS_PLATFORM_UNITS_MAX];
 };
 
 /* Fills defaults; name "default". */
@@ -104,6 +119,33 @@ int acs_platform_set(struct acs_platform *p, int param, const char *text,
  * "--set key=value: ..." (d->file empty). */
 int acs_platform_set_kv(struct acs_platform *p, const char *kv,
                         struct acs_diag *d);
+/*
+ * Unit-count overrides (the `units` list above).
+ *  - acs_platform_units_get: 1 and *n when cls has an override, else 0.
+ *  - acs_platform_units_set: adds or replaces the override of cls (n >= 1, or
+ *    -1 for unlimited); ACS_EPARSE for a class name that is empty, longer
+ *    than ACS_UNIT_CLASS_MAX - 1 bytes or holds one of ":;,=" or a blank,
+ *    ACS_ERANGE for a bad count or a list that would not fit.
+ *  - acs_platform_units_parse: replaces the whole list by "class:n;..."
+ *    (blanks around items allowed, "" clears it); errors as above, at the
+ *    item's column (col is the text's first column).
+ * O(length of the list) each.
+ */
+int acs_platform_units_get(const struct acs_platform *p, const char *cls, int64_t *n);
+int acs_platform_units_set(struct acs_platform *p, const char *cls, int64_t n,
+                           struct acs_diag *d, const char *file, int line, int col);
+int acs_platform_units_parse(struct acs_platform *p, const char *text, struct acs_diag *d,
+                             const char *file, int line, int col);
+/* "units.CLASS" keys: the class name after the prefix, or NULL. */
+const char *acs_platform_units_key(const char *key);
+/*
+ * Sets the value of any key a platform has: a parameter of ACS_PARAM_MAP,
+ * `units` (the whole list) or `units.CLASS` (one count). ACS_ENOTFOUND
+ * (message in d) for an unknown key; other errors as the setters above.
+ */
+int acs_platform_set_key(struct acs_platform *p, const char *key, const char *text,
+                         struct acs_diag *d, const char *file, int line, int col);
+
 /* Every value within its bounds, and the alignment within the CMX. */
 int acs_platform_validate(const struct acs_platform *p, struct acs_diag *d);
 

@@ -86,5 +86,6 @@ extern const struct acs_sched_ops acs_sched_listsched;
 extern const struct acs_sched_ops acs_sched_spill;
 extern const struct acs_sched_ops acs_sched_ilp;
 extern const struct acs_sched_ops acs_sched_strip;
+extern const struct acs_sched_ops acs_sched_modulo;
 
 #endif
