@@ -161,6 +161,11 @@ expect id_edited_file_is_new 0 '= 8 runs; 4 already in' -- \
   "$ACSIM" sweep -w "$T/b/net.csv" -w "$T/a/net.csv" "${IGRID[@]}" -o "$T/id.h5"
 [ "$(nruns "$T/id.h5")" = 12 ] && ok "id_edited_runs_added" || bad "id_edited_runs_added ($(nruns "$T/id.h5"))"
 expect id_merge_keeps_both_versions 0 'merged 12 runs' -- "$ACSIM" merge "$T/id.h5" -o "$T/id-check.h5"
+# The report keeps the three workloads called net apart: each label carries
+# the start of its digest (runs.csv holds one row per run either way).
+expect id_report 0 'open .*index.html' -- "$ACSIM" report "$T/id.h5" -o "$T/idrep"
+n=$(grep -oE 'net \([0-9a-f]{8}\)' "$T/idrep/index.html" | sort -u | wc -l)
+[ "$n" = 3 ] && ok "id_report_labels_each_net ($n)" || bad "id_report_labels_each_net ($n labels, want 3)"
 if have_h5py; then
   # The stored digest is what sha256sum prints.
   want=$(sha256sum "$T/b/net.csv" | cut -c1-64)

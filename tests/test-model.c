@@ -234,6 +234,7 @@ static const struct {
   { "bytes_per_elem", "1", "16", "0", "17" },
   { "pe_vmem_kib", "0", "67108864", "-1", "67108865" },
   { "pe_pmem_kib", "0", "67108864", "-1", "67108865" },
+  { "loop_iterations", "1", "100000", "0", "100001" },
 };
 
 Test(platform, every_parameter_takes_its_bounds_and_refuses_beyond)
