@@ -467,6 +467,7 @@ fi
 if command -v h5dump >/dev/null; then
   expect h5dump_validation_units 0 'FIELD_[0-9]+_UNITS.*' -- h5dump -a /validation/FIELD_7_UNITS "$T/v.h5"
   grep -q '"%"' "$T/out" && ok h5dump_avg_dev_pct_in_percent || bad h5dump_avg_dev_pct_in_percent
+fi
 
 # Loops (issue 14): modulo and list on the same unrolled iterations, verified,
 # simulated, stored; the stored schedules pass the independent checker and
