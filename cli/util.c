@@ -15,7 +15,7 @@
 
 #include "cli/cli.h"
 
-volatile int acs_cli_interrupted;
+volatile sig_atomic_t acs_cli_interrupted;
 
 void acs_cli_error(const struct acs_diag *d)
 {
@@ -332,4 +332,5 @@ void acs_cli_catch_signals(void)
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  acs_interrupt_flag_set(&acs_cli_interrupted);
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdarg.h>
+#include <signal.h>
 
 #define ACS_VERSION_STRING PACKAGE_VERSION
 
@@ -97,6 +98,26 @@ static inline int acs_add_i64(int64_t a, int64_t b, int64_t *out)
   return __builtin_add_overflow(a, b, out) ? -1 : 0;
 }
 
+/*
+ * The largest workload quantity acsim accepts: cycles of one op, the sum of
+ * all durations of a problem, MACs, bytes, demands and capacities. 2^53 is
+ * where float64 (the HDF5 columns, the ILP's coefficients) stops counting
+ * exactly, and it leaves room to add a few of them, or to multiply one by a
+ * platform factor below 2^10, in int64_t without overflow. At 10 GHz it is
+ * ten days of cycles; no real tensor comes near 8 PiB.
+ */
+#define ACS_QTY_MAX ((int64_t)1 << 53)
+
+/*
+ * Strict number parsing: the whole text must be the number, no blanks around
+ * it. Integers are read as integers (never through a double, so every int64
+ * is exact). Return ACS_OK, ACS_EPARSE (not a number, or for i64 not an
+ * integer: "1.5", "1e3") or ACS_ERANGE (beyond int64_t; for doubles beyond
+ * +-DBL_MAX: an underflow to a tiny value is accepted).
+ */
+int acs_parse_i64(const char *text, int64_t *out);
+int acs_parse_double(const char *text, double *out);
+
 /* Grows *arr (of elements of `elem` bytes) to hold at least `need`. */
 int acs_grow(void **arr, size_t elem, size_t *cap, size_t need);
 
@@ -109,5 +130,17 @@ uint64_t acs_rng_below(struct acs_rng *r, uint64_t n);
 double acs_rng_unit(struct acs_rng *r); /* [0, 1) */
 
 double acs_now_seconds(void); /* monotonic clock */
+
+/*
+ * The process's interrupt flag, for the linear phases that take no
+ * scheduler context (the verifier, the results writer): NULL by default,
+ * or a flag a SIGINT/SIGTERM handler sets, registered once by the program.
+ * Such phases poll acs_interrupt_pending() between steps of bounded cost
+ * and return ACS_EINTERRUPTED, so Ctrl-C stops a phase within a second
+ * even on schedules of 10^6 ops. Schedulers poll their context's own flag
+ * (struct acs_sched_ctx), which the program points at the same variable.
+ */
+void acs_interrupt_flag_set(const volatile sig_atomic_t *flag);
+int acs_interrupt_pending(void);
 
 #endif

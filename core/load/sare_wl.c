@@ -131,6 +131,10 @@ int acs_sare_load(const char *spec, struct acs_workload *w, struct acs_diag *d)
   w->kind = ACS_WL_AFFINE;
   w->model = m;
   w->model_ops = &sare_ops;
+  /* Run identity: the file's content, and the values bound after its name. */
+  if ((err = acs__workload_note_file(w, m->path, d)) < 0 ||
+      (suffix && *suffix && (err = acs__workload_note_text(w, "binding", suffix)) < 0))
+    return err;
   /* Parameter values given after the path name the workload, so runs of
    * one file at several sizes are told apart ("matmul[N=64]"). */
   if (suffix && *suffix) {
