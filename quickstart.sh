@@ -17,7 +17,7 @@ esac
 # Debian packages acsim builds and tests with.
 packages=(gcc make autoconf automake pkg-config libsimgrid-dev libhdf5-dev
           libcsv-dev libcriterion-dev libglpk-dev hdf5-tools python3 python3-h5py
-          gnuplot-nox)
+          gnuplot-nox libxml2-dev)
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then

@@ -212,7 +212,7 @@ static int add_trace(struct run_state *st, const struct acs_platform *p, const c
 static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t pid,
                     const struct acs_workload *w)
 {
-  struct acs_sched_ctx ctx = {st->args.seed, st->args.time_limit, 0};
+  struct acs_sched_ctx ctx = {st->args.seed, st->args.time_limit, 0, NULL};
   struct acs_workload_row wrow;
   struct acs_problem pb;
   struct acs_graph g;

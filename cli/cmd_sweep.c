@@ -549,7 +549,7 @@ static int worker_task(const struct sweep *sw, uint32_t idx, struct prepared *pr
                        struct acs_wbuf *buf)
 {
   const struct task *t = &sw->tasks[idx];
-  struct acs_sched_ctx ctx = {sw->a.seed, sw->a.time_limit, 0};
+  struct acs_sched_ctx ctx = {sw->a.seed, sw->a.time_limit, 0, NULL};
   struct acs_wire_head h;
   struct acs_schedule s;
   int keep = 0, err;

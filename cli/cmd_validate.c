@@ -504,7 +504,7 @@ static void progress(const struct val_state *st, size_t i, const struct instance
 /* Every selected scheduler on one instance. */
 static int run_instance(struct val_state *st, const struct instance *in)
 {
-  struct acs_sched_ctx ctx = { st->args.seed, st->args.time_limit, 0 };
+  struct acs_sched_ctx ctx = { st->args.seed, st->args.time_limit, 0, NULL};
   struct acs_workload *w;
   struct acs_platform p;
   struct acs_problem pb;

@@ -35,7 +35,7 @@ static int run_sched(const char *name, const struct acs_problem *pb, const char 
                      double limit, uint64_t seed, struct acs_schedule *out, struct acs_diag *d)
 {
   const struct acs_sched_ops *ops = acs_sched_find(name);
-  struct acs_sched_ctx ctx = { seed, limit, 0 };
+  struct acs_sched_ctx ctx = { seed, limit, 0, NULL};
   void *opts;
   int err;
 

@@ -301,7 +301,7 @@ Test(vary, product_errors)
 static void schedule_of(struct acs_graph *g, struct acs_problem *pb, struct acs_schedule *s)
 {
   const struct acs_sched_ops *ops = acs_sched_find("list");
-  struct acs_sched_ctx ctx = {1, 0, 0};
+  struct acs_sched_ctx ctx = {1, 0, 0, NULL};
   void *opts;
   struct acs_diag d;
 

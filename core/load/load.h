@@ -81,6 +81,12 @@ int acs_dnn_build(const struct acs_workload *w, const struct acs_platform *p,
 int acs_graphcsv_load(const char *path, struct acs_graph *g, struct acs_diag *d);
 int acs_psplib_load(const char *path, struct acs_graph *g, struct acs_diag *d);
 int acs_stg_load(const char *path, struct acs_graph *g, struct acs_diag *d);
+/* SDF3 XML (sdf3.c): the workload's model is a finalized struct acs_sdf_graph
+ * (core/model/sdf.h); acs_sdf3_read fills one directly (initialised there;
+ * destroyed on error). */
+struct acs_sdf_graph;
+int acs_sdf_load(const char *path, struct acs_workload *w, struct acs_diag *d);
+int acs_sdf3_read(const char *path, struct acs_sdf_graph *g, struct acs_diag *d);
 
 /* A suite file: one workload path per line, '#' comments, paths relative to
  * the suite file's directory unless absolute. *paths is malloc'd strings. */

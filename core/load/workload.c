@@ -99,13 +99,15 @@ static int load_by_format(const char *path, struct acs_workload *w,
     return load_graph(path, w, ACS_WL_PSPLIB, d);
   if (strcasecmp(ext, ".stg") == 0)
     return load_graph(path, w, ACS_WL_STG, d);
+  if (strcasecmp(ext, ".xml") == 0)
+    return acs_sdf_load(path, w, d);
   if (*ext == '\0')
     return acs_diag_set(d, ACS_EFORMAT, path, 0, 0,
                         "no file extension to tell the workload format (expected "
-                        ".csv, .sm or .stg)");
+                        ".csv, .sm, .stg or .xml)");
   if (strcasecmp(ext, ".csv") != 0)
     return acs_diag_set(d, ACS_EFORMAT, path, 0, 0,
-                        "unknown workload format '%s' (expected .csv, .sm or .stg)",
+                        "unknown workload format '%s' (expected .csv, .sm, .stg or .xml)",
                         ext);
   int is_dnn;
   int rc = is_scalesim_table(path, d, &is_dnn);

@@ -16,6 +16,7 @@ static const struct acs_sched_ops *const variants[] = {
   &acs_sched_spill,
   &acs_sched_ilp,
   &acs_sched_strip,
+  &acs_sched_gang,
 };
 
 const struct acs_sched_ops *const *acs_sched_list(size_t *n)
