@@ -17,6 +17,8 @@ static const struct acs_sched_ops *const variants[] = {
   &acs_sched_ilp,
   &acs_sched_strip,
   &acs_sched_gang,
+  &acs_sched_tiling,
+  &acs_sched_naive,
 };
 
 const struct acs_sched_ops *const *acs_sched_list(size_t *n)

@@ -82,5 +82,7 @@ extern const struct acs_sched_ops acs_sched_spill;
 extern const struct acs_sched_ops acs_sched_ilp;
 extern const struct acs_sched_ops acs_sched_strip;
 extern const struct acs_sched_ops acs_sched_gang;        /* core/sched/gang/variants.c */
+extern const struct acs_sched_ops acs_sched_tiling;
+extern const struct acs_sched_ops acs_sched_naive;
 
 #endif

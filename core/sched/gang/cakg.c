@@ -334,13 +334,7 @@ void gx_gang_free(struct gx_gang *gg)
   memset(gg, 0, sizeof(*gg));
 }
 
-struct builder {
-  const struct gx_ctx *c;
-  struct gx_gang *gg;
-  size_t cap_nodes, cap_edges;
-};
-
-static int32_t add_node(struct builder *b, const struct gx_node *n)
+int32_t gx_gang_add_node(struct gx_builder *b, const struct gx_node *n)
 {
   struct gx_gang *gg = b->gg;
   int err = acs_grow((void **)&gg->nodes, sizeof(*gg->nodes), &b->cap_nodes,
@@ -351,8 +345,8 @@ static int32_t add_node(struct builder *b, const struct gx_node *n)
   return gg->nnodes++;
 }
 
-static int add_edge(struct builder *b, int32_t src, int32_t dst, int32_t chan, int32_t pe,
-                    int64_t base)
+int gx_gang_add_edge(struct gx_builder *b, int32_t src, int32_t dst, int32_t chan, int32_t pe,
+                     int64_t base)
 {
   struct gx_gang *gg = b->gg;
   const struct acs_sdf_graph *g = b->c->g;
@@ -376,8 +370,8 @@ static int add_edge(struct builder *b, int32_t src, int32_t dst, int32_t chan, i
   return ACS_OK;
 }
 
-static struct gx_node xfer_node(const struct gx_ctx *c, int kind, int32_t ch, int32_t from,
-                                int32_t to, int64_t f0, int64_t T)
+struct gx_node gx_xfer_node(const struct gx_ctx *c, int kind, int32_t ch, int32_t from,
+                            int32_t to, int64_t f0, int64_t T)
 {
   const struct acs_sdf_channel *cc = &c->g->channels[ch];
   struct gx_node n;
@@ -401,7 +395,7 @@ static struct gx_node xfer_node(const struct gx_ctx *c, int kind, int32_t ch, in
 }
 
 /* The nodes and edges of one channel touching the gang (section 3.1.4). */
-static int add_channel(struct builder *b, int32_t ch, const int32_t *node_of)
+static int add_channel(struct gx_builder *b, int32_t ch, const int32_t *node_of)
 {
   const struct gx_ctx *c = b->c;
   const struct acs_sdf_channel *cc = &c->g->channels[ch];
@@ -413,35 +407,35 @@ static int add_channel(struct builder *b, int32_t ch, const int32_t *node_of)
   if (s >= 0 && t >= 0) {
     int32_t ps = gg->nodes[s].hw, pt = gg->nodes[t].hw;
     if (ps == pt)
-      return add_edge(b, s, t, ch, ps, 0);
+      return gx_gang_add_edge(b, s, t, ch, ps, 0);
     if (cc->produced == 0)
       return ACS_OK;
-    if ((x = add_node(b, &(struct gx_node){ 0 })) < 0)
+    if ((x = gx_gang_add_node(b, &(struct gx_node){ 0 })) < 0)
       return x;
-    gg->nodes[x] = xfer_node(c, GX_N_XLOCAL, ch, ps, pt, cc->d0, cc->produced);
-    if ((err = add_edge(b, s, x, ch, ps, cc->d0)) < 0)
+    gg->nodes[x] = gx_xfer_node(c, GX_N_XLOCAL, ch, ps, pt, cc->d0, cc->produced);
+    if ((err = gx_gang_add_edge(b, s, x, ch, ps, cc->d0)) < 0)
       return err;
-    return add_edge(b, x, t, ch, pt, 0);
+    return gx_gang_add_edge(b, x, t, ch, pt, 0);
   }
   if (s >= 0) {
     if (cc->produced == 0)
       return ACS_OK;
-    if ((x = add_node(b, &(struct gx_node){ 0 })) < 0)
+    if ((x = gx_gang_add_node(b, &(struct gx_node){ 0 })) < 0)
       return x;
-    gg->nodes[x] = xfer_node(c, GX_N_XOUT, ch, gg->nodes[s].hw, -1, cc->d0, cc->produced);
-    if ((err = add_edge(b, s, x, ch, gg->nodes[s].hw, cc->d0)) < 0)
+    gg->nodes[x] = gx_xfer_node(c, GX_N_XOUT, ch, gg->nodes[s].hw, -1, cc->d0, cc->produced);
+    if ((err = gx_gang_add_edge(b, s, x, ch, gg->nodes[s].hw, cc->d0)) < 0)
       return err;
-    return add_edge(b, x, -1, ch, -1, 0);
+    return gx_gang_add_edge(b, x, -1, ch, -1, 0);
   }
   if (t >= 0) {
     if (cc->consumed == 0)
       return ACS_OK;
-    if ((x = add_node(b, &(struct gx_node){ 0 })) < 0)
+    if ((x = gx_gang_add_node(b, &(struct gx_node){ 0 })) < 0)
       return x;
-    gg->nodes[x] = xfer_node(c, GX_N_XIN, ch, -1, gg->nodes[t].hw, 0, cc->consumed);
-    if ((err = add_edge(b, -1, x, ch, -1, 0)) < 0)
+    gg->nodes[x] = gx_xfer_node(c, GX_N_XIN, ch, -1, gg->nodes[t].hw, 0, cc->consumed);
+    if ((err = gx_gang_add_edge(b, -1, x, ch, -1, 0)) < 0)
       return err;
-    return add_edge(b, x, t, ch, gg->nodes[t].hw, 0);
+    return gx_gang_add_edge(b, x, t, ch, gg->nodes[t].hw, 0);
   }
   return ACS_OK;
 }
@@ -591,10 +585,32 @@ out_with_state:
   return err;
 }
 
+/* Everything after the nodes and edges: transfers on DMA channels,
+ * consumer windows, adjacency, priorities, the loop vector. */
+int gx_gang_finish(const struct gx_ctx *c, struct gx_gang *gg)
+{
+  int err;
+
+  for (int32_t i = 0; i < gg->nnodes; i++)
+    if (gg->nodes[i].kind != GX_N_PROC)
+      gg->nodes[i].hw = -1;
+  assign_dma(gg, c->xp.ndma);
+  for (int32_t e = 0; e < gg->nedges; e++) {
+    struct gx_edge *ed = &gg->edges[e];
+    if (ed->dst >= 0 && gg->nodes[ed->dst].kind == GX_N_PROC)
+      ed->wmax = window_max(c->g, ed->chan);
+  }
+  if ((err = build_csr(gg)) < 0 || (err = priorities(gg, c)) < 0 ||
+      (err = gx_loop_vector(c, gg)) < 0)
+    return err;
+  gg->r = calloc((size_t)gg->nnodes + 1, sizeof(*gg->r));
+  return gg->r ? ACS_OK : ACS_ENOMEM;
+}
+
 int gx_gang_build(const struct gx_ctx *c, struct gx_gang *gg)
 {
   const struct acs_sdf_graph *g = c->g;
-  struct builder b = { c, gg, 0, 0 };
+  struct gx_builder b = { c, gg, 0, 0 };
   int32_t *node_of = malloc(((size_t)g->nactors + 1) * sizeof(*node_of));
   int err = ACS_OK;
 
@@ -615,7 +631,7 @@ int gx_gang_build(const struct gx_ctx *c, struct gx_gang *gg)
     n.lo = c->info[a].lo;
     n.hi = c->info[a].hi;
     n.lam = c->info[a].lam;
-    if ((x = add_node(&b, &n)) < 0) {
+    if ((x = gx_gang_add_node(&b, &n)) < 0) {
       err = x;
       goto out_with_map;
     }
@@ -623,23 +639,8 @@ int gx_gang_build(const struct gx_ctx *c, struct gx_gang *gg)
   }
   for (int32_t ch = 0; ch < g->nchannels && err == ACS_OK; ch++)
     err = add_channel(&b, ch, node_of);
-  if (err < 0)
-    goto out_with_map;
-  for (int32_t i = 0; i < gg->nnodes; i++)
-    if (gg->nodes[i].kind != GX_N_PROC)
-      gg->nodes[i].hw = -1;
-  assign_dma(gg, c->xp.ndma);
-  for (int32_t e = 0; e < gg->nedges; e++) {
-    struct gx_edge *ed = &gg->edges[e];
-    if (ed->dst >= 0 && gg->nodes[ed->dst].kind == GX_N_PROC)
-      ed->wmax = window_max(g, ed->chan);
-  }
-  if ((err = build_csr(gg)) < 0 || (err = priorities(gg, c)) < 0 ||
-      (err = gx_loop_vector(c, gg)) < 0)
-    goto out_with_map;
-  gg->r = calloc((size_t)gg->nnodes + 1, sizeof(*gg->r));
-  if (!gg->r)
-    err = ACS_ENOMEM;
+  if (err == ACS_OK)
+    err = gx_gang_finish(c, gg);
 out_with_map:
   free(node_of);
   return err;

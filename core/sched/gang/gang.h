@@ -209,6 +209,22 @@ int gx_gang_build(const struct gx_ctx *c, struct gx_gang *gg);
  * outside the loop (gsched.c; called by gx_gang_build). */
 int gx_loop_vector(const struct gx_ctx *c, struct gx_gang *gg);
 
+/* Building a gang model by hand (the tiling baseline's strips): nodes and
+ * edges, then gx_gang_finish. */
+struct gx_builder {
+  const struct gx_ctx *c;
+  struct gx_gang *gg;
+  size_t cap_nodes, cap_edges;
+};
+int32_t gx_gang_add_node(struct gx_builder *b, const struct gx_node *n);
+int gx_gang_add_edge(struct gx_builder *b, int32_t src, int32_t dst, int32_t chan, int32_t pe,
+                     int64_t base);
+/* A transfer node of channel ch from PE `from` to PE `to` (-1 = DDR) moving
+ * tokens f0 .. f0 + T - 1. */
+struct gx_node gx_xfer_node(const struct gx_ctx *c, int kind, int32_t ch, int32_t from,
+                            int32_t to, int64_t f0, int64_t T);
+int gx_gang_finish(const struct gx_ctx *c, struct gx_gang *gg);
+
 /* The gang's optimal cost (eq. 5.1 over the whole gang: the busiest PE, DMA
  * channel or the DDR link, kernel loads included) for a mapping, without
  * building the model. O(members + channels). */

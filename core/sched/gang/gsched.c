@@ -177,6 +177,7 @@ static void place_outside(const struct gx_ctx *c, struct gx_gang *gg)
     changed = 0;
     for (int32_t e = 0; e < gg->nedges; e++) {
       const struct gx_edge *ed = &gg->edges[e];
+      const struct gx_node *s;
       struct gx_node *d;
       int64_t rs, rd;
       if (ed->src < 0 || ed->dst < 0)
@@ -185,8 +186,12 @@ static void place_outside(const struct gx_ctx *c, struct gx_gang *gg)
       if (d->qL > 0 || !d->in_pre)
         continue;
       loop_rates(c, gg, ed, &rs, &rd);
-      if ((gg->nodes[ed->src].qL > 0 && rs > 0) ||
-          (gg->nodes[ed->src].qL == 0 && !gg->nodes[ed->src].in_pre)) {
+      s = &gg->nodes[ed->src];
+      /* In the preamble only what the producer makes before its loop
+       * region is there (a histogram's result comes after its last line). */
+      if ((s->qL > 0 && (rs > 0 || (d->T > 0 && gx_e_arrived(c, gg, ed, s->lo) <
+                                                   gx_e_need(c, gg, ed, d->f0 + d->T - 1)))) ||
+          (s->qL == 0 && !s->in_pre)) {
         d->in_pre = 0;
         changed = 1;
       }

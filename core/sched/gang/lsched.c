@@ -134,7 +134,7 @@ static int ready(const struct gx_run *r, int32_t v, int32_t *out_block)
   *out_block = -1;
   for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
     const struct gx_edge *e = &gg->edges[gg->in_e[i]];
-    if (gx_e_arrived(r->c, gg, e, r->ended[e->src]) < gx_e_need(r->c, gg, e, k))
+    if (e->src >= 0 && gx_e_arrived(r->c, gg, e, r->ended[e->src]) < gx_e_need(r->c, gg, e, k))
       return 0;
   }
   if (!r->caps)

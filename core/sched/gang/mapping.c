@@ -36,6 +36,7 @@ struct mstate {
   int32_t *pos_actor;    /* search order -> index into act[] */
   struct pair *pairs;
   int32_t npairs;
+  int32_t *adj_off, *adj;  /* per position: pairs whose other end comes earlier */
   int32_t *pe;           /* by search position */
   int64_t *load, *pm;
   int64_t cut, budget, visited;
@@ -67,13 +68,33 @@ static int64_t cut_delta(const struct mstate *m, int32_t i, int32_t p)
 {
   int64_t d = 0;
 
-  for (int32_t k = 0; k < m->npairs; k++) {
-    const struct pair *q = &m->pairs[k];
-    int32_t other = q->i == i ? q->j : q->j == i ? q->i : -1;
-    if (other >= 0 && other < i && m->pe[other] != p)
+  for (int32_t k = m->adj_off[i]; k < m->adj_off[i + 1]; k++) {
+    const struct pair *q = &m->pairs[m->adj[k]];
+    int32_t other = q->i == i ? q->j : q->i;
+    if (m->pe[other] != p)
       d += q->t;
   }
   return d;
+}
+
+/* For each position, the pairs whose other end is an earlier position. */
+static int build_adjacency(struct mstate *m)
+{
+  m->adj_off = calloc((size_t)m->n + 2, sizeof(int32_t));
+  m->adj = malloc(((size_t)m->npairs + 1) * sizeof(int32_t));
+  if (!m->adj_off || !m->adj)
+    return ACS_ENOMEM;
+  for (int32_t k = 0; k < m->npairs; k++) {
+    int32_t late = m->pairs[k].i > m->pairs[k].j ? m->pairs[k].i : m->pairs[k].j;
+    m->adj_off[late + 2]++;
+  }
+  for (int32_t i = 0; i < m->n; i++)
+    m->adj_off[i + 2] += m->adj_off[i + 1];
+  for (int32_t k = 0; k < m->npairs; k++) {
+    int32_t late = m->pairs[k].i > m->pairs[k].j ? m->pairs[k].i : m->pairs[k].j;
+    m->adj[m->adj_off[late + 1]++] = k;
+  }
+  return ACS_OK;
 }
 
 static int better(int64_t cost, int64_t cut, int64_t bcost, int64_t bcut)
@@ -283,7 +304,7 @@ int gx_map(const struct gx_ctx *c, int32_t nact, const int32_t *act, int32_t *pe
     if (m.ksize[k] > m.pmem)
       goto out_with_state;   /* rc = 0: cannot fit */
   }
-  if ((rc = build_pairs(c, nact, act, pos_of, &m)) < 0)
+  if ((rc = build_pairs(c, nact, act, pos_of, &m)) < 0 || (rc = build_adjacency(&m)) < 0)
     goto out_with_state;
   greedy(&m);
   search(&m, 0, 0);
@@ -307,5 +328,7 @@ out_with_state:
   free(m.load);
   free(m.pm);
   free(m.pairs);
+  free(m.adj_off);
+  free(m.adj);
   return rc;
 }

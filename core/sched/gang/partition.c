@@ -29,8 +29,19 @@ struct slot {
   int64_t opt;           /* optimal cost of the mapping */
 };
 
+/* Optimal costs of member sets seen before (the same sets recur from one
+ * target to the next). Open addressing over a hash of the sorted list. */
+struct ocache {
+  size_t cap, n;
+  uint64_t *key;
+  int32_t **set;         /* set[i][0] = length, then the actors */
+  int64_t *cost;
+  int8_t *rc;
+};
+
 struct pstate {
   struct gx_ctx *c;
+  struct ocache oc;
   const struct gx_gang_opts *o;
   int32_t na, nslots;
   int32_t *gang_of;      /* actor -> slot */
@@ -292,19 +303,104 @@ struct cand {
   int64_t gain;
 };
 
+static uint64_t set_hash(int32_t n, const int32_t *act)
+{
+  uint64_t h = 1469598103934665603ull;
+
+  for (int32_t i = 0; i < n; i++) {
+    h ^= (uint64_t)(uint32_t)act[i];
+    h *= 1099511628211ull;
+  }
+  return h ^ (uint64_t)n;
+}
+
+static void ocache_free(struct ocache *oc)
+{
+  for (size_t i = 0; i < oc->cap; i++)
+    free(oc->set[i]);
+  free(oc->key);
+  free(oc->set);
+  free(oc->cost);
+  free(oc->rc);
+  memset(oc, 0, sizeof(*oc));
+}
+
+/* Slot of the set (found, or the empty slot where it goes). */
+static size_t ocache_slot(const struct ocache *oc, uint64_t h, int32_t n, const int32_t *act)
+{
+  size_t i = (size_t)h & (oc->cap - 1);
+
+  while (oc->set[i] && !(oc->key[i] == h && oc->set[i][0] == n &&
+                         memcmp(oc->set[i] + 1, act, (size_t)n * sizeof(*act)) == 0))
+    i = (i + 1) & (oc->cap - 1);
+  return i;
+}
+
+static int ocache_grow(struct ocache *oc)
+{
+  struct ocache nw;
+  size_t cap = oc->cap ? oc->cap * 2 : 256;
+
+  memset(&nw, 0, sizeof(nw));
+  nw.cap = cap;
+  nw.key = calloc(cap, sizeof(*nw.key));
+  nw.set = calloc(cap, sizeof(*nw.set));
+  nw.cost = calloc(cap, sizeof(*nw.cost));
+  nw.rc = calloc(cap, sizeof(*nw.rc));
+  if (!nw.key || !nw.set || !nw.cost || !nw.rc) {
+    ocache_free(&nw);
+    return ACS_ENOMEM;
+  }
+  for (size_t i = 0; i < oc->cap; i++)
+    if (oc->set[i]) {
+      size_t j = ocache_slot(&nw, oc->key[i], oc->set[i][0], oc->set[i] + 1);
+      nw.key[j] = oc->key[i];
+      nw.set[j] = oc->set[i];
+      nw.cost[j] = oc->cost[i];
+      nw.rc[j] = oc->rc[i];
+      oc->set[i] = NULL;
+      nw.n++;
+    }
+  ocache_free(oc);
+  *oc = nw;
+  return ACS_OK;
+}
+
+/* The optimal cost of a member set (eq. 5.1 with the best mapping); 1 when
+ * it can be mapped, 0 when its kernels do not fit the PMEM. */
 static int optimal_cost(struct pstate *ps, int32_t n, const int32_t *act, int64_t *cost)
 {
+  struct ocache *oc = &ps->oc;
+  uint64_t h = set_hash(n, act);
   int32_t *pe;
+  size_t slot;
   int rc;
 
   if (n == 0) {
     *cost = 0;
     return 1;
   }
+  if (oc->cap && oc->set[slot = ocache_slot(oc, h, n, act)]) {
+    *cost = oc->cost[slot];
+    return oc->rc[slot];
+  }
   if (!(pe = malloc((size_t)n * sizeof(*pe))))
     return ACS_ENOMEM;
   rc = gx_map(ps->c, n, act, pe, ps->o->map_budget, cost);
   free(pe);
+  if (rc < 0)
+    return rc;
+  if ((oc->n + 1) * 2 > oc->cap && ocache_grow(oc) < 0)
+    return ACS_ENOMEM;
+  slot = ocache_slot(oc, h, n, act);
+  if (!(oc->set[slot] = malloc(((size_t)n + 1) * sizeof(int32_t))))
+    return ACS_ENOMEM;
+  oc->set[slot][0] = n;
+  memcpy(oc->set[slot] + 1, act, (size_t)n * sizeof(*act));
+  oc->key[slot] = h;
+  oc->cost[slot] = rc > 0 ? *cost : 0;
+  oc->rc[slot] = (int8_t)rc;
+  oc->n++;
   return rc;
 }
 
@@ -542,6 +638,7 @@ static void free_state(struct pstate *ps)
   free(ps->topo_pos);
   free(ps->unit_off);
   free(ps->unit_act);
+  ocache_free(&ps->oc);
 }
 
 /* Why a unit cannot run even alone. */

@@ -144,3 +144,90 @@ int acs__sdf_sequential(const struct acs_problem *pb, const struct acs_sched_ctx
   o.max_iter = 32;
   return run_partition(pb, &o, ctx, 1, out, d);
 }
+
+/* ---- tiling ---- */
+
+static const struct acs_opt_desc tiling_opts[] = {
+  { "map_budget", ACS_OPT_INT, offsetof(struct gx_gang_opts, map_budget), "20000", 1, 1e9, NULL,
+    "search nodes of the mapping of a cycle that runs as one gang" },
+  { "max_iter", ACS_OPT_INT, offsetof(struct gx_gang_opts, max_iter), "32", 1, 10000, NULL,
+    "iterations of the retiming and of the buffer phase per pass" },
+  { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
+};
+
+/* Runs a plan builder, then checks, lowers and stores its plan. */
+static int run_plan(const struct acs_problem *pb, const char *who, const struct gx_gang_opts *o,
+                    const struct acs_sched_ctx *ctx,
+                    int (*build)(struct gx_ctx *, const struct gx_gang_opts *, struct gx_plan *,
+                                 struct acs_diag *),
+                    struct acs_schedule *out, struct acs_diag *d)
+{
+  const struct acs_sdf_graph *g = NULL;
+  struct gx_ctx c;
+  struct gx_plan pl;
+  int err;
+
+  if ((err = sdf_model(pb, who, &g, d)) < 0)
+    return err;
+  if ((err = gx_ctx_init(&c, g, &pb->plat, d)) < 0)
+    return err;
+  ctx_limits(&c, ctx, o->max_iter);
+  gx_plan_init(&pl);
+  if ((err = build(&c, o, &pl, d)) == ACS_OK)
+    err = finish(&c, &pl, NULL, out, d);
+  gx_plan_free(&pl);
+  gx_ctx_free(&c);
+  return err;
+}
+
+static int tiling_schedule(const struct acs_problem *pb, const void *opts,
+                           const struct acs_sched_ctx *ctx, struct acs_schedule *out,
+                           struct acs_diag *d)
+{
+  return run_plan(pb, "tiling", opts, ctx, gx_tiling, out, d);
+}
+
+const struct acs_sched_ops acs_sched_tiling = {
+  .name = "tiling",
+  .seed = "004_f57d4dacff9f18c5.txt",
+  .summary = "baseline: every kernel a pass of its own, its lines split over the PEs, all data through DDR",
+  .kinds = 1u << ACS_WL_SDF,
+  .opts_size = sizeof(struct gx_gang_opts),
+  .opts = tiling_opts,
+  .schedule = tiling_schedule,
+};
+
+/* ---- naive-list ---- */
+
+static const struct acs_opt_desc naive_opts[] = {
+  { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
+};
+
+static int naive_build(struct gx_ctx *c, const struct gx_gang_opts *o, struct gx_plan *pl,
+                       struct acs_diag *d)
+{
+  (void)o;
+  return gx_naive(c, pl, d);
+}
+
+static int naive_schedule(const struct acs_problem *pb, const void *opts,
+                          const struct acs_sched_ctx *ctx, struct acs_schedule *out,
+                          struct acs_diag *d)
+{
+  struct gx_gang_opts o;
+
+  (void)opts;
+  memset(&o, 0, sizeof(o));
+  o.max_iter = 32;
+  return run_plan(pb, "naive-list", &o, ctx, naive_build, out, d);
+}
+
+const struct acs_sched_ops acs_sched_naive = {
+  .name = "naive-list",
+  .seed = "004_f57d4dacff9f18c5.txt",
+  .summary = "baseline: kernels loaded and replaced on demand, DMA arbitrated by four rules",
+  .kinds = 1u << ACS_WL_SDF,
+  .opts_size = 0,
+  .opts = naive_opts,
+  .schedule = naive_schedule,
+};
