@@ -201,7 +201,9 @@ static void place_outside(const struct gx_ctx *c, struct gx_gang *gg)
 
 /* Whether every edge agrees with the placement: a loop node reading in the
  * loop from a node that is not in the loop must find everything there after
- * the preamble; both ends of an edge in the loop must both move tokens. */
+ * the preamble (reading only lowers what the buffer holds, so the first
+ * iteration is the worst); both ends of an edge in the loop must both move
+ * tokens. */
 static int loop_consistent(const struct gx_ctx *c, const struct gx_gang *gg)
 {
   for (int32_t e = 0; e < gg->nedges; e++) {
@@ -217,7 +219,9 @@ static int loop_consistent(const struct gx_ctx *c, const struct gx_gang *gg)
       return 0;
     if (d->qL > 0 && rd > 0 && s->qL == 0 && !s->in_pre)
       return 0;
-    if (s->qL > 0 && rs > 0 && d->qL == 0 && d->in_pre)
+    /* Tokens a loop node makes in the loop for a node outside it would pile
+     * up over the iterations: the body would not repeat. */
+    if (s->qL > 0 && rs > 0 && d->qL == 0)
       return 0;
   }
   return 1;

@@ -353,13 +353,9 @@ static int rule1(struct nv *v)
     int32_t a = v->by_level[i], q = v->on[a];
     if (q < 0 || v->pe[q].loading || v->pe[q].evicting)
       continue;
-    for (int32_t k = g->in_off[a]; k < g->in_off[a + 1]; k++) {
-      int32_t c = g->in_ch[k];
-      if (g->channels[c].src == a)
-        continue;
-      if ((rc = deliver(v, c, q)) != 0)
+    for (int32_t k = g->in_off[a]; k < g->in_off[a + 1]; k++)
+      if ((rc = deliver(v, g->in_ch[k], q)) != 0)
         return rc;
-    }
     /* Graph outputs in its output buffers go to DDR. */
     for (int32_t k = g->out_off[a]; k < g->out_off[a + 1]; k++) {
       int32_t c = g->out_ch[k];
@@ -420,10 +416,54 @@ static int someone_waits(const struct nv *v)
   return 0;
 }
 
+/* Tokens of c that nobody will ever read (beyond what the consumer
+ * consumes in the run, e.g. the last token on a self-edge). */
+static int64_t wanted(const struct nv *v, int32_t c)
+{
+  const struct acs_sdf_channel *cc = &v->c->g->channels[c];
+
+  return cc->dst < 0 ? cc->d0 + cc->produced : cc->consumed;
+}
+
+/* Whether p's output buffers hold nothing anyone still wants. */
+static int outputs_drained(const struct nv *v, int32_t p)
+{
+  const struct acs_sdf_graph *g = v->c->g;
+  int32_t a = v->pe[p].actor;
+
+  for (int32_t i = g->out_off[a]; i < g->out_off[a + 1]; i++) {
+    const struct nch *n = &v->ch[g->out_ch[i]];
+    if (n->out_lo < n->out_hi && n->out_lo < wanted(v, g->out_ch[i]))
+      return 0;
+  }
+  return 1;
+}
+
+/* A kernel leaves its PE; what is left in its buffers nobody reads. */
 static void unload(struct nv *v, int32_t p)
 {
+  const struct acs_sdf_graph *g = v->c->g;
   struct npe *pe = &v->pe[p];
+  int32_t a = pe->actor;
 
+  for (int32_t i = g->in_off[a]; i < g->in_off[a + 1]; i++) {
+    struct nch *n = &v->ch[g->in_ch[i]];
+    for (int64_t j = n->in_lo; j < n->deliver; j++)
+      if (n->t[j].in_pe == p) {
+        buf_close(v, n->t[j].in_buf, v->now);
+        n->t[j].in_buf = -1;
+        n->t[j].in_pe = -1;
+      }
+  }
+  for (int32_t i = g->out_off[a]; i < g->out_off[a + 1]; i++) {
+    struct nch *n = &v->ch[g->out_ch[i]];
+    for (int64_t j = n->out_lo; j < n->out_hi; j++)
+      if (n->t[j].out_pe == p) {
+        buf_close(v, n->t[j].out_buf, v->now);
+        n->t[j].out_buf = -1;
+        n->t[j].out_pe = -1;
+      }
+  }
   v->pl->acts[pe->load_act].evict = v->now;
   v->on[pe->actor] = -1;
   pe->actor = -1;
@@ -538,13 +578,9 @@ static int decide(struct nv *v)
     if (can_fire(v, p) && (rc = fire(v, p)) < 0)
       return rc;
     /* A finished node with empty buffers leaves its PE. */
-    if (a >= 0 && !v->pe[p].busy && !v->pe[p].loading && v->fired[a] >= v->c->g->actors[a].total) {
-      int empty = 1;
-      for (int32_t i = v->c->g->out_off[a]; i < v->c->g->out_off[a + 1]; i++)
-        empty &= v->ch[v->c->g->out_ch[i]].out_hi == v->ch[v->c->g->out_ch[i]].out_lo;
-      if (empty)
-        unload(v, p);
-    }
+    if (a >= 0 && !v->pe[p].busy && !v->pe[p].loading && v->fired[a] >= v->c->g->actors[a].total &&
+        outputs_drained(v, p))
+      unload(v, p);
   }
   while (v->dma_act < 0) {
     if ((rc = rule1(v)) != 0 || (rc = rule2(v)) != 0)
@@ -643,6 +679,14 @@ int gx_naive(struct gx_ctx *c, struct gx_plan *pl, struct acs_diag *d)
   v.dma_act = -1;
   if ((err = init(&v)) < 0)
     goto out_with_state;
+  for (int32_t a = 0; a < c->g->nactors; a++)
+    if (c->g->actors[a].kernel_bytes > c->xp.pmem) {
+      err = acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
+                         "the kernel of actor '%s' takes %lld bytes but a PE's program memory "
+                         "holds %lld", c->g->actors[a].name, (long long)c->g->actors[a].kernel_bytes,
+                         (long long)c->xp.pmem);
+      goto out_with_state;
+    }
   while (v.remaining > 0) {
     int64_t t;
     if ((err = decide(&v)) < 0)

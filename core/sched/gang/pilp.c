@@ -61,9 +61,13 @@ static int columns(struct pm *pm)
   pm->cg = malloc(((size_t)pm->G + 1) * sizeof(int32_t));
   if (!pm->x || !pm->z || !pm->w || !pm->cg)
     return ACS_ENOMEM;
-  for (size_t i = 0; i < nx; i++)
-    if ((pm->x[i] = acs__mip_col(&pm->m, 0, 1, 0, 1)) < 0)
+  /* PEs are identical: relabelling the PEs of a gang in the order their
+   * lowest-numbered actor uses them puts actor a on a PE <= a. */
+  for (size_t i = 0; i < nx; i++) {
+    int32_t a = (int32_t)(i / ((size_t)pm->G * pm->P)), p = (int32_t)(i % pm->P);
+    if ((pm->x[i] = acs__mip_col(&pm->m, 0, p <= a ? 1 : 0, 0, 1)) < 0)
       return ACS_ENOMEM;
+  }
   for (size_t i = 0; i < nz; i++)
     if ((pm->z[i] = acs__mip_col(&pm->m, 0, 1, 0, 0)) < 0)
       return ACS_ENOMEM;
@@ -109,6 +113,15 @@ static int assignment_rows(struct pm *pm)
         }
         break;
       }
+  /* Empty gangs come last (an empty gang between two others changes
+   * nothing): y[a][g+1] <= sum_b y[b][g]. */
+  for (int32_t gg = 0; gg + 1 < pm->G; gg++)
+    for (int32_t a = 0; a < pm->A; a++) {
+      ROW(-HUGE_VAL, 0);
+      COEFY(a, gg + 1, 1);
+      for (int32_t b = 0; b < pm->A; b++)
+        COEFY(b, gg, -1);
+    }
   /* A non-pipelineable actor is alone in its gang. */
   for (int32_t a = 0; a < pm->A; a++) {
     if (g->actors[a].pipe != ACS_SDF_PIPE_NONE)
@@ -166,33 +179,35 @@ static int channel_rows(struct pm *pm)
 }
 
 /* C[g] - DDR(g) * f - LOCAL(g) * l >= 0 (f = 1, l = 0: the DDR link; f = l =
- * 1 / channels: the DMA). */
-static int ddr_row(struct pm *pm, int32_t gg, double f, double l)
+ * 1 / channels: the DMA). The coefficient of each y[a][g] is summed first:
+ * a row names every column once. */
+static int ddr_row(struct pm *pm, int32_t gg, double f, double l, double *ycoef)
 {
   const struct acs_sdf_graph *g = pm->c->g;
   const struct acs_platform *p = pm->c->xp.p;
 
-  ROW(0, HUGE_VAL);
-  COEF(pm->cg[gg], 1);
   for (int32_t a = 0; a < pm->A; a++)
-    COEFY(a, gg, -f * (double)acs_platform_ddr_cycles(p, g->actors[a].kernel_bytes));
+    ycoef[a] = -f * (double)acs_platform_ddr_cycles(p, g->actors[a].kernel_bytes);
   for (int32_t ch = 0; ch < g->nchannels; ch++) {
     const struct acs_sdf_channel *cc = &g->channels[ch];
     double out = (double)cc->produced * (double)acs_platform_ddr_cycles(p, cc->token_bytes);
     double in = (double)cc->consumed * (double)acs_platform_ddr_cycles(p, cc->token_bytes);
-    if (cc->src >= 0 && cc->dst < 0)
-      COEFY(cc->src, gg, -f * out);
-    if (cc->dst >= 0 && cc->src < 0)
-      COEFY(cc->dst, gg, -f * in);
+    if (cc->src >= 0 && (cc->dst < 0 || cc->dst != cc->src))
+      ycoef[cc->src] -= f * out;
+    if (cc->dst >= 0 && (cc->src < 0 || cc->dst != cc->src))
+      ycoef[cc->dst] -= f * in;
   }
+  ROW(0, HUGE_VAL);
+  COEF(pm->cg[gg], 1);
+  for (int32_t a = 0; a < pm->A; a++)
+    COEFY(a, gg, ycoef[a]);
   for (int32_t k = 0; k < pm->nch; k++) {
     const struct acs_sdf_channel *cc = &g->channels[pm->chs[k]];
     double out = (double)cc->produced * (double)acs_platform_ddr_cycles(p, cc->token_bytes);
     double in = (double)cc->consumed * (double)acs_platform_ddr_cycles(p, cc->token_bytes);
     double loc = (double)cc->produced * (double)acs_platform_cmx_cycles(p, cc->token_bytes);
-    /* out (y_src - z) + in (y_dst - z) + loc (z - sum_p w) */
-    COEFY(cc->src, gg, -f * out);
-    COEFY(cc->dst, gg, -f * in);
+    /* out (y_src - z) + in (y_dst - z) + loc (z - sum_p w): the y terms are
+     * in ycoef */
     COEF(Z(k, gg), f * (out + in) - l * loc);
     for (int32_t q = 0; q < pm->P && l > 0; q++)
       COEF(W(k, gg, q), l * loc);
@@ -202,20 +217,24 @@ static int ddr_row(struct pm *pm, int32_t gg, double f, double l)
 
 static int cost_rows(struct pm *pm)
 {
-  int err;
+  double *ycoef = malloc(((size_t)pm->A + 1) * sizeof(double));
+  int err = ACS_OK;
 
-  for (int32_t gg = 0; gg < pm->G; gg++) {
-    for (int32_t p = 0; p < pm->P; p++) {
-      ROW(0, HUGE_VAL);
-      COEF(pm->cg[gg], 1);
-      for (int32_t a = 0; a < pm->A; a++)
-        COEF(X(a, gg, p), -(double)pm->c->info[a].work);
+  if (!ycoef)
+    return ACS_ENOMEM;
+  for (int32_t gg = 0; gg < pm->G && err == ACS_OK; gg++) {
+    for (int32_t p = 0; p < pm->P && err == ACS_OK; p++) {
+      if (acs__mip_row(&pm->m, 0, HUGE_VAL) < 0 || acs__mip_coef(&pm->m, pm->cg[gg], 1) < 0)
+        err = ACS_ENOMEM;
+      for (int32_t a = 0; a < pm->A && err == ACS_OK; a++)
+        if (acs__mip_coef(&pm->m, X(a, gg, p), -(double)pm->c->info[a].work) < 0)
+          err = ACS_ENOMEM;
     }
-    if ((err = ddr_row(pm, gg, 1, 0)) < 0 ||
-        (err = ddr_row(pm, gg, 1.0 / pm->c->xp.ndma, 1.0 / pm->c->xp.ndma)) < 0)
-      return err;
+    if (err == ACS_OK && (err = ddr_row(pm, gg, 1, 0, ycoef)) == ACS_OK)
+      err = ddr_row(pm, gg, 1.0 / pm->c->xp.ndma, 1.0 / pm->c->xp.ndma, ycoef);
   }
-  return ACS_OK;
+  free(ycoef);
+  return err;
 }
 
 /* Gangs of the solution, in index order, as member lists and PEs. */

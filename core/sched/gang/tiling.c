@@ -200,6 +200,14 @@ int gx_tiling(struct gx_ctx *c, const struct gx_gang_opts *o, struct gx_plan *pl
 
   if (!order)
     return ACS_ENOMEM;
+  for (int32_t a = 0; a < c->g->nactors; a++)
+    if (c->g->actors[a].kernel_bytes > c->xp.pmem) {
+      err = acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
+                         "the kernel of actor '%s' takes %lld bytes but a PE's program memory "
+                         "holds %lld", c->g->actors[a].name, (long long)c->g->actors[a].kernel_bytes,
+                         (long long)c->xp.pmem);
+      goto out_with_order;
+    }
   if ((err = unit_order(c, order, &n)) < 0)
     goto out_with_order;
   for (int32_t i = 0; i < n; i++) {
