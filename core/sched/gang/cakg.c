@@ -41,30 +41,44 @@ int64_t gx_slot_bytes(const struct gx_plat *xp, int64_t token_bytes)
 
 /* ---- per-actor loop regions ---- */
 
-/* Increments of everything a firing touches, for comparing firing k with
- * firing k + lam: its time, and per port the tokens it needs, releases or
- * produces. */
-static int firing_differs(const struct acs_sdf_graph *g, int32_t a, int64_t k, int64_t lam)
+/*
+ * Everything a firing touches, as one row per firing: its time, and per
+ * port the tokens it needs more, releases more or produces than the firing
+ * before. Rows k and k + lam are compared to find where the actor repeats.
+ */
+static int64_t *firing_rows(const struct acs_sdf_graph *g, int32_t a, int64_t *width)
 {
-  int64_t k2 = k + lam;
+  int64_t T = g->actors[a].total, w = 1, *rows;
+  int32_t nin = g->in_off[a + 1] - g->in_off[a], nout = g->out_off[a + 1] - g->out_off[a];
+  size_t cells;
 
-  if (acs_sdf_exec(g, a, k) != acs_sdf_exec(g, a, k2))
-    return 1;
-  for (int32_t i = g->in_off[a]; i < g->in_off[a + 1]; i++) {
-    int32_t c = g->in_ch[i];
-    if (acs_sdf_need(g, c, k) - acs_sdf_need(g, c, k - 1) !=
-            acs_sdf_need(g, c, k2) - acs_sdf_need(g, c, k2 - 1) ||
-        acs_sdf_release(g, c, k) - acs_sdf_release(g, c, k - 1) !=
-            acs_sdf_release(g, c, k2) - acs_sdf_release(g, c, k2 - 1))
-      return 1;
+  w += 2 * (int64_t)nin + nout;
+  *width = w;
+  if (acs_mul_size((size_t)T, (size_t)w, &cells) || !(rows = malloc((cells + 1) * sizeof(*rows))))
+    return NULL;
+  for (int64_t k = 0; k < T; k++)
+    rows[k * w] = acs_sdf_exec(g, a, k);
+  for (int32_t i = 0; i < nin; i++) {
+    int32_t c = g->in_ch[g->in_off[a] + i];
+    int64_t pn = 0, pr = 0;
+    for (int64_t k = 0; k < T; k++) {
+      int64_t n = acs_sdf_need(g, c, k), r = acs_sdf_release(g, c, k);
+      rows[k * w + 1 + 2 * i] = n - pn;
+      rows[k * w + 2 + 2 * i] = r - pr;
+      pn = n;
+      pr = r;
+    }
   }
-  for (int32_t i = g->out_off[a]; i < g->out_off[a + 1]; i++) {
-    int32_t c = g->out_ch[i];
-    if (acs_sdf_prod(g, c, k) - acs_sdf_prod(g, c, k - 1) !=
-        acs_sdf_prod(g, c, k2) - acs_sdf_prod(g, c, k2 - 1))
-      return 1;
+  for (int32_t i = 0; i < nout; i++) {
+    int32_t c = g->out_ch[g->out_off[a] + i];
+    int64_t pp = 0;
+    for (int64_t k = 0; k < T; k++) {
+      int64_t p = acs_sdf_prod(g, c, k);
+      rows[k * w + 1 + 2 * nin + i] = p - pp;
+      pp = p;
+    }
   }
-  return 0;
+  return rows;
 }
 
 /*
@@ -75,10 +89,10 @@ static int firing_differs(const struct acs_sdf_graph *g, int32_t a, int64_t k, i
  * body running a multiple of lam firings from anywhere in the region sees
  * the same token increments in every iteration. O(T (ports)) per actor.
  */
-static void loop_region(const struct acs_sdf_graph *g, int32_t a, struct gx_actor_info *inf)
+static int loop_region(const struct acs_sdf_graph *g, int32_t a, struct gx_actor_info *inf)
 {
   const struct acs_sdf_actor *ac = &g->actors[a];
-  int64_t T = ac->total, lam = 1, best_s = 0, best_len = 0, s = 0;
+  int64_t T = ac->total, lam = 1, best_s = 0, best_len = 0, s = 0, w, *rows;
 
   if (ac->exec.n < T)
     lam = ac->exec.n;
@@ -95,9 +109,11 @@ static void loop_region(const struct acs_sdf_graph *g, int32_t a, struct gx_acto
   inf->lam = lam;
   inf->lo = inf->hi = 0;
   if (2 * lam > T)
-    return;
+    return ACS_OK;
+  if (!(rows = firing_rows(g, a, &w)))
+    return ACS_ENOMEM;
   for (int64_t k = 0; k + lam <= T; k++) {
-    int bad = k + lam == T || firing_differs(g, a, k, lam);
+    int bad = k + lam == T || memcmp(rows + k * w, rows + (k + lam) * w, (size_t)w * sizeof(*rows));
     if (bad) {
       if (k - s > best_len) {
         best_len = k - s;
@@ -106,12 +122,14 @@ static void loop_region(const struct acs_sdf_graph *g, int32_t a, struct gx_acto
       s = k + 1;
     }
   }
+  free(rows);
   /* Firings [best_s, best_s + best_len) match their successors lam later,
    * so the region reaches lam beyond. */
   if (best_len >= lam) {
     inf->lo = best_s;
     inf->hi = best_s + best_len + lam;
   }
+  return ACS_OK;
 }
 
 static int64_t actor_work(const struct acs_sdf_graph *g, int32_t a)
@@ -121,6 +139,8 @@ static int64_t actor_work(const struct acs_sdf_graph *g, int32_t a)
 
   return (T / s->n) * s->sum + s->pre[T % s->n];
 }
+
+static int64_t window_max(const struct acs_sdf_graph *g, int32_t ch);
 
 /* ---- strongly connected components (Tarjan, iterative) ---- */
 
@@ -221,9 +241,19 @@ int gx_ctx_init(struct gx_ctx *c, const struct acs_sdf_graph *g, const struct ac
   if (!c->info)
     return ACS_ENOMEM;
   for (int32_t a = 0; a < g->nactors; a++) {
-    loop_region(g, a, &c->info[a]);
+    if ((err = loop_region(g, a, &c->info[a])) < 0) {
+      gx_ctx_free(c);
+      return err;
+    }
     c->info[a].work = actor_work(g, a);
   }
+  if (!(c->wmax = calloc((size_t)g->nchannels + 1, sizeof(int64_t)))) {
+    gx_ctx_free(c);
+    return ACS_ENOMEM;
+  }
+  for (int32_t ch = 0; ch < g->nchannels; ch++)
+    if (g->channels[ch].dst >= 0)
+      c->wmax[ch] = window_max(g, ch);
   if ((err = compute_sccs(c)) < 0) {
     gx_ctx_free(c);
     return err;
@@ -235,8 +265,10 @@ void gx_ctx_free(struct gx_ctx *c)
 {
   free(c->info);
   free(c->scc);
+  free(c->wmax);
   c->info = NULL;
   c->scc = NULL;
+  c->wmax = NULL;
 }
 
 int gx_interrupted(const struct gx_ctx *c)
@@ -598,7 +630,7 @@ int gx_gang_finish(const struct gx_ctx *c, struct gx_gang *gg)
   for (int32_t e = 0; e < gg->nedges; e++) {
     struct gx_edge *ed = &gg->edges[e];
     if (ed->dst >= 0 && gg->nodes[ed->dst].kind == GX_N_PROC)
-      ed->wmax = window_max(c->g, ed->chan);
+      ed->wmax = c->wmax[ed->chan];
   }
   if ((err = build_csr(gg)) < 0 || (err = priorities(gg, c)) < 0 ||
       (err = gx_loop_vector(c, gg)) < 0)

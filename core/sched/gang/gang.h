@@ -184,12 +184,13 @@ struct gx_ctx {
   const struct acs_sdf_graph *g;
   struct gx_plat xp;
   struct gx_actor_info *info;
+  int64_t *wmax;         /* per channel: the largest window a consumer firing holds */
   /* strongly connected components of the actor graph (moves move whole SCCs) */
   int32_t *scc, nscc;
   const volatile sig_atomic_t *interrupted;
   double deadline;       /* acs_now_seconds() limit, 0 = none */
   int64_t max_iter;      /* retiming / buffer iterations per phase */
-  int strict_period;     /* unused by now; reserved */
+  int searching;         /* partition moves: a gang whose loop does not fit is rejected */
 };
 
 int gx_ctx_init(struct gx_ctx *c, const struct acs_sdf_graph *g, const struct acs_platform *p,
@@ -277,6 +278,7 @@ struct gx_gang_opts {
   int64_t zero_gain;
   int64_t depth;
   int64_t map_budget;
+  int64_t gain_map;      /* incremental, exact */
   int64_t partition;     /* heuristic, ilp */
   int64_t max_iter;
   char program[ACS_OPT_STR_MAX];

@@ -558,8 +558,9 @@ struct sized {
   int64_t pre, post, P, total;
 };
 
-/* Runs preamble, body and postamble with capacities, growing the edge that
- * blocks a deadlock; fills *out. Returns 1 when all three complete. */
+/* Runs preamble, postamble and body with capacities (the body last, so its
+ * profile is what the caller reads), growing the edge that blocks a
+ * deadlock; fills *out. Returns 1 when all three complete. */
 static int run_all(const struct gx_ctx *c, struct gx_gang *gg, struct gx_run *run,
                    const int64_t *r, int64_t L, struct sized *out)
 {
@@ -574,6 +575,15 @@ static int run_all(const struct gx_ctx *c, struct gx_gang *gg, struct gx_run *ru
       continue;
     }
     out->pre = run->makespan;
+    gx_set_post(gg, r, L, run);
+    if ((err = gx_run_segment(run, 1)) < 0)
+      return err;
+    if (!run->ok) {
+      if (!grow(c, gg, run->dead_edge))
+        return 0;
+      continue;
+    }
+    out->post = run->makespan;
     out->P = 0;
     if (L > 0) {
       gx_set_body(gg, r, run);
@@ -586,23 +596,7 @@ static int run_all(const struct gx_ctx *c, struct gx_gang *gg, struct gx_run *ru
       }
       out->P = run->makespan;
     }
-    gx_set_post(gg, r, L, run);
-    if ((err = gx_run_segment(run, 1)) < 0)
-      return err;
-    if (!run->ok) {
-      if (!grow(c, gg, run->dead_edge))
-        return 0;
-      continue;
-    }
-    out->post = run->makespan;
     out->total = gg->t_load + out->pre + L * out->P + out->post;
-    /* The body run is the last one that profiled blocking; rerun it so the
-     * caller's choice of buffer sees the body. */
-    if (L > 0) {
-      gx_set_body(gg, r, run);
-      if ((err = gx_run_segment(run, 1)) < 0)
-        return err;
-    }
     return 1;
   }
   return 0;
@@ -612,9 +606,15 @@ static int run_all(const struct gx_ctx *c, struct gx_gang *gg, struct gx_run *ru
  * the longest blocking until the body meets its bound. Returns 1 with the
  * best capacities in gg when some configuration completes. */
 static int buffer_phase(const struct gx_ctx *c, struct gx_gang *gg, struct gx_run *run,
-                        const int64_t *r, int64_t L, struct sized *best, int64_t *best_cap)
+                        const int64_t *r, int64_t L, int64_t unbounded_P, struct sized *best,
+                        int64_t *best_cap)
 {
+  /* The target: the eq. 5.1 period, or what unbounded buffers reached with
+   * this retiming (more buffer space cannot beat that). */
   int64_t pstar = L > 0 ? body_bound(c, gg, r) : 0;
+
+  if (unbounded_P > pstar)
+    pstar = unbounded_P;
   int found = 0;
 
   init_caps(c, gg, r, L > 0);
@@ -671,10 +671,10 @@ static int64_t load_time(const struct gx_ctx *c, const struct gx_gang *gg)
 /* Tries a retiming (and its loop) through the buffer phase; keeps it in gg
  * when it completes. */
 static int try_config(const struct gx_ctx *c, struct gx_gang *gg, struct gx_run *run,
-                      const int64_t *r, int64_t L, int64_t *cap_tmp)
+                      const int64_t *r, int64_t L, int64_t unbounded_P, int64_t *cap_tmp)
 {
   struct sized s = { 0, 0, 0, 0 };
-  int ok = buffer_phase(c, gg, run, r, L, &s, cap_tmp);
+  int ok = buffer_phase(c, gg, run, r, L, unbounded_P, &s, cap_tmp);
 
   if (ok <= 0)
     return ok;
@@ -715,22 +715,26 @@ int gx_gang_schedule(const struct gx_ctx *c, struct gx_gang *gg)
     if ((err = retiming_phase(c, gg, &run, &ph)) < 0)
       goto out_with_run;
     /* The best retiming, then the plain one (fewer buffers), then no loop. */
-    if (ph.best_L > 0 && (ok = try_config(c, gg, &run, ph.best_r, ph.best_L, cap_tmp)) < 0) {
+    if (ph.best_L > 0 &&
+        (ok = try_config(c, gg, &run, ph.best_r, ph.best_L, ph.best_P, cap_tmp)) < 0) {
       err = ok;
       goto out_with_run;
     }
     if (!ok) {
       int64_t L = retime(c, gg, zero, ph.r);
-      if (L > 0 && (ok = try_config(c, gg, &run, ph.r, L, cap_tmp)) < 0) {
+      if (L > 0 && (ok = try_config(c, gg, &run, ph.r, L, 0, cap_tmp)) < 0) {
         err = ok;
         goto out_with_run;
       }
     }
   }
-  if (!ok) {
+  /* While searching, a gang whose loop does not fit is a move to reject:
+   * scheduling it without a loop is always possible but slow to find and
+   * slow to run. */
+  if (!ok && (!gg->has_loop || !c->searching)) {
     no_loop(gg);
     retime(c, gg, zero, ph.r);
-    if ((ok = try_config(c, gg, &run, ph.r, 0, cap_tmp)) < 0) {
+    if ((ok = try_config(c, gg, &run, ph.r, 0, 0, cap_tmp)) < 0) {
       err = ok;
       goto out_with_run;
     }

@@ -42,7 +42,12 @@ struct gx_run {
   size_t nslack, cap_slack;
   int64_t *edge_block;   /* longest wait for space per edge */
   int32_t *edge_block_hw;
-  /* state */
+  /* state: per node, and per edge the token counts that the readiness
+   * tests compare (arrived at the consumer, reserved by started producer
+   * firings, after the producer's next start, released by the consumer,
+   * needed by the consumer's next firing), kept up to date at each start
+   * and end so a test costs no token arithmetic */
+  int64_t *e_arr, *e_resv_next, *e_rel, *e_need;
   int64_t *nxt, *ended, *run_end, *last_end, *blk_since, *idle_since;
   int32_t *blk_edge;
   char *running, *hw_busy;

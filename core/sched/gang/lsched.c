@@ -83,7 +83,11 @@ int gx_run_init(struct gx_run *r, const struct gx_ctx *c, const struct gx_gang *
   r->hw_end = calloc(nh, sizeof(int64_t));
   r->edge_block = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
   r->edge_block_hw = calloc((size_t)gg->nedges + 1, sizeof(int32_t));
-  if (!r->from || !r->to || !r->off || !r->nxt || !r->ended || !r->run_end || !r->last_end ||
+  r->e_arr = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
+  r->e_resv_next = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
+  r->e_rel = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
+  r->e_need = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
+  if (!r->e_arr || !r->e_resv_next || !r->e_rel || !r->e_need || !r->from || !r->to || !r->off || !r->nxt || !r->ended || !r->run_end || !r->last_end ||
       !r->blk_since || !r->blk_edge || !r->running || !r->hw_busy || !r->idle_since ||
       !r->hw_end || !r->edge_block || !r->edge_block_hw) {
     gx_run_free(r);
@@ -111,6 +115,10 @@ void gx_run_free(struct gx_run *r)
   free(r->edge_block_hw);
   free(r->t_start);
   free(r->slack);
+  free(r->e_arr);
+  free(r->e_resv_next);
+  free(r->e_rel);
+  free(r->e_need);
   memset(r, 0, sizeof(*r));
 }
 
@@ -125,34 +133,82 @@ int64_t gx_node_dur(const struct gx_ctx *c, const struct gx_node *n, int64_t k)
 }
 
 /* Whether node v can start its next firing now; *out_block gets an output
- * edge lacking space when only space is missing. */
+ * edge lacking space when only space is missing. O(degree). */
 static int ready(const struct gx_run *r, int32_t v, int32_t *out_block)
 {
   const struct gx_gang *gg = r->gg;
-  int64_t k = r->nxt[v];
 
   *out_block = -1;
   for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
-    const struct gx_edge *e = &gg->edges[gg->in_e[i]];
-    if (e->src >= 0 && gx_e_arrived(r->c, gg, e, r->ended[e->src]) < gx_e_need(r->c, gg, e, k))
+    int32_t e = gg->in_e[i];
+    if (gg->edges[e].src >= 0 && r->e_arr[e] < r->e_need[e])
       return 0;
   }
   if (!r->caps)
     return 1;
   for (int32_t i = gg->out_off[v]; i < gg->out_off[v + 1]; i++) {
-    int32_t ei = gg->out_e[i];
-    const struct gx_edge *e = &gg->edges[ei];
-    int64_t held;
-    if (e->dst < 0 || e->cap == INT64_MAX)
+    int32_t e = gg->out_e[i];
+    const struct gx_edge *ed = &gg->edges[e];
+    if (ed->dst < 0 || ed->cap == INT64_MAX)
       continue;
-    held = gx_e_arrived(r->c, gg, e, k + 1) -
-           gx_e_release(r->c, gg, e, r->ended[e->dst] - 1);
-    if (held > e->cap) {
-      *out_block = ei;
+    if (r->e_resv_next[e] - r->e_rel[e] > ed->cap) {
+      *out_block = e;
       return 0;
     }
   }
   return 1;
+}
+
+/* Edge state after node v's firing k starts (its inputs: the next need;
+ * its outputs: what the following start would reserve). */
+static void edges_started(struct gx_run *r, int32_t v, int64_t k)
+{
+  const struct gx_gang *gg = r->gg;
+
+  for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
+    int32_t e = gg->in_e[i];
+    if (k + 1 < r->to[v])
+      r->e_need[e] = gx_e_need(r->c, gg, &gg->edges[e], k + 1);
+  }
+  for (int32_t i = gg->out_off[v]; i < gg->out_off[v + 1]; i++) {
+    int32_t e = gg->out_e[i];
+    r->e_resv_next[e] = gx_e_arrived(r->c, gg, &gg->edges[e], k + 2);
+  }
+}
+
+/* Edge state after node v's firing k ends (its outputs arrive, its inputs
+ * are released). */
+static void edges_ended(struct gx_run *r, int32_t v, int64_t k)
+{
+  const struct gx_gang *gg = r->gg;
+
+  for (int32_t i = gg->out_off[v]; i < gg->out_off[v + 1]; i++) {
+    int32_t e = gg->out_e[i];
+    r->e_arr[e] = gx_e_arrived(r->c, gg, &gg->edges[e], k + 1);
+  }
+  for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
+    int32_t e = gg->in_e[i];
+    r->e_rel[e] = gx_e_release(r->c, gg, &gg->edges[e], k);
+  }
+}
+
+/* Edge state at the start of a segment: every firing before `from` ended. */
+static void edges_init(struct gx_run *r)
+{
+  const struct gx_gang *gg = r->gg;
+
+  for (int32_t e = 0; e < gg->nedges; e++) {
+    const struct gx_edge *ed = &gg->edges[e];
+    if (ed->src >= 0) {
+      r->e_arr[e] = gx_e_arrived(r->c, gg, ed, r->from[ed->src]);
+      r->e_resv_next[e] = gx_e_arrived(r->c, gg, ed, r->from[ed->src] + 1);
+    }
+    if (ed->dst >= 0) {
+      r->e_rel[e] = gx_e_release(r->c, gg, ed, r->from[ed->dst] - 1);
+      r->e_need[e] = r->from[ed->dst] < r->to[ed->dst]
+                         ? gx_e_need(r->c, gg, ed, r->from[ed->dst]) : 0;
+    }
+  }
 }
 
 /* The producer whose last firing ended latest: where the tokens came from. */
@@ -197,6 +253,7 @@ static int start_firing(struct gx_run *r, int32_t v, int64_t t)
     r->blk_since[v] = -1;
   }
   r->t_start[r->off[v] + (k - r->from[v])] = t;
+  edges_started(r, v, k);
   r->running[v] = 1;
   r->run_end[v] = t + gx_node_dur(r->c, n, k);
   r->hw_busy[hw] = 1;
@@ -245,6 +302,7 @@ static void complete(struct gx_run *r, int64_t t)
     hw = hw_of(r, n);
     r->running[v] = 0;
     r->ended[v] = r->nxt[v];
+    edges_ended(r, v, r->nxt[v] - 1);
     r->last_end[v] = t;
     r->hw_busy[hw] = 0;
     r->idle_since[hw] = t;
@@ -301,21 +359,22 @@ int gx_run_segment(struct gx_run *r, int caps)
   free(r->t_start);
   if (!(r->t_start = malloc(((size_t)total + 1) * sizeof(*r->t_start))))
     return ACS_ENOMEM;
+  edges_init(r);
   for (;;) {
-    int started;
+    int started, zero;
     int64_t next = INT64_MAX;
+    /* Start what can start; zero-length firings end at once and may
+     * enable more at the same instant. */
     do {
       started = 0;
+      zero = 0;
       if ((err = pass(r, t, &started)) < 0)
         return err;
-      /* Zero-length firings end now and may enable more at the same t. */
-      for (int32_t v = 0; v < n; v++)
-        if (r->running[v] && r->run_end[v] == t) {
-          complete(r, t);
-          started = 1;
-          break;
-        }
-    } while (started);
+      for (int32_t v = 0; started && v < n && !zero; v++)
+        zero = r->running[v] && r->run_end[v] == t;
+      if (zero)
+        complete(r, t);
+    } while (zero);
     for (int32_t v = 0; v < n; v++)
       if (r->running[v] && r->run_end[v] < next)
         next = r->run_end[v];

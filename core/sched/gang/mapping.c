@@ -40,6 +40,7 @@ struct mstate {
   int32_t *pe;           /* by search position */
   int64_t *load, *pm;
   int64_t cut, budget, visited;
+  int64_t floor;         /* no mapping costs less: max(DDR, work / PEs, largest work) */
   int64_t best_cost, best_cut;
   int32_t *best_pe;
 };
@@ -117,16 +118,21 @@ static void search(struct mstate *m, int32_t i, int32_t used)
 {
   int32_t lim = used < m->npe ? used + 1 : m->npe;
 
-  if (m->visited++ >= m->budget)
+  /* Out of budget, or the incumbent is optimal on both criteria. */
+  if (m->visited++ >= m->budget || (m->best_cost <= m->floor && m->best_cut == 0))
     return;
   if (i == m->n) {
     keep_best(m);
     return;
   }
   for (int32_t p = 0; p < lim; p++) {
-    int64_t dc, lb;
+    int64_t dc, lb, least = INT64_MAX;
     if (m->pm[p] + m->ksize[i] > m->pmem)
       continue;
+    /* Actors come heaviest first: the next one lands on some PE. */
+    for (int32_t q = 0; q < m->npe && i + 1 < m->n; q++)
+      if (m->load[q] + (q == p ? m->work[i] : 0) < least)
+        least = m->load[q] + (q == p ? m->work[i] : 0);
     dc = cut_delta(m, i, p);
     m->pe[i] = p;
     m->load[p] += m->work[i];
@@ -135,6 +141,8 @@ static void search(struct mstate *m, int32_t i, int32_t used)
     lb = partial_cost(m);
     if (ceil_div(m->total_work, m->npe) > lb)
       lb = ceil_div(m->total_work, m->npe);
+    if (i + 1 < m->n && least + m->work[i + 1] > lb)
+      lb = least + m->work[i + 1];
     if (better(lb, m->cut, m->best_cost, m->best_cut))
       search(m, i + 1, p == used ? used + 1 : used);
     m->cut -= dc;
@@ -143,12 +151,89 @@ static void search(struct mstate *m, int32_t i, int32_t used)
   }
 }
 
-/* Greedy placement in search order, then single-actor moves while they
- * improve (cost, cut). Leaves the result as the incumbent when feasible. */
-static void greedy(struct mstate *m)
+/* Loads, program memory and cut of the assignment in m->pe; returns
+ * (cost, cut, sum of squared loads) through the pointers; 0 when the
+ * program memory overflows. */
+static int evaluate(struct mstate *m, int64_t *cost, int64_t *cut, double *spread)
 {
+  for (int32_t p = 0; p < m->npe; p++)
+    m->load[p] = m->pm[p] = 0;
+  for (int32_t i = 0; i < m->n; i++) {
+    m->load[m->pe[i]] += m->work[i];
+    if ((m->pm[m->pe[i]] += m->ksize[i]) > m->pmem)
+      return 0;
+  }
+  m->cut = 0;
+  for (int32_t k = 0; k < m->npairs; k++)
+    if (m->pe[m->pairs[k].i] != m->pe[m->pairs[k].j])
+      m->cut += m->pairs[k].t;
+  *cost = partial_cost(m);
+  *cut = m->cut;
+  *spread = 0;
+  for (int32_t p = 0; p < m->npe; p++)
+    *spread += (double)m->load[p] * (double)m->load[p];
+  return 1;
+}
+
+/* (cost, cut, spread) lexicographically: the spread of the loads breaks ties
+ * of the maximum, so moves that even out two equally loaded PEs count. */
+static int improves(int64_t c, int64_t x, double s, int64_t c0, int64_t x0, double s0)
+{
+  return c < c0 || (c == c0 && (x < x0 || (x == x0 && s < s0)));
+}
+
+/* Single-actor moves and pairwise swaps while they improve. O(n^2 (n + C))
+ * per pass. */
+static void local_search(struct mstate *m)
+{
+  int64_t c0, x0;
+  double s0;
   int improved = 1;
 
+  if (!evaluate(m, &c0, &x0, &s0))
+    return;
+  for (int pass = 0; improved && pass < 64; pass++) {
+    improved = 0;
+    for (int32_t i = 0; i < m->n; i++) {
+      for (int32_t p = 0; p < m->npe; p++) {
+        int32_t old = m->pe[i];
+        int64_t c, x;
+        double s1;
+        if (p == old)
+          continue;
+        m->pe[i] = p;
+        if (evaluate(m, &c, &x, &s1) && improves(c, x, s1, c0, x0, s0)) {
+          c0 = c, x0 = x, s0 = s1;
+          improved = 1;
+        } else {
+          m->pe[i] = old;
+        }
+      }
+      for (int32_t j = i + 1; j < m->n; j++) {
+        int32_t pi = m->pe[i], pj = m->pe[j];
+        int64_t c, x;
+        double s1;
+        if (pi == pj)
+          continue;
+        m->pe[i] = pj;
+        m->pe[j] = pi;
+        if (evaluate(m, &c, &x, &s1) && improves(c, x, s1, c0, x0, s0)) {
+          c0 = c, x0 = x, s0 = s1;
+          improved = 1;
+        } else {
+          m->pe[i] = pi;
+          m->pe[j] = pj;
+        }
+      }
+    }
+  }
+  evaluate(m, &c0, &x0, &s0);
+}
+
+/* Greedy placement in search order, then moves and swaps while they
+ * improve. Leaves the result as the incumbent when feasible. */
+static void greedy(struct mstate *m)
+{
   for (int32_t i = 0; i < m->n; i++) {
     int32_t bp = -1;
     int64_t bc = INT64_MAX, bcut = INT64_MAX;
@@ -175,34 +260,7 @@ static void greedy(struct mstate *m)
     m->pm[bp] += m->ksize[i];
     m->cut += cut_delta(m, i, bp);
   }
-  /* Recompute the cut over all pairs (cut_delta saw earlier positions only). */
-  while (improved) {
-    improved = 0;
-    for (int32_t i = 0; i < m->n; i++)
-      for (int32_t p = 0; p < m->npe; p++) {
-        int32_t old = m->pe[i];
-        int64_t c0 = partial_cost(m), cut0 = m->cut, cut1 = 0;
-        if (p == old || m->pm[p] + m->ksize[i] > m->pmem)
-          continue;
-        m->pe[i] = p;
-        for (int32_t k = 0; k < m->npairs; k++)
-          if (m->pe[m->pairs[k].i] != m->pe[m->pairs[k].j])
-            cut1 += m->pairs[k].t;
-        m->load[old] -= m->work[i];
-        m->load[p] += m->work[i];
-        m->cut = cut1;
-        if (better(partial_cost(m), cut1, c0, cut0)) {
-          m->pm[old] -= m->ksize[i];
-          m->pm[p] += m->ksize[i];
-          improved = 1;
-        } else {
-          m->pe[i] = old;
-          m->load[p] -= m->work[i];
-          m->load[old] += m->work[i];
-          m->cut = cut0;
-        }
-      }
-  }
+  local_search(m);
   keep_best(m);
 out_with_partial:
   for (int32_t p = 0; p < m->npe; p++)
@@ -306,6 +364,9 @@ int gx_map(const struct gx_ctx *c, int32_t nact, const int32_t *act, int32_t *pe
   }
   if ((rc = build_pairs(c, nact, act, pos_of, &m)) < 0 || (rc = build_adjacency(&m)) < 0)
     goto out_with_state;
+  m.floor = m.fixed_ddr > ceil_div(m.total_work, m.npe) ? m.fixed_ddr : ceil_div(m.total_work, m.npe);
+  if (nact > 0 && m.work[0] > m.floor)
+    m.floor = m.work[0];
   greedy(&m);
   search(&m, 0, 0);
   if (m.best_cost == INT64_MAX) {

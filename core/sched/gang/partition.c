@@ -42,6 +42,7 @@ struct ocache {
 struct pstate {
   struct gx_ctx *c;
   struct ocache oc;
+  int32_t *qoff, *qdst, *qfill;   /* the gang graph by source, for move_allowed */
   const struct gx_gang_opts *o;
   int32_t na, nslots;
   int32_t *gang_of;      /* actor -> slot */
@@ -235,12 +236,14 @@ static int gang_after(const struct pstate *ps, int32_t a, int32_t u, int32_t t)
 }
 
 /* Pipelining constraints and an acyclic gang graph after moving unit u into
- * slot t. O(C + G). */
-static int move_allowed(const struct pstate *ps, int32_t u, int32_t t, int32_t *indeg,
+ * slot t: Kahn's algorithm over the gang graph's edges, listed once by
+ * source (CSR in ps->qoff/qdst). O(C + G). */
+static int move_allowed(struct pstate *ps, int32_t u, int32_t t, int32_t *indeg,
                         int32_t *queue)
 {
   const struct acs_sdf_graph *g = ps->c->g;
-  int32_t head = 0, tail = 0, seen = 0, alive = 0;
+  int32_t head = 0, tail = 0, seen = 0, alive = 0, src_slot = ps->gang_of[ps->unit_act[ps->unit_off[u]]];
+  int32_t usize = ps->unit_off[u + 1] - ps->unit_off[u];
 
   for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
     if (g->actors[ps->unit_act[k]].pipe == ACS_SDF_PIPE_NONE)
@@ -248,29 +251,42 @@ static int move_allowed(const struct pstate *ps, int32_t u, int32_t t, int32_t *
   for (int32_t i = 0; i < ps->slots[t].nact; i++)
     if (g->actors[ps->slots[t].act[i]].pipe == ACS_SDF_PIPE_NONE)
       return 0;
-  for (int32_t ch = 0; ch < g->nchannels; ch++) {
-    const struct acs_sdf_channel *cc = &g->channels[ch];
-    if (cc->src < 0 || cc->dst < 0 || ps->c->scc[cc->src] == ps->c->scc[cc->dst])
-      continue;
-    if (g->actors[cc->src].pipe != ACS_SDF_PIPE_FULL &&
-        gang_after(ps, cc->src, u, t) == gang_after(ps, cc->dst, u, t))
-      return 0;
-  }
-  for (int32_t s = 0; s < ps->nslots; s++)
-    indeg[s] = 0;
+  for (int32_t s = 0; s <= ps->nslots; s++)
+    ps->qoff[s] = 0;
   for (int32_t ch = 0; ch < g->nchannels; ch++) {
     const struct acs_sdf_channel *cc = &g->channels[ch];
     int32_t gs, gd;
-    if (cc->src < 0 || cc->dst < 0)
+    if (cc->src < 0 || cc->dst < 0 || ps->c->scc[cc->src] == ps->c->scc[cc->dst])
       continue;
     gs = gang_after(ps, cc->src, u, t);
     gd = gang_after(ps, cc->dst, u, t);
-    if (gs != gd)
+    if (gs == gd) {
+      if (g->actors[cc->src].pipe != ACS_SDF_PIPE_FULL)
+        return 0;
+      continue;
+    }
+    ps->qoff[gs + 1]++;
+  }
+  for (int32_t s = 0; s < ps->nslots; s++)
+    ps->qoff[s + 1] += ps->qoff[s];
+  for (int32_t s = 0; s < ps->nslots; s++) {
+    indeg[s] = 0;
+    ps->qfill[s] = ps->qoff[s];
+  }
+  for (int32_t ch = 0; ch < g->nchannels; ch++) {
+    const struct acs_sdf_channel *cc = &g->channels[ch];
+    int32_t gs, gd;
+    if (cc->src < 0 || cc->dst < 0 || ps->c->scc[cc->src] == ps->c->scc[cc->dst])
+      continue;
+    gs = gang_after(ps, cc->src, u, t);
+    gd = gang_after(ps, cc->dst, u, t);
+    if (gs != gd) {
+      ps->qdst[ps->qfill[gs]++] = gd;
       indeg[gd]++;
+    }
   }
   for (int32_t s = 0; s < ps->nslots; s++) {
-    int live = ps->slots[s].alive && (s == t || ps->slots[s].nact >
-        (ps->gang_of[ps->unit_act[ps->unit_off[u]]] == s ? ps->unit_off[u + 1] - ps->unit_off[u] : 0));
+    int live = ps->slots[s].alive && (s != src_slot || ps->slots[s].nact > usize || s == t);
     if (!live) {
       indeg[s] = -1;
       continue;
@@ -282,16 +298,9 @@ static int move_allowed(const struct pstate *ps, int32_t u, int32_t t, int32_t *
   while (head < tail) {
     int32_t s = queue[head++];
     seen++;
-    for (int32_t ch = 0; ch < g->nchannels; ch++) {
-      const struct acs_sdf_channel *cc = &g->channels[ch];
-      int32_t gs, gd;
-      if (cc->src < 0 || cc->dst < 0)
-        continue;
-      gs = gang_after(ps, cc->src, u, t);
-      gd = gang_after(ps, cc->dst, u, t);
-      if (gs == s && gd != s && --indeg[gd] == 0)
-        queue[tail++] = gd;
-    }
+    for (int32_t k = ps->qoff[s]; k < ps->qoff[s + 1]; k++)
+      if (--indeg[ps->qdst[k]] == 0)
+        queue[tail++] = ps->qdst[k];
   }
   return seen == alive;
 }
@@ -404,9 +413,74 @@ static int optimal_cost(struct pstate *ps, int32_t n, const int32_t *act, int64_
   return rc;
 }
 
+/*
+ * The cost of slot s's members with unit u added (add = 1: each actor of u
+ * placed on the PE where the cost, then the transfers, grow least within
+ * the program memory) or removed (add = 0), the others keeping the PEs of
+ * s's mapping. O(|PE| (members + channels)) per actor of u. 1 with *cost,
+ * 0 when u does not fit, < 0 on error.
+ */
+static int incremental_cost(struct pstate *ps, int32_t s, int32_t u, int add, int64_t *cost)
+{
+  const struct gx_gang *gg = &ps->slots[s].gg;
+  int32_t n = 0, *act = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  int32_t *pe = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  int64_t *pm = calloc((size_t)ps->c->xp.npe + 1, sizeof(int64_t));
+  int rc = 1;
+
+  if (!act || !pe || !pm) {
+    rc = ACS_ENOMEM;
+    goto out_with_arrays;
+  }
+  for (int32_t i = 0; i < gg->nact; i++)
+    if (add || ps->c->scc[gg->act[i]] != u) {
+      act[n] = gg->act[i];
+      pe[n++] = gg->pe[i];
+      pm[gg->pe[i]] += ps->c->g->actors[gg->act[i]].kernel_bytes;
+    }
+  for (int32_t k = ps->unit_off[u]; add && k < ps->unit_off[u + 1] && rc == 1; k++) {
+    int32_t a = ps->unit_act[k], at = n, bp = -1;
+    int64_t bc = INT64_MAX, bx = INT64_MAX, ks = ps->c->g->actors[a].kernel_bytes;
+    while (at > 0 && act[at - 1] > a) {   /* keep act sorted */
+      act[at] = act[at - 1];
+      pe[at] = pe[at - 1];
+      at--;
+    }
+    act[at] = a;
+    n++;
+    for (int32_t p = 0; p < ps->c->xp.npe; p++) {
+      int64_t c, x;
+      if (pm[p] + ks > ps->c->xp.pmem)
+        continue;
+      pe[at] = p;
+      c = gx_gang_cost(ps->c, n, act, pe, &x);
+      if (c < bc || (c == bc && x < bx)) {
+        bc = c;
+        bx = x;
+        bp = p;
+      }
+    }
+    if (bp < 0)
+      rc = 0;
+    else {
+      pe[at] = bp;
+      pm[bp] += ks;
+    }
+  }
+  if (rc == 1)
+    *cost = n > 0 ? gx_gang_cost(ps->c, n, act, pe, NULL) : 0;
+out_with_arrays:
+  free(act);
+  free(pe);
+  free(pm);
+  return rc;
+}
+
 /* Expected gain (eq. 5.2) of moving unit u into slot t, plus the best
  * gain of up to depth - 1 further moves toward t. *valid = 0 when the move
- * breaks a constraint. */
+ * breaks a constraint. With gain_map=incremental (and depth 1) the new
+ * gangs' costs come from the current mappings (incremental_cost), else from
+ * optimal mappings of the new member sets. */
 static int expected_gain(struct pstate *ps, int32_t u, int32_t t, int64_t depth, int64_t *gain,
                          int *valid, int32_t *buf, int32_t *indeg, int32_t *queue)
 {
@@ -417,6 +491,14 @@ static int expected_gain(struct pstate *ps, int32_t u, int32_t t, int64_t depth,
   *valid = 0;
   if (s == t || !move_allowed(ps, u, t, indeg, queue))
     return ACS_OK;
+  if (ps->o->gain_map == 0 && depth <= 1) {
+    if ((rc = incremental_cost(ps, s, u, 0, &cs)) <= 0 ||
+        (rc = incremental_cost(ps, t, u, 1, &ct)) <= 0)
+      return rc;
+    *valid = 1;
+    *gain = ps->slots[s].opt + ps->slots[t].opt - cs - ct;
+    return 1;
+  }
   ns = members_with(ps, s, u, 0, buf);
   if ((rc = optimal_cost(ps, ns, buf, &cs)) <= 0)
     return rc;
@@ -614,7 +696,10 @@ static int init_state(struct pstate *ps)
   ps->unit_off = calloc((size_t)ns + 2, sizeof(int32_t));
   ps->unit_act = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
   ps->slots = calloc((size_t)ns + 1, sizeof(*ps->slots));
-  if (!ps->gang_of || !ps->order || !ps->topo_pos || !ps->unit_off || !ps->unit_act || !ps->slots)
+  ps->qoff = calloc((size_t)ns + 2, sizeof(int32_t));
+  ps->qfill = calloc((size_t)ns + 2, sizeof(int32_t));
+  ps->qdst = malloc(((size_t)c->g->nchannels + 1) * sizeof(int32_t));
+  if (!ps->qoff || !ps->qfill || !ps->qdst || !ps->gang_of || !ps->order || !ps->topo_pos || !ps->unit_off || !ps->unit_act || !ps->slots)
     return ACS_ENOMEM;
   for (int32_t a = 0; a < ps->na; a++)
     ps->unit_off[c->scc[a] + 2]++;
@@ -638,6 +723,9 @@ static void free_state(struct pstate *ps)
   free(ps->topo_pos);
   free(ps->unit_off);
   free(ps->unit_act);
+  free(ps->qoff);
+  free(ps->qfill);
+  free(ps->qdst);
   ocache_free(&ps->oc);
 }
 
@@ -807,7 +895,10 @@ int gx_partition(struct gx_ctx *c, const struct gx_gang_opts *o, int singletons,
   ps.d = d;
   if ((err = init_state(&ps)) < 0 || (err = initial_partition(&ps)) < 0)
     goto out_with_state;
-  if (!singletons && (err = improve(&ps)) < 0)
+  c->searching = 1;
+  err = singletons ? ACS_OK : improve(&ps);
+  c->searching = 0;
+  if (err < 0)
     goto out_with_state;
   err = emit_partition(&ps, out);
 out_with_state:

@@ -16,6 +16,7 @@
 
 static const char *const sort_choices[] = { "topo", "level", "exec", "rtopo", "rlevel", NULL };
 static const char *const partition_choices[] = { "heuristic", "ilp", NULL };
+static const char *const gain_map_choices[] = { "incremental", "exact", NULL };
 
 static const struct acs_opt_desc gang_opts[] = {
   { "sort", ACS_OPT_ENUM, offsetof(struct gx_gang_opts, sort), "topo", 0, 0, sort_choices,
@@ -25,13 +26,18 @@ static const struct acs_opt_desc gang_opts[] = {
     "commit moves whose expected and real gain is zero (they can enable better moves)" },
   { "depth", ACS_OPT_INT, offsetof(struct gx_gang_opts, depth), "1", 1, 4, NULL,
     "search depth: a move's gain includes the best of up to depth-1 follow-up moves" },
-  { "map_budget", ACS_OPT_INT, offsetof(struct gx_gang_opts, map_budget), "20000", 1, 1e9, NULL,
-    "search nodes of the branch-and-bound mapping of one gang before it returns its best" },
+  { "map_budget", ACS_OPT_INT, offsetof(struct gx_gang_opts, map_budget), "2000", 0, 1e9, NULL,
+    "search nodes of the branch-and-bound mapping of one gang before it returns its best "
+    "(0: the greedy mapping improved by moves and swaps)" },
+  { "gain_map", ACS_OPT_ENUM, offsetof(struct gx_gang_opts, gain_map), "incremental", 0, 0,
+    gain_map_choices,
+    "expected gains from the current mappings with the moved node placed where it costs least "
+    "(incremental), or from an optimal mapping of each new gang (exact, the thesis's way)" },
   { "partition", ACS_OPT_ENUM, offsetof(struct gx_gang_opts, partition), "heuristic", 0, 0,
     partition_choices,
     "heuristic: the thesis's moves; ilp: the exact partition and mapping over optimal costs "
     "(GLPK; small graphs)" },
-  { "max_iter", ACS_OPT_INT, offsetof(struct gx_gang_opts, max_iter), "32", 1, 10000, NULL,
+  { "max_iter", ACS_OPT_INT, offsetof(struct gx_gang_opts, max_iter), "16", 1, 10000, NULL,
     "iterations of the retiming and of the buffer phase per gang" },
   { "program", ACS_OPT_STR, offsetof(struct gx_gang_opts, program), "", 0, 0, NULL,
     "also write the control program as text to this file" },
@@ -140,8 +146,8 @@ int acs__sdf_sequential(const struct acs_problem *pb, const struct acs_sched_ctx
   struct gx_gang_opts o;
 
   memset(&o, 0, sizeof(o));
-  o.map_budget = 20000;
-  o.max_iter = 32;
+  o.map_budget = 2000;
+  o.max_iter = 16;
   return run_partition(pb, &o, ctx, 1, out, d);
 }
 
@@ -150,7 +156,7 @@ int acs__sdf_sequential(const struct acs_problem *pb, const struct acs_sched_ctx
 static const struct acs_opt_desc tiling_opts[] = {
   { "map_budget", ACS_OPT_INT, offsetof(struct gx_gang_opts, map_budget), "20000", 1, 1e9, NULL,
     "search nodes of the mapping of a cycle that runs as one gang" },
-  { "max_iter", ACS_OPT_INT, offsetof(struct gx_gang_opts, max_iter), "32", 1, 10000, NULL,
+  { "max_iter", ACS_OPT_INT, offsetof(struct gx_gang_opts, max_iter), "16", 1, 10000, NULL,
     "iterations of the retiming and of the buffer phase per pass" },
   { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
 };
@@ -218,7 +224,7 @@ static int naive_schedule(const struct acs_problem *pb, const void *opts,
 
   (void)opts;
   memset(&o, 0, sizeof(o));
-  o.max_iter = 32;
+  o.max_iter = 16;
   return run_plan(pb, "naive-list", &o, ctx, naive_build, out, d);
 }
 
