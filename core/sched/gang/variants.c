@@ -154,7 +154,7 @@ int acs__sdf_sequential(const struct acs_problem *pb, const struct acs_sched_ctx
 /* ---- tiling ---- */
 
 static const struct acs_opt_desc tiling_opts[] = {
-  { "map_budget", ACS_OPT_INT, offsetof(struct gx_gang_opts, map_budget), "20000", 1, 1e9, NULL,
+  { "map_budget", ACS_OPT_INT, offsetof(struct gx_gang_opts, map_budget), "2000", 0, 1e9, NULL,
     "search nodes of the mapping of a cycle that runs as one gang" },
   { "max_iter", ACS_OPT_INT, offsetof(struct gx_gang_opts, max_iter), "16", 1, 10000, NULL,
     "iterations of the retiming and of the buffer phase per pass" },
