@@ -8,7 +8,8 @@
  * order on each unit) and an op never starts before its planned start, so
  * both programs simulate the same thing and must agree on the makespan.
  *
- * Usage: bare-sim N [SEED]; prints one line "seconds=S makespan=M rss_kib=K".
+ * Usage: bare-sim N [SEED]; prints one line
+ * "seconds=S cpu=C makespan=M rss_kib=K" (wall and CPU time of the phase).
  */
 #include "config.h"
 
@@ -156,7 +157,7 @@ int main(int argc, char **argv)
   struct rusage ru;
   char path[] = "/tmp/bare-sim-XXXXXX";
   int32_t n = argc > 1 ? atoi(argv[1]) : 20000;
-  double t0, makespan;
+  double t0, c0, makespan;
   int fd;
 
   if (n <= 0 || simdag_build(&b, n, argc > 2 ? strtoull(argv[2], NULL, 10) : 1) < 0) {
@@ -164,6 +165,9 @@ int main(int argc, char **argv)
     return 2;
   }
   t0 = acs_now_seconds();
+  getrusage(RUSAGE_SELF, &ru);
+  c0 = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+       (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
   build(&b.s);
   if ((fd = mkstemp(path)) < 0)
     return 1;
@@ -182,8 +186,10 @@ int main(int argc, char **argv)
   simgrid_run();
   makespan = simgrid_get_clock() * 700e6;
   getrusage(RUSAGE_SELF, &ru);
-  printf("seconds=%.4f makespan=%.6f rss_kib=%ld\n", acs_now_seconds() - t0, makespan,
-         ru.ru_maxrss);
+  printf("seconds=%.4f cpu=%.4f makespan=%.6f rss_kib=%ld\n", acs_now_seconds() - t0,
+         (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+             (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec - c0,
+         makespan, ru.ru_maxrss);
   fflush(stdout);
   _exit(0);
 }

@@ -58,7 +58,7 @@ static int measure(const struct acs_problem *pb, int32_t b, int32_t p)
   s.barriers = b;
   s.barrier_slots = p;
   t0 = acs_now_seconds();
-  err = acs__barrier_search(&s, &st, &d);
+  err = acs__barrier_search(&s, &st, NULL, &d);
   pass = acs_now_seconds() - t0;
   if (err < 0) {
     fprintf(stderr, "bench-barrier: pass: %s %s\n", acs_strerror(err), d.msg);

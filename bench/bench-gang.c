@@ -91,7 +91,7 @@ static double run_variant(const char *name, struct acs_problem *pb, const struct
                           double *run_s, int64_t *planned)
 {
   const struct acs_sched_ops *ops = acs_sched_find(name);
-  struct acs_sched_ctx ctx = { 1, 0, 0, NULL };
+  struct acs_sched_ctx ctx = { 1, 0, NULL };
   struct acs_schedule s;
   struct acs_diag d;
   char opts[4096];

@@ -4,6 +4,7 @@
 #ifndef ACS_CLI_CLI_H
 #define ACS_CLI_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "core/acs.h"
@@ -22,6 +23,7 @@ int acs_cmd_sweep(int argc, char **argv);
 int acs_cmd_report(int argc, char **argv);
 int acs_cmd_compare(int argc, char **argv);
 int acs_cmd_merge(int argc, char **argv);
+int acs_cmd_workload(int argc, char **argv);
 
 /* "acsim: file:line:col: msg" on stderr. */
 void acs_cli_error(const struct acs_diag *d);
@@ -76,8 +78,14 @@ struct acs_strv {
 int acs_strv_push(struct acs_strv *sv, char *s);
 void acs_strv_free(struct acs_strv *sv); /* frees the array, not the strings */
 
-/* Set when SIGINT or SIGTERM arrives; long loops check it between runs. */
-extern volatile int acs_cli_interrupted;
+/*
+ * Set when SIGINT or SIGTERM arrives. Commands install the handlers first
+ * thing (acs_cli_catch_signals), check the flag between phases and runs,
+ * and pass it to the schedulers (acs_sched_ctx.interrupted) and the
+ * simulation (acs_sim_opts.interrupted), which stop within a second; the
+ * command then keeps what finished and exits 130.
+ */
+extern volatile sig_atomic_t acs_cli_interrupted;
 void acs_cli_catch_signals(void);
 
 #endif

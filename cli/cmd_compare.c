@@ -16,7 +16,7 @@
 static const char compare_help[] =
   "usage: acsim compare BASE.h5 HEAD.h5 [--metric NAME] [--tolerance PCT]\n"
   "                     [--match name|params] [--format text|markdown]\n"
-  "                     [--junit FILE] [--limit N]\n"
+  "                     [--junit FILE] [--limit N] [-h]\n"
   "\n"
   "Matches the runs of two results files by platform variant name, workload,\n"
   "scheduler and options (--match params: by the platform's parameters\n"
@@ -25,17 +25,18 @@ static const char compare_help[] =
   "HEAD. A run that was ok and is not any more, or that became `error`, is a\n"
   "regression whatever the metric says.\n"
   "\n"
-  "  --metric NAME       a numeric /runs column (default sim_makespan_cycles);\n"
-  "                      utilizations are better higher, all others lower\n"
-  "  --tolerance PCT     relative change ignored, in percent (default 1)\n"
-  "  --match name|params how runs are matched (default name)\n"
-  "  --format text|markdown  markdown for CI comments (default text)\n"
-  "  --junit FILE        also write JUnit XML: a test case per run, a failure\n"
-  "                      per regression\n"
-  "  --limit N           at most N rows per section (default all)\n"
-  "  -h, --help          this help\n"
+  "      --metric NAME     a numeric /runs column (default sim_makespan_cycles);\n"
+  "                        utilizations are better higher, all others lower\n"
+  "      --tolerance PCT   relative change ignored, in percent (default 1)\n"
+  "      --match name|params  how runs are matched (default name)\n"
+  "      --format text|markdown  markdown for CI comments (default text)\n"
+  "      --junit FILE      also write JUnit XML: a test case per run, a failure\n"
+  "                        per regression\n"
+  "      --limit N         at most N rows per section (default all)\n"
+  "  -h, --help            this help\n"
   "\n"
-  "Exit 0 when nothing regressed, 1 on any regression, 2 on bad input.\n";
+  "Exit 0 when nothing regressed; 1 on any regression; 2 on a bad option, a\n"
+  "bad or missing input, or a --junit file it cannot write.\n";
 
 struct compare_args {
   struct acs_compare_opts o;

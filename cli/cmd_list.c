@@ -1,5 +1,13 @@
 /*
  * cmd_list.c - `acsim list [schedulers|platforms|workloads]`.
+ *
+ * Platforms and workloads are found by walking the shipped folders and
+ * keeping the regular files whose extension is one acsim reads (exactly,
+ * case-insensitively): directories, hidden entries and other files (a
+ * README.md) are not listed and never read. Each listed file is read, so
+ * the listing shows what acsim makes of it (the platform rows, the workload
+ * kind and size); a file that does not read is an input error, reported
+ * with its location, and the listing goes on.
  */
 #include "config.h"
 
@@ -7,18 +15,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "core/model/layer.h"
 
 static const char list_help[] =
-  "usage: acsim list [schedulers|platforms|workloads]\n"
+  "usage: acsim list [schedulers|platforms|workloads|all] [-h]\n"
   "\n"
   "  schedulers  every scheduler variant: seed document, accepted workload\n"
   "              kinds and options (set with -O key=value)\n"
-  "  platforms   the shipped platform files and their rows\n"
-  "  workloads   the shipped workloads and suites\n"
-  "With no argument, all three. Shipped data is looked up in the current\n"
-  "directory, then in $ACSIM_DATADIR or the source tree.\n";
+  "  platforms   the shipped platform files (platforms/*.csv) and their rows\n"
+  "  workloads   the shipped workloads and suites under workloads/, each with\n"
+  "              its kind and size\n"
+  "  all         all three (the default)\n"
+  "  -h, --help  this help\n"
+  "\n"
+  "Shipped data is looked up in the current directory, then in\n"
+  "$ACSIM_DATADIR or the source tree. Only files of the kinds acsim reads\n"
+  "are listed: platform .csv; workload .csv (SCALE-Sim layer table or op\n"
+  "graph), .sm (PSPLIB), .stg (STG); suite .txt.\n"
+  "Exit 0, 2 when a listed file does not read (its error is printed).\n";
+
+/* The workload extensions acsim reads (core/load/workload.c) and suites
+ * (.txt). A new reader adds its extension here so `list` shows its files. */
+static const char *const workload_exts[] = {".csv", ".graphml", ".onnx", ".sm", ".stg", ".txt", NULL};
+static const char *const platform_exts[] = {".csv", NULL};
+
+/* Directory walks stop at this depth (workloads/<family>/<set>/file). */
+#define MAX_DEPTH 4
 
 static void print_option(const struct acs_opt_desc *o)
 {
@@ -61,104 +87,225 @@ static void list_schedulers(void)
   }
 }
 
+/* The extension of name when it is one of exts (exactly, ignoring case). */
+static const char *known_ext(const char *name, const char *const *exts)
+{
+  const char *dot = strrchr(name, '.');
+
+  if (!dot || dot == name)
+    return NULL;
+  for (const char *const *e = exts; *e; e++)
+    if (strcasecmp(dot, *e) == 0)
+      return *e;
+  return NULL;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sorted names of dir's entries ending in one of the suffixes. */
-static size_t scan_dir(const char *dir, const char *suffixes, char ***out)
+/*
+ * Appends to *out the paths, relative to root, of the regular files under
+ * root/rel (rel "" for root itself) with one of exts, sorted by path, down
+ * to MAX_DEPTH levels. Hidden entries (".", "..", dot files) are skipped;
+ * symbolic links are followed (stat). Unreadable directories are skipped.
+ * O(entries log entries).
+ */
+static int walk(const char *root, const char *rel, int depth, const char *const *exts,
+                struct acs_strv *out)
 {
-  struct acs_strv v = {0};
+  struct acs_strv names = {0};
+  char dir[4096], path[4096], relpath[2048];
   struct dirent *e;
-  DIR *dp = opendir(dir);
+  DIR *dp;
+  int err = ACS_OK;
 
-  *out = NULL;
-  if (!dp)
-    return 0;
+  snprintf(dir, sizeof(dir), "%s%s%s", root, *rel ? "/" : "", rel);
+  if (!(dp = opendir(dir)))
+    return ACS_OK;
   while ((e = readdir(dp))) {
-    const char *dot = strrchr(e->d_name, '.');
     char *copy;
-    if (!dot || !strstr(suffixes, dot) || !(copy = strdup(e->d_name)))
+    if (e->d_name[0] == '.')
       continue;
-    if (acs_strv_push(&v, copy) < 0)
+    if (!(copy = strdup(e->d_name)) || acs_strv_push(&names, copy) < 0) {
       free(copy);
+      err = ACS_ENOMEM;
+      break;
+    }
   }
   closedir(dp);
-  if (v.n)
-    qsort(v.v, v.n, sizeof(*v.v), cmp_str);
-  *out = v.v;
-  return v.n;
+  if (names.n)
+    qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+  for (size_t i = 0; i < names.n; i++) {
+    struct stat st;
+    char *copy;
+    if (err == ACS_OK) {
+      snprintf(relpath, sizeof(relpath), "%s%s%s", rel, *rel ? "/" : "", names.v[i]);
+      snprintf(path, sizeof(path), "%s/%s", root, relpath);
+      if (stat(path, &st) < 0) {
+        /* a dangling link: nothing to read */
+      } else if (S_ISDIR(st.st_mode)) {
+        if (depth + 1 < MAX_DEPTH)
+          err = walk(root, relpath, depth + 1, exts, out);
+      } else if (S_ISREG(st.st_mode) && known_ext(names.v[i], exts)) {
+        if (!(copy = strdup(relpath)) || acs_strv_push(out, copy) < 0) {
+          free(copy);
+          err = ACS_ENOMEM;
+        }
+      }
+    }
+    free(names.v[i]);
+  }
+  acs_strv_free(&names);
+  return err;
 }
 
-static void list_platforms(void)
+static void free_paths(struct acs_strv *v)
 {
-  char dir[2048], path[4096], **names;
-  size_t n;
+  for (size_t i = 0; i < v->n; i++)
+    free(v->v[i]);
+  acs_strv_free(v);
+}
+
+/* Returns ACS_OK, or the first error (already printed). */
+static int list_platforms(void)
+{
+  struct acs_strv files = {0};
+  char dir[2048], path[4096];
+  int err, rc = ACS_OK;
 
   acs_cli_resolve("platforms", dir, sizeof(dir));
-  n = scan_dir(dir, ".csv", &names);
+  if ((err = walk(dir, "", MAX_DEPTH - 1, platform_exts, &files)) < 0) {
+    acs_cli_errorf("%s: %s", dir, acs_strerror(err));
+    free_paths(&files);
+    return err;
+  }
   printf("platforms (%s):\n", dir);
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < files.n; i++) {
     struct acs_platform *rows;
     struct acs_diag d;
     size_t nrows;
     acs_diag_init(&d);
-    snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-    if (acs_platform_load(path, &rows, &nrows, &d) < 0) {
+    snprintf(path, sizeof(path), "%s/%s", dir, files.v[i]);
+    if ((err = acs_platform_load(path, &rows, &nrows, &d)) < 0) {
+      printf("  platforms/%-30s (does not read: see the error)\n", files.v[i]);
       acs_cli_error(&d);
-    } else {
-      printf("  platforms/%s:", names[i]);
-      for (size_t k = 0; k < nrows; k++)
-        printf(" %s", rows[k].name);
-      printf("\n");
-      free(rows);
+      rc = rc < 0 ? rc : err;
+      continue;
     }
-    free(names[i]);
+    printf("  platforms/%-30s platform CSV, %zu row%s:", files.v[i], nrows,
+           nrows == 1 ? "" : "s");
+    for (size_t k = 0; k < nrows; k++)
+      printf(" %s", rows[k].name);
+    printf("\n");
+    free(rows);
   }
-  free(names);
+  free_paths(&files);
+  return rc;
 }
 
-static void list_workloads(void)
+/* "dnn (SCALE-Sim layer table): 8 layers" and the like, for a loaded workload. */
+static void describe_workload(const struct acs_workload *w, char *buf, size_t size)
 {
-  static const char *const sub[] = {"dnn", "graphs", "suites"};
-  char dir[2048], rel[64], **names;
+  static const char *const format[ACS_WL__COUNT] = {
+    [ACS_WL_DNN] = " (SCALE-Sim layer table)", [ACS_WL_GRAPH] = " (op-graph CSV)",
+    [ACS_WL_PSPLIB] = " (PSPLIB .sm)", [ACS_WL_STG] = " (Standard Task Graph)"};
+  const char *fmt = w->kind >= 0 && w->kind < ACS_WL__COUNT && format[w->kind]
+                    ? format[w->kind] : "";
 
-  for (size_t s = 0; s < sizeof(sub) / sizeof(sub[0]); s++) {
+  const struct acs_lgraph *lg = acs_workload_lgraph(w);
+
+  if (w->kind == ACS_WL_DNN && w->nlayers == 0 && lg)
+    snprintf(buf, size, "dnn (ONNX model): %d node%s", (int)lg->nnodes,
+             lg->nnodes == 1 ? "" : "s");
+  else if (w->kind == ACS_WL_DNN)
+    snprintf(buf, size, "dnn%s: %zu layer%s", fmt, w->nlayers, w->nlayers == 1 ? "" : "s");
+  else if (w->graph)
+    snprintf(buf, size, "%s%s: %d ops, %d edges", acs_wl_kind_name(w->kind), fmt,
+             (int)w->graph->nops, (int)w->graph->nedges);
+  else
+    snprintf(buf, size, "%s%s", acs_wl_kind_name(w->kind), fmt);
+}
+
+static int describe_file(const char *path, char *buf, size_t size, struct acs_diag *d)
+{
+  int err;
+
+  if (strcmp(known_ext(path, workload_exts), ".txt") == 0) {
+    char **paths;
     size_t n;
-    snprintf(rel, sizeof(rel), "workloads/%s", sub[s]);
-    acs_cli_resolve(rel, dir, sizeof(dir));
-    n = scan_dir(dir, ".csv .sm .stg .txt", &names);
-    printf("%s (%s):\n", rel, dir);
-    for (size_t i = 0; i < n; i++) {
-      printf("  %s/%s\n", rel, names[i]);
-      free(names[i]);
-    }
-    free(names);
+    if ((err = acs_suite_load(path, &paths, &n, d)) < 0)
+      return err;
+    snprintf(buf, size, "suite: %zu workload%s", n, n == 1 ? "" : "s");
+    acs_suite_free(paths, n);
+  } else {
+    struct acs_workload *w;
+    if ((err = acs_workload_load(path, &w, d)) < 0)
+      return err;
+    describe_workload(w, buf, size);
+    acs_workload_free(w);
   }
+  return ACS_OK;
+}
+
+static int list_workloads(void)
+{
+  struct acs_strv files = {0};
+  char dir[2048], path[4096], what[256];
+  int err, rc = ACS_OK;
+
+  acs_cli_resolve("workloads", dir, sizeof(dir));
+  if ((err = walk(dir, "", 0, workload_exts, &files)) < 0) {
+    acs_cli_errorf("%s: %s", dir, acs_strerror(err));
+    free_paths(&files);
+    return err;
+  }
+  printf("workloads (%s):\n", dir);
+  for (size_t i = 0; i < files.n; i++) {
+    struct acs_diag d;
+    acs_diag_init(&d); /* no warn callback: a listing is not the place */
+    snprintf(path, sizeof(path), "%s/%s", dir, files.v[i]);
+    if ((err = describe_file(path, what, sizeof(what), &d)) < 0) {
+      printf("  workloads/%-36s (does not read: see the error)\n", files.v[i]);
+      acs_cli_error(&d);
+      rc = rc < 0 ? rc : err;
+      continue;
+    }
+    printf("  workloads/%-36s %s\n", files.v[i], what);
+  }
+  free_paths(&files);
+  return rc;
 }
 
 int acs_cmd_list(int argc, char **argv)
 {
   const char *what = argc > 1 ? argv[1] : "all";
+  int err = ACS_OK;
 
-  if (argc > 2)
-    return acs_cli_usage("list", "unexpected argument '%s'", argv[2]);
   if (strcmp(what, "--help") == 0 || strcmp(what, "-h") == 0) {
     fputs(list_help, stdout);
     return ACS_EXIT_OK;
   }
-  if (strcmp(what, "schedulers") == 0)
+  if (what[0] == '-')
+    return acs_cli_usage("list", "unknown option '%s'", what);
+  if (argc > 2)
+    return acs_cli_usage("list", "unexpected argument '%s'", argv[2]);
+  if (strcmp(what, "schedulers") == 0) {
     list_schedulers();
-  else if (strcmp(what, "platforms") == 0)
-    list_platforms();
-  else if (strcmp(what, "workloads") == 0)
-    list_workloads();
-  else if (strcmp(what, "all") == 0) {
+  } else if (strcmp(what, "platforms") == 0) {
+    err = list_platforms();
+  } else if (strcmp(what, "workloads") == 0) {
+    err = list_workloads();
+  } else if (strcmp(what, "all") == 0) {
+    int e2;
     list_schedulers();
-    list_platforms();
-    list_workloads();
-  } else
+    err = list_platforms();
+    e2 = list_workloads();
+    err = err < 0 ? err : e2;
+  } else {
     return acs_cli_usage("list", "unknown list '%s' (schedulers, platforms, workloads)", what);
-  return ACS_EXIT_OK;
+  }
+  fflush(stdout);
+  return err < 0 ? ACS_EXIT_USAGE : ACS_EXIT_OK;
 }

@@ -13,7 +13,7 @@
 #include "report/report.h"
 
 static const char merge_help[] =
-  "usage: acsim merge A.h5 B.h5 ... -o ALL.h5\n"
+  "usage: acsim merge A.h5 B.h5 ... -o ALL.h5 [-h]\n"
   "\n"
   "Appends every run of the inputs (with their platforms, workloads and stored\n"
   "schedules) to ALL.h5, creating it when missing; e.g. the shards of a sweep\n"
@@ -22,8 +22,11 @@ static const char merge_help[] =
   "identified by its platform variant and parameters, workload, scheduler and\n"
   "options. Nothing is written unless every input merges.\n"
   "\n"
-  "  -o, --output FILE   the merged file (required)\n"
-  "  -h, --help          this help\n";
+  "  -o, --output FILE     the merged file (required)\n"
+  "  -h, --help            this help\n"
+  "\n"
+  "Exit 0; 2 on a bad option, a bad or missing input, a duplicate run, or an\n"
+  "output it cannot write (nothing is written then).\n";
 
 int acs_cmd_merge(int argc, char **argv)
 {
@@ -59,7 +62,9 @@ int acs_cmd_merge(int argc, char **argv)
       acs_cli_error(&d);
     else
       acs_cli_errorf("%s", acs_strerror(err));
-    return err == ACS_ENOMEM || err == ACS_EIO ? ACS_EXIT_FAIL : ACS_EXIT_USAGE;
+    /* Nothing was merged (a missing or bad input, an output it cannot
+     * write): 2, as in every command. */
+    return ACS_EXIT_USAGE;
   }
   printf("merged %zu run%s (%zu schedule%s) from %zu file%s into %s", st.runs,
          st.runs == 1 ? "" : "s", st.schedules, st.schedules == 1 ? "" : "s", st.inputs,

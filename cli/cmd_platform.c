@@ -14,19 +14,32 @@
 static void print_help(void)
 {
   printf("usage: acsim platform [PLATFORM.csv] [--set k=v]... [--row NAME] [--simgrid-xml]\n"
+         "                      [-h]\n"
          "\n"
          "Prints every row of a platform file (default platforms/default.csv)\n"
          "with --set overrides applied, and the values derived from it.\n"
          "\n"
-         "  --row NAME      only the row called NAME\n"
-         "  --simgrid-xml   print the SimGrid platform XML that `acsim run` simulates\n"
-         "                  on (one row: use --row when the file has several), for\n"
-         "                  reuse in your own SimGrid tools\n"
+         "      --set K=V         override a platform parameter on every row\n"
+         "      --row NAME        only the row called NAME\n"
+         "      --simgrid-xml     print the SimGrid platform XML that `acsim run`\n"
+         "                        simulates on (one row: use --row when the file has\n"
+         "                        several), for reuse in your own SimGrid tools\n"
+         "  -h, --help            this help\n"
          "\n"
-         "Parameters (CSV columns; a missing column or empty field takes the default):\n");
-  for (int i = 0; i < ACS_PARAM_COUNT; i++)
-    printf("  %-20s default %-8g %s\n", acs_param_table[i].name, acs_param_table[i].def,
-           acs_param_table[i].doc);
+         "Exit 0; 2 on a bad option or a bad or missing platform file.\n"
+         "\n"
+         "Parameters (CSV columns; a missing column or empty field takes the default;\n"
+         "a value outside its range is an error; integers are read exactly):\n");
+  for (int i = 0; i < ACS_PARAM_COUNT; i++) {
+    char range[48];
+    snprintf(range, sizeof(range), acs_param_table[i].integer ? "%.0f .. %.0f" : "%g .. %g",
+             acs_param_table[i].min, acs_param_table[i].max);
+    printf("  %-20s %-20s default %-8g %s\n", acs_param_table[i].name, range,
+           acs_param_table[i].def, acs_param_table[i].doc);
+  }
+  printf("  %-20s %-20s default %-8s %s\n", "units", "class:n;...", "\"\"",
+         "functional units per class of loop workloads (-1 unlimited)");
+  printf("  %-20s %-20s %-16s %s\n", "units.CLASS", "-1, 1 .. 1000000", "", "the unit count of one class");
   printf("\nDerived: ddr_gbps = dma_gbps / ddr_ratio; bytes per cycle = GB/s * 1e9 / (freq_mhz * 1e6);\n"
          "a DDR transfer of B bytes takes ddr_latency_cycles + ceil(B / DDR bytes per cycle).\n");
 }
@@ -36,6 +49,8 @@ static void print_platform(const struct acs_platform *p)
   printf("%s\n", p->name);
   for (int i = 0; i < ACS_PARAM_COUNT; i++)
     printf("  %-20s %-12g # %s\n", acs_param_table[i].name, p->v[i], acs_param_table[i].doc);
+  if (p->units[0])
+    printf("  %-20s %s\n", "units", p->units);
   printf("  derived: cmx_bytes %lld, ddr_gbps %g, ddr_bytes_per_cycle %.4f, "
          "dma_bytes_per_cycle %.4f\n",
          (long long)acs_platform_cmx_bytes(p), acs_platform_ddr_gbps(p),
@@ -59,7 +74,7 @@ static int print_rows(const struct acs_cli_platforms *plats, const char *row, in
       continue;
     if (xml && acs_sim_xml_write(stdout, &plats->rows[i]) < 0) {
       acs_cli_errorf("cannot write the XML: %s", acs_strerror(ACS_EIO));
-      return ACS_EXIT_FAIL;
+      return ACS_EXIT_USAGE;
     }
     if (!xml)
       print_platform(&plats->rows[i]);

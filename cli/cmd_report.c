@@ -13,7 +13,7 @@
 #include "report/report.h"
 
 static const char report_help[] =
-  "usage: acsim report STUDY.h5 [-o DIR] [--gnuplot PROGRAM]\n"
+  "usage: acsim report STUDY.h5 [-o DIR] [--gnuplot PROGRAM] [-h]\n"
   "\n"
   "Writes DIR/index.html (default DIR: report), a page that opens offline in\n"
   "any browser: a summary table, then per workload the simulated makespan\n"
@@ -26,13 +26,14 @@ static const char report_help[] =
   "script (.gp) and data (.dat) sit next to it in DIR/plots, so\n"
   "`cd DIR/plots && gnuplot NAME.gp` redraws it after an edit.\n"
   "\n"
-  "  -o, --output DIR    output directory (created; files in it are replaced)\n"
-  "      --gnuplot PROG  the gnuplot to run (default: gnuplot on PATH)\n"
-  "  -h, --help          this help\n"
+  "  -o, --output DIR      output directory (created; files in it are replaced)\n"
+  "      --gnuplot PROG    the gnuplot to run (default: gnuplot on PATH)\n"
+  "  -h, --help            this help\n"
   "\n"
   "Without gnuplot (Debian: apt-get install gnuplot-nox) the page, runs.csv and\n"
   "the scripts and data are still written, and the page says how to make the\n"
-  "plots. Exit 0, 1 when some plot failed, 2 on bad input.\n";
+  "plots. Exit 0; 1 when gnuplot failed on a plot; 2 on a bad option, a bad\n"
+  "or missing study, or an output directory it cannot write.\n";
 
 int acs_cmd_report(int argc, char **argv)
 {
@@ -66,7 +67,9 @@ int acs_cmd_report(int argc, char **argv)
       acs_cli_error(&d);
     else
       acs_cli_errorf("%s", acs_strerror(err));
-    return err == ACS_EIO || err == ACS_ENOMEM ? ACS_EXIT_FAIL : ACS_EXIT_USAGE;
+    /* Whatever stopped it (a missing or bad study, an output directory it
+     * cannot write), the report was not made: 2, as in every command. */
+    return ACS_EXIT_USAGE;
   }
   if (info.gnuplot_missing)
     fprintf(stderr, "acsim report: gnuplot not found (%s); wrote the page, runs.csv and the "

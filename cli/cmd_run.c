@@ -19,7 +19,7 @@ static const char run_help[] =
   "usage: acsim run [-p PLATFORM.csv] -w WORKLOAD [-w ...] [-s SCHED,...|all]\n"
   "                 [-O opt=v]... [--set k=v]... [-o out.h5] [--no-sim]\n"
   "                 [--trace out.json] [--time-limit SEC] [--time-step N]\n"
-  "                 [--seed N] [-q]\n"
+  "                 [--sim-timeout SEC] [--seed N] [-q] [-h]\n"
   "\n"
   "Schedules each workload with each selected scheduler on each row of the\n"
   "platform file, checks every schedule with the verifier, executes it in\n"
@@ -27,22 +27,26 @@ static const char run_help[] =
   "DDR link does to it, prints a summary table and, with -o, appends the runs\n"
   "and their schedules to an HDF5 file.\n"
   "\n"
-  "  -p, --platform FILE   platform CSV (default platforms/default.csv); every row runs\n"
-  "  -w, --workload FILE   a workload (.csv DNN table or op graph, .sm PSPLIB, .stg STG)\n"
-  "                        or a suite (.txt, one workload path per line); repeatable\n"
-  "  -s, --sched LIST      comma-separated schedulers, or all (default all);\n"
-  "                        `acsim list schedulers` shows them and their options\n"
+  "  -p, --platform FILE   platform CSV (default platforms/default.csv)\n"
+  "                        every row runs\n"
+  "  -w, --workload FILE   a workload or a suite (.txt); repeatable\n"
+  "                        workloads: .csv DNN table or op graph, .sm PSPLIB,\n"
+  "                        .stg STG; a suite lists one workload path per line\n"
+  "  -s, --sched LIST      comma-separated schedulers, or all\n"
+  "                        default: all; `acsim list schedulers` shows them\n"
   "  -O, --option K=V      scheduler option for every selected scheduler that has it\n"
   "      --set K=V         override a platform parameter on every row\n"
   "  -o, --output FILE     results file (HDF5, schema 1); appended to when it exists\n"
-  "      --no-sim          do not simulate the schedules (sim columns stay NaN)\n"
+  "      --no-sim          do not simulate (the simulated columns stay NaN)\n"
   "      --trace FILE      write the simulated runs as Chrome Trace Event JSON\n"
   "                        (Perfetto, chrome://tracing): one process per run\n"
-  "      --time-limit SEC  per-run limit for schedulers that search (ilp, strip)\n"
-  "      --time-step N     ilp: round durations up to steps of N cycles (same as\n"
-  "                        -O time_step=N; default: automatic, a few hundred steps)\n"
+  "      --time-limit SEC  seconds per run for schedulers that search (ilp, strip)\n"
+  "      --time-step N     ilp: round durations up to N-cycle steps (-O time_step=N)\n"
+  "                        default: automatic, a few hundred steps\n"
+  "      --sim-timeout SEC limit on a simulation's CPU time (0 = none; default\n"
+  "                        10 s + 1 ms per op + 0.1 ms per dependency)\n"
   "      --seed N          seed for randomized schedulers (default 1)\n"
-  "  -q, --quiet           no warnings about workload inconsistencies\n"
+  "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
   "  -h, --help            this help\n"
   "\n"
   "Barriers: when the platform sets barriers > 0 (e.g. --set barriers=8, and\n"
@@ -55,7 +59,8 @@ static const char run_help[] =
   "\n"
   "Status per run: ok, infeasible (no schedule exists on this platform, e.g. an\n"
   "op needs more CMX than there is), timeout, error (a scheduler or verifier\n"
-  "failure). Exit code 1 when any run ends in error, 2 on bad input.\n";
+  "failure). Exit 0; 1 when a run ended in error; 2 on a bad option, a bad or\n"
+  "missing input, or an output it cannot write; 130 when interrupted.\n";
 
 struct run_args {
   const char *platform;
@@ -78,7 +83,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
     {"no-sim", no_argument, NULL, 'N'},         {"time-limit", required_argument, NULL, 'T'},
     {"seed", required_argument, NULL, 'R'},     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},           {"trace", required_argument, NULL, 'J'},
-    {"time-step", required_argument, NULL, 'P'},
+    {"time-step", required_argument, NULL, 'P'}, {"sim-timeout", required_argument, NULL, 'M'},
     {NULL, 0, NULL, 0}};
   int c;
 
@@ -112,6 +117,10 @@ static int parse_args(int argc, char **argv, struct run_args *a)
         return ACS_EINVAL;
       break;
     case 'J': a->trace = optarg; break;
+    case 'M':
+      if (acs_job_parse_sim_timeout("run", optarg) < 0)
+        return ACS_EINVAL;
+      break;
     case 'h': fputs(run_help, stdout); return 1;
     case ':': return acs_cli_usage("run", "option '%s' needs a value", argv[optind - 1]), ACS_EINVAL;
     default: return acs_cli_usage("run", "unknown option '%s'", argv[optind - 1]), ACS_EINVAL;
@@ -131,6 +140,17 @@ static void print_header(void)
   printf("%-14s %-18s %-11s %-10s %12s %12s %7s %12s %7s %10s %9s\n", "platform",
          "workload", "scheduler", "status", "makespan", "simulated", "slow%", "bound", "gap%",
          "peak_cmx", "sched_s");
+  /* Rows are flushed as runs finish; the header goes first, also into a pipe. */
+  fflush(stdout);
+}
+
+/* 100 * diff / base for a "%.1f" column: a value that rounds to zero is
+ * 0 (a simulation a fraction of a cycle early would print "-0.0"). */
+static double pct_shown(double diff, double base)
+{
+  double v = 100.0 * diff / base;
+
+  return fabs(v) < 0.05 ? 0.0 : v;
 }
 
 static void print_row(const char *plat, const char *wl, const struct acs_run_row *r)
@@ -148,13 +168,13 @@ static void print_row(const char *plat, const char *wl, const struct acs_run_row
     snprintf(sim, sizeof(sim), "%.0f", r->sim_makespan_cycles);
     if (r->makespan_cycles > 0)
       snprintf(slow, sizeof(slow), "%.1f",
-               100.0 * (r->sim_makespan_cycles - r->makespan_cycles) / r->makespan_cycles);
+               pct_shown(r->sim_makespan_cycles - r->makespan_cycles, r->makespan_cycles));
     else
       snprintf(slow, sizeof(slow), "-");
   }
   if (!isnan(r->makespan_cycles) && r->lower_bound_cycles > 0)
     snprintf(gap, sizeof(gap), "%.1f",
-             100.0 * (r->makespan_cycles - r->lower_bound_cycles) / r->lower_bound_cycles);
+             pct_shown(r->makespan_cycles - r->lower_bound_cycles, r->lower_bound_cycles));
   else
     snprintf(gap, sizeof(gap), "-");
   printf("%-14.14s %-18.18s %-11.11s %-10s %12s %12s %7s %12.0f %7s %10s %9.4f\n", plat, wl,
@@ -162,6 +182,17 @@ static void print_row(const char *plat, const char *wl, const struct acs_run_row
          acs_cli_bytes(r->peak_cmx_bytes, bytes, sizeof(bytes)), r->sched_seconds);
   if (r->message[0])
     printf("    %s: %s\n", r->status, r->message);
+  /* Loop workloads: the interval a modulo schedule promises beside what the
+   * simulation achieved per iteration, for modulo and DAG schedulers alike. */
+  if (!isnan(r->ii) || !isnan(r->cycles_per_iter)) {
+    char ii[64] = "", cpi[64] = "cycles/iteration not simulated";
+    if (!isnan(r->ii))
+      snprintf(ii, sizeof(ii), "II %.0f (MII %.0f), ", r->ii, r->mii);
+    if (!isnan(r->cycles_per_iter))
+      snprintf(cpi, sizeof(cpi), "%.2f cycles/iteration (simulated makespan / iterations)",
+               r->cycles_per_iter);
+    printf("    loop: %s%s\n", ii, cpi);
+  }
   fflush(stdout);
 }
 
@@ -212,7 +243,7 @@ static int add_trace(struct run_state *st, const struct acs_platform *p, const c
 static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t pid,
                     const struct acs_workload *w)
 {
-  struct acs_sched_ctx ctx = {st->args.seed, st->args.time_limit, 0, NULL};
+  struct acs_sched_ctx ctx = {st->args.seed, st->args.time_limit, &acs_cli_interrupted};
   struct acs_workload_row wrow;
   struct acs_problem pb;
   struct acs_graph g;
@@ -234,6 +265,7 @@ static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t 
     snprintf(wrow.name, sizeof(wrow.name), "%s", w->name);
     snprintf(wrow.path, sizeof(wrow.path), "%s", w->path);
     snprintf(wrow.kind, sizeof(wrow.kind), "%s", acs_wl_kind_name(w->kind));
+    snprintf(wrow.digest, sizeof(wrow.digest), "%s", w->digest);
     wrow.ops = g.nops;
     wrow.edges = g.nedges;
     if ((err = acs_results_add_workload(st->res, &wrow, &wid)) < 0)
@@ -276,6 +308,32 @@ out_with_problem:
   acs_problem_destroy(&pb);
   acs_graph_destroy(&g);
   return err;
+}
+
+/*
+ * Bad input is found before any run: every (platform, workload) pair is
+ * built and bound once up front (linear in the ops, per platform row), so
+ * a workload that one row cannot take (an op longer than 2^53 cycles on a
+ * slow link) is one message and exit 2, not an error after hours of runs.
+ */
+static int check_pairs(struct run_state *st)
+{
+  for (size_t i = 0; i < st->plats.n && !acs_cli_interrupted; i++)
+    for (size_t j = 0; j < st->npaths && !acs_cli_interrupted; j++) {
+      struct acs_problem pb;
+      struct acs_graph g;
+      struct acs_diag d;
+      int64_t bound;
+      int err;
+      acs_diag_init(&d);
+      if ((err = acs_job_prepare(st->wls[j], &st->plats.rows[i], &g, &pb, &bound, &d)) < 0) {
+        acs_cli_error(&d);
+        return err;
+      }
+      acs_problem_destroy(&pb);
+      acs_graph_destroy(&g);
+    }
+  return ACS_OK;
 }
 
 static void state_free(struct run_state *st)
@@ -348,11 +406,18 @@ int acs_cmd_run(int argc, char **argv)
     rc = err > 0 ? ACS_EXIT_OK : ACS_EXIT_USAGE;
     goto out;
   }
+  /* From here on Ctrl-C (or SIGTERM) only sets a flag: every phase checks
+   * it, so the command keeps what finished and exits 130 within a second. */
+  acs_cli_catch_signals();
   if (select_schedulers(&st) < 0 ||
       acs_cli_load_platforms(st.args.platform, st.args.sets.v, st.args.sets.n, &st.plats) < 0 ||
       acs_cli_expand_workloads(st.args.workloads.v, st.args.workloads.n, &st.paths, &st.npaths) < 0 ||
-      load_workloads(&st) < 0)
+      load_workloads(&st) < 0 || check_pairs(&st) < 0)
     goto out;
+  if (acs_cli_interrupted) { /* nothing ran yet: nothing to keep */
+    rc = ACS_EXIT_INTERRUPTED;
+    goto out;
+  }
   if (st.args.output) {
     cmdline = acs_cli_join_argv(argc, argv);
     if (acs_results_open(st.args.output, cmdline ? cmdline : "acsim run", &st.res, &d) < 0) {
@@ -364,7 +429,6 @@ int acs_cmd_run(int argc, char **argv)
     acs_cli_error(&d);
     goto out;
   }
-  acs_cli_catch_signals();
   err = run_all(&st);
   if (err < 0 && err != ACS_EINTERRUPTED) {
     if (!st.reported)

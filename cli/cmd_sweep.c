@@ -18,9 +18,17 @@
  *    Workers inherit every loaded workload and the task list through fork
  *    (copy-on-write), so a task is just an index.
  *  - Identity and resume. A run is identified by its platform variant
- *    (name and parameters), workload, scheduler and options (report.h).
- *    Runs whose identity is already in the output are skipped, so the same
- *    command resumes an interrupted sweep and never stores a run twice.
+ *    (name and parameters), workload content digest, scheduler and options
+ *    (report.h). Runs whose identity is already in the output are skipped,
+ *    so the same command resumes an interrupted sweep and never stores a
+ *    run twice; a workload given twice (two paths to one file, a suite and
+ *    a file in it) runs once. Stored `error` runs are not skipped: they run
+ *    again and their rows are replaced, so re-running a failed sweep (a CI
+ *    retry) cannot turn a crash into a pass by skipping it.
+ *  - Worker deaths. A run whose worker dies (a crash in a scheduler or the
+ *    simulator, the OOM killer) is retried once in a fresh worker, since a
+ *    death can come from outside the run; a second death stores it as
+ *    `error` naming the signal, and the sweep exits 1.
  *  - Shards. Run i of the full grid (platform variant x workload x
  *    scheduler, in that nesting) belongs to shard (i mod N) + 1: a
  *    deterministic, balanced split for job arrays; `acsim merge` joins them.
@@ -42,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,7 +64,7 @@ static const char sweep_help[] =
   "usage: acsim sweep [-p PLATFORM.csv] [-w WORKLOAD|SUITE.txt]... [-s SCHED,...|all]\n"
   "                   [-O opt=v]... [--set k=v]... [--vary k=v1,v2,...]... [-j N]\n"
   "                   [-o study.h5] [--shard K/N] [--keep-schedules[=all|extremes|none]]\n"
-  "                   [--no-sim] [--time-limit SEC] [--seed N] [-q]\n"
+  "                   [--no-sim] [--time-limit SEC] [--sim-timeout SEC] [--seed N] [-q] [-h]\n"
   "\n"
   "Runs every selected scheduler on every workload on every platform variant:\n"
   "each row of the platform file times the cartesian product of the --vary\n"
@@ -63,12 +72,15 @@ static const char sweep_help[] =
   "in N forked workers; the parent alone writes the study file.\n"
   "\n"
   "  -p, --platform FILE   platform CSV (default platforms/default.csv)\n"
+  "                        every row runs, times the --vary values\n"
   "  -w, --workload FILE   a workload or a suite (.txt); repeatable\n"
-  "  -s, --sched LIST      comma-separated schedulers, or all; default: every\n"
-  "                        scheduler except the searching ones (ilp, strip),\n"
-  "                        which join when --time-limit is given\n"
+  "                        default: workloads/suites/default.txt\n"
+  "  -s, --sched LIST      comma-separated schedulers, or all\n"
+  "                        default: every scheduler except the searching ones\n"
+  "                        (ilp, strip), which join when --time-limit is given\n"
   "  -O, --option K=V      scheduler option for every selected scheduler that has it\n"
-  "      --set K=V         override a parameter on every row (names unchanged)\n"
+  "      --set K=V         override a platform parameter on every row\n"
+  "                        (variant names unchanged)\n"
   "      --vary K=VALUES   vary a parameter; VALUES is a comma list of numbers\n"
   "                        and ranges: a..b+s (a, a+s, ... <= b; a..b steps by 1)\n"
   "                        and a..b*f (a, a*f, a*f^2, ... <= b). Repeatable: the\n"
@@ -76,22 +88,31 @@ static const char sweep_help[] =
   "                        e.g. default[cmx_kib=512,barriers=8]\n"
   "  -j, --jobs N          worker processes (default: the number of cores)\n"
   "  -o, --output FILE     study file (default study.h5); runs already in it are\n"
-  "                        skipped, so the same command resumes a sweep\n"
+  "                        skipped, so the same command resumes a sweep; runs\n"
+  "                        stored as error run again (their rows replaced)\n"
   "      --shard K/N       run only the K-th of N disjoint slices (run i of the\n"
   "                        grid goes to shard i mod N + 1); join with `acsim merge`\n"
   "      --keep-schedules[=WHICH]  store schedules: all (the flag alone), none,\n"
   "                        or extremes (default: the runs that set a new best or\n"
   "                        worst makespan of their workload, for the report)\n"
-  "      --no-sim          do not simulate (sim columns NaN)\n"
-  "      --time-limit SEC  per-run limit for searching schedulers (ilp)\n"
+  "      --no-sim          do not simulate (the simulated columns stay NaN)\n"
+  "      --time-limit SEC  seconds per run for schedulers that search (ilp, strip)\n"
+  "      --sim-timeout SEC limit on a simulation's CPU time (0 = none; default\n"
+  "                        10 s + 1 ms per op + 0.1 ms per dependency)\n"
   "      --seed N          seed for randomized schedulers (default 1)\n"
-  "  -q, --quiet           no warnings about workload inconsistencies\n"
+  "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
   "  -h, --help            this help\n"
   "\n"
   "With no -p, -w and --vary it runs the default study: platforms/default.csv,\n"
   "workloads/suites/default.txt, --vary cmx_kib=128..4096*2 --vary barriers=0,4..32*2.\n"
+  "A run is identified by its platform variant (name and parameters), the SHA-256\n"
+  "of its workload's files (their content, not their names: one file reached by\n"
+  "two paths runs once, an edited file is a new run), its scheduler and options.\n"
+  "A run whose worker dies (a crash) is retried once in a fresh worker; if it\n"
+  "dies again it is stored as error, naming the signal.\n"
   "Progress goes to stderr (a bar on a terminal). Ctrl-C keeps every finished run.\n"
-  "Exit 0, 1 when a run ended in error, 2 on bad input, 130 when interrupted.\n"
+  "Exit 0; 1 when a run ended in error; 2 on a bad option, a bad or missing\n"
+  "input, or an output it cannot write; 130 when interrupted.\n"
   "Then: acsim report study.h5 -o DIR; acsim compare BASE.h5 HEAD.h5.\n";
 
 /* The default study (DESIGN.md: `acsim sweep` with no -p/-w). */
@@ -113,6 +134,7 @@ struct sweep_args {
 
 struct task {
   uint32_t plat, wl, sel;
+  int64_t replace;             /* run_id of a stored error run this retries; 0 none */
 };
 
 struct worker {
@@ -139,6 +161,11 @@ struct sweep {
   char (*optstext)[ACS_STR_OPTS];
   struct task *tasks;
   size_t ntasks, grid, in_shard, skipped;
+  size_t stored_errors;        /* tasks that retry a stored error run */
+  size_t by_name;              /* skipped through a stored run without digest */
+  uint8_t *deaths;             /* per task: times its worker died under it */
+  size_t retried;              /* runs retried after a worker death */
+  int *origin;                 /* per workload: the -w argument it came from */
   struct extreme *ext;         /* per workload */
   int32_t *pid_of;             /* per platform variant; -1 until stored */
   struct acs_results *res;
@@ -150,6 +177,7 @@ struct sweep {
   size_t done, nstatus[4], nstored;
   double t0, last_draw, last_line, last_checkpoint;
   int tty, dirty, forwarded, respawns;
+  char left_out[256];          /* searching variants the default selection left out */
 };
 
 /* ---- arguments ---- */
@@ -212,7 +240,8 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
     {"shard", required_argument, NULL, 'K'},    {"keep-schedules", optional_argument, NULL, 'k'},
     {"no-sim", no_argument, NULL, 'N'},         {"time-limit", required_argument, NULL, 'T'},
     {"seed", required_argument, NULL, 'R'},     {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    {"help", no_argument, NULL, 'h'},           {"sim-timeout", required_argument, NULL, 'M'},
+    {NULL, 0, NULL, 0}};
   struct acs_strv *lists[] = {['w'] = &a->workloads, ['O'] = &a->opts, ['S'] = &a->sets,
                               ['V'] = &a->varies};
   int c;
@@ -236,6 +265,10 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
     case 'q': a->quiet = 1; break;
     case 'j': case 'T': case 'R':
       if (parse_number_opt(c, optarg, a) < 0)
+        return ACS_EINVAL;
+      break;
+    case 'M':
+      if (acs_job_parse_sim_timeout("sweep", optarg) < 0)
         return ACS_EINVAL;
       break;
     case 'K':
@@ -291,7 +324,8 @@ static int expand_platforms(struct sweep *sw)
     for (size_t k = 0; k < sw->a.sets.n && err == ACS_OK; k++) {
       const char *eq = strchr(sw->a.sets.v[k], '=');
       size_t len = eq ? (size_t)(eq - sw->a.sets.v[k]) : 0;
-      const char *name = acs_param_table[v[i].param].name;
+      char kbuf[ACS_UNIT_CLASS_MAX + 8];
+      const char *name = acs_vary_key(&v[i], kbuf, sizeof(kbuf));
       if (len == strlen(name) && strncmp(sw->a.sets.v[k], name, len) == 0)
         err = acs_diag_set(&d, ACS_EINVAL, "--vary", (int)i + 1, 1,
                            "%s is also given by --set %s; use one of them", name,
@@ -308,6 +342,97 @@ static int expand_platforms(struct sweep *sw)
   return err;
 }
 
+/* The workload paths of every -w argument (suites expanded), each with the
+ * index of the argument it came from, for messages. */
+static int expand_workloads(struct sweep *sw)
+{
+  size_t cap = 0, ocap = 0;
+
+  for (size_t a = 0; a < sw->a.workloads.n; a++) {
+    char **paths;
+    size_t n;
+    int err = acs_cli_expand_workloads(&sw->a.workloads.v[a], 1, &paths, &n);
+    if (err < 0)
+      return err;
+    if ((err = acs_grow((void **)&sw->paths, sizeof(*sw->paths), &cap, sw->npaths + n + 1)) < 0 ||
+        (err = acs_grow((void **)&sw->origin, sizeof(*sw->origin), &ocap, sw->npaths + n + 1)) < 0) {
+      acs_suite_free(paths, n);
+      return err;
+    }
+    for (size_t k = 0; k < n; k++) {
+      sw->origin[sw->npaths] = (int)a;
+      sw->paths[sw->npaths++] = paths[k];
+    }
+    free(paths);
+  }
+  return ACS_OK;
+}
+
+/* "PATH" when given as -w PATH, "PATH (in -w SUITE)" from a suite. */
+static void describe_path(const struct sweep *sw, size_t j, char *buf, size_t size)
+{
+  const char *arg = sw->a.workloads.v[sw->origin[j]];
+
+  if (strcmp(arg, sw->paths[j]) == 0)
+    snprintf(buf, size, "-w %s", arg);
+  else
+    snprintf(buf, size, "%s (in -w %s)", sw->paths[j], arg);
+}
+
+/*
+ * A workload listed twice (the same file by two paths, a file and a suite
+ * holding it, two suites that overlap, or two files with equal content)
+ * would make every run of it twice, and `acsim merge` would refuse the
+ * result. Platforms cannot repeat (their loader refuses a repeated name,
+ * --vary drops repeated values) nor schedulers (-s drops repeats), so equal
+ * workloads are the only way a sweep can plan one identity twice. The later
+ * one is dropped, with a note naming both arguments: overlapping suites are
+ * a natural way to ask for the union. O(workloads) expected.
+ */
+static int drop_duplicate_workloads(struct sweep *sw)
+{
+  struct acs_keyset *seen = acs_keyset_new();
+  char key[ACS_DIGEST_HEX + 32], first[1024], again[1024];
+  size_t kept = 0, dropped = 0, j;
+  int err = ACS_OK;
+
+  if (!seen)
+    return ACS_ENOMEM;
+  for (j = 0; j < sw->npaths; j++) {
+    const struct acs_workload *w = sw->wls[j];
+    int64_t at;
+    snprintf(key, sizeof(key), "%s:%s", acs_wl_kind_name(w->kind), w->digest);
+    if ((err = acs_keyset_add(seen, key, (int64_t)kept, &at)) < 0)
+      break;
+    if (err == 1) {
+      if (dropped++ < 10) {
+        describe_path(sw, j, again, sizeof(again));
+        describe_path(sw, (size_t)at, first, sizeof(first));
+        fprintf(stderr, "acsim sweep: note: %s is the same workload as %s (equal content, "
+                        "SHA-256 %.12s...); it runs once\n", again, first, w->digest);
+      }
+      acs_workload_free(sw->wls[j]);
+      free(sw->paths[j]);
+      continue;
+    }
+    sw->wls[kept] = sw->wls[j];
+    sw->paths[kept] = sw->paths[j];
+    sw->origin[kept] = sw->origin[j];
+    kept++;
+  }
+  if (dropped > 10)
+    fprintf(stderr, "acsim sweep: note: %zu more workloads given twice run once\n",
+            dropped - 10);
+  /* Out of memory: the workloads not looked at stay, to be freed. */
+  for (; j < sw->npaths; j++, kept++) {
+    sw->wls[kept] = sw->wls[j];
+    sw->paths[kept] = sw->paths[j];
+  }
+  sw->npaths = kept;
+  acs_keyset_free(seen);
+  return err < 0 ? err : ACS_OK;
+}
+
 static int load_workloads(struct sweep *sw)
 {
   char *def = DEFAULT_SUITE;
@@ -316,8 +441,7 @@ static int load_workloads(struct sweep *sw)
 
   if (sw->a.workloads.n == 0 && acs_strv_push(&sw->a.workloads, def) < 0)
     return ACS_ENOMEM;
-  if ((err = acs_cli_expand_workloads(sw->a.workloads.v, sw->a.workloads.n, &sw->paths,
-                                      &sw->npaths)) < 0)
+  if ((err = expand_workloads(sw)) < 0)
     return err;
   acs_diag_init(&d);
   d.warn = sw->a.quiet ? NULL : acs_cli_warn;
@@ -331,7 +455,7 @@ static int load_workloads(struct sweep *sw)
       return err;
     }
   }
-  return ACS_OK;
+  return drop_duplicate_workloads(sw);
 }
 
 /* The default selection: every variant, less the searching ones (ops
@@ -342,23 +466,21 @@ static int default_schedulers(struct sweep *sw, const struct acs_sched_ops ***op
 {
   size_t nall, k = 0;
   const struct acs_sched_ops *const *all = acs_sched_list(&nall);
-  char left[256] = "";
+  char *left = sw->left_out;
+  size_t size = sizeof(sw->left_out);
 
   if (!(*ops = malloc((nall ? nall : 1) * sizeof(**ops))))
     return ACS_ENOMEM;
   for (size_t i = 0; i < nall; i++) {
     if (all[i]->searches && !(sw->a.time_limit > 0)) {
       size_t off = strlen(left);
-      snprintf(left + off, sizeof(left) - off, "%s%s", off ? ", " : "", all[i]->name);
+      snprintf(left + off, size - off, "%s%s", off ? ", " : "", all[i]->name);
       continue;
     }
     (*ops)[k++] = all[i];
   }
   *n = k;
-  if (left[0])
-    printf("schedulers: left out %s (searching; give --time-limit SEC or -s to include)\n",
-           left);
-  return ACS_OK;
+  return ACS_OK; /* print_plan says what was left out, once the setup is good */
 }
 
 static int select_schedulers(struct sweep *sw)
@@ -390,12 +512,16 @@ static int select_schedulers(struct sweep *sw)
   return ACS_OK;
 }
 
-static int workload_index(const struct sweep *sw, const char *name, const char *kind)
+/* The workload of this sweep a stored row is: by digest, or by name for a
+ * row stored without one. O(workloads). */
+static int workload_index(const struct sweep *sw, const struct acs_workload_row *row)
 {
-  for (size_t j = 0; j < sw->npaths; j++)
-    if (strcmp(sw->wls[j]->name, name) == 0 &&
-        strcmp(acs_wl_kind_name(sw->wls[j]->kind), kind) == 0)
+  for (size_t j = 0; j < sw->npaths; j++) {
+    const struct acs_workload *w = sw->wls[j];
+    if (strcmp(acs_wl_kind_name(w->kind), row->kind) == 0 &&
+        (row->digest[0] ? strcmp(w->digest, row->digest) == 0 : strcmp(w->name, row->name) == 0))
       return (int)j;
+  }
   return -1;
 }
 
@@ -423,15 +549,25 @@ static int extreme_update(struct extreme *e, const struct acs_run_row *r)
   return record;
 }
 
-/* Identities of the runs already in the output, and its extremes. */
-static int read_existing(struct sweep *sw, struct acs_keyset **done)
+#define KEY_FLAGS (ACS_KEY_NAME | ACS_KEY_PARAMS | ACS_KEY_DIGEST)
+
+/* What the output already holds: the identities of its finished runs
+ * (`done`) and of its `error` runs (`failed`, to run again, with the run_id
+ * whose row the retry replaces); *legacy when some run's workload has no
+ * digest (such runs have name keys, see report.h). Also the extremes. */
+struct existing {
+  struct acs_keyset *done, *failed;
+  int legacy;
+};
+
+static int read_existing(struct sweep *sw, struct existing *ex)
 {
   struct acs_results_data data;
   char key[ACS_RUN_KEY_MAX];
   struct acs_diag d;
-  int err;
+  int err = ACS_OK;
 
-  if (!(*done = acs_keyset_new()))
+  if (!(ex->done = acs_keyset_new()) || !(ex->failed = acs_keyset_new()))
     return ACS_ENOMEM;
   if (access(sw->a.output, F_OK) != 0)
     return ACS_OK;
@@ -440,20 +576,54 @@ static int read_existing(struct sweep *sw, struct acs_keyset **done)
     acs_cli_error(&d);
     return err;
   }
+  ex->legacy = !acs_results_digested(&data);
   for (size_t i = 0; i < data.nruns && err >= 0; i++) {
-    const struct acs_workload_row *w = acs_results_workload_of(&data, &data.runs[i]);
+    const struct acs_run_row *r = &data.runs[i];
+    const struct acs_workload_row *w = acs_results_workload_of(&data, r);
     int j;
-    if (acs_run_key_of(&data, &data.runs[i], ACS_KEY_NAME | ACS_KEY_PARAMS, key) < 0)
+    if (acs_run_key_of(&data, r, KEY_FLAGS, key) < 0)
       continue;
-    err = acs_keyset_add(*done, key, data.runs[i].run_id, NULL);
-    if (w && (j = workload_index(sw, w->name, w->kind)) >= 0)
-      extreme_update(&sw->ext[j], &data.runs[i]);
+    /* put: of repeated error rows (older files) the latest is replaced. */
+    err = strcmp(r->status, "error") == 0 ? acs_keyset_put(ex->failed, key, r->run_id)
+                                          : acs_keyset_add(ex->done, key, r->run_id, NULL);
+    if (w && (j = workload_index(sw, w)) >= 0)
+      extreme_update(&sw->ext[j], r);
   }
   acs_results_data_free(&data);
   return err < 0 ? err : ACS_OK;
 }
 
-static int push_task(struct sweep *sw, size_t *cap, uint32_t p, uint32_t j, uint32_t k)
+/* Whether task (p, j, k) is already in the output; otherwise *replace gets
+ * the run_id of a stored error run of it (0 when none). Stored runs without
+ * a workload digest are found by name, as acsim wrote them. */
+static int stored(struct sweep *sw, const struct existing *ex, size_t p, size_t j, size_t k,
+                  int64_t *replace)
+{
+  const struct acs_workload *w = sw->wls[j];
+  const char *kind = acs_wl_kind_name(w->kind);
+  char key[ACS_RUN_KEY_MAX], name_key[ACS_RUN_KEY_MAX];
+
+  *replace = 0;
+  acs_run_key(&sw->plats[p], w->name, kind, w->digest, sw->sel[k].ops->name, sw->optstext[k],
+              KEY_FLAGS, key);
+  if (acs_keyset_get(ex->done, key, NULL))
+    return 1;
+  if (ex->legacy) {
+    acs_run_key(&sw->plats[p], w->name, kind, NULL, sw->sel[k].ops->name, sw->optstext[k],
+                KEY_FLAGS, name_key);
+    if (acs_keyset_get(ex->done, name_key, NULL)) {
+      sw->by_name++;
+      return 1;
+    }
+    if (acs_keyset_get(ex->failed, name_key, replace))
+      return 0;
+  }
+  acs_keyset_get(ex->failed, key, replace);
+  return 0;
+}
+
+static int push_task(struct sweep *sw, size_t *cap, uint32_t p, uint32_t j, uint32_t k,
+                     int64_t replace)
 {
   int err = acs_grow((void **)&sw->tasks, sizeof(*sw->tasks), cap, sw->ntasks + 1);
 
@@ -462,47 +632,50 @@ static int push_task(struct sweep *sw, size_t *cap, uint32_t p, uint32_t j, uint
   sw->tasks[sw->ntasks].plat = p;
   sw->tasks[sw->ntasks].wl = j;
   sw->tasks[sw->ntasks].sel = k;
+  sw->tasks[sw->ntasks].replace = replace;
   sw->ntasks++;
+  sw->stored_errors += replace > 0;
   return ACS_OK;
 }
 
-/* The grid in its canonical order; keeps this shard's runs not yet stored. */
+/* The grid in its canonical order; keeps this shard's runs not yet stored
+ * (and those stored as error). */
 static int make_tasks(struct sweep *sw)
 {
-  struct acs_keyset *done;
-  char key[ACS_RUN_KEY_MAX];
+  struct existing ex = {NULL, NULL, 0};
   size_t cap = 0;
   int err;
 
-  if ((err = read_existing(sw, &done)) < 0)
-    goto out_with_done;
+  if ((err = read_existing(sw, &ex)) < 0)
+    goto out_with_existing;
   for (size_t p = 0; p < sw->nplats; p++)
     for (size_t j = 0; j < sw->npaths; j++)
       for (size_t k = 0; k < sw->nsel; k++) {
-        const struct acs_workload *w = sw->wls[j];
+        int64_t replace;
         size_t g;
-        if (!acs_sched_accepts(sw->sel[k].ops, w->kind))
+        if (!acs_sched_accepts(sw->sel[k].ops, sw->wls[j]->kind))
           continue;
         g = sw->grid++;
         if (sw->a.shard_n > 0 && (int)(g % (size_t)sw->a.shard_n) != sw->a.shard_k - 1)
           continue;
         sw->in_shard++;
-        acs_run_key(&sw->plats[p], w->name, acs_wl_kind_name(w->kind), sw->sel[k].ops->name,
-                    sw->optstext[k], ACS_KEY_NAME | ACS_KEY_PARAMS, key);
-        if (acs_keyset_get(done, key, NULL)) {
+        if (stored(sw, &ex, p, j, k, &replace)) {
           sw->skipped++;
           continue;
         }
         if (sw->ntasks >= UINT32_MAX - 1) {
+          acs_cli_errorf("sweep: more than %u runs; split it with --shard K/N", UINT32_MAX - 2);
           err = ACS_ERANGE;
-          goto out_with_done;
+          goto out_with_existing;
         }
-        if ((err = push_task(sw, &cap, (uint32_t)p, (uint32_t)j, (uint32_t)k)) < 0)
-          goto out_with_done;
+        if ((err = push_task(sw, &cap, (uint32_t)p, (uint32_t)j, (uint32_t)k, replace)) < 0)
+          goto out_with_existing;
       }
-  err = ACS_OK;
-out_with_done:
-  acs_keyset_free(done);
+  err = sw->ntasks && !(sw->deaths = calloc(sw->ntasks, sizeof(*sw->deaths))) ? ACS_ENOMEM
+                                                                            : ACS_OK;
+out_with_existing:
+  acs_keyset_free(ex.done);
+  acs_keyset_free(ex.failed);
   return err;
 }
 
@@ -549,7 +722,7 @@ static int worker_task(const struct sweep *sw, uint32_t idx, struct prepared *pr
                        struct acs_wbuf *buf)
 {
   const struct task *t = &sw->tasks[idx];
-  struct acs_sched_ctx ctx = {sw->a.seed, sw->a.time_limit, 0, NULL};
+  struct acs_sched_ctx ctx = {sw->a.seed, sw->a.time_limit, &acs_cli_interrupted};
   struct acs_wire_head h;
   struct acs_schedule s;
   int keep = 0, err;
@@ -591,16 +764,70 @@ static int worker_task(const struct sweep *sw, uint32_t idx, struct prepared *pr
   return ACS_OK;
 }
 
+/*
+ * A test hook, so that the tests can make a worker misbehave on a chosen
+ * run deterministically (tests/sweep.sh), as the simulator's hooks do
+ * (simulate/sim.h): ACSIM_TEST_WORKER="ACTION N" acts on the N-th run (from
+ * 1, in this invocation's task order, which is the grid order with the runs
+ * already stored left out). ACTION `abort` aborts the worker every time it
+ * gets that run, `abort-once` only the first time (a retry in a fresh
+ * worker then succeeds), `hang` blocks it until the parent closes its task
+ * pipe (Ctrl-C, or the parent's death) so that a test can stop the sweep at
+ * a known point without timing. Unset, it costs one getenv per worker.
+ */
+enum { HOOK_NONE, HOOK_ABORT, HOOK_ABORT_ONCE, HOOK_HANG };
+struct test_hook {
+  int action;
+  unsigned long run;
+};
+
+static struct test_hook test_hook_get(void)
+{
+  struct test_hook h = {HOOK_NONE, 0};
+  const char *env = getenv("ACSIM_TEST_WORKER");
+  char action[16];
+
+  if (env && sscanf(env, "%15s %lu", action, &h.run) == 2 && h.run > 0)
+    h.action = strcmp(action, "abort") == 0 ? HOOK_ABORT
+             : strcmp(action, "abort-once") == 0 ? HOOK_ABORT_ONCE
+             : strcmp(action, "hang") == 0 ? HOOK_HANG : HOOK_NONE;
+  return h;
+}
+
+static void test_hook_run(const struct sweep *sw, const struct test_hook *h, uint32_t idx, int in)
+{
+  uint32_t drain;
+
+  if (h->action == HOOK_NONE || idx + 1ul != h->run)
+    return;
+  /* sw->deaths was copied when this worker was forked: a retry runs in a
+   * worker forked after the death, which sees it. */
+  if (h->action == HOOK_ABORT || (h->action == HOOK_ABORT_ONCE && sw->deaths[idx] == 0)) {
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none); /* a test leaves no core file behind */
+    abort();
+  }
+  if (h->action == HOOK_HANG) {
+    while (acs_wire_read(in, &drain, sizeof(drain)) == 1)
+      ;
+    _exit(0);
+  }
+}
+
 static void worker_main(const struct sweep *sw, int in, int out)
 {
   struct prepared pr = {.plat = -1, .wl = -1};
   struct acs_wbuf buf = {0};
+  struct test_hook hook = test_hook_get();
   uint32_t idx;
 
   /* The parent reports a dead pipe; a worker just leaves. */
   signal(SIGPIPE, SIG_IGN);
   while (!acs_cli_interrupted && acs_wire_read(in, &idx, sizeof(idx)) == 1) {
-    if (idx >= sw->ntasks || worker_task(sw, idx, &pr, out, &buf) < 0)
+    if (idx >= sw->ntasks)
+      break;
+    test_hook_run(sw, &hook, idx, in);
+    if (worker_task(sw, idx, &pr, out, &buf) < 0)
       break;
   }
   /* _exit: no atexit handler of the parent (HDF5's among them) runs here. */
@@ -682,6 +909,7 @@ static int store(struct sweep *sw, const struct acs_wire_head *h, const unsigned
   snprintf(wrow.name, sizeof(wrow.name), "%s", w->name);
   snprintf(wrow.path, sizeof(wrow.path), "%s", w->path);
   snprintf(wrow.kind, sizeof(wrow.kind), "%s", acs_wl_kind_name(w->kind));
+  snprintf(wrow.digest, sizeof(wrow.digest), "%s", w->digest);
   wrow.ops = h->ops;
   wrow.edges = h->edges;
   if ((err = acs_results_add_workload(sw->res, &wrow, &row.workload_id)) < 0)
@@ -695,7 +923,10 @@ static int store(struct sweep *sw, const struct acs_wire_head *h, const unsigned
   } else {
     extreme_update(&sw->ext[t->wl], &row);
   }
-  err = acs_results_add_run(sw->res, &row, with ? &s : NULL);
+  /* A retried error run takes the place of its stored row. */
+  row.run_id = t->replace;
+  err = t->replace > 0 ? acs_results_replace_run(sw->res, &row, with ? &s : NULL)
+                       : acs_results_add_run(sw->res, &row, with ? &s : NULL);
   if (with)
     acs_schedule_destroy(&s);
   if (err < 0)
@@ -708,7 +939,7 @@ static int store(struct sweep *sw, const struct acs_wire_head *h, const unsigned
   return ACS_OK;
 }
 
-/* A run whose worker died under it. */
+/* A run whose worker died under it twice. */
 static int store_lost(struct sweep *sw, uint32_t idx, int wstatus)
 {
   struct acs_wire_head h;
@@ -722,11 +953,14 @@ static int store_lost(struct sweep *sw, uint32_t idx, int wstatus)
   snprintf(h.row.options, sizeof(h.row.options), "%s", sw->optstext[sw->tasks[idx].sel]);
   snprintf(h.row.status, sizeof(h.row.status), "error");
   if (WIFSIGNALED(wstatus))
-    snprintf(h.row.message, sizeof(h.row.message), "the sweep worker running this died (%s)",
-             strsignal(WTERMSIG(wstatus)));
+    snprintf(h.row.message, sizeof(h.row.message),
+             "the sweep worker running this was killed by signal %d (%s), also when retried "
+             "in a fresh worker; running the sweep again retries it",
+             WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
   else
     snprintf(h.row.message, sizeof(h.row.message),
-             "the sweep worker running this exited (status %d) without a result",
+             "the sweep worker running this exited (status %d) without a result, also when "
+             "retried in a fresh worker; running the sweep again retries it",
              WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
   return store(sw, &h, NULL);
 }
@@ -740,28 +974,45 @@ static void close_worker(struct worker *w)
   w->task_fd = w->result_fd = -1;
 }
 
-/* A worker's pipe ended: reap it; its first task in flight was running
- * (an error run unless we are stopping), the others go back in the queue. */
+/* A worker's pipe ended: reap it. Its first task in flight was running:
+ * unless we are stopping, it is retried once in the replacement worker, and
+ * stored as error when it was the retry that died. The others go back in
+ * the queue. */
 static int worker_gone(struct sweep *sw, int i)
 {
   struct worker *w = &sw->w[i];
-  int wstatus = 0, err = ACS_OK;
+  int wstatus = 0, err = ACS_OK, retry = 0;
+  uint32_t idx = 0;
 
   close_worker(w);
   while (waitpid(w->pid, &wstatus, 0) < 0 && errno == EINTR)
     ;
   w->pid = -1;
   if (!acs_cli_interrupted && w->ninflight > 0) {
-    err = store_lost(sw, w->inflight[0], wstatus);
+    idx = w->inflight[0];
+    if (sw->deaths[idx]++ == 0) {
+      retry = 1;
+      sw->retried++;
+    } else {
+      err = store_lost(sw, idx, wstatus);
+    }
     for (int k = 1; k < w->ninflight; k++)
       sw->requeue[sw->nrequeue++] = w->inflight[k];
   }
   w->ninflight = 0;
   /* A replacement, unless stopping; a bounded number, in case something
    * kills workers faster than they work. */
-  if (err == ACS_OK && !acs_cli_interrupted && (sw->next < sw->ntasks || sw->nrequeue > 0) &&
-      sw->respawns++ < MAX_RESPAWNS)
+  if (err == ACS_OK && !acs_cli_interrupted &&
+      (retry || sw->next < sw->ntasks || sw->nrequeue > 0) && sw->respawns++ < MAX_RESPAWNS)
     err = spawn(sw, i);
+  if (retry) {
+    /* First in the fresh worker's queue; if there is none (the respawn
+     * limit), whichever worker asks next. */
+    if (err == ACS_OK && w->pid > 0 && acs_wire_write(w->task_fd, &idx, sizeof(idx)) == ACS_OK)
+      w->inflight[w->ninflight++] = idx;
+    else
+      sw->requeue[sw->nrequeue++] = idx;
+  }
   return err;
 }
 
@@ -809,6 +1060,9 @@ static void progress(struct sweep *sw, int final)
   double now = acs_now_seconds(), el = now - sw->t0;
   size_t n = sw->ntasks, d = sw->done;
   char eta[32], elapsed[32];
+
+  if (sw->a.quiet) /* -q: no warnings and no progress, as in every command */
+    return;
 
   fmt_duration(el, elapsed, sizeof(elapsed));
   if (d > 0 && d < n)
@@ -1001,6 +1255,8 @@ static void sweep_free(struct sweep *sw)
   free(sw->base.rows);
   free(sw->plats);
   free(sw->tasks);
+  free(sw->deaths);
+  free(sw->origin);
   free(sw->pid_of);
   free(sw->w);
   free(sw->requeue);
@@ -1012,6 +1268,9 @@ static void sweep_free(struct sweep *sw)
 
 static void print_plan(const struct sweep *sw)
 {
+  if (sw->left_out[0])
+    printf("schedulers: left out %s (searching; give --time-limit SEC or -s to include)\n",
+           sw->left_out);
   printf("sweep: %zu platform variant%s x %zu workload%s x %zu scheduler%s = %zu runs", sw->nplats,
          sw->nplats == 1 ? "" : "s", sw->npaths, sw->npaths == 1 ? "" : "s", sw->nsel,
          sw->nsel == 1 ? "" : "s", sw->grid);
@@ -1019,7 +1278,13 @@ static void print_plan(const struct sweep *sw)
     printf("; shard %d/%d: %zu", sw->a.shard_k, sw->a.shard_n, sw->in_shard);
   if (sw->skipped > 0)
     printf("; %zu already in %s", sw->skipped, sw->a.output);
+  if (sw->stored_errors > 0)
+    printf("; %zu error run%s to retry", sw->stored_errors, sw->stored_errors == 1 ? "" : "s");
   printf("\n");
+  if (sw->by_name > 0)
+    printf("note: %zu of the runs already in %s were matched by workload name, not content: "
+           "they were stored by an older acsim, without workload digests\n", sw->by_name,
+           sw->a.output);
   if (sw->a.default_study)
     printf("default study: %s, %s, --vary %s --vary %s\n", sw->base.path, DEFAULT_SUITE,
            default_varies[0], default_varies[1]);
@@ -1035,6 +1300,9 @@ static void print_summary(const struct sweep *sw)
          sw->done, sw->done == 1 ? "" : "s", el, sw->nstatus[ACS_ST_OK],
          sw->nstatus[ACS_ST_INFEASIBLE], sw->nstatus[ACS_ST_TIMEOUT],
          sw->nstatus[ACS_ST_ERROR], sw->nstored, sw->nstored == 1 ? "" : "s");
+  if (sw->retried > 0)
+    printf("%zu run%s retried in a fresh worker after %s worker died\n", sw->retried,
+           sw->retried == 1 ? "" : "s", sw->retried == 1 ? "its" : "their");
   if (sw->a.no_sim)
     printf("not simulated (--no-sim): the simulated columns are NaN\n");
   printf("written to %s%s\n", sw->a.output,
@@ -1070,9 +1338,18 @@ int acs_cmd_sweep(int argc, char **argv)
     rc = err > 0 ? ACS_EXIT_OK : ACS_EXIT_USAGE;
     goto out;
   }
+  /* From here on SIGINT and SIGTERM only set a flag (inherited by the
+   * workers): every phase checks it and the finished runs are kept. */
+  acs_cli_catch_signals();
+  signal(SIGPIPE, SIG_IGN);
   if ((err = setup(&sw)) < 0) {
-    if (err == ACS_ENOMEM || err == ACS_ERANGE)
+    /* Every other failure printed its own one-line message. */
+    if (err == ACS_ENOMEM)
       acs_cli_errorf("%s", acs_strerror(err));
+    goto out;
+  }
+  if (acs_cli_interrupted) { /* nothing ran yet: nothing to keep */
+    rc = ACS_EXIT_INTERRUPTED;
     goto out;
   }
   print_plan(&sw);
@@ -1081,8 +1358,6 @@ int acs_cmd_sweep(int argc, char **argv)
     acs_cli_error(&d);
     goto out;
   }
-  acs_cli_catch_signals();
-  signal(SIGPIPE, SIG_IGN);
   sw.tty = isatty(STDERR_FILENO);
   sw.t0 = sw.last_checkpoint = acs_now_seconds();
   err = sw.ntasks > 0 ? run_workers(&sw) : ACS_OK;
@@ -1090,6 +1365,13 @@ int acs_cmd_sweep(int argc, char **argv)
   progress(&sw, 1);
   if (err < 0) {
     acs_cli_errorf("sweep stopped: %s; the runs finished so far are kept", acs_strerror(err));
+    rc = ACS_EXIT_USAGE; /* the command could not do its work: 2, as in run */
+  } else if (!acs_cli_interrupted && sw.done < sw.ntasks) {
+    /* Only when workers died faster than MAX_RESPAWNS allows replacing:
+     * runs that died are failed checks, as a run stored in error is. */
+    acs_cli_errorf("sweep stopped: %zu runs not run, workers kept dying (%d replaced); the "
+                   "runs finished so far are kept", sw.ntasks - sw.done, sw.respawns);
+    err = ACS_EIO;
     rc = ACS_EXIT_FAIL;
   }
   /* Finished runs are kept whatever stopped the loop. */
@@ -1098,7 +1380,7 @@ int acs_cmd_sweep(int argc, char **argv)
     sw.res = NULL;
     if (acs_results_commit(res, &d) < 0) {
       acs_cli_error(&d);
-      rc = ACS_EXIT_FAIL;
+      rc = ACS_EXIT_USAGE;
       goto out;
     }
   }

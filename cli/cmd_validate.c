@@ -1,6 +1,8 @@
 /*
  * cmd_validate.c - `acsim validate psplib|stg DIR`: the chosen schedulers
- * over a benchmark set with known optima, and how far from them they are.
+ * over a benchmark set with known optima, and how far from them they are;
+ * `acsim validate modulo DIR`: modulo scheduling over a set of loops, with
+ * each loop's II against its lower bound MII.
  */
 #include "config.h"
 
@@ -19,8 +21,9 @@
 #include "report/validation.h"
 
 static const char validate_help[] =
-  "usage: acsim validate psplib|stg DIR [-s SCHED,...] [-O opt=v]... [--set k=v]...\n"
-  "                      [--time-limit SEC] [--seed N] [-o out.h5] [-q]\n"
+  "usage: acsim validate psplib|stg|modulo DIR [-s SCHED,...|all] [-O opt=v]... [--set k=v]...\n"
+  "                      [-o out.h5] [--time-limit SEC] [--time-step N] [--seed N]\n"
+  "                      [-q] [-h]\n"
   "\n"
   "Runs the chosen schedulers (default list) over a benchmark set with known\n"
   "optima and prints, per set and scheduler: instances, average and maximum\n"
@@ -34,21 +37,32 @@ static const char validate_help[] =
   "               DIR/<set>*.sm with DIR/<set>opt.sm beside them\n"
   "  stg DIR      STG graphs DIR/<n>/*.stg with DIR/optimal/Case<n>_<p>_OPT.csv, run\n"
   "               on p processors for every p (or only --set pe_count=P)\n"
-  "  -s, --sched LIST      comma-separated schedulers (default list)\n"
+  "  modulo DIR   loops: every *.graphml under DIR (HatScheT files, each with its\n"
+  "               resource model beside it), scheduled by modulo (the default -s):\n"
+  "               per loop the MII parts, II, II/MII, stages, time and whether II is\n"
+  "               proven minimal; then the share at II = MII, the mean II/MII and\n"
+  "               the proven count (-O exact=1 --time-limit SEC proves the rest)\n"
+  "  -s, --sched LIST      comma-separated schedulers, or all\n"
+  "                        default: list; modulo for loops\n"
   "  -O, --option K=V      scheduler option for every selected scheduler that has it\n"
-  "      --set K=V         platform parameter (default platform otherwise)\n"
-  "      --time-limit SEC  per-run limit for schedulers that search\n"
-  "      --time-step N     ilp: durations in steps of N cycles (-O time_step=N)\n"
-  "      --seed N          seed for randomized schedulers (default 1)\n"
+  "      --set K=V         override a platform parameter on every row\n"
+  "                        (one row of built-in defaults: acsim platform --help)\n"
   "  -o, --output FILE     append every run to /runs and the figures to /validation\n"
-  "  -q, --quiet           no progress line on a terminal\n"
+  "      --time-limit SEC  seconds per run for schedulers that search (ilp, strip)\n"
+  "      --time-step N     ilp: round durations up to N-cycle steps (-O time_step=N)\n"
+  "                        default: automatic, a few hundred steps\n"
+  "      --seed N          seed for randomized schedulers (default 1)\n"
+  "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
   "  -h, --help            this help\n"
   "\n"
-  "Where only bounds are known, deviations are from the lower bound. Exit code 1\n"
-  "when a run is below a proven optimum or lower bound, or ends in error.\n";
+  "Where only bounds are known, deviations are from the lower bound. Exit 0;\n"
+  "1 when a run is below a proven optimum or lower bound, or ends in error;\n"
+  "2 on a bad option, a bad or missing input, or an output it cannot write;\n"
+  "130 when interrupted.\n";
 
 struct val_args {
   const char *kind, *dir, *sched, *output;
+  int sched_given;
   struct acs_strv sets, opts;
   double time_limit;
   uint64_t seed;
@@ -74,7 +88,7 @@ static int parse_args(int argc, char **argv, struct val_args *a)
   optind = 1;
   while ((c = getopt_long(argc, argv, ":s:O:o:qh", longopts, NULL)) != -1) {
     switch (c) {
-    case 's': a->sched = optarg; break;
+    case 's': a->sched = optarg; a->sched_given = 1; break;
     case 'O': if (acs_strv_push(&a->opts, optarg) < 0) return ACS_ENOMEM; break;
     case 'P':
       /* Shorthand for -O time_step=N (ilp). */
@@ -99,11 +113,15 @@ static int parse_args(int argc, char **argv, struct val_args *a)
     }
   }
   if (argc - optind != 2)
-    return acs_cli_usage("validate", "expected a set kind (psplib or stg) and a directory"), ACS_EINVAL;
+    return acs_cli_usage("validate", "expected a set kind (psplib, stg or modulo) and a directory"), ACS_EINVAL;
   a->kind = argv[optind];
   a->dir = argv[optind + 1];
-  if (strcmp(a->kind, "psplib") != 0 && strcmp(a->kind, "stg") != 0)
-    return acs_cli_usage("validate", "unknown set kind '%s' (psplib or stg)", a->kind), ACS_EINVAL;
+  if (strcmp(a->kind, "psplib") != 0 && strcmp(a->kind, "stg") != 0 &&
+      strcmp(a->kind, "modulo") != 0)
+    return acs_cli_usage("validate", "unknown set kind '%s' (psplib, stg or modulo)", a->kind),
+           ACS_EINVAL;
+  if (strcmp(a->kind, "modulo") == 0 && !a->sched_given)
+    a->sched = "modulo";
   return ACS_OK;
 }
 
@@ -326,6 +344,31 @@ static int find_stg(struct inst_list *l, const char *dir, int32_t only_p)
   return err;
 }
 
+/* Loops: every .graphml under dir, recursively, in sorted order. There is
+ * no reference file: a loop's reference is its own lower bound MII. */
+static int find_modulo(struct inst_list *l, const char *dir, const char *top)
+{
+  static const struct acs_optimum none = {-1, -1, NULL, -1, -1, -1, 0};
+  struct dirent **ents;
+  int k = scandir(dir, &ents, NULL, alphasort), err = ACS_OK;
+
+  for (int i = 0; i < k; i++) {
+    char path[4096];
+    if (err == ACS_OK && ents[i]->d_name[0] != '.') {
+      path_join(path, sizeof(path), dir, ents[i]->d_name);
+      if (is_dir(path))
+        err = find_modulo(l, path, top);
+      else if (ends_with(path, ".graphml"))
+        err = add_instance(l, path, "modulo", -1, &none);
+    }
+    free(ents[i]);
+  }
+  if (k >= 0)
+    free(ents);
+  (void)top;
+  return err;
+}
+
 /* ---- figures ----------------------------------------------------------- */
 
 struct tally {
@@ -335,9 +378,22 @@ struct tally {
   double sum_dev, max_dev, seconds;
 };
 
+/* One modulo run: the figures of its `modulo` table. */
+struct mrow {
+  const struct instance *in;
+  size_t sched;
+  int32_t ops;
+  int64_t res, rec, fine, dep, mii, ii, stages;
+  int proven, has;               /* has: a schedule with its table */
+  char status[16];
+  double seconds;
+};
+
 struct val_state {
   struct val_args args;
   struct inst_list inst;
+  struct mrow *m;
+  size_t nm, cap_m;
   struct acs_sched_sel *sel;
   size_t nsel;
   struct tally *t;
@@ -446,6 +502,166 @@ static int write_validation(const struct val_state *st, struct acs_results *res,
   return err;
 }
 
+/* ---- modulo figures ------------------------------------------------------ */
+
+static int64_t attr_i64(const struct acs_rtab *t, const char *name)
+{
+  const struct acs_rtab_attr *a = acs_rtab_attr_find(t, name);
+  return a && a->type == ACS_RTAB_I64 ? a->v.i : -1;
+}
+
+/* Records a modulo run from its row and the `modulo` table of s. */
+static void count_modulo(struct val_state *st, const struct instance *in, size_t k,
+                         const struct acs_graph *g, const struct acs_schedule *s,
+                         const struct acs_run_row *row, int keep)
+{
+  const struct acs_rtab *t = keep ? acs_schedule_find_rtab(s, "modulo") : NULL;
+  struct mrow *x;
+
+  (void)g;
+  if (acs_grow((void **)&st->m, sizeof(*st->m), &st->cap_m, st->nm + 1) < 0)
+    return;
+  x = &st->m[st->nm++];
+  memset(x, 0, sizeof(*x));
+  x->in = in;
+  x->sched = k;
+  x->seconds = row->sched_seconds;
+  snprintf(x->status, sizeof(x->status), "%s", row->status);
+  if (!t) {
+    st->bug |= strcmp(row->status, "error") == 0;
+    return;
+  }
+  x->has = 1;
+  x->ops = (int32_t)t->nrows;
+  x->res = attr_i64(t, "res_mii");
+  x->rec = attr_i64(t, "rec_mii");
+  x->fine = attr_i64(t, "fine_mii");
+  x->dep = attr_i64(t, "dep_mii");
+  x->mii = attr_i64(t, "mii");
+  x->ii = attr_i64(t, "ii");
+  x->stages = attr_i64(t, "stages");
+  x->proven = attr_i64(t, "proven") == 1;
+  if (x->ii < x->mii)
+    st->bug = 1; /* below a lower bound: a bug */
+}
+
+/* The name of a loop relative to the set's directory. */
+static const char *loop_name(const struct val_state *st, const struct instance *in)
+{
+  size_t n = strlen(st->args.dir);
+  const char *p = in->path;
+
+  if (strncmp(p, st->args.dir, n) == 0 && p[n] == '/')
+    p += n + 1;
+  return p;
+}
+
+struct msum {
+  size_t n, at_mii, proven, by_exact, timeouts, errors, below;
+  double sum_ratio, max_ratio, seconds;
+};
+
+static void modulo_summary(const struct val_state *st, size_t k, struct msum *m)
+{
+  memset(m, 0, sizeof(*m));
+  for (size_t i = 0; i < st->nm; i++) {
+    const struct mrow *x = &st->m[i];
+    double ratio;
+    if (x->sched != k)
+      continue;
+    m->seconds += x->seconds;
+    m->timeouts += strcmp(x->status, "timeout") == 0;
+    if (!x->has) {
+      m->errors++;
+      continue;
+    }
+    m->n++;
+    ratio = (double)x->ii / (double)x->mii;
+    m->sum_ratio += ratio;
+    if (ratio > m->max_ratio)
+      m->max_ratio = ratio;
+    m->at_mii += x->ii == x->mii;
+    m->proven += x->proven;
+    m->by_exact += x->proven && x->ii > x->mii;
+    m->below += x->ii < x->mii;
+  }
+}
+
+static void print_modulo(const struct val_state *st)
+{
+  int w = 4;
+
+  for (size_t i = 0; i < st->nm; i++) {
+    int len = (int)strlen(loop_name(st, st->m[i].in));
+    if (len > w)
+      w = len;
+  }
+  printf("%-*s %-10s %5s %5s %5s %5s %5s %5s %5s %6s %6s %8s %s\n", w, "loop", "scheduler",
+         "ops", "res", "rec", "fine", "dep", "mii", "ii", "ii/mii", "stages", "time_s", "proven");
+  for (size_t i = 0; i < st->nm; i++) {
+    const struct mrow *x = &st->m[i];
+    const char *name = st->sel[x->sched].ops->name;
+    if (!x->has) {
+      printf("%-*s %-10s %s\n", w, loop_name(st, x->in), name, x->status);
+      continue;
+    }
+    printf("%-*s %-10s %5d %5lld %5lld %5lld %5lld %5lld %5lld %6.3f %6lld %8.3f %s\n", w,
+           loop_name(st, x->in), name, (int)x->ops, (long long)x->res, (long long)x->rec,
+           (long long)x->fine, (long long)x->dep, (long long)x->mii, (long long)x->ii,
+           (double)x->ii / (double)x->mii, (long long)x->stages, x->seconds,
+           x->proven ? (x->ii == x->mii ? "yes (II = MII)" : "yes (exact)")
+                     : strcmp(x->status, "timeout") == 0 ? "no (timeout)" : "no");
+  }
+  for (size_t k = 0; k < st->nsel; k++) {
+    struct msum m;
+    char opts[ACS_STR_MSG];
+    modulo_summary(st, k, &m);
+    acs_job_options_text(&st->sel[k], opts, sizeof(opts));
+    printf("%s%s%s: %zu loops; II = MII on %zu (%.1f%%); mean II/MII %.4f (max %.3f); "
+           "proven minimal %zu (%.1f%%: %zu at MII, %zu by the exact mode); %zu timeouts, "
+           "%zu errors, %zu below MII; %.2f s scheduling\n",
+           st->sel[k].ops->name, opts[0] ? " " : "", opts, m.n, m.at_mii,
+           m.n ? 100.0 * (double)m.at_mii / (double)m.n : 0.0,
+           m.n ? m.sum_ratio / (double)m.n : NAN, m.max_ratio, m.proven,
+           m.n ? 100.0 * (double)m.proven / (double)m.n : 0.0, m.proven - m.by_exact, m.by_exact,
+           m.timeouts, m.errors, m.below, m.seconds);
+  }
+}
+
+/* The /validation rows of a modulo set: the reference is MII (a bound). */
+static int write_modulo_validation(const struct val_state *st, struct acs_results *res,
+                                   struct acs_diag *d)
+{
+  struct acs_validation_row *rows = calloc(st->nsel + 1, sizeof(*rows));
+  int err;
+
+  if (!rows)
+    return ACS_ENOMEM;
+  for (size_t k = 0; k < st->nsel; k++) {
+    struct acs_validation_row *r = &rows[k];
+    struct msum m;
+    modulo_summary(st, k, &m);
+    snprintf(r->set, sizeof(r->set), "modulo");
+    snprintf(r->path, sizeof(r->path), "%s", st->args.dir);
+    snprintf(r->scheduler, sizeof(r->scheduler), "%s", st->sel[k].ops->name);
+    acs_job_options_text(&st->sel[k], r->options, sizeof(r->options));
+    r->instances = (int64_t)m.n;
+    r->bounds_only = (int64_t)m.n;
+    r->avg_dev_pct = m.n ? 100.0 * (m.sum_ratio / (double)m.n - 1.0) : NAN;
+    r->max_dev_pct = m.n ? 100.0 * (m.max_ratio - 1.0) : NAN;
+    r->at_reference = (int64_t)m.at_mii;
+    r->proven = (int64_t)m.proven;
+    r->below = (int64_t)m.below;
+    r->timeouts = (int64_t)m.timeouts;
+    r->errors = (int64_t)m.errors;
+    r->time_limit = st->args.time_limit > 0 ? st->args.time_limit : NAN;
+    r->seconds = m.seconds;
+  }
+  err = acs_validation_add(res, rows, st->nsel, d);
+  free(rows);
+  return err;
+}
+
 /* ---- runs ---------------------------------------------------------------- */
 
 static int platform_for(const struct val_state *st, const struct instance *in,
@@ -463,8 +679,10 @@ static int platform_for(const struct val_state *st, const struct instance *in,
     }
   if (in->procs > 0) {
     snprintf(kv, sizeof(kv), "pe_count=%d", in->procs);
-    if (acs_platform_set_kv(p, kv, &d) < 0)
+    if (acs_platform_set_kv(p, kv, &d) < 0) {
+      acs_cli_errorf("%s: %s", in->path, d.msg);
       return ACS_EINVAL;
+    }
   }
   return ACS_OK;
 }
@@ -485,6 +703,7 @@ static int store_ids(struct val_state *st, const struct acs_platform *p,
   snprintf(wrow.name, sizeof(wrow.name), "%s", w->name);
   snprintf(wrow.path, sizeof(wrow.path), "%s", w->path);
   snprintf(wrow.kind, sizeof(wrow.kind), "%s", acs_wl_kind_name(w->kind));
+  snprintf(wrow.digest, sizeof(wrow.digest), "%s", w->digest);
   wrow.ops = g->nops;
   wrow.edges = g->nedges;
   return acs_results_add_workload(st->res, &wrow, wid);
@@ -504,7 +723,7 @@ static void progress(const struct val_state *st, size_t i, const struct instance
 /* Every selected scheduler on one instance. */
 static int run_instance(struct val_state *st, const struct instance *in)
 {
-  struct acs_sched_ctx ctx = { st->args.seed, st->args.time_limit, 0, NULL};
+  struct acs_sched_ctx ctx = { st->args.seed, st->args.time_limit, &acs_cli_interrupted };
   struct acs_workload *w;
   struct acs_platform p;
   struct acs_problem pb;
@@ -537,10 +756,13 @@ static int run_instance(struct val_state *st, const struct instance *in)
     row.workload_id = wid;
     row.lower_bound_cycles = (double)bound;
     err = acs_job_run(&pb, &st->sel[k], &ctx, 0, &s, &row, &keep);
+    if (err == ACS_OK && w->kind == ACS_WL_LOOP)
+      count_modulo(st, in, k, &g, &s, &row, keep);
     acs_schedule_destroy(&s);
     if (err < 0)
       break;
-    count_run(st, in, k, &row);
+    if (w->kind != ACS_WL_LOOP)
+      count_run(st, in, k, &row);
     if (st->res)
       err = acs_results_add_run(st->res, &row, NULL);
   }
@@ -576,9 +798,14 @@ static int32_t set_pe_count(const struct val_args *a)
 {
   int32_t p = -1;
 
-  for (size_t i = 0; i < a->sets.n; i++)
-    if (strncmp(a->sets.v[i], "pe_count=", 9) == 0)
-      p = (int32_t)atoi(a->sets.v[i] + 9);
+  /* Read as --set reads it; a value it refuses (here left -1) is reported
+   * when the platform is built. */
+  for (size_t i = 0; i < a->sets.n; i++) {
+    int64_t v;
+    if (strncmp(a->sets.v[i], "pe_count=", 9) == 0 &&
+        acs_parse_i64(a->sets.v[i] + 9, &v) == ACS_OK && v > 0 && v <= INT32_MAX)
+      p = (int32_t)v;
+  }
   return p;
 }
 
@@ -592,6 +819,8 @@ static int find_instances(struct val_state *st)
   }
   if (strcmp(st->args.kind, "psplib") == 0)
     err = find_psplib(&st->inst, st->args.dir);
+  else if (strcmp(st->args.kind, "modulo") == 0)
+    err = find_modulo(&st->inst, st->args.dir, st->args.dir);
   else
     err = find_stg(&st->inst, st->args.dir, set_pe_count(&st->args));
   if (err == ACS_OK && st->inst.n == 0) {
@@ -610,6 +839,7 @@ static void state_free(struct val_state *st)
     free(st->inst.v[i].path);
   free(st->inst.v);
   free(st->t);
+  free(st->m);
   acs_job_free_options(st->sel, st->nsel);
   free(st->sel);
   acs_strv_free(&st->args.sets);
@@ -624,7 +854,9 @@ static int finish_output(struct val_state *st)
 
   acs_diag_init(&d);
   st->res = NULL;
-  if (!acs_cli_interrupted && write_validation(st, res, &d) < 0) {
+  if (!acs_cli_interrupted &&
+      (strcmp(st->args.kind, "modulo") == 0 ? write_modulo_validation(st, res, &d)
+                                             : write_validation(st, res, &d)) < 0) {
     acs_cli_error(&d);
     acs_results_abort(res);
     return ACS_EIO;
@@ -650,6 +882,9 @@ int acs_cmd_validate(int argc, char **argv)
     rc = err > 0 ? ACS_EXIT_OK : ACS_EXIT_USAGE;
     goto out;
   }
+  /* From here on SIGINT and SIGTERM only set a flag that every phase
+   * checks: the finished runs are kept and the command exits 130. */
+  acs_cli_catch_signals();
   if (select_schedulers(&st) < 0 || find_instances(&st) < 0)
     goto out;
   if (st.args.output) {
@@ -660,7 +895,6 @@ int acs_cmd_validate(int argc, char **argv)
     }
   }
   st.tty = !st.args.quiet && isatty(STDERR_FILENO);
-  acs_cli_catch_signals();
   for (size_t i = 0; i < st.inst.n && !acs_cli_interrupted && err == ACS_OK; i++) {
     progress(&st, i, &st.inst.v[i]);
     err = run_instance(&st, &st.inst.v[i]);
@@ -669,7 +903,10 @@ int acs_cmd_validate(int argc, char **argv)
     fprintf(stderr, "\r\033[K");
   if (err < 0 && err != ACS_EINTERRUPTED)
     goto out;
-  print_tallies(&st);
+  if (strcmp(st.args.kind, "modulo") == 0)
+    print_modulo(&st);
+  else
+    print_tallies(&st);
   printf("%zu instances in %.1f s%s\n", st.inst.n, acs_now_seconds() - t0,
          acs_cli_interrupted ? " (interrupted: figures of the finished runs)" : "");
   if (st.inst.unmatched)

@@ -3,12 +3,14 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/job.h"
+#include "core/model/loop.h"
 #include "core/sched/barrier.h"
 #include "simulate/sim.h"
 
@@ -135,7 +137,8 @@ static void row_status(struct acs_run_row *row, const char *status)
 /*
  * Schedules and verifies. A scheduler that returns a schedule the verifier
  * rejects makes an error run, never a result. Returns 1 when s is complete
- * and verified.
+ * and verified, 0 when not, ACS_EINTERRUPTED when the scheduler was
+ * interrupted (the run is no result at all).
  */
 static int schedule_verified(const struct acs_problem *pb, const struct acs_sched_sel *sel,
                              const struct acs_sched_ctx *ctx, struct acs_schedule *s,
@@ -149,6 +152,8 @@ static int schedule_verified(const struct acs_problem *pb, const struct acs_sche
   t0 = acs_now_seconds();
   err = sel->ops->schedule(pb, sel->opts, ctx, s, &d);
   row->sched_seconds = acs_now_seconds() - t0;
+  if (err == ACS_EINTERRUPTED)
+    return err;
   if (err == ACS_EINFEASIBLE) {
     row_status(row, "infeasible");
     row_msg(row, "%s", d.msg);
@@ -189,18 +194,20 @@ static void note_warning(void *ctx, const char *file, int line, int col, const c
  * when the platform limits barriers: it adds the barrier program and its
  * control edges and may re-time the schedule, which is then verified again.
  * Its time counts as scheduling time. Returns 1 when s is complete and
- * verified.
+ * verified, 0 when not, ACS_EINTERRUPTED when interrupted.
  */
 static int barrier_program(const struct acs_problem *pb, struct acs_schedule *s,
-                           struct acs_run_row *row)
+                           const struct acs_sched_ctx *ctx, struct acs_run_row *row)
 {
   struct acs_diag d;
   double t0 = acs_now_seconds();
   int err;
 
   acs_diag_init(&d);
-  err = acs_barrier_pass(pb, s, &d);
+  err = acs_barrier_pass(pb, s, ctx, &d);
   row->sched_seconds += acs_now_seconds() - t0;
+  if (err == ACS_EINTERRUPTED)
+    return err;
   if (err < 0) {
     row_status(row, err == ACS_EINFEASIBLE ? "infeasible" : "error");
     if (err == ACS_EINFEASIBLE)
@@ -220,6 +227,20 @@ static int barrier_program(const struct acs_problem *pb, struct acs_schedule *s,
   return 1;
 }
 
+double acs_job_sim_timeout;
+
+int acs_job_parse_sim_timeout(const char *cmd, const char *text)
+{
+  char *end;
+  double v = strtod(text, &end);
+
+  if (*end || end == text || !(v >= 0) || !isfinite(v))
+    return acs_cli_usage(cmd, "--sim-timeout: '%s' is not a number of seconds (0 = no limit)",
+                         text), ACS_EINVAL;
+  acs_job_sim_timeout = v > 0 ? v : INFINITY;
+  return ACS_OK;
+}
+
 /*
  * Executes a verified schedule in SimGrid and fills the sim columns. A
  * simulation that fails (a deadlock, a crash of the child) makes the run an
@@ -236,6 +257,7 @@ static int simulate(const struct acs_problem *pb, struct acs_schedule *s,
   acs_diag_init(&d);
   acs_sim_opts_init(&opts);
   opts.interrupted = &acs_cli_interrupted;
+  opts.timeout = acs_job_sim_timeout;
   err = acs_sim_run(&pb->plat, s, &opts, &r, &d);
   row->sim_seconds = r.sim_seconds;
   if (err == ACS_EINTERRUPTED)
@@ -246,10 +268,45 @@ static int simulate(const struct acs_problem *pb, struct acs_schedule *s,
     return ACS_OK;
   }
   row->sim_makespan_cycles = r.makespan_cycles;
+  if (pb->wl && pb->wl->kind == ACS_WL_LOOP && pb->wl->model)
+    row->cycles_per_iter = acs_loop_cycles_per_iter(pb->wl->model, &pb->plat, s, 1);
   row->pe_utilization = r.pe_utilization;
   row->dma_utilization = r.dma_utilization;
   row->ddr_bytes = r.ddr_bytes;
   return ACS_OK;
+}
+
+/*
+ * The lower bound the scheduler proved for this problem: the one it reports
+ * with the schedule (s->lower_bound: ilp and strip prove bounds while they
+ * search) and, for a variant whose `ok` means proven optimal, its plan's
+ * makespan. Taken before the barrier pass, which only adds constraints, so
+ * the bound still holds for the final schedule (a pass that delays the plan
+ * then shows as a gap). The caller keeps the larger of this and
+ * acs_bound_best().
+ */
+static int64_t scheduler_bound(const struct acs_sched_sel *sel, const struct acs_schedule *s,
+                               const struct acs_run_row *row)
+{
+  int64_t b = s->lower_bound > 0 ? s->lower_bound : 0;
+
+  if (sel->ops->proves && strcmp(row->status, "ok") == 0 && s->makespan > b)
+    b = s->makespan;
+  return b;
+}
+
+/* The II and MII of a modulo schedule, from its `modulo` table. */
+static void loop_figures(const struct acs_schedule *s, struct acs_run_row *row)
+{
+  const struct acs_rtab *t = acs_schedule_find_rtab(s, "modulo");
+  const struct acs_rtab_attr *a;
+
+  if (!t)
+    return;
+  if ((a = acs_rtab_attr_find(t, "ii")) && a->type == ACS_RTAB_I64)
+    row->ii = (double)a->v.i;
+  if ((a = acs_rtab_attr_find(t, "mii")) && a->type == ACS_RTAB_I64)
+    row->mii = (double)a->v.i;
 }
 
 int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
@@ -257,6 +314,7 @@ int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
                 struct acs_run_row *row, int *keep)
 {
   struct acs_schedule_stats st;
+  int64_t proven;
   int err;
 
   *keep = 0;
@@ -267,17 +325,16 @@ int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
     row_msg(row, "%s", acs_strerror(err));
     return err == ACS_ENOMEM ? err : ACS_OK;
   }
-  if (!schedule_verified(pb, sel, ctx, s, row))
-    return ACS_OK;
-  if (s->barriers > 0 && !barrier_program(pb, s, row))
-    return ACS_OK;
+  if ((err = schedule_verified(pb, sel, ctx, s, row)) <= 0)
+    return err;
+  proven = scheduler_bound(sel, s, row);
+  if (s->barriers > 0 && (err = barrier_program(pb, s, ctx, row)) <= 0)
+    return err;
   acs_schedule_stats(s, &st);
   row->makespan_cycles = (double)st.makespan;
-  /* A variant that proves optimality has shown the makespan is a lower
-   * bound: report it, so a proven optimum shows no gap. */
-  if (sel->ops->proves && strcmp(row->status, "ok") == 0 &&
-      row->makespan_cycles > row->lower_bound_cycles)
-    row->lower_bound_cycles = row->makespan_cycles;
+  if ((double)proven > row->lower_bound_cycles || isnan(row->lower_bound_cycles))
+    row->lower_bound_cycles = (double)proven;
+  loop_figures(s, row);
   row->peak_cmx_bytes = st.peak_cmx_bytes;
   row->spill_bytes = st.spill_bytes;
   row->ddr_bytes = st.ddr_bytes;

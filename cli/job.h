@@ -33,6 +33,14 @@ int acs_job_prepare(const struct acs_workload *w, const struct acs_platform *p,
                     struct acs_graph *g, struct acs_problem *pb, int64_t *bound,
                     struct acs_diag *d);
 
+/* --sim-timeout for every simulated run (`run` and `sweep`; a sweep's
+ * workers inherit it): the simulation's CPU-time limit in seconds, 0 for
+ * the default (it scales with the plan, simulate/sim.h), INFINITY for none. */
+extern double acs_job_sim_timeout;
+/* Parses --sim-timeout SEC of `cmd`: 0 means no limit, else a positive
+ * number of seconds. Sets acs_job_sim_timeout; a usage error otherwise. */
+int acs_job_parse_sim_timeout(const char *cmd, const char *text);
+
 /*
  * Runs sel on pb: schedule, verify, measure, and simulate when `simulate`.
  * Fills row->scheduler, status, message and every figure (row must be
@@ -40,7 +48,9 @@ int acs_job_prepare(const struct acs_workload *w, const struct acs_platform *p,
  * initialised here and must be destroyed by the caller in every case; *keep
  * is set when s holds a complete, verified schedule worth storing.
  * Returns ACS_OK whatever the run's status, ACS_EINTERRUPTED when the
- * simulation was interrupted, or a negative code for an internal failure.
+ * scheduler or the simulation was interrupted (ctx->interrupted, the CLI's
+ * flag; the run is no result and must not be stored), or a negative code
+ * for an internal failure.
  */
 int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
                 const struct acs_sched_ctx *ctx, int simulate,

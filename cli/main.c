@@ -16,6 +16,7 @@ static const struct {
   {"run", acs_cmd_run, "schedule (and simulate) workloads on a platform, store results"},
   {"list", acs_cmd_list, "list schedulers, shipped platforms or workloads"},
   {"platform", acs_cmd_platform, "print a platform's resolved parameters"},
+  {"workload", acs_cmd_workload, "a workload's layers, MACs, parameters, working set, op graph"},
   {"validate", acs_cmd_validate, "run schedulers over a benchmark set with known optima"},
   {"sweep", acs_cmd_sweep, "trade study: every variant x workload x scheduler, in parallel"},
   {"report", acs_cmd_report, "HTML report with plots of a study"},
@@ -27,6 +28,7 @@ static void usage(FILE *f)
 {
   fprintf(f,
           "usage: acsim COMMAND [ARGS]...\n"
+          "       acsim --version | --help\n"
           "\n"
           "acsim is a hardware co-design simulator: parameterized platforms drive\n"
           "scheduler variants over workloads; results go to HDF5.\n"
@@ -36,8 +38,11 @@ static void usage(FILE *f)
     fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
   fprintf(f,
           "\n"
-          "`acsim COMMAND --help` describes one command. Exit codes: 0 ok,\n"
-          "1 regression or failed check, 2 usage or input error.\n");
+          "`acsim COMMAND --help` describes one command. Exit codes, the same in\n"
+          "every command: 0 ok; 1 the command did its work and a check failed (a\n"
+          "run ended in error, a regression); 2 it could not do its work (a bad\n"
+          "option, a bad or missing input, an output it cannot write); 130\n"
+          "interrupted (Ctrl-C; finished runs are kept).\n");
 }
 
 int main(int argc, char **argv)

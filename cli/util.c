@@ -15,7 +15,7 @@
 
 #include "cli/cli.h"
 
-volatile int acs_cli_interrupted;
+volatile sig_atomic_t acs_cli_interrupted;
 
 void acs_cli_error(const struct acs_diag *d)
 {

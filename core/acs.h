@@ -97,6 +97,26 @@ static inline int acs_add_i64(int64_t a, int64_t b, int64_t *out)
   return __builtin_add_overflow(a, b, out) ? -1 : 0;
 }
 
+/*
+ * The largest workload quantity acsim accepts: cycles of one op, the sum of
+ * all durations of a problem, MACs, bytes, demands and capacities. 2^53 is
+ * where float64 (the HDF5 columns, the ILP's coefficients) stops counting
+ * exactly, and it leaves room to add a few of them, or to multiply one by a
+ * platform factor below 2^10, in int64_t without overflow. At 10 GHz it is
+ * ten days of cycles; no real tensor comes near 8 PiB.
+ */
+#define ACS_QTY_MAX ((int64_t)1 << 53)
+
+/*
+ * Strict number parsing: the whole text must be the number, no blanks around
+ * it. Integers are read as integers (never through a double, so every int64
+ * is exact). Return ACS_OK, ACS_EPARSE (not a number, or for i64 not an
+ * integer: "1.5", "1e3") or ACS_ERANGE (beyond int64_t; for doubles beyond
+ * +-DBL_MAX: an underflow to a tiny value is accepted).
+ */
+int acs_parse_i64(const char *text, int64_t *out);
+int acs_parse_double(const char *text, double *out);
+
 /* Grows *arr (of elements of `elem` bytes) to hold at least `need`. */
 int acs_grow(void **arr, size_t elem, size_t *cap, size_t need);
 

@@ -3,6 +3,9 @@
  */
 #include "config.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +91,43 @@ void acs_diag_format(const struct acs_diag *d, char *buf, size_t size)
     snprintf(buf, size, "%s: %s", d->file, d->msg);
   else
     snprintf(buf, size, "%s", d->msg);
+}
+
+/* ---- numbers ---- */
+
+int acs_parse_i64(const char *text, int64_t *out)
+{
+  long long v;
+  char *end;
+
+  /* strtoll would skip leading blanks and read "12x" as 12. */
+  if (!text || !*text || isspace((unsigned char)*text))
+    return ACS_EPARSE;
+  errno = 0;
+  v = strtoll(text, &end, 10);
+  if (end == text || *end != '\0')
+    return ACS_EPARSE;
+  if (errno == ERANGE)
+    return ACS_ERANGE;
+  *out = (int64_t)v;
+  return ACS_OK;
+}
+
+int acs_parse_double(const char *text, double *out)
+{
+  double v;
+  char *end;
+
+  if (!text || !*text || isspace((unsigned char)*text))
+    return ACS_EPARSE;
+  errno = 0;
+  v = strtod(text, &end);
+  if (end == text || *end != '\0' || isnan(v))
+    return ACS_EPARSE;
+  if (isinf(v) || (errno == ERANGE && fabs(v) > 1.0))
+    return ACS_ERANGE; /* "inf", "1e999"; an underflow to a tiny value is accepted */
+  *out = v;
+  return ACS_OK;
 }
 
 /* ---- arena ---- */

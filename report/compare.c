@@ -2,7 +2,8 @@
  * compare.c - `acsim compare`: regressions between two results files.
  *
  * Runs are matched by identity (report.h): platform variant name (or its
- * parameters with ACS_KEY_PARAMS), workload, scheduler and options. For each
+ * parameters with ACS_KEY_PARAMS), workload (its content digest, or its name
+ * when a file predates digests), scheduler and options. For each
  * matched pair the chosen metric decides: a relative change beyond the
  * tolerance in the bad direction is a regression, in the good direction an
  * improvement. Status changes come first: a run that was ok and is not any
@@ -18,6 +19,13 @@
 #include <unistd.h>
 
 #include "report/report.h"
+
+/* The identity flags of a comparison: the platform by name or parameters,
+ * the workload by digest when both files have them. */
+static int key_flags(const struct acs_compare_result *r)
+{
+  return r->match | (r->by_digest ? ACS_KEY_DIGEST : 0);
+}
 
 /* The latest run of each identity of `data` (a file appended to twice holds
  * an identity twice): a keyset from key to run index. */
@@ -180,7 +188,7 @@ static int match_base(const struct acs_results_data *base, const struct acs_resu
     struct acs_cmp_item it;
     int64_t bi, hi;
     memset(&it, 0, sizeof(it));
-    acs_run_key_of(base, br, r->match, key);
+    acs_run_key_of(base, br, key_flags(r), key);
     if (!acs_keyset_get(bk, key, &bi) || (size_t)bi != i)
       continue; /* superseded by a later run of the same identity */
     item_from(&it, base, br);
@@ -217,7 +225,7 @@ static int add_new(const struct acs_results_data *head, struct acs_keyset *bk,
     const struct acs_run_row *hr = &head->runs[i];
     struct acs_cmp_item it;
     int64_t hi;
-    acs_run_key_of(head, hr, r->match, key);
+    acs_run_key_of(head, hr, key_flags(r), key);
     if (!acs_keyset_get(hk, key, &hi) || (size_t)hi != i || acs_keyset_get(bk, key, NULL))
       continue;
     memset(&it, 0, sizeof(it));
@@ -233,6 +241,34 @@ static int add_new(const struct acs_results_data *head, struct acs_keyset *bk,
       return err;
   }
   return ACS_OK;
+}
+
+/* Workload names that have missing runs and new runs: matched by digest,
+ * these are workloads whose content changed under the same name, which a
+ * reader would otherwise take for unrelated runs. O(items). */
+static int count_changed(struct acs_compare_result *r)
+{
+  struct acs_keyset *added = acs_keyset_new(), *seen = acs_keyset_new();
+  int err = ACS_OK;
+
+  if (!added || !seen) {
+    err = ACS_ENOMEM;
+    goto out_with_sets;
+  }
+  for (size_t i = 0; i < r->nitems && err >= 0; i++)
+    if (r->items[i].kind == ACS_CMP_NEW)
+      err = acs_keyset_add(added, r->items[i].workload, 0, NULL);
+  for (size_t i = 0; i < r->nitems && err >= 0; i++) {
+    const char *name = r->items[i].workload;
+    if (r->items[i].kind != ACS_CMP_MISSING || !acs_keyset_get(added, name, NULL))
+      continue;
+    if ((err = acs_keyset_add(seen, name, 0, NULL)) == 0 && r->changed_workloads++ == 0)
+      snprintf(r->changed_example, sizeof(r->changed_example), "%s", name);
+  }
+out_with_sets:
+  acs_keyset_free(added);
+  acs_keyset_free(seen);
+  return err < 0 ? err : ACS_OK;
 }
 
 int acs_compare_data(const struct acs_results_data *base, const struct acs_results_data *head,
@@ -253,12 +289,14 @@ int acs_compare_data(const struct acs_results_data *base, const struct acs_resul
   }
   r->tolerance = o->tolerance;
   r->match = o->match == ACS_KEY_PARAMS ? ACS_KEY_PARAMS : ACS_KEY_NAME;
+  r->by_digest = acs_results_digested(base) && acs_results_digested(head);
   r->base_runs = base->nruns;
   r->head_runs = head->nruns;
-  if ((err = index_runs(base, r->match, &bk, &r->base_dups, "base", d)) < 0 ||
-      (err = index_runs(head, r->match, &hk, &r->head_dups, "head", d)) < 0 ||
+  if ((err = index_runs(base, key_flags(r), &bk, &r->base_dups, "base", d)) < 0 ||
+      (err = index_runs(head, key_flags(r), &hk, &r->head_dups, "head", d)) < 0 ||
       (err = match_base(base, head, bk, hk, r, &cap)) < 0 ||
-      (err = add_new(head, bk, hk, r, &cap)) < 0) {
+      (err = add_new(head, bk, hk, r, &cap)) < 0 ||
+      (err = count_changed(r)) < 0) {
     acs_compare_free(r);
     goto out_with_sets;
   }
@@ -377,17 +415,26 @@ int acs_compare_write(FILE *f, const struct acs_compare_result *r, int format,
                       const char *base_name, const char *head_name, size_t limit)
 {
   const char *by = r->match == ACS_KEY_PARAMS ? "platform parameters" : "platform name";
+  const char *wl = r->by_digest ? "workload content" : "workload name";
+  const char *nl = format == ACS_CMP_MARKDOWN ? "\n" : "";
 
   if (format == ACS_CMP_MARKDOWN)
     fprintf(f, "## acsim compare: %s\n\n`%s` (base, %zu runs) vs `%s` (head, %zu runs); "
-               "tolerance %g%%; runs matched by %s, workload, scheduler and options.\n",
+               "tolerance %g%%; runs matched by %s, %s, scheduler and options.\n",
             r->metric->name, base_name, r->base_runs, head_name, r->head_runs,
-            100.0 * r->tolerance, by);
+            100.0 * r->tolerance, by, wl);
   else
-    fprintf(f, "acsim compare: %s (%s), tolerance %g%%, matched by %s, workload, scheduler\n"
+    fprintf(f, "acsim compare: %s (%s), tolerance %g%%, matched by %s, %s, scheduler\n"
                "base: %s (%zu runs)\nhead: %s (%zu runs)\n",
             r->metric->name, r->metric->higher_is_better ? "higher is better" : "lower is better",
-            100.0 * r->tolerance, by, base_name, r->base_runs, head_name, r->head_runs);
+            100.0 * r->tolerance, by, wl, base_name, r->base_runs, head_name, r->head_runs);
+  if (!r->by_digest)
+    fprintf(f, "%snote: workloads are matched by name: a file has workloads without a "
+               "content digest (written by an older acsim)\n", nl);
+  if (r->changed_workloads)
+    fprintf(f, "%snote: %zu workload%s (e.g. %s) changed content under the same name; "
+               "their runs are listed as missing and new, not compared\n", nl,
+            r->changed_workloads, r->changed_workloads == 1 ? "" : "s", r->changed_example);
   if (r->base_dups || r->head_dups)
     fprintf(f, "%snote: %zu base and %zu head runs repeat an earlier run's identity; the latest "
                "of each is compared\n", format == ACS_CMP_MARKDOWN ? "\n" : "",

@@ -29,6 +29,9 @@ struct merge_state {
   struct origin *origins;
   size_t norigins, cap;
   struct acs_results_data *data; /* one per input */
+  struct acs_results_data existing; /* the output's runs, when it exists */
+  int has_existing;
+  int flags;                     /* identity: ACS_KEY_*, DIGEST when all have one */
 };
 
 static int remember(struct merge_state *m, const char *file, int64_t run_id, int64_t *index)
@@ -52,7 +55,7 @@ static int check_runs(struct merge_state *m, const struct acs_results_data *data
     const struct acs_run_row *r = &data->runs[i];
     int64_t idx, old;
     int rc;
-    if (acs_run_key_of(data, r, ACS_KEY_NAME | ACS_KEY_PARAMS, key) < 0)
+    if (acs_run_key_of(data, r, m->flags, key) < 0)
       return acs_diag_set(d, ACS_EFORMAT, file, 0, 0,
                           "run %lld refers to a platform or workload the file does not have",
                           (long long)r->run_id);
@@ -82,22 +85,19 @@ static int same_file(const char *a, const char *b)
          sa.st_ino == sb.st_ino;
 }
 
-/* Reads and checks everything; m->data[i] filled. */
+/* Reads everything, then checks identities (by digest only when every file
+ * has them: that is known once all are read); m->data[i] filled. */
 static int read_all(struct merge_state *m, const char *const *inputs, size_t n,
                     const char *output, struct acs_merge_stats *st, struct acs_diag *d)
 {
-  struct acs_results_data existing;
-  int err;
+  int err, digested = 1;
 
   if (access(output, F_OK) == 0) {
-    if ((err = acs_results_read(output, &existing, d)) < 0)
+    if ((err = acs_results_read(output, &m->existing, d)) < 0)
       return err;
-    err = check_runs(m, &existing, output, d);
-    st->existing = existing.nruns;
-    /* The origins point at `output`, which the caller keeps alive. */
-    acs_results_data_free(&existing);
-    if (err < 0)
-      return err;
+    m->has_existing = 1;
+    st->existing = m->existing.nruns;
+    digested = acs_results_digested(&m->existing);
   }
   for (size_t i = 0; i < n; i++) {
     if (same_file(inputs[i], output))
@@ -106,9 +106,15 @@ static int read_all(struct merge_state *m, const char *const *inputs, size_t n,
                           "out of the inputs");
     if ((err = acs_results_read(inputs[i], &m->data[i], d)) < 0)
       return err;
+    digested &= acs_results_digested(&m->data[i]);
+  }
+  m->flags = ACS_KEY_NAME | ACS_KEY_PARAMS | (digested ? ACS_KEY_DIGEST : 0);
+  /* The origins point at the file names, which the caller keeps alive. */
+  if (m->has_existing && (err = check_runs(m, &m->existing, output, d)) < 0)
+    return err;
+  for (size_t i = 0; i < n; i++)
     if ((err = check_runs(m, &m->data[i], inputs[i], d)) < 0)
       return err;
-  }
   return ACS_OK;
 }
 
@@ -169,6 +175,8 @@ int acs_merge(const char *const *inputs, size_t n, const char *output, const cha
   err = acs_results_commit(w, d);
 
 out_with_state:
+  if (m.has_existing)
+    acs_results_data_free(&m.existing);
   for (size_t i = 0; m.data && i < n; i++)
     acs_results_data_free(&m.data[i]);
   free(m.data);

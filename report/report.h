@@ -17,22 +17,32 @@
 /* ---- the identity of a run ----
  *
  * A run is identified by its platform (the variant's name and every
- * parameter, compared exactly), its workload (name and kind; not the path,
- * which depends on where a command ran), its scheduler and the scheduler's
- * non-default options. `acsim sweep` skips runs whose identity is already in
- * its output (resume), `acsim merge` rejects an identity present twice, and
- * `acsim compare` matches base and head runs by it (ACS_KEY_PARAMS: by the
- * platform's parameters instead of its name).
+ * parameter, compared exactly), its workload, its scheduler and the
+ * scheduler's non-default options. The workload counts by its content
+ * digest and kind (ACS_KEY_DIGEST): not by its name or path, so the same
+ * file reached by two paths is one workload, and an edited file, or another
+ * file of the same name, is another. Workloads stored before the digest
+ * column existed have none; their runs are identified by workload name and
+ * kind, as acsim did then. `acsim sweep` skips runs whose identity is
+ * already in its output (resume), `acsim merge` rejects an identity present
+ * twice, and `acsim compare` matches base and head runs by it
+ * (ACS_KEY_PARAMS: by the platform's parameters instead of its name).
  */
-enum { ACS_KEY_NAME = 1, ACS_KEY_PARAMS = 2 };
+enum { ACS_KEY_NAME = 1, ACS_KEY_PARAMS = 2, ACS_KEY_DIGEST = 4 };
 #define ACS_RUN_KEY_MAX 2048
-/* Writes the identity of a run as text into buf (ACS_RUN_KEY_MAX bytes). */
+/* Writes the identity of a run as text into buf (ACS_RUN_KEY_MAX bytes).
+ * The workload counts by wl_digest with ACS_KEY_DIGEST when wl_digest is
+ * not empty, else by wl_name; a digest key never equals a name key. */
 void acs_run_key(const struct acs_platform *p, const char *wl_name, const char *wl_kind,
-                 const char *scheduler, const char *options, int flags, char *buf);
+                 const char *wl_digest, const char *scheduler, const char *options, int flags,
+                 char *buf);
 /* The identity of run `r` of a file read with acs_results_read. ACS_EFORMAT
  * when the run refers to a platform or workload id the file lacks. */
 int acs_run_key_of(const struct acs_results_data *data, const struct acs_run_row *r, int flags,
                    char *buf);
+/* 1 when every run's workload has a digest (files written since the column
+ * exists), 0 when some run must be identified by workload name. */
+int acs_results_digested(const struct acs_results_data *data);
 /* Platform and workload rows of run r (NULL when the id is unknown). */
 const struct acs_platform_row *acs_results_platform_of(const struct acs_results_data *data,
                                                        const struct acs_run_row *r);
@@ -74,7 +84,10 @@ void acs_metric_names(char *buf, size_t size);
  * output changes only when the whole merge succeeds. Every input must be a
  * results file of this schema; a run whose identity appears twice (in two
  * inputs, in one input, or already in the output) is an error naming both
- * places, and nothing is written. O(total runs + stored schedule rows).
+ * places, and nothing is written. Workloads count by content digest when
+ * every file has digests, else by name (the stricter test: a file without
+ * digests cannot tell an edited workload from the old one).
+ * O(total runs + stored schedule rows).
  */
 struct acs_merge_stats {
   size_t inputs, runs, schedules, existing;
@@ -111,6 +124,13 @@ struct acs_compare_result {
   const struct acs_metric *metric;
   double tolerance;
   int match;
+  /* Workloads matched by content digest (both files have digests), else by
+   * name (a file written before the digest column). */
+  int by_digest;
+  /* Workload names with missing runs in base and new runs in head: by
+   * digest, a workload whose file changed between the two. */
+  size_t changed_workloads;
+  char changed_example[ACS_STR_NAME];
   /* Regressions first (status regressions, then the largest change), then
    * improvements (largest first), other changes, missing, new, and the
    * unchanged matches last. */
@@ -122,7 +142,8 @@ struct acs_compare_result {
 };
 /* ACS_EINVAL with the valid names in d for an unknown metric. A file that
  * holds one identity several times (appended runs) is compared through the
- * latest run of each. O((B + H) log(B + H)). */
+ * latest run of each. Workloads match by content digest when both files
+ * have digests, else by name (r->by_digest). O((B + H) log(B + H)). */
 int acs_compare_data(const struct acs_results_data *base, const struct acs_results_data *head,
                      const struct acs_compare_opts *o, struct acs_compare_result *r,
                      struct acs_diag *d);

@@ -25,8 +25,10 @@
  *    S_{k-1}, the previous checkpoint, and nobody else can see it any more;
  *  - it becomes the next W after *replaying* the delta S_k - S_{k-1} into
  *    it: rows of /platforms, /workloads and /runs past its row counts
- *    (tables only grow), and the /schedules/run_<id> groups added since the
- *    last checkpoint (we keep their ids), copied from T with H5Ocopy;
+ *    (tables only grow), the /runs rows replaced in place since (a retried
+ *    run, acs_results_replace_run; we keep their row numbers), and the
+ *    /schedules/run_<id> groups added or replaced since the last checkpoint
+ *    (we keep their ids), copied from T with H5Ocopy;
  *  - a new spare link is made to the inode now at T.
  * Each checkpoint thus costs O(what was added since the previous one); the
  * whole file is copied only once, at open (or at the first checkpoint of a
@@ -107,6 +109,9 @@ void acs_run_row_init(struct acs_run_row *r)
   r->sim_seconds = NAN;
   r->pe_utilization = NAN;
   r->dma_utilization = NAN;
+  r->ii = NAN;
+  r->mii = NAN;
+  r->cycles_per_iter = NAN;
 }
 
 /* ---- a hash index of cached rows, for dedupe in O(1) expected ---- */
@@ -189,7 +194,7 @@ static uint64_t hash_platform(const struct acs_platform *p)
     x = p->v[i] == 0 ? 0.0 : p->v[i]; /* -0.0 == 0.0 must hash alike */
     h = fnv(h, &x, sizeof x);
   }
-  return h;
+  return fnv(h, p->units, strlen(p->units));
 }
 
 static uint64_t hash_platform_row(const void *rows, size_t i)
@@ -203,7 +208,7 @@ static int same_platform(const void *rows, size_t i, const void *key)
   const struct acs_platform *b = key;
   int k;
 
-  if (strcmp(a->name, b->name) != 0)
+  if (strcmp(a->name, b->name) != 0 || strcmp(a->units, b->units) != 0)
     return 0;
   for (k = 0; k < ACS_PARAM_COUNT; k++)
     if (!(a->v[k] == b->v[k]))
@@ -218,7 +223,8 @@ static uint64_t hash_workload(const struct acs_workload_row *w)
   h = fnv(h, w->path, strlen(w->path) + 1);
   h = fnv(h, w->kind, strlen(w->kind) + 1);
   h = fnv(h, &w->ops, sizeof w->ops);
-  return fnv(h, &w->edges, sizeof w->edges);
+  h = fnv(h, &w->edges, sizeof w->edges);
+  return fnv(h, w->digest, strlen(w->digest));
 }
 
 static uint64_t hash_workload_row(const void *rows, size_t i)
@@ -232,7 +238,8 @@ static int same_workload(const void *rows, size_t i, const void *key)
   const struct acs_workload_row *b = key;
 
   return strcmp(a->name, b->name) == 0 && strcmp(a->path, b->path) == 0 &&
-         strcmp(a->kind, b->kind) == 0 && a->ops == b->ops && a->edges == b->edges;
+         strcmp(a->kind, b->kind) == 0 && a->ops == b->ops && a->edges == b->edges &&
+         strcmp(a->digest, b->digest) == 0;
 }
 
 /* ---- the writer ---- */
@@ -269,6 +276,18 @@ struct acs_results {
   int64_t next_run;
   int64_t *epoch;          /* runs with schedules added since the last publish */
   size_t nepoch, cap_epoch;
+
+  /* run_id of each /runs row, in row order (to find a row to replace), and
+   * whether they increase (they do in files acsim writes: binary search). */
+  int64_t *ids;
+  size_t nids, cap_ids;
+  int ids_sorted;
+  /* Rows replaced since the last publish, for replay(). */
+  struct patch {
+    int64_t id;
+    hsize_t row;
+  } *patched;
+  size_t npatched, cap_patched;
 };
 
 static char *dupstr(const char *s)
@@ -531,6 +550,7 @@ static int open_new(struct acs_results *r, struct acs_diag *d)
   r->next_pid = 1;
   r->next_wid = 1;
   r->next_run = 1;
+  r->ids_sorted = 1;
   return ACS_OK;
 }
 
@@ -586,27 +606,30 @@ static int load_workloads(struct acs_results *r)
   return ACS_OK;
 }
 
-/* next_run = max stored run_id + 1 (so appends continue the numbering). */
+/* The run ids in row order (kept to find a row to replace), and next_run =
+ * max stored run_id + 1 (so appends continue the numbering). */
 static int load_run_ids(struct acs_results *r)
 {
   struct acs__h5table t;
-  int64_t *ids;
   hsize_t n, i;
   int rc;
 
   rc = acs__h5_nrows(r->file, "runs", &n);
-  if (rc < 0 || n > SIZE_MAX / sizeof *ids)
+  if (rc < 0 || n > SIZE_MAX / sizeof *r->ids)
     return ACS_EFORMAT;
-  ids = malloc(n ? (size_t)n * sizeof *ids : 1);
-  if (!ids)
+  if (acs_grow((void **)&r->ids, sizeof *r->ids, &r->cap_ids, (size_t)n + 1) < 0)
     return ACS_ENOMEM;
   acs__tbl_runs_id(&t);
-  rc = acs__h5_read(r->file, "runs", &t, 0, n, ids);
+  rc = acs__h5_read(r->file, "runs", &t, 0, n, r->ids);
   r->next_run = 1;
-  for (i = 0; rc == ACS_OK && i < n; i++)
-    if (ids[i] >= r->next_run && ids[i] < INT64_MAX)
-      r->next_run = ids[i] + 1;
-  free(ids);
+  r->ids_sorted = 1;
+  for (i = 0; rc == ACS_OK && i < n; i++) {
+    if (i > 0 && r->ids[i] <= r->ids[i - 1])
+      r->ids_sorted = 0;
+    if (r->ids[i] >= r->next_run && r->ids[i] < INT64_MAX)
+      r->next_run = r->ids[i] + 1;
+  }
+  r->nids = rc == ACS_OK ? (size_t)n : 0;
   return rc;
 }
 
@@ -683,6 +706,8 @@ static void free_results(struct acs_results *r)
   free(r->wls);
   free(r->widx.slot);
   free(r->epoch);
+  free(r->ids);
+  free(r->patched);
   free(r);
 }
 
@@ -823,6 +848,7 @@ int acs_results_add_workload(struct acs_results *r, const struct acs_workload_ro
   acs__strfill(row.kind, sizeof row.kind, w->kind);
   row.ops = w->ops;
   row.edges = w->edges;
+  acs__strfill(row.digest, sizeof row.digest, w->digest);
   if (idx_find(&r->widx, hash_workload(&row), same_workload, r->wls, &row, &pos)) {
     *id = r->wls[pos].workload_id;
     return ACS_OK;
@@ -867,6 +893,9 @@ static void run_record(struct acs_run_row *rec, const struct acs_run_row *row, i
   rec->sim_seconds = row->sim_seconds;
   rec->pe_utilization = row->pe_utilization;
   rec->dma_utilization = row->dma_utilization;
+  rec->ii = row->ii;
+  rec->mii = row->mii;
+  rec->cycles_per_iter = row->cycles_per_iter;
   acs__strfill(rec->message, sizeof rec->message, row->message);
 }
 
@@ -960,7 +989,7 @@ static int write_ops(hid_t g, const struct acs_schedule *s)
   int32_t i;
   int rc;
 
-  acs__tbl_ops(&t, s->nres, s->res_name);
+  acs__tbl_ops(&t, s->nres, s->res_name, s->res_cmx);
   if (acs_mul_size((size_t)s->nops, t.size, &bytes) < 0)
     return ACS_ENOMEM;
   buf = malloc(bytes ? bytes : 1);
@@ -1080,7 +1109,8 @@ int acs_results_add_run(struct acs_results *r, struct acs_run_row *row,
     return ACS_ERANGE;
   id = r->next_run;
   /* Reserve first so nothing can fail after the rows are written. */
-  if (s && acs_grow((void **)&r->epoch, sizeof *r->epoch, &r->cap_epoch, r->nepoch + 1) < 0)
+  if ((s && acs_grow((void **)&r->epoch, sizeof *r->epoch, &r->cap_epoch, r->nepoch + 1) < 0) ||
+      acs_grow((void **)&r->ids, sizeof *r->ids, &r->cap_ids, r->nids + 1) < 0)
     return ACS_ENOMEM;
   run_record(&rec, row, id);
   if (s) {
@@ -1098,10 +1128,75 @@ int acs_results_add_run(struct acs_results *r, struct acs_run_row *row,
   }
   if (s)
     r->epoch[r->nepoch++] = id;
+  if (r->nids > 0 && id <= r->ids[r->nids - 1])
+    r->ids_sorted = 0;
+  r->ids[r->nids++] = id;
   row->run_id = id;
   r->next_run++;
   r->dirty = 1;
   return ACS_OK;
+}
+
+/* The /runs row holding run id; 0 when found. O(log runs), or O(runs) in
+ * a file whose ids do not increase. */
+static int find_run_row(const struct acs_results *r, int64_t id, size_t *row)
+{
+  size_t lo = 0, hi = r->nids;
+
+  if (!r->ids_sorted) {
+    for (size_t i = 0; i < r->nids; i++)
+      if (r->ids[i] == id)
+        return *row = i, 0;
+    return -1;
+  }
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (r->ids[mid] < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == r->nids || r->ids[lo] != id)
+    return -1;
+  *row = lo;
+  return 0;
+}
+
+int acs_results_replace_run(struct acs_results *r, const struct acs_run_row *row,
+                            const struct acs_schedule *s)
+{
+  struct acs_run_row rec;
+  char name[48];
+  size_t at;
+  int rc;
+
+  if (!writable(r) || !row)
+    return r && r->broken ? ACS_EIO : ACS_EINVAL;
+  if (find_run_row(r, row->run_id, &at) < 0)
+    return ACS_ENOTFOUND;
+  if (s && (rc = check_schedule(s)) < 0)
+    return rc;
+  if (acs_grow((void **)&r->patched, sizeof *r->patched, &r->cap_patched, r->npatched + 1) < 0)
+    return ACS_ENOMEM;
+  run_record(&rec, row, row->run_id);
+  if (r->runs < 0)
+    r->runs = H5Dopen2(r->file, "runs", H5P_DEFAULT);
+  rc = r->runs < 0 ? ACS_EFORMAT : acs__h5_write_dset(r->runs, &r->truns, (hsize_t)at, 1, &rec);
+  if (rc < 0)
+    return rc;
+  /* From here the row is new: a failure leaves the work file inconsistent,
+   * so it is marked broken and the target keeps its last checkpoint. */
+  r->patched[r->npatched].id = row->run_id;
+  r->patched[r->npatched++].row = (hsize_t)at;
+  r->dirty = 1;
+  snprintf(name, sizeof name, "schedules/run_%" PRId64, row->run_id);
+  if (H5Lexists(r->file, name, H5P_DEFAULT) > 0 && H5Ldelete(r->file, name, H5P_DEFAULT) < 0)
+    rc = ACS_EIO;
+  if (rc == ACS_OK && s)
+    rc = write_schedule(r, row->run_id, s);
+  if (rc < 0)
+    r->broken = 1;
+  return rc;
 }
 
 /* ---- checkpoints ---- */
@@ -1163,8 +1258,49 @@ static int publish(struct acs_results *r, struct acs_diag *d)
   return ACS_OK;
 }
 
+/* Makes group `name` of xs what it is in ys: absent, or a copy. */
+static int sync_group(hid_t xs, hid_t ys, const char *name)
+{
+  htri_t in_y = H5Lexists(ys, name, H5P_DEFAULT);
+
+  if (in_y < 0)
+    return ACS_EIO;
+  if (H5Lexists(xs, name, H5P_DEFAULT) > 0 && H5Ldelete(xs, name, H5P_DEFAULT) < 0)
+    return ACS_EIO;
+  if (in_y > 0 && H5Ocopy(ys, name, xs, name, H5P_DEFAULT, H5P_DEFAULT) < 0)
+    return ACS_EIO;
+  return ACS_OK;
+}
+
+/* Rows replaced since the previous checkpoint (acs_results_replace_run):
+ * the row and its schedule group, copied from y. */
+static int replay_patches(struct acs_results *r, hid_t y, hid_t xs, hid_t ys)
+{
+  char name[40];
+  hid_t xd, yd;
+  int rc = ACS_OK;
+
+  if (r->npatched == 0)
+    return ACS_OK;
+  xd = H5Dopen2(r->file, "runs", H5P_DEFAULT);
+  yd = H5Dopen2(y, "runs", H5P_DEFAULT);
+  if (xd < 0 || yd < 0)
+    rc = ACS_EIO;
+  for (size_t i = 0; rc == ACS_OK && i < r->npatched; i++) {
+    rc = acs__h5_copy_rows(xd, yd, r->patched[i].row, r->patched[i].row + 1);
+    group_name(name, sizeof name, r->patched[i].id);
+    if (rc == ACS_OK)
+      rc = sync_group(xs, ys, name);
+  }
+  if (xd >= 0)
+    H5Dclose(xd);
+  if (yd >= 0)
+    H5Dclose(yd);
+  return rc;
+}
+
 /* Brings the old spare (the previous checkpoint) up to the target's state by
- * replaying what was added since (see the comment at the top). */
+ * replaying what was added (or replaced) since (see the comment at the top). */
 static int replay(struct acs_results *r, const char *from)
 {
   static const char *const tables[] = {"platforms", "workloads", "runs"};
@@ -1196,9 +1332,10 @@ static int replay(struct acs_results *r, const char *from)
   rc = ys >= 0 && xs >= 0 ? ACS_OK : ACS_EIO;
   for (i = 0; rc == ACS_OK && i < r->nepoch; i++) {
     group_name(name, sizeof name, r->epoch[i]);
-    if (H5Ocopy(ys, name, xs, name, H5P_DEFAULT, H5P_DEFAULT) < 0)
-      rc = ACS_EIO;
+    rc = sync_group(xs, ys, name);
   }
+  if (rc == ACS_OK)
+    rc = replay_patches(r, y, xs, ys);
   if (xs >= 0)
     H5Gclose(xs);
   if (ys >= 0)
@@ -1231,12 +1368,27 @@ static int resume(struct acs_results *r, struct acs_diag *d)
     r->spare = r->freed;
     r->freed = NULL;
   }
+  rc = ACS_EIO;
   if (prev) {
     r->work = prev;
     rc = open_work(r);
     if (rc == ACS_OK)
       rc = replay(r, r->spare ? r->spare : r->target);
-  } else {
+    if (rc < 0) {
+      /* Most likely a reader (h5dump, a script, acsim report) still has the
+       * previous checkpoint open: HDF5 then refuses us its write lock, and
+       * rightly, since writing that inode would change the file under the
+       * reader. Leave it to the reader (unlinked, it goes when they close
+       * it) and copy the target instead, as when there is no spare. */
+      if (r->file >= 0)
+        H5Fclose(r->file);
+      r->file = -1;
+      unlink(r->work);
+      free(r->work);
+      r->work = NULL;
+    }
+  }
+  if (rc < 0) {
     rc = copy_to_work(r, r->spare ? r->spare : r->target, d);
     if (rc == ACS_OK)
       rc = open_work(r);
@@ -1245,6 +1397,7 @@ static int resume(struct acs_results *r, struct acs_diag *d)
     return acs__h5_fail(d, rc, r->shown,
                         "checkpoint written, but cannot go on writing: %s", acs_strerror(rc));
   r->nepoch = 0;
+  r->npatched = 0;
   r->broken = 0;
   return ACS_OK;
 }

@@ -42,6 +42,11 @@ struct acs_run_row {
   int64_t control_edges;
   double sched_seconds, sim_seconds;
   double pe_utilization, dma_utilization; /* NaN if not simulated */
+  /* Loop workloads (issue 14): the initiation interval and its lower bound
+   * (modulo runs; NaN for other schedulers), and the simulated cycles per
+   * iteration: the simulated makespan of the N unrolled iterations over N
+   * (any scheduler on a loop; NaN otherwise or when not simulated). */
+  double ii, mii, cycles_per_iter;
   char message[ACS_STR_MSG];
 };
 /* Sets every field to its "nothing" value (NaN, -1, empty). */
@@ -53,6 +58,9 @@ struct acs_workload_row {
   char path[ACS_STR_PATH];
   char kind[16];
   int64_t ops, edges;
+  /* The workload's content digest (hex SHA-256, struct acs_workload), part
+   * of a run's identity; "" in files written before the column existed. */
+  char digest[ACS_DIGEST_HEX + 1];
 };
 
 struct acs_platform_row {
@@ -70,13 +78,23 @@ int acs_results_open(const char *path, const char *command_line,
  * stored, or adds it. */
 int acs_results_add_platform(struct acs_results *r, const struct acs_platform *p,
                              int32_t *id);
-/* Same for workloads (matched by name, path, kind, ops and edges). */
+/* Same for workloads (matched by name, path, kind, ops, edges and digest). */
 int acs_results_add_workload(struct acs_results *r, const struct acs_workload_row *w,
                              int32_t *id);
 /* Appends a run; row->run_id is set. When s is not NULL its
  * /schedules/run_<id>/{ops,resources,edges,waits} tables are written. */
 int acs_results_add_run(struct acs_results *r, struct acs_run_row *row,
                         const struct acs_schedule *s);
+/*
+ * Replaces the stored run row->run_id by row (same run_id; the platform,
+ * workload and every value may change), and its schedule: s is written as
+ * /schedules/run_<id>, or without s any stored one is removed. For a run
+ * that is retried (a sweep runs stored `error` runs again), so a file
+ * never holds a run twice. ACS_ENOTFOUND when no row has that id.
+ * O(log runs) to find the row.
+ */
+int acs_results_replace_run(struct acs_results *r, const struct acs_run_row *row,
+                            const struct acs_schedule *s);
 /* Makes everything added so far durable in the target file, and goes on. */
 int acs_results_checkpoint(struct acs_results *r, struct acs_diag *d);
 /* Checkpoint and close. r is freed whatever the outcome. */

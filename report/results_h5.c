@@ -30,13 +30,45 @@ static void add_field(struct acs__h5table *t, const char *name, size_t off,
   f->size = size;
   f->kind = kind;
   f->dflt = dflt;
+  f->unit = NULL;
+}
+
+const char *acs__h5_unit_of_name(const char *name)
+{
+  static const struct {
+    const char *word, *unit;
+  } words[] = {
+    {"cycles", "cycles"}, {"bytes", "bytes"}, {"seconds", "seconds"}, {"kib", "KiB"},
+    {"mhz", "MHz"}, {"gbps", "GB/s"}, {"pct", "%"}, {"ratio", "1"}, {"utilization", "1"},
+  };
+  const char *last = strrchr(name, '_');
+
+  last = last ? last + 1 : name;
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (strcmp(last, words[i].word) == 0)
+      return words[i].unit;
+  return NULL;
+}
+
+const char *acs__h5_field_unit(const struct acs__h5field *f)
+{
+  const char *u = f->unit ? f->unit : acs__h5_unit_of_name(f->name);
+
+  return u && *u ? u : NULL;
+}
+
+void acs__h5_set_unit(struct acs__h5table *t, const char *name, const char *unit)
+{
+  for (size_t i = 0; i < t->nfields; i++)
+    if (strcmp(t->f[i].name, name) == 0)
+      t->f[i].unit = unit;
 }
 
 #define FIELD(t, type, member, kind, dflt)                                   \
   add_field((t), #member, offsetof(type, member), sizeof(((type *)0)->member), \
             (kind), (dflt))
 
-_Static_assert(2 + ACS_PARAM_COUNT <= ACS__H5_MAXF, "too many platform columns");
+_Static_assert(3 + ACS_PARAM_COUNT <= ACS__H5_MAXF, "too many platform columns");
 _Static_assert(20 + ACS_MAX_RES <= ACS__H5_MAXF, "too many ops columns");
 
 void acs__tbl_platforms(struct acs__h5table *t)
@@ -54,6 +86,13 @@ void acs__tbl_platforms(struct acs__h5table *t)
   for (i = 0; i < ACS_PARAM_COUNT; i++)
     add_field(t, acs_param_table[i].name, base + (size_t)i * sizeof(double),
               sizeof(double), ACS__H5_F64, acs_param_table[i].def);
+  /* Parameters name their unit (freq_mhz, cmx_kib, dma_gbps, ...); these
+   * two do not say it in their last word. */
+  acs__h5_set_unit(t, "pe_macs_per_cycle", "MAC/cycle");
+  acs__h5_set_unit(t, "bytes_per_elem", "bytes");
+  /* The unit-count overrides of loop workloads ("" in older files). */
+  add_field(t, "units", offsetof(struct acs_platform_row, plat.units), ACS_PLATFORM_UNITS_MAX,
+            ACS__H5_STR, 0);
 }
 
 void acs__tbl_workloads(struct acs__h5table *t)
@@ -66,6 +105,7 @@ void acs__tbl_workloads(struct acs__h5table *t)
   FIELD(t, struct acs_workload_row, kind, ACS__H5_STR, 0);
   FIELD(t, struct acs_workload_row, ops, ACS__H5_I64, -1);
   FIELD(t, struct acs_workload_row, edges, ACS__H5_I64, -1);
+  FIELD(t, struct acs_workload_row, digest, ACS__H5_STR, 0);
 }
 
 void acs__tbl_runs(struct acs__h5table *t)
@@ -90,6 +130,9 @@ void acs__tbl_runs(struct acs__h5table *t)
   FIELD(t, struct acs_run_row, sim_seconds, ACS__H5_F64, NAN);
   FIELD(t, struct acs_run_row, pe_utilization, ACS__H5_F64, NAN);
   FIELD(t, struct acs_run_row, dma_utilization, ACS__H5_F64, NAN);
+  FIELD(t, struct acs_run_row, ii, ACS__H5_F64, NAN);
+  FIELD(t, struct acs_run_row, mii, ACS__H5_F64, NAN);
+  FIELD(t, struct acs_run_row, cycles_per_iter, ACS__H5_F64, NAN);
   FIELD(t, struct acs_run_row, message, ACS__H5_STR, 0);
 }
 
@@ -100,8 +143,10 @@ void acs__tbl_runs_id(struct acs__h5table *t)
   add_field(t, "run_id", 0, sizeof(int64_t), ACS__H5_I64, -1);
 }
 
-void acs__tbl_ops(struct acs__h5table *t, int nres, const char *const *res_names)
+void acs__tbl_ops(struct acs__h5table *t, int nres, const char *const *res_names, int res_cmx)
 {
+  static const char *const in_cycles[] = {"start", "end", "sim_start", "sim_end",
+                                          "cmx_alloc", "cmx_free", "dur"};
   char name[ACS__H5_FNAME];
   int i;
 
@@ -132,7 +177,12 @@ void acs__tbl_ops(struct acs__h5table *t, int nres, const char *const *res_names
     snprintf(name, sizeof name, "demand_%s", res_names[i] ? res_names[i] : "");
     add_field(t, name, offsetof(struct acs__oprec, demand) + (size_t)i * sizeof(double),
               sizeof(double), ACS__H5_F64, 0);
+    /* CMX demand is bytes; other resources count units of their own. */
+    t->f[t->nfields - 1].unit = i == res_cmx ? "bytes" : "";
   }
+  for (size_t k = 0; k < sizeof in_cycles / sizeof in_cycles[0]; k++)
+    acs__h5_set_unit(t, in_cycles[k], "cycles");
+  acs__h5_set_unit(t, "cmx_offset", "bytes");
   /* The record ends after the last used demand column, so a file stores no
    * unused padding; the offset of demand[] is a multiple of 8, hence so is
    * the stride. */
@@ -266,6 +316,83 @@ out_with_file:
   return ACS_EFORMAT;
 }
 
+/* ---- units ---- */
+
+/* Sets string attribute `name` of loc to value unless it already holds it. */
+static int attr_put_str(hid_t loc, const char *name, const char *value)
+{
+  char cur[64];
+
+  if (acs__h5_attr_get_str(loc, name, cur, sizeof cur) == ACS_OK && strcmp(cur, value) == 0)
+    return ACS_OK;
+  return acs__h5_attr_set_str(loc, name, value);
+}
+
+int acs__h5_write_units(hid_t did, const struct acs__h5table *t)
+{
+  hid_t ftype = H5Dget_type(did);
+  int nm = ftype >= 0 ? H5Tget_nmembers(ftype) : -1;
+  int rc = nm < 0 ? ACS_EFORMAT : ACS_OK;
+
+  for (int i = 0; rc == ACS_OK && i < nm; i++) {
+    char *name = H5Tget_member_name(ftype, (unsigned)i), attr[32];
+    const char *unit = NULL;
+    if (!name) {
+      rc = ACS_EFORMAT;
+      break;
+    }
+    for (size_t k = 0; k < t->nfields && !unit; k++)
+      if (strcmp(t->f[k].name, name) == 0)
+        unit = acs__h5_field_unit(&t->f[k]);
+    H5free_memory(name);
+    snprintf(attr, sizeof attr, "FIELD_%d_UNITS", i);
+    if (unit && attr_put_str(did, attr, unit) < 0)
+      rc = ACS_EIO;
+  }
+  if (ftype >= 0)
+    H5Tclose(ftype);
+  return rc;
+}
+
+/* Copies the FIELD_<i>_UNITS attributes of yd to xd (same column order),
+ * for columns [0, n). */
+static int copy_units(hid_t xd, hid_t yd, int n)
+{
+  char attr[32], unit[64];
+
+  for (int i = 0; i < n; i++) {
+    snprintf(attr, sizeof attr, "FIELD_%d_UNITS", i);
+    if (acs__h5_attr_get_str(yd, attr, unit, sizeof unit) == ACS_OK &&
+        attr_put_str(xd, attr, unit) < 0)
+      return ACS_EIO;
+  }
+  return ACS_OK;
+}
+
+/* Number of attributes of object oid, -1 on error. */
+static int num_attrs(hid_t oid)
+{
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_info2_t info;
+
+  return H5Oget_info3(oid, &info, H5O_INFO_NUM_ATTRS) < 0 ? -1 : (int)info.num_attrs;
+#else
+  H5O_info_t info;
+
+  return H5Oget_info2(oid, &info, H5O_INFO_NUM_ATTRS) < 0 ? -1 : (int)info.num_attrs;
+#endif
+}
+
+static int nmembers(hid_t did)
+{
+  hid_t type = H5Dget_type(did);
+  int n = type >= 0 ? H5Tget_nmembers(type) : -1;
+
+  if (type >= 0)
+    H5Tclose(type);
+  return n;
+}
+
 /* ---- tables ---- */
 
 /* A new HDF5 type for one field (the caller closes it). */
@@ -278,9 +405,11 @@ static hid_t field_type(const struct acs__h5field *f)
   case ACS__H5_I64: return H5Tcopy(H5T_NATIVE_INT64);
   case ACS__H5_F64: return H5Tcopy(H5T_NATIVE_DOUBLE);
   default:
+    /* Names, paths and messages are UTF-8 (ASCII is a subset of it). */
     t = H5Tcopy(H5T_C_S1);
     if (t >= 0 && (H5Tset_size(t, f->size) < 0 ||
-                   H5Tset_strpad(t, H5T_STR_NULLTERM) < 0)) {
+                   H5Tset_strpad(t, H5T_STR_NULLTERM) < 0 ||
+                   H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
       H5Tclose(t);
       return -1;
     }
@@ -308,8 +437,13 @@ int acs__h5_make(hid_t loc, const char *name, const struct acs__h5table *t,
   if (chunk == 0)
     chunk = 1;
   if (H5TBmake_table(name, loc, name, t->nfields, n, t->size, names, offs, types,
-                     chunk, NULL, compress, n ? buf : NULL) >= 0)
-    rc = ACS_OK;
+                     chunk, NULL, compress, n ? buf : NULL) >= 0) {
+    hid_t did = H5Dopen2(loc, name, H5P_DEFAULT);
+    if (did >= 0) {
+      rc = acs__h5_write_units(did, t);
+      H5Dclose(did);
+    }
+  }
 out_with_types:
   for (i = 0; i < made; i++)
     H5Tclose(types[i]);
@@ -321,6 +455,17 @@ static int kinds_compatible(int kind, H5T_class_t cls)
   if (kind == ACS__H5_STR)
     return cls == H5T_STRING;
   return cls == H5T_INTEGER || cls == H5T_FLOAT;
+}
+
+/* Gives the string type st the character set of member idx of ftype. */
+static int same_cset(hid_t ftype, unsigned idx, hid_t st)
+{
+  hid_t mt = H5Tget_member_type(ftype, idx);
+  H5T_cset_t cs = mt >= 0 ? H5Tget_cset(mt) : H5T_CSET_ERROR;
+
+  if (mt >= 0)
+    H5Tclose(mt);
+  return cs == H5T_CSET_ERROR || H5Tset_cset(st, cs) < 0 ? ACS_EFORMAT : ACS_OK;
 }
 
 /*
@@ -347,6 +492,12 @@ static int memtype_by_name(hid_t ftype, const struct acs__h5table *t, hid_t *out
     if (!kinds_compatible(t->f[i].kind, H5Tget_member_class(ftype, (unsigned)idx)))
       goto out_with_type;
     ft = field_type(&t->f[i]);
+    /* HDF5 does not convert between ASCII and UTF-8 strings: read and
+     * append in the file's own character set (older files say ASCII). */
+    if (ft >= 0 && t->f[i].kind == ACS__H5_STR && same_cset(ftype, (unsigned)idx, ft) < 0) {
+      H5Tclose(ft);
+      goto out_with_type;
+    }
     if (ft < 0 || H5Tinsert(mt, t->f[i].name, t->f[i].off, ft) < 0) {
       if (ft >= 0)
         H5Tclose(ft);
@@ -467,6 +618,32 @@ out_with_ftype:
   return rc;
 }
 
+int acs__h5_write_dset(hid_t did, const struct acs__h5table *t, hsize_t start, hsize_t n,
+                       const void *buf)
+{
+  int present[ACS__H5_MAXF];
+  size_t npresent;
+  hid_t ftype, mt;
+  hsize_t rows;
+  int rc;
+
+  if (n == 0)
+    return ACS_OK;
+  ftype = H5Dget_type(did);
+  if (ftype < 0)
+    return ACS_EFORMAT;
+  rc = memtype_by_name(ftype, t, &mt, present, &npresent);
+  if (rc < 0)
+    goto out_with_ftype;
+  rc = ACS_EFORMAT;
+  if (npresent > 0 && dset_rows(did, &rows) == ACS_OK && start <= rows && n <= rows - start)
+    rc = write_rows(did, mt, start, n, buf);
+  H5Tclose(mt);
+out_with_ftype:
+  H5Tclose(ftype);
+  return rc;
+}
+
 int acs__h5_append(hid_t loc, const char *name, const struct acs__h5table *t,
                    hsize_t n, const void *buf)
 {
@@ -487,7 +664,7 @@ int acs__h5_copy_rows(hid_t xd, hid_t yd, hsize_t from, hsize_t to)
 {
   hid_t type;
   size_t tsize;
-  hsize_t batch, at, n;
+  hsize_t batch, at, n, have;
   char *buf;
   int rc = ACS_EIO;
 
@@ -507,7 +684,8 @@ int acs__h5_copy_rows(hid_t xd, hid_t yd, hsize_t from, hsize_t to)
     rc = ACS_ENOMEM;
     goto out_with_type;
   }
-  if (H5Dset_extent(xd, &to) < 0)
+  /* Grow only: rows past `to` (a row patched in the middle) stay. */
+  if (dset_rows(xd, &have) < 0 || (have < to && H5Dset_extent(xd, &to) < 0))
     goto out_with_buf;
   /* The dataset's own file type serves as the memory type on both sides,
    * so rows move as raw bytes without conversion. */
@@ -558,6 +736,11 @@ int acs__h5_sync_table(hid_t x, hid_t y, const char *name)
   /* Tables only grow, so x's rows are a prefix of y's. */
   if (dset_rows(xd, &nx) == ACS_OK && dset_rows(yd, &ny) == ACS_OK && ny >= nx)
     rc = acs__h5_copy_rows(xd, yd, nx, ny);
+  /* The units y's writer gave the columns when x lacks some (units are
+   * only ever added, so equal attribute counts mean x has them all; the
+   * count keeps a checkpoint from reading every attribute). */
+  if (rc == ACS_OK && num_attrs(xd) != num_attrs(yd))
+    rc = copy_units(xd, yd, nmembers(yd));
   H5Dclose(xd);
 out_with_ytype:
   H5Tclose(yt);
@@ -707,6 +890,14 @@ static int build_layout(hid_t ftype, const struct acs__h5table *t, const int *mi
       layout_free(l);
       return ACS_EFORMAT;
     }
+    /* Strings acsim wrote are UTF-8 whatever an older file's tag says; the
+     * tag changes, the bytes do not. */
+    if (H5Tget_class(l->types[i]) == H5T_STRING &&
+        H5Tset_cset(l->types[i], H5T_CSET_UTF8) < 0) {
+      l->n++;
+      layout_free(l);
+      return ACS_EIO;
+    }
   }
   off = round8(H5Tget_size(ftype));
   for (k = 0; k < t->nfields; k++) {
@@ -767,13 +958,34 @@ static int rewrite_table(hid_t loc, const char *name, hid_t did, hid_t ftype,
     goto out_with_bufs;
   }
   H5Ldelete(loc, tmpname, H5P_DEFAULT);
-  rc = ACS_OK;
+  /* The kept columns keep their place, hence their units attributes. */
+  {
+    hid_t nd = H5Dopen2(loc, name, H5P_DEFAULT);
+    rc = nd >= 0 ? copy_units(nd, did, (int)(l.n - nmissing)) : ACS_EIO;
+    if (nd >= 0)
+      H5Dclose(nd);
+  }
 out_with_bufs:
   free(obuf);
   free(nbuf);
 out_with_layout:
   layout_free(&l);
   return rc;
+}
+
+/* Whether a string member of the compound ftype is tagged ASCII. */
+static int has_ascii_strings(hid_t ftype)
+{
+  int nm = H5Tget_nmembers(ftype), ascii = 0;
+
+  for (int i = 0; i < nm && !ascii; i++) {
+    hid_t mt = H5Tget_member_type(ftype, (unsigned)i);
+    if (mt < 0)
+      continue;
+    ascii = H5Tget_class(mt) == H5T_STRING && H5Tget_cset(mt) == H5T_CSET_ASCII;
+    H5Tclose(mt);
+  }
+  return ascii;
 }
 
 int acs__h5_upgrade(hid_t loc, const char *name, const struct acs__h5table *t,
@@ -796,7 +1008,7 @@ int acs__h5_upgrade(hid_t loc, const char *name, const struct acs__h5table *t,
     nmissing += (size_t)missing[i];
   }
   rc = ACS_OK;
-  if (nmissing > 0) {
+  if (nmissing > 0 || has_ascii_strings(ftype)) {
     rc = rewrite_table(loc, name, did, ftype, t, missing, nmissing, chunk);
     *changed = rc == ACS_OK;
   }
@@ -804,6 +1016,12 @@ out_with_dset:
   if (ftype >= 0)
     H5Tclose(ftype);
   H5Dclose(did);
+  if (rc == ACS_OK) {
+    did = H5Dopen2(loc, name, H5P_DEFAULT);
+    rc = did >= 0 ? acs__h5_write_units(did, t) : ACS_EFORMAT;
+    if (did >= 0)
+      H5Dclose(did);
+  }
   return rc;
 }
 
@@ -820,7 +1038,8 @@ int acs__h5_attr_set_str(hid_t loc, const char *name, const char *value)
   type = H5Tcopy(H5T_C_S1);
   if (type < 0)
     return ACS_EIO;
-  if (H5Tset_size(type, len + 1) < 0 || H5Tset_strpad(type, H5T_STR_NULLTERM) < 0)
+  if (H5Tset_size(type, len + 1) < 0 || H5Tset_strpad(type, H5T_STR_NULLTERM) < 0 ||
+      H5Tset_cset(type, H5T_CSET_UTF8) < 0)
     goto out_with_type;
   space = H5Screate(H5S_SCALAR);
   if (space < 0)
@@ -837,8 +1056,8 @@ out_with_type:
   return rc;
 }
 
-/* HDF5 converts no text between character sets, so the memory type
- * takes the attribute's own (ASCII or UTF-8). */
+/* Attributes are read in their own character set: HDF5 does not convert
+ * between ASCII and UTF-8. */
 static int read_vlen_str(hid_t attr, H5T_cset_t cset, char *buf, size_t size)
 {
   hid_t mt = H5Tcopy(H5T_C_S1);
@@ -893,6 +1112,8 @@ int acs__h5_attr_get_str(hid_t loc, const char *name, char *buf, size_t size)
   space = H5Aget_space(attr);
   if (type < 0 || space < 0 || H5Tget_class(type) != H5T_STRING ||
       H5Sget_simple_extent_npoints(space) != 1)
+    goto out_with_attr;
+  if (H5Tget_cset(type) == H5T_CSET_ERROR)
     goto out_with_attr;
   if (H5Tis_variable_str(type) > 0)
     rc = read_vlen_str(attr, H5Tget_cset(type), buf, size);

@@ -17,7 +17,7 @@
 
 #include "report/results.h"
 
-#define ACS__H5_MAXF 64          /* columns of one table */
+#define ACS__H5_MAXF 160         /* columns of one table (ops: 20 + ACS_MAX_RES) */
 #define ACS__H5_FNAME (ACS_NAME_MAX + 16) /* "demand_" + a resource name */
 #define ACS__KIND_LEN 16         /* op, resource and edge kinds, status */
 #define ACS__MEM_LEN 8           /* "none", "ddr", "cmx" */
@@ -29,6 +29,9 @@ struct acs__h5field {
   size_t off, size;
   int kind;                      /* enum acs__h5kind */
   double dflt;                   /* for a missing column; strings become "" */
+  /* The column's unit, stored as the table attribute FIELD_<i>_UNITS; NULL:
+   * derived from the name (acs__h5_unit_of_name), "": none. */
+  const char *unit;
 };
 
 struct acs__h5table {
@@ -65,12 +68,32 @@ struct acs__edgerec {
   char kind[ACS__KIND_LEN];      /* "data", "control" */
 };
 
+/*
+ * The unit a column name states by its last word ("_cycles", "_bytes",
+ * "_seconds", "_kib", "_mhz", "_gbps", "_pct", "_ratio", "_utilization", or
+ * the whole name being one of them): "cycles", "bytes", "seconds", "KiB",
+ * "MHz", "GB/s", "%", "1" (ratios). NULL when the name states none (counts,
+ * ids, names). A new column named after its unit gets it with no more work.
+ */
+const char *acs__h5_unit_of_name(const char *name);
+/* The unit of field f: f->unit, else the one its name states; NULL: none. */
+const char *acs__h5_field_unit(const struct acs__h5field *f);
+/* Sets the unit of t's column `name` ("" for none). */
+void acs__h5_set_unit(struct acs__h5table *t, const char *name, const char *unit);
+/*
+ * Writes, on the table dataset did, a string attribute FIELD_<i>_UNITS for
+ * each member i (in the dataset's own column order, the order of H5TB's
+ * FIELD_<i>_NAME) that t gives a unit; other attributes are left alone.
+ */
+int acs__h5_write_units(hid_t did, const struct acs__h5table *t);
+
 /* Table descriptors. */
 void acs__tbl_platforms(struct acs__h5table *t);
 void acs__tbl_workloads(struct acs__h5table *t);
 void acs__tbl_runs(struct acs__h5table *t);
 void acs__tbl_runs_id(struct acs__h5table *t);    /* run_id alone, int64 records */
-void acs__tbl_ops(struct acs__h5table *t, int nres, const char *const *res_names);
+/* res_cmx: the index of the CMX resource (its demand column is in bytes), -1 none. */
+void acs__tbl_ops(struct acs__h5table *t, int nres, const char *const *res_names, int res_cmx);
 void acs__tbl_resources(struct acs__h5table *t);
 void acs__tbl_edges(struct acs__h5table *t);
 void acs__tbl_waits(struct acs__h5table *t);
@@ -109,6 +132,11 @@ int acs__h5_append(hid_t loc, const char *name, const struct acs__h5table *t,
  * table's last chunk stays in HDF5's chunk cache between appends). */
 int acs__h5_append_dset(hid_t did, const struct acs__h5table *t, hsize_t n,
                         const void *buf);
+/* Overwrites records [start, start + n) of an existing table (columns
+ * matched by name; ones t lacks keep their values). ACS_EFORMAT when the
+ * rows are not all there. */
+int acs__h5_write_dset(hid_t did, const struct acs__h5table *t, hsize_t start, hsize_t n,
+                       const void *buf);
 /* Number of records of a table. */
 int acs__h5_nrows(hid_t loc, const char *name, hsize_t *n);
 /*
@@ -120,24 +148,29 @@ int acs__h5_nrows(hid_t loc, const char *name, hsize_t *n);
 int acs__h5_read(hid_t loc, const char *name, const struct acs__h5table *t,
                  hsize_t start, hsize_t n, void *buf);
 /*
- * When table `name` lacks columns of t, rewrites it with them added (after
- * the existing ones, which are kept, unknown ones included) holding their
- * defaults, so later appends lose nothing. *changed tells whether it did.
- * O(rows).
+ * When table `name` lacks columns of t, or tags strings ASCII (files of an
+ * older acsim), rewrites it with the columns added (after the existing
+ * ones, which are kept, unknown ones included) holding their defaults and
+ * every string tagged UTF-8 (the bytes are unchanged), so later appends lose
+ * nothing. Then writes the units of t's columns (acs__h5_write_units).
+ * *changed tells whether it rewrote. O(rows).
  */
 int acs__h5_upgrade(hid_t loc, const char *name, const struct acs__h5table *t,
                     hsize_t chunk, int *changed);
 
 /* Copies rows [from, to) of dataset yd into dataset xd (same type), growing
- * xd to `to` rows. O(rows) in batches of ACS__H5_COPY_BYTES. */
+ * xd to `to` rows when it is shorter. O(rows) in batches of
+ * ACS__H5_COPY_BYTES. */
 #define ACS__H5_COPY_BYTES ((size_t)4 << 20)
 int acs__h5_copy_rows(hid_t xd, hid_t yd, hsize_t from, hsize_t to);
 /* Makes table `name` of file x equal to that of file y, given that x's is an
- * older state of y's (a prefix): appends the missing rows, or copies the
- * whole table when x lacks it or has another layout. O(new rows). */
+ * older state of y's (a prefix): appends the missing rows (and copies y's
+ * FIELD_<i>_UNITS attributes), or copies the whole table when x lacks it or
+ * has another layout. O(new rows). */
 int acs__h5_sync_table(hid_t x, hid_t y, const char *name);
 
-/* Attributes. Strings are fixed-length; reading truncates to size - 1. */
+/* Attributes. Strings are fixed-length and tagged UTF-8 (ASCII ones of
+ * older files read too); reading truncates to size - 1 at a character. */
 int acs__h5_attr_set_str(hid_t loc, const char *name, const char *value);
 int acs__h5_attr_get_str(hid_t loc, const char *name, char *buf, size_t size);
 int acs__h5_attr_set_i64(hid_t loc, const char *name, int64_t value);

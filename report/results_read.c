@@ -322,7 +322,7 @@ static int read_ops(hid_t g, struct acs_schedule *s, const struct where *w)
   size_t n, i;
   int rc;
 
-  acs__tbl_ops(&t, s->nres, s->res_name);
+  acs__tbl_ops(&t, s->nres, s->res_name, s->res_cmx);
   rc = read_all(g, "ops", &t, (void **)&buf, &n);
   if (rc < 0)
     return acs__h5_fail(w->d, rc, w->path, "run_%" PRId64 ": cannot read its ops", w->run);

@@ -3,8 +3,9 @@
  *
  * A table is the dataset /schedules/run_<id>/<name>: one compound record per
  * row whose fields are the columns (int64, float64, or UTF-8 text of the
- * column's longest value), an attribute `units_<column>` for every column
- * with a unit, and one scalar attribute per table attribute. Reading takes
+ * column's longest value), an attribute `FIELD_<i>_UNITS` for every column
+ * i (from 0) with a unit, as on the common tables (results_h5.c), and one
+ * scalar attribute per table attribute. Reading takes
  * every dataset of a run's group that is not a common table (ops,
  * resources, edges, waits) as a result table, so a reader needs no
  * knowledge of the family that wrote it. O(rows x columns) each way.
@@ -130,7 +131,7 @@ static int write_attrs(hid_t ds, const struct acs_rtab *t)
 
   for (int32_t c = 0; rc == ACS_OK && c < t->ncols; c++)
     if (t->cols[c].units[0]) {
-      snprintf(name, sizeof(name), "units_%s", t->cols[c].name);
+      snprintf(name, sizeof(name), "FIELD_%d_UNITS", (int)c);
       rc = attr_write_str(ds, name, t->cols[c].units);
     }
   for (int32_t k = 0; rc == ACS_OK && k < t->nattrs; k++) {
@@ -314,10 +315,11 @@ static herr_t read_attr(hid_t loc, const char *name, const H5A_info_t *info, voi
     double v;
     rc = H5Aread(a, H5T_NATIVE_DOUBLE, &v) < 0 ? ACS_EFORMAT : acs_rtab_attr_f64(t, name, v);
   } else if (cls == H5T_STRING && acs__h5_attr_get_str(loc, name, text, sizeof(text)) == 0) {
-    if (strncmp(name, "units_", 6) == 0) {
-      int32_t c = acs_rtab_col_find(t, name + 6);
+    int c;
+    char tail;
+    if (sscanf(name, "FIELD_%d_UNIT%c", &c, &tail) == 2 && tail == 'S') {
       const char *u = acs_arena_strdup(t->arena, text);
-      if (c >= 0 && u)
+      if (c >= 0 && c < t->ncols && u)
         t->cols[c].units = u;
       rc = u ? ACS_OK : ACS_ENOMEM;
     } else {

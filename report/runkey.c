@@ -16,17 +16,27 @@
 #define SEP '\x1f'
 
 void acs_run_key(const struct acs_platform *p, const char *wl_name, const char *wl_kind,
-                 const char *scheduler, const char *options, int flags, char *buf)
+                 const char *wl_digest, const char *scheduler, const char *options, int flags,
+                 char *buf)
 {
   size_t off = 0, size = ACS_RUN_KEY_MAX;
 
   if (flags & ACS_KEY_NAME)
     off += (size_t)snprintf(buf + off, size - off, "%s%c", p->name, SEP);
-  if (flags & ACS_KEY_PARAMS)
+  if (flags & ACS_KEY_PARAMS) {
     for (int i = 0; i < ACS_PARAM_COUNT && off < size; i++)
       off += (size_t)snprintf(buf + off, size - off, "%a%c", p->v[i], SEP);
+    if (off < size)
+      off += (size_t)snprintf(buf + off, size - off, "%s%c", p->units, SEP);
+  }
+  /* "d:" and "n:" keep a digest and a name apart even if a name looked
+   * like a digest. */
+  if (off < size && (flags & ACS_KEY_DIGEST) && wl_digest && wl_digest[0])
+    off += (size_t)snprintf(buf + off, size - off, "d:%s%c", wl_digest, SEP);
+  else if (off < size)
+    off += (size_t)snprintf(buf + off, size - off, "n:%s%c", wl_name, SEP);
   if (off < size)
-    snprintf(buf + off, size - off, "%s%c%s%c%s%c%s", wl_name, SEP, wl_kind, SEP, scheduler, SEP,
+    snprintf(buf + off, size - off, "%s%c%s%c%s", wl_kind, SEP, scheduler, SEP,
              options ? options : "");
 }
 
@@ -67,8 +77,18 @@ int acs_run_key_of(const struct acs_results_data *data, const struct acs_run_row
 
   if (!p || !w)
     return ACS_EFORMAT;
-  acs_run_key(&p->plat, w->name, w->kind, r->scheduler, r->options, flags, buf);
+  acs_run_key(&p->plat, w->name, w->kind, w->digest, r->scheduler, r->options, flags, buf);
   return ACS_OK;
+}
+
+int acs_results_digested(const struct acs_results_data *data)
+{
+  for (size_t i = 0; i < data->nruns; i++) {
+    const struct acs_workload_row *w = acs_results_workload_of(data, &data->runs[i]);
+    if (w && !w->digest[0])
+      return 0;
+  }
+  return 1;
 }
 
 /* ---- keyset ---- */
@@ -219,6 +239,9 @@ static const struct {
   M(sim_seconds, 0, "s", M_F64, "wall-clock time of the simulation"),
   M(pe_utilization, 1, "fraction", M_F64, "simulated PE busy fraction"),
   M(dma_utilization, 1, "fraction", M_F64, "simulated DMA busy fraction"),
+  M(ii, 0, "cycles", M_F64, "initiation interval of a modulo schedule"),
+  M(mii, 0, "cycles", M_F64, "lower bound on the initiation interval"),
+  M(cycles_per_iter, 0, "cycles", M_F64, "simulated makespan of a loop's N iterations over N"),
 #undef M
 };
 #define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))

@@ -179,22 +179,76 @@ static void family_label(const struct acs__study *s, const struct acs_platform *
     snprintf(buf + off, size - off, ")");
 }
 
+static const struct acs_workload_row *g_wsort; /* qsort has no context argument */
+
+static int cmp_wl_name(const void *a, const void *b)
+{
+  const struct acs_workload_row *x = &g_wsort[*(const size_t *)a];
+  const struct acs_workload_row *y = &g_wsort[*(const size_t *)b];
+  int c = strcmp(x->name, y->name);
+
+  return c ? c : strcmp(x->digest, y->digest);
+}
+
+/*
+ * Marks the workload rows whose name another row shares with other content
+ * (an edited file run again into the same study, two files of one name in
+ * two folders): amb[i] is 1 for them. Their runs are labelled with the
+ * digest too, so the report never draws different workloads as one. Rows
+ * without a digest (older files) match by name alone, as run identity
+ * does. O(W log W).
+ */
+static int ambiguous_names(const struct acs_results_data *data, unsigned char *amb)
+{
+  size_t n = data->nworkloads, *ix = malloc((n ? n : 1) * sizeof(*ix));
+
+  if (!ix)
+    return ACS_ENOMEM;
+  for (size_t i = 0; i < n; i++)
+    ix[i] = i;
+  g_wsort = data->workloads;
+  qsort(ix, n, sizeof(*ix), cmp_wl_name);
+  for (size_t a = 0, b; a < n; a = b) {
+    int differ = 0;
+    for (b = a + 1; b < n && strcmp(data->workloads[ix[b]].name,
+                                     data->workloads[ix[a]].name) == 0; b++)
+      differ |= data->workloads[ix[b]].digest[0] && data->workloads[ix[a]].digest[0] &&
+                strcmp(data->workloads[ix[b]].digest, data->workloads[ix[a]].digest) != 0;
+    for (size_t k = a; k < b; k++)
+      amb[ix[k]] = (unsigned char)differ;
+  }
+  free(ix);
+  return ACS_OK;
+}
+
 static int join_runs(struct acs__study *s, struct acs_diag *d)
 {
   struct acs_results_data *data = &s->data;
+  unsigned char *amb = calloc(data->nworkloads + 1, 1);
   char label[ACS__LABEL];
+
+  if (!amb || ambiguous_names(data, amb) < 0) {
+    free(amb);
+    return ACS_ENOMEM;
+  }
 
   for (size_t i = 0; i < data->nruns; i++) {
     struct acs__srun *r = &s->runs[i];
     const struct acs_platform_row *p = acs_results_platform_of(data, &data->runs[i]);
     r->r = &data->runs[i];
     r->w = acs_results_workload_of(data, r->r);
-    if (!p || !r->w)
+    if (!p || !r->w) {
+      free(amb);
       return acs_diag_set(d, ACS_EFORMAT, s->path, 0, 0,
                           "run %lld refers to a platform or workload the file does not have",
                           (long long)r->r->run_id);
+    }
     r->p = &p->plat;
-    r->wl = intern(s->wl, &s->nwl, r->w->name);
+    if (amb[r->w - data->workloads])
+      snprintf(label, sizeof(label), "%s (%.8s)", r->w->name, r->w->digest);
+    else
+      snprintf(label, sizeof(label), "%s", r->w->name);
+    r->wl = intern(s->wl, &s->nwl, label);
     if (r->r->options[0])
       snprintf(label, sizeof(label), "%s[%s]", r->r->scheduler, r->r->options);
     else
@@ -207,6 +261,7 @@ static int join_runs(struct acs__study *s, struct acs_diag *d)
     if (!isnan(r->r->sim_makespan_cycles))
       s->simulated = 1;
   }
+  free(amb);
   return ACS_OK;
 }
 

@@ -46,6 +46,8 @@ static void tbl_validation(struct acs__h5table *t)
   FIELD(t, time_limit, ACS__H5_F64, NAN);
   FIELD(t, seconds, ACS__H5_F64, NAN);
   FIELD(t, created_utc, ACS__H5_STR, 0);
+  /* Units follow the names (avg_dev_pct: %, seconds); this one does not say. */
+  acs__h5_set_unit(t, "time_limit", "seconds");
 }
 
 /* The largest stored id, 0 when the table is empty. */
@@ -72,7 +74,7 @@ int acs_validation_add(struct acs_results *r, struct acs_validation_row *rows, s
   struct acs__h5table t;
   hid_t f = acs__results_file(r);
   int64_t id = 0;
-  int exists;
+  int exists, changed;
   char now[32];
   time_t tt = time(NULL);
   struct tm tmv;
@@ -83,7 +85,9 @@ int acs_validation_add(struct acs_results *r, struct acs_validation_row *rows, s
   gmtime_r(&tt, &tmv);
   strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tmv);
   exists = H5Lexists(f, "validation", H5P_DEFAULT) > 0;
-  if (exists && last_id(f, &t, &id) < 0)
+  /* An older table gets the columns it lacks, UTF-8 strings and units. */
+  if (exists && (acs__h5_upgrade(f, "validation", &t, 16, &changed) < 0 ||
+                 last_id(f, &t, &id) < 0))
     return acs__h5_fail(d, ACS_EIO, "results", "cannot read the /validation table");
   for (size_t i = 0; i < n; i++) {
     rows[i].validation_id = ++id;

@@ -1,21 +1,33 @@
 /*
- * actors.c - the forked child: replays a plan with SimGrid actors.
+ * actors.c - SimGrid in the zygote (start, platform, warm-up) and in the
+ * simulation process (a plan replayed by actors).
  *
- * SimGrid's C API has no activity dependencies, so the DAG is driven with
- * actors: when the last dependency of an op finishes (data and control
+ * One actor per unit (PE or DMA channel) that has working ops, plus one
+ * control actor: the number of actors does not grow with the number of ops,
+ * so SimGrid's per-actor costs (a context with its stack and guard page, an
+ * exception to end it) are paid O(units) times, not O(ops) times.
+ *
+ * SimGrid's C API has no activity dependencies, so the DAG is driven by
+ * counters. When the last dependency of an op finishes (data and control
  * edges, the previous op on its unit, the barrier uses it waits on) and the
  * ops it must not overtake have started (the consumers of the previous use
- * of the barrier it reprograms), the op is due at once or waits
- * in a heap for its planned start; when due it gets an actor that does the
- * work (compute, transfer or wait) and then releases its successors. Ops
- * without work complete inline, without an actor. Each op is released once
- * and finishes once, so a run costs O((V + E) log V) here plus SimGrid's
- * per-event cost.
+ * of the barrier it reprograms), the op is ready: due at once, or it waits
+ * in the control actor's timer heap for its planned start. A due op starts
+ * (its start time is taken, REUSE_START successors are released) and then:
+ *  - an op with a unit is performed by that unit's actor, which works
+ *    through its unit's ops in planned order and blocks on its semaphore
+ *    until the next one has started (the unit order is a dependency, so the
+ *    next op to start on a unit is always the head of its list);
+ *  - an op without a unit (PSPLIB jobs: they take time and contend for
+ *    nothing; many run at once) gets a timer for its end in the heap;
+ *  - an op without work completes at once, inline.
+ * Finishing an op releases its successors. Each op is released once and
+ * finishes once, so a run costs O((V + E) log V) here plus SimGrid's
+ * per-activity cost (one execution, transfer or sleep per working op).
  *
  * The simulation is single-threaded (actors are coroutines), so the run
  * state below needs no locking. Only one run happens per process, which is
- * why it can live in one static pointer: actors receive nothing but their
- * op index (as actor data).
+ * why it can live in one static pointer.
  */
 #include "config.h"
 
@@ -36,64 +48,75 @@
 
 #include "simulate/simint.h"
 
-enum op_state { ST_WAITING, ST_RELEASED, ST_DONE };
+/* Op states are enum acs__state (simint.h): the parent explains an
+ * incomplete run from them. */
+enum { ST_WAITING = ACS__ST_WAITING, ST_PENDING = ACS__ST_PENDING,
+       ST_STARTED = ACS__ST_STARTED, ST_DONE = ACS__ST_DONE };
 
-/* An op whose dependencies are done but whose planned start is ahead. */
-struct pending {
-  double release;
+/* A timer: an op's release time (RELEASE) or the end of an op without a
+ * unit (END). */
+enum timer_kind { TM_RELEASE, TM_END };
+struct timer {
+  double at;
   int32_t op;
+  int32_t kind;
+};
+
+/* A unit's actor: it works through uop[uoff[u] .. uoff[u + 1]). */
+struct unit {
+  sg_sem_t sem;               /* posted when its head op starts */
+  int waiting;                /* blocked on sem */
 };
 
 struct run {
   const struct acs__sim_plan *pl;
-  struct acs__sim_op *op;     /* private copy: npred counts down */
+  struct acs__sim_op *op;     /* the plan's, this process's own: npred counts down */
   sg_host_t *host;            /* the host table of simint.h */
+  struct unit *unit;          /* nunits, the busy units */
   double *t;                  /* n start times, then n end times */
-  uint8_t *state;             /* enum op_state */
+  uint8_t *state;             /* enum acs__state */
   int32_t *stack;             /* ops finished at the current instant */
   size_t top;
   int32_t ndone;
   int32_t *rq;                /* ops released by a start (REUSE_START), to make ready */
   size_t nrq;
-  struct pending *heap;       /* min-heap by (release, op) */
+  struct timer *heap;         /* min-heap by (at, op) */
   size_t nheap;
-  sg_sem_t wake;              /* wakes the releaser before its timeout */
-  int releaser_alive;
-  double releaser_until;      /* when the sleeping releaser wakes; -inf if awake */
+  int32_t running;            /* ops started on a unit and not finished */
+  sg_sem_t wake;              /* wakes the control actor before its timeout */
+  double ctl_until;           /* when the waiting control actor wakes; -inf if awake */
+  int stop;                   /* nothing can progress: unit actors leave */
 };
 
 static struct run *g_run;
 
-static void op_main(int argc, char **argv);
-static void releaser_main(int argc, char **argv);
+/* ---- timers: a binary heap, O(log V) per operation ---- */
 
-/* ---- pending releases: a binary heap, O(log V) per operation ---- */
-
-static int pending_less(const struct pending *a, const struct pending *b)
+static int timer_less(const struct timer *a, const struct timer *b)
 {
-  return a->release < b->release || (a->release == b->release && a->op < b->op);
+  return a->at < b->at || (a->at == b->at && a->op < b->op);
 }
 
-static void heap_push(struct run *r, struct pending x)
+static void heap_push(struct run *r, struct timer x)
 {
   size_t k = r->nheap++;
 
-  while (k > 0 && pending_less(&x, &r->heap[(k - 1) / 2])) {
+  while (k > 0 && timer_less(&x, &r->heap[(k - 1) / 2])) {
     r->heap[k] = r->heap[(k - 1) / 2];
     k = (k - 1) / 2;
   }
   r->heap[k] = x;
 }
 
-static struct pending heap_pop(struct run *r)
+static struct timer heap_pop(struct run *r)
 {
-  struct pending top = r->heap[0], last = r->heap[--r->nheap];
+  struct timer top = r->heap[0], last = r->heap[--r->nheap];
   size_t k = 0, c;
 
   while ((c = 2 * k + 1) < r->nheap) {
-    if (c + 1 < r->nheap && pending_less(&r->heap[c + 1], &r->heap[c]))
+    if (c + 1 < r->nheap && timer_less(&r->heap[c + 1], &r->heap[c]))
       c++;
-    if (!pending_less(&r->heap[c], &last))
+    if (!timer_less(&r->heap[c], &last))
       break;
     r->heap[k] = r->heap[c];
     k = c;
@@ -103,12 +126,14 @@ static struct pending heap_pop(struct run *r)
   return top;
 }
 
-static void spawn(const char *name, sg_host_t host, void (*code)(int, char **), int32_t data)
+/* Adds a timer and wakes the control actor if it sleeps past it. Every op
+ * gets at most two timers (a release, an end), so the heap holds at most
+ * 2n entries. */
+static void add_timer(struct run *r, double at, int32_t op, int kind)
 {
-  sg_actor_t a = sg_actor_init(name, host);
-
-  sg_actor_set_data(a, (void *)(intptr_t)data);
-  sg_actor_start(a, code, 0, NULL);
+  heap_push(r, (struct timer){at, op, kind});
+  if (at < r->ctl_until)
+    sg_sem_release(r->wake);
 }
 
 /* Op i starts now: it releases the ops that waited for it to start (the
@@ -120,6 +145,7 @@ static void on_start(int32_t i, double now)
   const struct acs__sim_plan *pl = r->pl;
 
   r->t[i] = now;
+  r->state[i] = ST_STARTED;
   for (int32_t k = pl->ssucc_off[i]; k < pl->ssucc_off[i + 1]; k++)
     if (--r->op[pl->ssucc[k]].npred == 0)
       r->rq[r->nrq++] = pl->ssucc[k];
@@ -129,24 +155,20 @@ static void on_start(int32_t i, double now)
  * Op i's dependencies are done. The plan's start is a release time: the
  * planner may have delayed the op for a capacity SimGrid does not model
  * (CMX bytes, named resources), and starting earlier would violate it. An
- * op not yet due waits in the heap rather than in a sleeping actor, so only
- * running ops hold an actor (and its stack). A due op without work is
- * queued as finished now; any other gets its actor.
+ * op not yet due waits in the timer heap. A due op starts: without work it
+ * is queued as finished now; without a unit its end is a timer; otherwise
+ * its unit's actor performs it (posted only when it waits, so no post is
+ * ever stale).
  */
 static void ready(int32_t i, double now)
 {
   struct run *r = g_run;
   const struct acs__sim_op *o = &r->op[i];
+  struct unit *u;
 
-  r->state[i] = ST_RELEASED;
   if (o->release > now) {
-    heap_push(r, (struct pending){o->release, i});
-    if (!r->releaser_alive) {
-      r->releaser_alive = 1;
-      spawn("releaser", r->host[ACS__HOST_CTL(r->pl)], releaser_main, -1);
-    } else if (o->release < r->releaser_until) {
-      sg_sem_release(r->wake);
-    }
+    r->state[i] = ST_PENDING;
+    add_timer(r, o->release, i, TM_RELEASE);
     return;
   }
   on_start(i, now);
@@ -154,7 +176,14 @@ static void ready(int32_t i, double now)
     r->stack[r->top++] = i;
     return;
   }
-  spawn(r->pl->s->ops[i].name, r->host[o->host], op_main, i);
+  if (o->host == ACS__HOST_CTL(r->pl)) {
+    add_timer(r, now + o->amount, i, TM_END);
+    return;
+  }
+  r->running++;
+  u = &r->unit[o->unit];
+  if (u->waiting)
+    sg_sem_release(u->sem);
 }
 
 /* ready(i), then every op that a start released meanwhile. */
@@ -167,12 +196,21 @@ static void ready_all(int32_t i, double now)
     ready(r->rq[--r->nrq], now);
 }
 
+/* True when every op has finished, or when nothing runs, waits for a
+ * timer or is about to be released, so nothing ever will (a cycle). */
+static int settled(const struct run *r)
+{
+  return r->ndone == r->pl->n ||
+         (r->running == 0 && r->nheap == 0 && r->top == 0 && r->nrq == 0);
+}
+
 /*
  * Finishes the ops on the stack and everything that becomes finished at the
- * same instant. The stack is shared by all actors: starting an actor is a
+ * same instant. The stack is shared by all actors: a semaphore post is a
  * simcall, during which another actor of the same scheduling round may run
  * this loop too; it then drains the same stack at the same simulated time,
  * which is equally correct. Each op is pushed once, so n entries suffice.
+ * Wakes the control actor when the run has settled, so it can end it.
  */
 static void drain(double now)
 {
@@ -190,42 +228,57 @@ static void drain(double now)
         ready_all(v, now);
     }
   }
+  if (r->ctl_until > -INFINITY && settled(r))
+    sg_sem_release(r->wake);
 }
 
 /*
- * Releases pending ops when they fall due. It sleeps on a semaphore with a
- * timeout until the earliest release; an op pending earlier than that posts
- * the semaphore to wake it sooner (a stale post only causes one extra loop).
- * It lives only while ops are pending, so an empty heap never keeps the
- * simulation alive, and a live releaser always has a timeout ahead, so a
- * pending op never looks like a deadlock.
+ * The control actor: fires timers (releases, and the ends of ops without a
+ * unit) when they fall due, sleeping on a semaphore with a timeout until
+ * the earliest; an earlier timer or a settled run posts the semaphore to
+ * wake it sooner (a stale post only costs one extra loop). It is the only
+ * actor that outlives the run: when everything finished, or nothing can
+ * progress any more, it releases the unit actors still waiting and leaves,
+ * so a cycle ends the simulation instead of looking like a SimGrid
+ * deadlock.
  */
-static void releaser_main(int argc, char **argv)
+static void control_main(int argc, char **argv)
 {
   struct run *r = g_run;
+  int32_t nunits = r->pl->nunits;
 
-  while (r->nheap > 0) {
-    double now = simgrid_get_clock(), due = r->heap[0].release;
-    if (due > now) {
-      r->releaser_until = due;
-      sg_sem_acquire_timeout(r->wake, due - now);
-      r->releaser_until = -INFINITY;
+  (void)argc, (void)argv;
+  while (!settled(r)) {
+    double now = simgrid_get_clock();
+    struct timer tm;
+    if (r->nheap == 0 || r->heap[0].at > now) {
+      r->ctl_until = r->nheap == 0 ? INFINITY : r->heap[0].at;
+      if (r->nheap == 0)
+        sg_sem_acquire(r->wake);
+      else
+        sg_sem_acquire_timeout(r->wake, r->heap[0].at - now);
+      r->ctl_until = -INFINITY;
       continue;
     }
-    ready_all(heap_pop(r).op, now);
+    tm = heap_pop(r);
+    if (tm.kind == TM_RELEASE)
+      ready_all(tm.op, now);
+    else
+      r->stack[r->top++] = tm.op;
     drain(now);
   }
-  r->releaser_alive = 0;
+  r->stop = 1;
+  for (int32_t u = 0; u < nunits; u++)
+    if (r->unit[u].waiting)
+      sg_sem_release(r->unit[u].sem);
 }
 
-static void op_main(int argc, char **argv)
+/* Performs op i on its unit: compute, transfer or wait. */
+static void perform(struct run *r, int32_t i)
 {
-  struct run *r = g_run;
-  int32_t i = (int32_t)(intptr_t)sg_actor_self_get_data();
   const struct acs__sim_op *o = &r->op[i];
-  int unit_host = r->pl->s->ops[i].unit + r->pl->npe;
+  sg_host_t unit = r->host[o->host];
 
-  r->t[i] = simgrid_get_clock();
   switch (o->act) {
   case ACS__ACT_EXEC:
     sg_actor_execute(o->amount);
@@ -237,150 +290,79 @@ static void op_main(int argc, char **argv)
     /* DDR transfers cross the shared ddr link, so transfers that overlap
      * in time share its bandwidth; CMX-to-CMX ones only the channel. */
     if (o->xfer == ACS__XFER_FROM_DDR)
-      sg_host_sendto(r->host[ACS__HOST_DDR(r->pl)], r->host[unit_host], o->amount);
+      sg_host_sendto(r->host[ACS__HOST_DDR(r->pl)], unit, o->amount);
     else if (o->xfer == ACS__XFER_TO_DDR)
-      sg_host_sendto(r->host[unit_host], r->host[ACS__HOST_DDR(r->pl)], o->amount);
+      sg_host_sendto(unit, r->host[ACS__HOST_DDR(r->pl)], o->amount);
     else
-      sg_host_sendto(r->host[unit_host], r->host[ACS__HOST_CMX(r->pl)], o->amount);
+      sg_host_sendto(unit, r->host[ACS__HOST_CMX(r->pl)], o->amount);
     break;
   default:
     break;
   }
-  r->stack[r->top++] = i;
-  drain(simgrid_get_clock());
 }
 
-/* ---- what did not run, and why ---- */
-
-static const char *dep_reason(const struct acs__sim_plan *pl, const struct acs__sim_dep *e,
-                              char *buf, size_t size)
+/* A unit's actor: its ops in planned order, each once it has started. */
+static void unit_main(int argc, char **argv)
 {
-  const struct acs_sop *o = &pl->s->ops[e->dst];
+  struct run *r = g_run;
+  const struct acs__sim_plan *pl = r->pl;
+  int32_t u = (int32_t)(intptr_t)sg_actor_self_get_data();
+  struct unit *un = &r->unit[u];
 
-  if (e->kind == ACS__DEP_DATA)
-    return "data edge";
-  if (e->kind == ACS__DEP_CONTROL)
-    return "control edge";
-  if (e->kind == ACS__DEP_BARRIER) {
-    snprintf(buf, size, "barrier %d", (int)pl->s->ops[e->src].update_barrier);
-    return buf;
-  }
-  if (e->kind == ACS__DEP_REUSE_END || e->kind == ACS__DEP_REUSE_START) {
-    snprintf(buf, size, "to %s: barrier %d reused", e->kind == ACS__DEP_REUSE_END ? "end" : "start",
-             (int)o->update_barrier);
-    return buf;
-  }
-  snprintf(buf, size, "previous op on %s%d", o->kind == ACS_OP_DMA ? "dma" : "pe", o->unit);
-  return buf;
-}
-
-/* Index in pl->dep of the first unfinished dependency of op u, or -1.
- * pred_off/pred index dep entries by destination. */
-static int32_t first_unfinished(const struct run *r, const int32_t *pred_off,
-                                const int32_t *pred, int32_t u)
-{
-  for (int32_t k = pred_off[u]; k < pred_off[u + 1]; k++) {
-    const struct acs__sim_dep *e = &r->pl->dep[pred[k]];
-    if (e->kind == ACS__DEP_REUSE_START ? isnan(r->t[e->src]) : r->state[e->src] != ST_DONE)
-      return pred[k];
-  }
-  return -1;
-}
-
-/* Appends one "'a' waits for 'b' (why)" hop to msg. */
-static void append_hop(const struct acs__sim_plan *pl, int32_t e, int first, char *msg,
-                       size_t size)
-{
-  const struct acs__sim_dep *dep = &pl->dep[e];
-  size_t len = strlen(msg);
-  char why[64];
-
-  if (len + 1 >= size)
-    return;
-  snprintf(msg + len, size - len, "%s'%s' waits for '%s' (%s)", first ? "; " : ", ",
-           pl->s->ops[dep->dst].name,
-           pl->s->ops[dep->src].name, dep_reason(pl, dep, why, sizeof(why)));
-}
-
-/* Dependencies by destination: pred[pred_off[v] .. pred_off[v + 1]) are
- * indices into pl->dep. pos is scratch of n entries. O(V + E). */
-static void pred_index(const struct acs__sim_plan *pl, int32_t *pred_off, int32_t *pred,
-                       int32_t *pos)
-{
-  for (int32_t e = 0; e < pl->ndeps; e++)
-    pred_off[pl->dep[e].dst + 1]++;
-  for (int32_t v = 0; v < pl->n; v++)
-    pred_off[v + 1] += pred_off[v];
-  memcpy(pos, pred_off, (size_t)pl->n * sizeof(*pos));
-  for (int32_t e = 0; e < pl->ndeps; e++)
-    pred[pos[pl->dep[e].dst]++] = e;
-}
-
-/* Prints the hops of path, eliding the middle of a long chain. */
-static void append_path(const struct acs__sim_plan *pl, const int32_t *path, int32_t len,
-                        char *msg, size_t size)
-{
-  for (int32_t h = 0; h < len; h++) {
-    if (len > 8 && h == 4) {
-      size_t l = strlen(msg);
-      snprintf(msg + l, size - l, ", ...");
-      h = len - 4; /* the loop's increment makes it len - 3 */
-      continue;
+  (void)argc, (void)argv;
+  for (int32_t k = pl->uoff[u]; k < pl->uoff[u + 1] && !r->stop; k++) {
+    int32_t i = pl->uop[k];
+    while (r->state[i] != ST_STARTED && !r->stop) {
+      un->waiting = 1;
+      sg_sem_acquire(un->sem);
+      un->waiting = 0;
     }
-    append_hop(pl, path[h], h == 0, msg, size);
+    if (r->stop)
+      break;
+    perform(r, i);
+    r->running--;
+    r->stack[r->top++] = i;
+    drain(simgrid_get_clock());
   }
 }
 
-/*
- * Explains an incomplete run: starting from the first op (by id) that never
- * started, follows unfinished dependencies until an op repeats (a cycle) or
- * one has none left. O(V + E).
- */
-static int explain(const struct run *r, char *msg, size_t size)
+static void spawn(const char *name, sg_host_t host, void (*code)(int, char **), int32_t data)
+{
+  sg_actor_t a = sg_actor_init(name, host);
+
+  sg_actor_set_data(a, (void *)(intptr_t)data);
+  sg_actor_start(a, code, 0, NULL);
+}
+
+/* Host and actor name of busy unit u: pe<i> or dma<k>. */
+static void unit_name(const struct acs__sim_plan *pl, int32_t u, char *buf, size_t size)
+{
+  int32_t id = pl->unit_id[u];
+
+  if (id < pl->npe)
+    snprintf(buf, size, "pe%d", (int)id);
+  else
+    snprintf(buf, size, "dma%d", (int)(id - pl->npe));
+}
+
+/* One actor per busy unit, then the control actor. */
+static void spawn_actors(struct run *r)
 {
   const struct acs__sim_plan *pl = r->pl;
-  int32_t n = pl->n, u = -1, len = 0, nstart = 0;
-  int32_t *pred_off = calloc((size_t)n + 1, sizeof(*pred_off));
-  int32_t *pred = malloc(((size_t)pl->ndeps + 1) * sizeof(*pred));
-  int32_t *pos = malloc(((size_t)n + 1) * sizeof(*pos));   /* hop at which an op waits */
-  int32_t *path = malloc(((size_t)n + 1) * sizeof(*path)); /* dep index per hop */
+  char name[32];
 
-  if (!pred_off || !pred || !pos || !path) {
-    free(pred_off), free(pred), free(pos), free(path);
-    return -1;
+  for (int32_t u = 0; u < pl->nunits; u++) {
+    r->unit[u].sem = sg_sem_init(0);
+    unit_name(pl, u, name, sizeof(name));
+    spawn(name, r->host[u], unit_main, u);
   }
-  pred_index(pl, pred_off, pred, pos);
-  for (int32_t v = n - 1; v >= 0; v--) {
-    pos[v] = -1;
-    if (r->state[v] == ST_WAITING)
-      u = v, nstart++;
-  }
-  snprintf(msg, size, "simulation incomplete: %d of %d ops never finished (%d never started)",
-           (int)(n - r->ndone), (int)n, (int)nstart);
-  while (u >= 0 && pos[u] < 0) {
-    int32_t e = first_unfinished(r, pred_off, pred, u);
-    pos[u] = len;
-    if (e < 0)
-      break;
-    path[len++] = e;
-    u = pl->dep[e].src;
-  }
-  append_path(pl, path, len, msg, size);
-  if (u >= 0 && pos[u] < len) {
-    size_t l = strlen(msg);
-    snprintf(msg + l, size - l, ", a cycle of %d ops", (int)(len - pos[u]));
-  } else if (u >= 0 && len == 0) {
-    size_t l = strlen(msg);
-    snprintf(msg + l, size - l, "; '%s' never started though its dependencies finished",
-             pl->s->ops[u].name);
-  }
-  free(pred_off), free(pred), free(pos), free(path);
-  return 0;
+  r->wake = sg_sem_init(0);
+  spawn("control", r->host[ACS__HOST_CTL(pl)], control_main, -1);
 }
 
-/* ---- the child's main ---- */
+/* ---- the simulation process ---- */
 
-/* Leaves the child with a reason the parent quotes in its message. */
+/* Leaves with a reason the parent quotes in its message. */
 static void die(int code, const char *why) __attribute__((noreturn));
 static void die(int code, const char *why)
 {
@@ -406,22 +388,45 @@ static int write_all(int fd, const void *buf, size_t len)
   return 0;
 }
 
-static void answer(const struct run *r, int fd, const char *msg)
+/* The header, every start and end time, every state. */
+static void answer(const struct run *r, int fd)
 {
   struct acs__sim_wire h;
 
   memset(&h, 0, sizeof(h));
   h.magic = ACS__SIM_MAGIC;
-  h.status = r->ndone == r->pl->n ? ACS__SIM_DONE : ACS__SIM_INCOMPLETE;
   h.n = r->pl->n;
   h.ndone = r->ndone;
-  h.msglen = (uint32_t)strlen(msg);
-  if (write_all(fd, &h, sizeof(h)) < 0 || write_all(fd, msg, h.msglen) < 0 ||
-      write_all(fd, r->t, 2 * (size_t)r->pl->n * sizeof(*r->t)) < 0)
+  if (write_all(fd, &h, sizeof(h)) < 0 ||
+      write_all(fd, r->t, 2 * (size_t)r->pl->n * sizeof(*r->t)) < 0 ||
+      write_all(fd, r->state, (size_t)r->pl->n) < 0)
     die(4, "acsim: cannot send the simulation result\n");
 }
 
-static void setup_simgrid(const struct acs__sim_plan *pl)
+static void warm_up_main(int argc, char **argv)
+{
+  (void)argc, (void)argv;
+}
+
+/*
+ * A simulation of one actor that does nothing, in the zygote: SimGrid seals
+ * the platform, builds its scheduler's state, and ends the actor the way it
+ * ends every actor, with a C++ exception, whose first throw binds about 20
+ * symbols of libstdc++ and libgcc_s lazily. Done here, all of that is
+ * inherited by every simulation process instead of being redone in each
+ * (perf: lazy binding alone was a tenth of a small run). No simulated time
+ * passes: the clock stays at 0, so the runs that follow start where a
+ * fresh process would.
+ */
+static void warm_up(void)
+{
+  sg_actor_create("warm-up", sg_host_by_name("ctl"), warm_up_main, 0, NULL);
+  simgrid_run();
+  if (simgrid_get_clock() != 0.0)
+    die(10, "acsim: the simulation clock moved while warming up\n");
+}
+
+void acs__sim_load(const char *xml_path, int stack_kib)
 {
   /* Static: SimGrid may keep pointers into its command line. */
   static char arg0[] = "acsim-sim";
@@ -430,51 +435,55 @@ static void setup_simgrid(const struct acs__sim_plan *pl)
 
   simgrid_init(&argc, argv);
   xbt_log_control_set("root.thres:critical");
-  sg_cfg_set_int("contexts/stack-size", pl->stack_kib);
-  simgrid_load_platform(pl->xml_path);
-  /* The parent removes it too; this removes it as early as possible. */
-  unlink(pl->xml_path);
-  if (pl->hook == ACS_SIM_HOOK_ABORT)
-    abort();
-  if (pl->hook == ACS_SIM_HOOK_EXIT)
-    _exit(3);
-  if (pl->hook == ACS_SIM_HOOK_HANG)
-    for (;;)
-      pause();
+  /*
+   * Context options, chosen rather than inherited. There is one actor per
+   * busy unit plus one, so a context's fixed costs (allocating its stack,
+   * two mprotect calls for the guard page, whose TLB shootdowns stall the
+   * other cores) are paid O(units) times per run and do not matter; what
+   * matters is that an overflow is caught. Hence a guard page (SimGrid's
+   * default, set here so it stays), which turns an overflow into a crash
+   * the parent reports instead of silent corruption. The actors run a few
+   * calls deep (SimGrid's simcalls included), and 128 KiB leaves a wide
+   * margin, also under AddressSanitizer; SimGrid's 8 MiB default would
+   * only reserve address space (32 GiB for 4,096 units).
+   */
+  sg_cfg_set_int("contexts/stack-size", stack_kib);
+  sg_cfg_set_int("contexts/guard-size", 1);
+  simgrid_load_platform(xml_path);
+  warm_up();
 }
 
-static int alloc_run(struct run *r, const struct acs__sim_plan *pl)
+static int alloc_run(struct run *r, struct acs__sim_plan *pl)
 {
-  size_t n = (size_t)pl->n, nh = (size_t)pl->npe + (size_t)pl->ndma + 3;
+  size_t n = (size_t)pl->n, nu = (size_t)pl->nunits, nh = nu + 3;
 
   memset(r, 0, sizeof(*r));
   r->pl = pl;
-  r->op = malloc((n + 1) * sizeof(*r->op));
-  r->host = malloc(nh * sizeof(*r->host));
+  r->op = pl->op;
+  r->host = calloc(nh, sizeof(*r->host));
   r->t = malloc((2 * n + 1) * sizeof(*r->t));
   r->state = calloc(n + 1, 1);
   r->stack = malloc((n + 1) * sizeof(*r->stack));
-  r->heap = malloc((n + 1) * sizeof(*r->heap));
+  r->heap = malloc((2 * n + 1) * sizeof(*r->heap));
   r->rq = malloc((n + 1) * sizeof(*r->rq));
-  if (!r->op || !r->host || !r->t || !r->state || !r->stack || !r->heap || !r->rq)
+  r->unit = calloc(nu + 1, sizeof(*r->unit));
+  if (!r->op || !r->host || !r->t || !r->state || !r->stack || !r->heap || !r->rq || !r->unit)
     return -1;
-  memcpy(r->op, pl->op, n * sizeof(*r->op));
+  r->ctl_until = -INFINITY;
   for (size_t k = 0; k < 2 * n; k++)
     r->t[k] = NAN;
   return 0;
 }
 
+/* The hosts the run uses: busy units, ddr, cmx and ctl. O(busy units). */
 static int find_hosts(struct run *r)
 {
   const struct acs__sim_plan *pl = r->pl;
   char name[32];
 
-  for (int i = 0; i < pl->npe + pl->ndma; i++) {
-    if (i < pl->npe)
-      snprintf(name, sizeof(name), "pe%d", i);
-    else
-      snprintf(name, sizeof(name), "dma%d", i - pl->npe);
-    if (!(r->host[i] = sg_host_by_name(name)))
+  for (int32_t u = 0; u < pl->nunits; u++) {
+    unit_name(pl, u, name, sizeof(name));
+    if (!(r->host[u] = sg_host_by_name(name)))
       return -1;
   }
   r->host[ACS__HOST_DDR(pl)] = sg_host_by_name("ddr");
@@ -484,30 +493,41 @@ static int find_hosts(struct run *r)
          r->host[ACS__HOST_CTL(pl)] ? 0 : -1;
 }
 
-void acs__sim_child(const struct acs__sim_plan *pl, int fd)
+/* Test hooks (enum acs_sim_hook): misbehave as a broken simulation would. */
+static void run_hook(int hook)
+{
+  if (hook == ACS_SIM_HOOK_ABORT)
+    abort();
+  if (hook == ACS_SIM_HOOK_EXIT)
+    _exit(3);
+  if (hook == ACS_SIM_HOOK_HANG)
+    for (;;)
+      pause();
+  if (hook == ACS_SIM_HOOK_SPIN)
+    for (volatile unsigned long k = 0;; k++)
+      ;
+}
+
+void acs__sim_child(struct acs__sim_plan *pl, int fd)
 {
   static struct run run;
-  char msg[1024] = "";
 
+  run_hook(pl->hook);
   if (alloc_run(&run, pl) < 0)
-    die(5, "acsim: out of memory in the simulation child\n");
+    die(5, "acsim: out of memory in the simulation process\n");
   g_run = &run;
-  setup_simgrid(pl);
   if (find_hosts(&run) < 0)
     die(6, "acsim: the generated platform lacks a host\n");
-  run.wake = sg_sem_init(0);
-  run.releaser_until = -INFINITY;
-  /* Ops without dependencies start first, in id order (deterministic). */
+  spawn_actors(&run);
+  /* Ops without dependencies start first, in id order (deterministic);
+   * the actors run once simgrid_run starts, so nothing is posted here. */
   for (int32_t i = 0; i < pl->n; i++)
     if (run.op[i].npred == 0 && run.state[i] == ST_WAITING) {
       ready_all(i, 0.0);
       drain(0.0);
     }
   simgrid_run();
-  if (run.ndone < pl->n && explain(&run, msg, sizeof(msg)) < 0)
-    snprintf(msg, sizeof(msg), "simulation incomplete: %d of %d ops never finished",
-             (int)(pl->n - run.ndone), (int)pl->n);
-  answer(&run, fd, msg);
+  answer(&run, fd);
   /* _exit: no atexit handlers (SimGrid's teardown, the caller's). */
   _exit(0);
 }

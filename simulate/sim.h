@@ -9,11 +9,11 @@
  *  - a shared link "ddr" of bandwidth dma_gbps / ddr_ratio and latency
  *    ddr_latency_cycles / freq, a private link "l_dma<k>" (dma_gbps) per
  *    channel and "l_pe<i>" (local_gbps) per PE, all other latencies 0;
- *  - a Full routing zone with a route for every pair of pe/dma/ddr/cmx hosts:
- *    a host reaches another over its own private link, then the other's
- *    (ddr and cmx have none, except that every route touching ddr also
- *    crosses the ddr link). So DDR<->DMA<k> is [l_dma<k>, ddr] and
- *    DMA<k><->CMX is [l_dma<k>];
+ *  - a Cluster zone (a star in SimGrid 3.32) in which each pe/dma host's
+ *    host link is its private link and ddr's is the ddr link: a transfer
+ *    crosses the source's link, then the destination's, so DDR<->DMA<k> is
+ *    [l_dma<k>, ddr] and DMA<k><->CMX is [l_dma<k>]. The file is O(H);
+ *    SimGrid derives the routes;
  *  - CM02 without cross traffic, TCP window, latency or bandwidth factors,
  *    and a timing precision of 1e-9 cycle, so an uncontended transfer takes
  *    exactly latency + bytes / bottleneck bandwidth.
@@ -24,9 +24,10 @@
  * time). Compute ops execute `dur` flops on their PE; DMA ops move their
  * bytes, so transfers that overlap in time share the DDR link.
  *
- * Every acs_sim_run forks one child (SimGrid holds one platform per process
- * and cannot be reset); the child's crash, hang or incomplete run comes back
- * as ACS_ESIM with a message, never as a crash or hang of the caller.
+ * Every run happens in a process of its own (SimGrid holds one platform per
+ * process and cannot be reset), forked from a "zygote" that loaded the
+ * platform once; the process's crash, hang or incomplete run comes back as
+ * ACS_ESIM with a message, never as a crash or hang of the caller.
  */
 #ifndef ACS_SIMULATE_SIM_H
 #define ACS_SIMULATE_SIM_H
@@ -38,8 +39,10 @@
 
 /*
  * Writes the platform as SimGrid XML (platform version 4.1) to f. Returns
- * ACS_OK, or ACS_EIO when writing fails. O(H^2) for H = pe_count +
- * dma_channels + 2 hosts (one route per pair; 2,278 routes for 64 PEs).
+ * ACS_OK, ACS_EIO when writing fails, ACS_ERANGE when the platform has more
+ * PEs and channels than a simulation can number (2^29). O(H) for
+ * H = pe_count + dma_channels + 3 hosts. (A simulation loads a platform of
+ * only the PEs and channels its schedule uses.)
  */
 int acs_sim_xml_write(FILE *f, const struct acs_platform *p);
 
@@ -47,24 +50,34 @@ int acs_sim_xml_write(FILE *f, const struct acs_platform *p);
  * 1e-9 cycle. */
 double acs_sim_precision_seconds(const struct acs_platform *p);
 
-/* Test hooks: make the child misbehave so the isolation can be tested. */
+/* Test hooks: make the simulation process misbehave so the isolation can be
+ * tested. They act after the platform is loaded. */
 enum acs_sim_hook {
   ACS_SIM_HOOK_NONE,
-  ACS_SIM_HOOK_ABORT,     /* the child calls abort() after loading the platform */
-  ACS_SIM_HOOK_HANG,      /* the child sleeps forever before running */
-  ACS_SIM_HOOK_EXIT       /* the child exits with status 3 without a result */
+  ACS_SIM_HOOK_ABORT,     /* it calls abort() */
+  ACS_SIM_HOOK_HANG,      /* it sleeps forever (no CPU time) */
+  ACS_SIM_HOOK_EXIT,      /* it exits with status 3 without a result */
+  ACS_SIM_HOOK_SPIN       /* it loops forever (all CPU time) */
 };
 
 struct acs_sim_opts {
-  /* Wall-clock limit for one run in seconds; <= 0 means the default,
-   * 10 s + 1 ms per op + 0.1 ms per edge (about 40 times the expected cost,
-   * so only a hung child reaches it). */
+  /*
+   * Limit on the CPU time of the simulation process, in seconds: 0 means
+   * the default, 10 s + 1 ms per op + 0.1 ms per dependency (over a hundred times
+   * the expected cost, so only a runaway simulation reaches it);
+   * INFINITY means none. CPU time, not wall time, so a loaded machine
+   * never makes a run time out.
+   */
   double timeout;
-  /* When not NULL and nonzero (e.g. set by a SIGINT handler), the child is
-   * killed and the run returns ACS_EINTERRUPTED. Checked every 100 ms. */
+  /* Wall-clock backstop in seconds, for a process that stops consuming
+   * CPU time without ending (blocked): 0 means the default, 60 s + 10 times
+   * the CPU limit (none when that is INFINITY); INFINITY means none. */
+  double wall_timeout;
+  /* When not NULL and nonzero (e.g. set by a SIGINT handler), the
+   * simulation is killed and the run returns ACS_EINTERRUPTED. Checked
+   * every 100 ms. */
   const volatile int *interrupted;
-  /* Actor stack size in KiB (contexts/stack-size); 0 = 128 (actors run a
-   * few calls deep; SimGrid's 8 MiB default only costs address space). */
+  /* Actor stack size in KiB (contexts/stack-size); 0 = 128. */
   int stack_kib;
   int hook;               /* enum acs_sim_hook; tests only */
 };
@@ -76,29 +89,38 @@ struct acs_sim_result {
   int64_t ddr_bytes;        /* bytes moved over the DDR link */
   double pe_utilization;    /* compute time on PEs / (pe_count * makespan) */
   double dma_utilization;   /* transfer time on channels / (channels * makespan) */
-  double sim_seconds;       /* wall time of the whole run, fork to reap */
+  double sim_seconds;       /* wall time of the whole acs_sim_run */
   int32_t ops_total;
   int32_t ops_completed;
 };
 
 /*
- * Simulates s on p in a forked child and writes ops[i].sim_start/sim_end
- * (cycles, rounded to 1e-6; NaN for ops that never ran) back into s; fills r.
- * Returns:
+ * Simulates s on p in a simulation process and writes
+ * ops[i].sim_start/sim_end (cycles, rounded to 1e-6; NaN for ops that never
+ * ran) back into s; fills r. Returns:
  *  - ACS_OK;
  *  - ACS_EINVAL when s cannot be replayed on p (an op unscheduled, a unit
  *    outside the platform, a negative duration), message in d;
- *  - ACS_ESIM when the child crashed, timed out or did not complete every op
- *    (a cycle through edges and unit order; the message names an op that
- *    never started and what it waits for); ops that did run keep their times;
+ *  - ACS_ESIM when the simulation crashed, exceeded a limit or did not
+ *    complete every op (a cycle through edges and unit order; the message
+ *    names an op that never started and what it waits for); ops that did
+ *    run keep their times;
  *  - ACS_EINTERRUPTED when opts->interrupted was set;
  *  - ACS_ENOMEM, ACS_EIO (fork, pipe or temporary file failures).
  * opts may be NULL (defaults). The caller's stdio buffers are flushed before
- * the fork. Cost: O(V log V + E) here plus SimGrid's run in the child.
+ * any fork. Cost: O(V log V + E) here plus SimGrid's run in the simulation
+ * process; the platform is loaded once per distinct SimGrid platform and
+ * process (by a zygote kept for the next runs; a handful are kept, the
+ * least recently used goes first). A process that forks after simulating
+ * leaves its zygotes to its parent: the forked child starts its own.
  */
 int acs_sim_run(const struct acs_platform *p, struct acs_schedule *s,
                 const struct acs_sim_opts *opts, struct acs_sim_result *r,
                 struct acs_diag *d);
+
+/* Ends every zygote of this process (they also end on their own when it
+ * exits). Optional: for callers that want no child processes left. */
+void acs_sim_shutdown(void);
 
 /*
  * Chrome Trace Event JSON (Perfetto, chrome://tracing). One process per

@@ -7,19 +7,9 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
-#include "simulate/sim.h"
-
-/*
- * Host order: PEs, DMA channels, then the two memories. Only these are
- * routed; "ctl" (ops without a unit: they wait, move nothing) has no links.
- */
-enum host_class { H_PE, H_DMA, H_DDR, H_CMX };
-
-struct host {
-  int cls;
-  int idx;
-};
+#include "simulate/simint.h"
 
 /* Writes s as XML attribute text. */
 static void write_escaped(FILE *f, const char *s)
@@ -43,59 +33,6 @@ static double hz(const struct acs_platform *p)
 double acs_sim_precision_seconds(const struct acs_platform *p)
 {
   return 1e-9 / hz(p);
-}
-
-static void host_name(char *buf, size_t size, struct host h)
-{
-  switch (h.cls) {
-  case H_PE: snprintf(buf, size, "pe%d", h.idx); break;
-  case H_DMA: snprintf(buf, size, "dma%d", h.idx); break;
-  case H_DDR: snprintf(buf, size, "ddr"); break;
-  default: snprintf(buf, size, "cmx"); break;
-  }
-}
-
-static struct host host_at(int i, int npe, int ndma)
-{
-  if (i < npe)
-    return (struct host){H_PE, i};
-  if (i < npe + ndma)
-    return (struct host){H_DMA, i - npe};
-  return (struct host){i == npe + ndma ? H_DDR : H_CMX, 0};
-}
-
-/* A host's own link: the first hop out of it and the last hop into it. */
-static int private_link(char *buf, size_t size, struct host h)
-{
-  if (h.cls == H_PE)
-    snprintf(buf, size, "l_pe%d", h.idx);
-  else if (h.cls == H_DMA)
-    snprintf(buf, size, "l_dma%d", h.idx);
-  else
-    return 0;
-  return 1;
-}
-
-/*
- * The route between two hosts: a's private link, the shared DDR link when
- * either end is DDR, then b's private link. Routes are symmetrical (SimGrid
- * reverses the list for b -> a), which is right because every link is
- * shared by both directions of the traffic it carries.
- */
-static void write_route(FILE *f, struct host a, struct host b)
-{
-  char an[32], bn[32], link[32];
-
-  host_name(an, sizeof(an), a);
-  host_name(bn, sizeof(bn), b);
-  fprintf(f, "    <route src=\"%s\" dst=\"%s\">", an, bn);
-  if (private_link(link, sizeof(link), a))
-    fprintf(f, "<link_ctn id=\"%s\"/>", link);
-  if (a.cls == H_DDR || b.cls == H_DDR)
-    fprintf(f, "<link_ctn id=\"ddr\"/>");
-  if (private_link(link, sizeof(link), b))
-    fprintf(f, "<link_ctn id=\"%s\"/>", link);
-  fprintf(f, "</route>\n");
 }
 
 /*
@@ -125,9 +62,20 @@ static void write_config(FILE *f, const struct acs_platform *p)
   fprintf(f, "  </config>\n");
 }
 
+/*
+ * Hosts, links and each host's own link. In a Cluster zone (SimGrid 3.32
+ * makes it a star) a transfer from a to b crosses a's host link, then b's;
+ * a host without one (cmx, ctl) adds nothing, and a link on both ends of a
+ * route counts once. So DDR<->dma<k> crosses [ddr, l_dma<k>], dma<k><->CMX
+ * [l_dma<k>], pe<i>->pe<j> [l_pe<i>, l_pe<j>], and the routes cost O(H),
+ * derived by SimGrid rather than listed. A host link serves both
+ * directions (up = down), as every link here is shared by the traffic it
+ * carries either way.
+ */
 static void write_hosts_and_links(FILE *f, const struct acs_platform *p,
-                                  int npe, int ndma)
+                                  const int32_t *unit_id, int32_t nunits)
 {
+  int32_t npe = (int32_t)acs_platform_get(p, ACS_P_PE_COUNT);
   double speed = hz(p);
   double ddr_bw = acs_platform_ddr_gbps(p) * 1e9;
   double dma_bw = acs_platform_get(p, ACS_P_DMA_GBPS) * 1e9;
@@ -135,46 +83,70 @@ static void write_hosts_and_links(FILE *f, const struct acs_platform *p,
   double lat = acs_platform_get(p, ACS_P_DDR_LATENCY_CYCLES) / speed;
 
   /* One flop per cycle: compute ops execute their duration in flops. */
-  for (int i = 0; i < npe; i++)
-    fprintf(f, "    <host id=\"pe%d\" speed=\"%.17gf\"/>\n", i, speed);
-  for (int k = 0; k < ndma; k++)
-    fprintf(f, "    <host id=\"dma%d\" speed=\"%.17gf\"/>\n", k, speed);
+  for (int32_t u = 0; u < nunits; u++)
+    fprintf(f, "    <host id=\"%s%d\" speed=\"%.17gf\"/>\n", unit_id[u] < npe ? "pe" : "dma",
+            (int)(unit_id[u] < npe ? unit_id[u] : unit_id[u] - npe), speed);
   fprintf(f, "    <host id=\"ddr\" speed=\"%.17gf\"/>\n", speed);
   fprintf(f, "    <host id=\"cmx\" speed=\"%.17gf\"/>\n", speed);
   fprintf(f, "    <host id=\"ctl\" speed=\"%.17gf\"/>\n", speed);
   fprintf(f, "    <link id=\"ddr\" bandwidth=\"%.17gBps\" latency=\"%.17gs\"/>\n",
           ddr_bw, lat);
-  for (int k = 0; k < ndma; k++)
+  fprintf(f, "    <host_link id=\"ddr\" up=\"ddr\" down=\"ddr\"/>\n");
+  for (int32_t u = 0; u < nunits; u++) {
+    int k = (int)(unit_id[u] - npe);
+    if (unit_id[u] < npe)
+      continue;
     fprintf(f, "    <link id=\"l_dma%d\" bandwidth=\"%.17gBps\" latency=\"0s\"/>\n",
             k, dma_bw);
-  for (int i = 0; i < npe; i++)
+    fprintf(f, "    <host_link id=\"dma%d\" up=\"l_dma%d\" down=\"l_dma%d\"/>\n", k, k, k);
+  }
+  for (int32_t u = 0; u < nunits && unit_id[u] < npe; u++) {
+    int i = (int)unit_id[u];
     fprintf(f, "    <link id=\"l_pe%d\" bandwidth=\"%.17gBps\" latency=\"0s\"/>\n",
             i, pe_bw);
+    fprintf(f, "    <host_link id=\"pe%d\" up=\"l_pe%d\" down=\"l_pe%d\"/>\n", i, i, i);
+  }
 }
 
 int acs_sim_xml_write(FILE *f, const struct acs_platform *p)
 {
-  int npe = (int)acs_platform_get(p, ACS_P_PE_COUNT);
-  int ndma = (int)acs_platform_get(p, ACS_P_DMA_CHANNELS);
-  int nhost = npe + ndma + 2;
+  return acs__sim_xml_write(f, p, 1);
+}
 
+/* Every PE and channel, as units: ACS_ERANGE past ACS__SIM_MAX_UNITS. */
+int acs__sim_xml_write(FILE *f, const struct acs_platform *p, int named)
+{
+  double units = acs_platform_get(p, ACS_P_PE_COUNT) + acs_platform_get(p, ACS_P_DMA_CHANNELS);
+  int32_t *id;
+  int err;
+
+  if (!(units <= ACS__SIM_MAX_UNITS))
+    return ACS_ERANGE;
+  if (!(id = malloc(((size_t)units + 1) * sizeof(*id))))
+    return ACS_ENOMEM;
+  for (int32_t u = 0; u < (int32_t)units; u++)
+    id[u] = u;
+  err = acs__sim_xml_write_units(f, p, named, id, (int32_t)units);
+  free(id);
+  return err;
+}
+
+int acs__sim_xml_write_units(FILE *f, const struct acs_platform *p, int named,
+                             const int32_t *unit_id, int32_t nunits)
+{
   fprintf(f, "<?xml version='1.0'?>\n");
   fprintf(f, "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n");
   fprintf(f, "<!-- Generated by acsim %s; the model is described in the acsim README, \"Simulation\". -->\n",
           PACKAGE_VERSION);
   fprintf(f, "<platform version=\"4.1\">\n");
   write_config(f, p);
-  /* Full routing: every route is listed, so a reader sees exactly which
-   * links a transfer crosses; O(H^2) routes is small for accelerator-sized
-   * platforms (SimGrid 3.32 has no star zone in XML). */
-  fprintf(f, "  <zone id=\"acsim\" routing=\"Full\">\n");
-  fprintf(f, "    <prop id=\"acsim_platform\" value=\"");
-  write_escaped(f, p->name);
-  fprintf(f, "\"/>\n");
-  write_hosts_and_links(f, p, npe, ndma);
-  for (int a = 0; a < nhost; a++)
-    for (int b = a + 1; b < nhost; b++)
-      write_route(f, host_at(a, npe, ndma), host_at(b, npe, ndma));
+  fprintf(f, "  <zone id=\"acsim\" routing=\"Cluster\">\n");
+  if (named) {
+    fprintf(f, "    <prop id=\"acsim_platform\" value=\"");
+    write_escaped(f, p->name);
+    fprintf(f, "\"/>\n");
+  }
+  write_hosts_and_links(f, p, unit_id, nunits);
   fprintf(f, "  </zone>\n");
   fprintf(f, "</platform>\n");
   return ferror(f) ? ACS_EIO : ACS_OK;

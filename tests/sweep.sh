@@ -7,8 +7,12 @@ set -u
 ACSIM=${ACSIM:-./acsim}
 SRC=${ACS_SRCDIR:-.}
 PY=/usr/bin/python3
-T=$(mktemp -d /tmp/acsim-sweep-XXXXXX)
-trap 'rm -rf "$T"' EXIT
+T=$(mktemp -d "${TMPDIR:-/tmp}/acsim-sweep-XXXXXX")
+# Whatever ends the script, the sweep it runs in the background (bg, while
+# not yet reaped) does not outlive it, and its directory goes.
+bg=""
+trap '[ -n "$bg" ] && kill -9 $bg 2>/dev/null; rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
 pass=0; fail=0
 
 ok()   { pass=$((pass + 1)); echo "ok   $1"; }
@@ -28,12 +32,14 @@ nruns() { h5dump -H -d /runs "$1" 2>/dev/null | sed -nE 's/.*DATASPACE  SIMPLE \
 cd "$SRC" || exit 2
 
 # A tiny grid: 3 CMX sizes x 2 barrier counts x alexnet x 2 schedulers = 12 runs.
-GRID=(-w workloads/dnn/alexnet.csv --vary cmx_kib=256..1024*2 --vary barriers=0,8 -s sequential,list -q)
+GRID_LOUD=(-w workloads/dnn/alexnet.csv --vary cmx_kib=256..1024*2 --vary barriers=0,8 -s sequential,list)
+GRID=("${GRID_LOUD[@]}" -q)
 
 expect sweep_help 0 'usage: acsim sweep' -- "$ACSIM" sweep --help
 expect sweep_grid 0 '12 runs in .* 12 ok' -- "$ACSIM" sweep "${GRID[@]}" -j 2 -o "$T/full.h5"
 expect sweep_names_variants 0 'default\[cmx_kib=512,barriers=8\]' -- h5dump -d /platforms "$T/full.h5"
-expect sweep_plain_progress 0 '^sweep: 12/12 runs \(100%\)' -- "$ACSIM" sweep "${GRID[@]}" -j 1 -o "$T/again.h5"
+# Progress (not with -q, which silences it as it does warnings).
+expect sweep_plain_progress 0 '^sweep: 12/12 runs \(100%\)' -- "$ACSIM" sweep "${GRID_LOUD[@]}" -j 1 -o "$T/again.h5"
 # The same command again resumes: everything is already there.
 expect sweep_resume_skips 0 '= 12 runs; 12 already in' -- "$ACSIM" sweep "${GRID[@]}" -o "$T/full.h5"
 [ "$(nruns "$T/full.h5")" = 12 ] && ok "resume_adds_nothing" || bad "resume_adds_nothing ($(nruns "$T/full.h5") runs)"
@@ -87,40 +93,141 @@ fi
 expect merge_rejects_duplicates 2 'duplicates run' -- "$ACSIM" merge "$T/shard1.h5" "$T/full.h5" -o "$T/dup.h5"
 [ -e "$T/dup.h5" ] && bad "rejected_merge_writes_nothing" || ok "rejected_merge_writes_nothing"
 
-# Resume after a killed sweep: kill -9 once the first checkpoint is on disk,
-# run the same command again, and every run is stored exactly once.
-# 24 runs (4 CMX sizes x 3 DMA bandwidths x 2 schedulers) of about 0.15 s: the first checkpoint (after 1 s) comes well before the end.
-KGRID=(-w workloads/dnn/yolo.csv --vary cmx_kib=512..4096*2 --vary dma_gbps=16,32,64 -s sequential,list -q -j 1)
-"$ACSIM" sweep "${KGRID[@]}" -o "$T/killed.h5" >/dev/null 2>&1 &
-pid=$!
-for _ in $(seq 1 200); do [ -e "$T/killed.h5" ] && break; sleep 0.05; done
-kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
-before=$(nruns "$T/killed.h5")
-if [ -n "$before" ] && [ "$before" -gt 0 ] && [ "$before" -lt 24 ]; then
-  ok "killed_sweep_kept_a_checkpoint ($before of 24 runs)"
-else
-  bad "killed_sweep_kept_a_checkpoint (${before:-no file} of 24 runs)"
-fi
-expect resume_after_kill 0 "$before already in" -- "$ACSIM" sweep "${KGRID[@]}" -o "$T/killed.h5"
-grep -q "^$((24 - before)) runs in" "$T/out" && ok "resume_ran_the_rest ($((24 - before)) runs)" || bad "resume_ran_the_rest"
-[ "$(nruns "$T/killed.h5")" = 24 ] && ok "resumed_has_every_run" || bad "resumed_has_every_run ($(nruns "$T/killed.h5"))"
-expect resumed_runs_stored_once 0 'merged 24 runs' -- "$ACSIM" merge "$T/killed.h5" -o "$T/killed-check.h5"
+# Stopping a sweep at a known point without timing: the test hook
+# ACSIM_TEST_WORKER="hang N" blocks the worker that gets the N-th run of the
+# invocation, so with -j 1 runs 1..N-1 finish and the sweep can go no
+# further. wait_runs waits for the event "the file holds K runs" (the
+# parent checkpoints about once a second while it waits on the worker); the
+# bound is only a watchdog against a hang, far beyond any load.
+wait_runs() { # FILE K PID
+  local i
+  for i in $(seq 1 3000); do
+    [ "$(nruns "$1")" = "$2" ] && return 0
+    kill -0 "$3" 2>/dev/null || return 1
+    sleep 0.2
+  done
+  return 1
+}
+# 12 runs (2 CMX sizes x 3 DMA bandwidths x 2 schedulers) of a small
+# network, so that no simulation comes near its wall-clock limit even in a
+# sanitizer build on a loaded machine (a run ending in error would be run
+# again on resume and change the counts); the 8th hangs.
+KGRID=(-w workloads/dnn/alexnet.csv --vary cmx_kib=512,1024 --vary dma_gbps=16,32,64 -s sequential,list -q -j 1)
+
+# Resume after a killed sweep: kill -9 once 7 runs are checkpointed, run
+# the same command again, and every run is stored exactly once.
+ACSIM_TEST_WORKER="hang 8" "$ACSIM" sweep "${KGRID[@]}" -o "$T/killed.h5" >/dev/null 2>&1 &
+pid=$!; bg=$pid
+wait_runs "$T/killed.h5" 7 $pid && ok "killed_sweep_checkpointed_7_runs" || bad "killed_sweep_checkpointed_7_runs ($(nruns "$T/killed.h5"))"
+kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null; bg=""
+expect resume_after_kill 0 "= 12 runs; 7 already in" -- "$ACSIM" sweep "${KGRID[@]}" -o "$T/killed.h5"
+grep -q "^5 runs in .* 5 ok" "$T/out" && ok "resume_ran_the_rest" || bad "resume_ran_the_rest"
+[ "$(nruns "$T/killed.h5")" = 12 ] && ok "resumed_has_every_run" || bad "resumed_has_every_run ($(nruns "$T/killed.h5"))"
+expect resumed_runs_stored_once 0 'merged 12 runs' -- "$ACSIM" merge "$T/killed.h5" -o "$T/killed-check.h5"
 ls -a "$T" | grep -q '\.tmp$' && bad "no_temporaries_left" || ok "no_temporaries_left"
 
-# Ctrl-C (SIGINT) keeps the finished runs and exits 130.
-"$ACSIM" sweep "${KGRID[@]}" -o "$T/int.h5" >"$T/out" 2>"$T/err" &
-pid=$!
-sleep 0.6
-kill -INT $pid; wait $pid; rc=$?
+# Ctrl-C (SIGINT) keeps the finished runs and exits 130: sent once 7 runs
+# are on disk (so the sweep has its handler), the 8th hanging.
+ACSIM_TEST_WORKER="hang 8" "$ACSIM" sweep "${KGRID[@]}" -o "$T/int.h5" >"$T/out" 2>"$T/err" &
+pid=$!; bg=$pid
+wait_runs "$T/int.h5" 7 $pid
+kill -INT $pid; wait $pid; rc=$?; bg=""
 n=$(nruns "$T/int.h5")
-if [ "$rc" = 130 ] && [ -n "$n" ] && grep -q 'run the same command again to resume' "$T/out"; then
+if [ "$rc" = 130 ] && [ "$n" = 7 ] && grep -q '^interrupted after 7 runs' "$T/out" &&
+   grep -q 'run the same command again to resume' "$T/out"; then
   ok "interrupt_keeps_finished_runs ($n runs)"
 else
-  bad "interrupt_keeps_finished_runs (exit $rc, ${n:-no file})"
+  bad "interrupt_keeps_finished_runs (exit $rc, ${n:-no file} runs)"
 fi
+
+# Run identity is the workload's content (issue 10). Two networks both
+# named net.csv are two workloads; one file by two paths is one (a note,
+# every run once, so merge accepts the file); an edited file is new runs.
+mkdir -p "$T/a" "$T/b"
+cp workloads/graphs/isp_pipeline.csv "$T/a/net.csv"
+cp workloads/graphs/resnet_block_chain.csv "$T/b/net.csv"
+IGRID=(--vary cmx_kib=512,1024 -s sequential,list -q -j 2 --no-sim)
+expect id_first_net 0 '= 4 runs$' -- "$ACSIM" sweep -w "$T/a/net.csv" "${IGRID[@]}" -o "$T/id.h5"
+expect id_other_net_same_name 0 '= 4 runs$' -- "$ACSIM" sweep -w "$T/b/net.csv" "${IGRID[@]}" -o "$T/id.h5"
+[ "$(nruns "$T/id.h5")" = 8 ] && ok "id_both_nets_stored" || bad "id_both_nets_stored ($(nruns "$T/id.h5"))"
+expect id_two_paths_one_workload 0 "note: -w $T/a/\.\./a/net.csv is the same workload as -w $T/a/net.csv .*runs once" -- \
+  "$ACSIM" sweep -w "$T/a/net.csv" -w "$T/a/../a/net.csv" "${IGRID[@]}" -o "$T/dup.h5"
+grep -q '= 4 runs$' "$T/out" && [ "$(nruns "$T/dup.h5")" = 4 ] && ok "id_two_paths_run_once" || bad "id_two_paths_run_once ($(nruns "$T/dup.h5"))"
+expect id_two_paths_merge 0 'merged 4 runs' -- "$ACSIM" merge "$T/dup.h5" -o "$T/dup-check.h5"
+expect id_resume_by_content 0 '= 8 runs; 8 already in' -- \
+  "$ACSIM" sweep -w "$T/b/net.csv" -w "$T/a/net.csv" "${IGRID[@]}" -o "$T/id.h5"
+echo "# edited" >>"$T/a/net.csv"
+expect id_edited_file_is_new 0 '= 8 runs; 4 already in' -- \
+  "$ACSIM" sweep -w "$T/b/net.csv" -w "$T/a/net.csv" "${IGRID[@]}" -o "$T/id.h5"
+[ "$(nruns "$T/id.h5")" = 12 ] && ok "id_edited_runs_added" || bad "id_edited_runs_added ($(nruns "$T/id.h5"))"
+expect id_merge_keeps_both_versions 0 'merged 12 runs' -- "$ACSIM" merge "$T/id.h5" -o "$T/id-check.h5"
+# The report keeps the three workloads called net apart: each label carries
+# the start of its digest (runs.csv holds one row per run either way).
+expect id_report 0 'open .*index.html' -- "$ACSIM" report "$T/id.h5" -o "$T/idrep"
+n=$(grep -oE 'net \([0-9a-f]{8}\)' "$T/idrep/index.html" | sort -u | wc -l)
+[ "$n" = 3 ] && ok "id_report_labels_each_net ($n)" || bad "id_report_labels_each_net ($n labels, want 3)"
+if have_h5py; then
+  # The stored digest is what sha256sum prints.
+  want=$(sha256sum "$T/b/net.csv" | cut -c1-64)
+  expect id_digest_is_sha256 0 "^$want\$" -- "$PY" -c "
+import h5py, sys
+for w in h5py.File(sys.argv[1], 'r')['/workloads'][:]:
+    if w['path'].decode() == sys.argv[2]: print(w['digest'].decode())" "$T/id.h5" "$T/b/net.csv"
+  # A file from before the digest column: its runs are found by name.
+  cp "$T/full.h5" "$T/old.h5"
+  "$PY" - "$T/old.h5" <<'EOF2'
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r+")
+w = f["/workloads"][:]
+names = [n for n in w.dtype.names if n != "digest"]
+old = np.empty(len(w), dtype=[(n, w.dtype[n]) for n in names])
+for n in names:
+    old[n] = w[n]
+del f["/workloads"]
+f.create_dataset("/workloads", data=old, maxshape=(None,), chunks=True)
+EOF2
+  expect id_old_file_resumes_by_name 0 '= 12 runs; 12 already in' -- "$ACSIM" sweep "${GRID[@]}" -o "$T/old.h5"
+  grep -q '^note: 12 of the runs already in .* matched by workload name' "$T/out" &&
+    ok "id_old_file_says_so" || bad "id_old_file_says_so"
+  expect id_old_file_compares_by_name 0 'matched by platform name, workload name, scheduler' -- "$ACSIM" compare "$T/old.h5" "$T/full.h5"
+else
+  echo "skip id_digest_is_sha256, id_old_file_* (python3-h5py missing)"
+fi
+
+# A worker that dies is retried once in a fresh worker (test hook
+# ACSIM_TEST_WORKER="abort N": the worker aborts on the N-th run, every
+# time; "abort-once N": the first time only).
+expect retry_after_one_death 0 '^1 run retried in a fresh worker after its worker died' -- \
+  env ACSIM_TEST_WORKER="abort-once 5" "$ACSIM" sweep "${GRID[@]}" -j 2 -o "$T/once.h5"
+grep -q '^12 runs in .* 12 ok' "$T/out" && ok "retried_run_stored_ok" || bad "retried_run_stored_ok"
+expect error_after_two_deaths 1 '12 runs in .* 11 ok, 0 infeasible, 0 timeout, 1 error' -- \
+  env ACSIM_TEST_WORKER="abort 5" "$ACSIM" sweep "${GRID[@]}" -j 2 -o "$T/twice.h5"
+[ "$(nruns "$T/twice.h5")" = 12 ] && ok "error_run_stored" || bad "error_run_stored ($(nruns "$T/twice.h5"))"
+if have_h5py; then
+  expect error_names_the_signal 0 'killed by signal 6 \(Abort' -- "$PY" -c "
+import h5py, sys
+for r in h5py.File(sys.argv[1], 'r')['/runs'][:]:
+    if r['status'] == b'error': print(r['run_id'], r['message'].decode())" "$T/twice.h5"
+  err_id=$(awk '{print $1; exit}' "$T/out")
+fi
+# Running the same command again retries the stored error run, in its row.
+expect rerun_retries_error 0 '= 12 runs; 11 already in .*; 1 error run to retry' -- \
+  "$ACSIM" sweep "${GRID[@]}" -j 2 -o "$T/twice.h5"
+grep -q '^1 run in .* 1 ok' "$T/out" && ok "retried_run_ok" || bad "retried_run_ok"
+[ "$(nruns "$T/twice.h5")" = 12 ] && ok "retry_replaces_the_row" || bad "retry_replaces_the_row ($(nruns "$T/twice.h5"))"
+expect retried_file_merges 0 'merged 12 runs' -- "$ACSIM" merge "$T/twice.h5" -o "$T/twice-check.h5"
+if have_h5py && [ -n "${err_id:-}" ]; then
+  expect retried_row_keeps_its_id 0 "^$err_id ok\$" -- "$PY" -c "
+import h5py, sys
+for r in h5py.File(sys.argv[1], 'r')['/runs'][:]:
+    if r['run_id'] == int(sys.argv[2]): print(r['run_id'], r['status'].decode())" "$T/twice.h5" "$err_id"
+fi
+expect help_says_retry 0 'retried once in a fresh worker' -- "$ACSIM" sweep --help
 
 # compare: itself 0; a regression 1 (worst first); bad input 2.
 expect compare_self 0 '0 regressions' -- "$ACSIM" compare "$T/full.h5" "$T/full.h5"
+expect compare_by_content 0 'matched by platform name, workload content, scheduler' -- \
+  "$ACSIM" compare "$T/full.h5" "$T/merged.h5"
 "$ACSIM" sweep "${GRID[@]}" --set ddr_ratio=8 -o "$T/slow.h5" >/dev/null 2>&1
 expect compare_regression 1 'Regressions \([0-9]+\)' -- "$ACSIM" compare "$T/full.h5" "$T/slow.h5"
 first=$(awk '/^Regressions/{getline; getline; print $1; exit}' "$T/out" | tr -d '+%')

@@ -371,7 +371,7 @@ static size_t write_study(const char *path, int with_schedule)
   cr_assert_eq(acs_schedule_init_problem(&s, &pb), ACS_OK);
   {
     const struct acs_sched_ops *ops = acs_sched_find("list");
-    struct acs_sched_ctx ctx = {1, 0, 0, NULL};
+    struct acs_sched_ctx ctx = {1, 0, NULL};
     void *opts = calloc(1, ops->opts_size + 1);
     acs_sched_opts_defaults(ops, opts);
     acs_diag_init(&d);
@@ -542,4 +542,41 @@ Test(report_html, runs_csv_quotes_and_leaves_missing_values_empty)
   cr_assert(strstr(text, ",it broke\n"), "%s", text);
   free(text);
   acs_results_data_free(&data);
+}
+
+/* The scheduler and workload tables keep the four statuses apart, as the
+ * summary cards do: one run of each status gives 1 in each column (a
+ * timeout counted as infeasible would show 2 infeasible and no timeout). */
+Test(report_html, tables_count_timeouts_apart_from_infeasible)
+{
+  const struct spec s[] = {{P128, "net", "list", "ok", 1000, 0.5},
+                           {P256, "net", "list", "infeasible", NAN, NAN},
+                           {"p[cmx_kib=512]", 512, 0, "net", "list", "timeout", NAN, NAN},
+                           {"p[cmx_kib=1024]", 1024, 0, "net", "list", "error", NAN, NAN}};
+  struct acs_report_info info;
+  struct acs_report_opts o = {"/nonexistent/gnuplot"};
+  struct acs_diag d;
+  char out[512], path[1024], *html;
+
+  write_file(at("st.h5"), s, 4);
+  snprintf(out, sizeof(out), "%s", at("rep"));
+  acs_diag_init(&d);
+  cr_assert_eq(acs_report_write(at("st.h5"), out, &o, &info, &d), ACS_OK, "%s", d.msg);
+  snprintf(path, sizeof(path), "%s/index.html", out);
+  html = slurp(path);
+  /* Summary cards. */
+  cr_assert(strstr(html, "<b>1</b><span>infeasible</span>"), "%s", html);
+  cr_assert(strstr(html, "<b>1</b><span>timeout</span>"), "%s", html);
+  /* Scheduler table: runs, ok, infeasible, timeout, error. */
+  cr_assert(strstr(html, "<th class=\"n\">infeasible</th><th class=\"n\">timeout</th>"
+                         "<th class=\"n\">error</th>"), "%s", html);
+  cr_assert(strstr(html, "<code>list</code></td><td class=\"n\">4</td><td class=\"n\">1</td>"
+                         "<td class=\"n\">1</td><td class=\"n\">1</td><td class=\"n\">1</td>"),
+            "%s", html);
+  /* Workload table: ok / infeasible / timeout / error. */
+  cr_assert(strstr(html, "runs: ok / infeasible / timeout / error"), "%s", html);
+  cr_assert(strstr(html, "<td class=\"n\">1 <span class=\"muted\">/</span> 1 <span "
+                         "class=\"muted\">/</span> 1 <span class=\"muted\">/</span> 1</td>"),
+            "%s", html);
+  free(html);
 }

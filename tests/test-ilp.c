@@ -23,6 +23,7 @@
 
 #include "core/load/load.h"
 #include "core/load/optima.h"
+#include "core/sched/barrier.h"
 #include "core/sched/sched.h"
 #include "report/validation.h"
 #include "tests/testutil.h"
@@ -31,11 +32,10 @@
 
 /* Runs variant `name` with "key=value" settings (NULL-ended), a time limit
  * and a seed; out is initialised here. */
-static int run_sched(const char *name, const struct acs_problem *pb, const char *const *sets,
-                     double limit, uint64_t seed, struct acs_schedule *out, struct acs_diag *d)
+static int run_ctx(const char *name, const struct acs_problem *pb, const char *const *sets,
+                   const struct acs_sched_ctx *ctx, struct acs_schedule *out, struct acs_diag *d)
 {
   const struct acs_sched_ops *ops = acs_sched_find(name);
-  struct acs_sched_ctx ctx = { seed, limit, 0, NULL};
   void *opts;
   int err;
 
@@ -53,9 +53,17 @@ static int run_sched(const char *name, const struct acs_problem *pb, const char 
   }
   cr_assert_eq(acs_schedule_init_problem(out, pb), ACS_OK);
   acs_diag_init(d);
-  err = ops->schedule(pb, opts, &ctx, out, d);
+  err = ops->schedule(pb, opts, ctx, out, d);
   free(opts);
   return err;
+}
+
+static int run_sched(const char *name, const struct acs_problem *pb, const char *const *sets,
+                     double limit, uint64_t seed, struct acs_schedule *out, struct acs_diag *d)
+{
+  struct acs_sched_ctx ctx = { seed, limit, 0 };
+
+  return run_ctx(name, pb, sets, &ctx, out, d);
 }
 
 /* A graph with two named resources of the given capacities. */
@@ -224,7 +232,9 @@ Test(brute, enumerator_finds_a_hand_computed_optimum)
   acs_graph_destroy(&g);
 }
 
-Test(ilp, finds_and_proves_enumerated_optima, .timeout = 120)
+/* The timeout is a watchdog against a hang, far above the 25 s a sanitizer
+ * build took on a loaded two-core machine. */
+Test(ilp, finds_and_proves_enumerated_optima, .timeout = 1200)
 {
   int nontrivial = 0;
 
@@ -788,4 +798,109 @@ Test(validation, rows_round_trip_and_ids_continue)
   double avg = back[1].avg_dev_pct;
   cr_assert_float_eq(avg, 0.25, 1e-12);
   free(back);
+}
+
+/* ---- interrupts ------------------------------------------------------- */
+
+/*
+ * Every variant that searches polls acs_sched_ctx.interrupted: with the
+ * flag set (as a SIGINT handler would) each returns ACS_EINTERRUPTED rather
+ * than a result; without it the same runs succeed. No timing involved: the
+ * flag is set before the run, so the first poll sees it.
+ */
+Test(interrupt, searching_variants_stop_with_einterrupted)
+{
+  static const char *const iter[] = { "iterations=1000", NULL };
+  static const struct { const char *name; const char *const *sets; } v[] = {
+    { "list", iter }, { "ilp", NULL }, { "strip", NULL }, { "spill", NULL },
+  };
+  volatile sig_atomic_t flag = 1, calm = 0;
+  struct acs_sched_ctx stop = { 1, 30, &flag }, go = { 1, 1, &calm };
+  struct acs_graph g;
+  struct acs_problem pb;
+  struct acs_schedule s;
+  struct acs_diag d;
+  int err;
+
+  tu_random_dag(&g, 11, 60, 200000);
+  tu_problem(&pb, &g, NULL);
+  for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+    err = run_ctx(v[i].name, &pb, v[i].sets, &stop, &s, &d);
+    cr_assert_eq(err, ACS_EINTERRUPTED, "%s: %s (%s)", v[i].name, acs_strerror(err), d.msg);
+    acs_schedule_destroy(&s);
+    err = run_ctx(v[i].name, &pb, v[i].sets, &go, &s, &d);
+    cr_assert(err == ACS_OK || err == ACS_ETIMEOUT, "%s: %s (%s)", v[i].name,
+              acs_strerror(err), d.msg);
+    tu_assert_verified(&s);
+    acs_schedule_destroy(&s);
+  }
+  acs_problem_destroy(&pb);
+  acs_graph_destroy(&g);
+}
+
+/* The barrier pass polls the flag at every op and leaves the schedule as
+ * it was when interrupted. */
+Test(interrupt, barrier_pass_stops_and_leaves_the_schedule)
+{
+  static const char *const sets[] = { "barriers=2", NULL };
+  volatile sig_atomic_t flag = 1;
+  struct acs_sched_ctx stop = { 1, 0, &flag };
+  struct acs_graph g;
+  struct acs_problem pb;
+  struct acs_schedule s;
+  struct acs_diag d;
+  int64_t makespan;
+  int32_t nedges;
+
+  tu_random_dag(&g, 5, 80, 1000);
+  tu_problem(&pb, &g, sets);
+  cr_assert_eq(run_sched("list", &pb, NULL, 0, 1, &s, &d), ACS_OK, "%s", d.msg);
+  makespan = s.makespan;
+  nedges = s.nedges;
+  acs_diag_init(&d);
+  cr_assert_eq(acs_barrier_pass(&pb, &s, &stop, &d), ACS_EINTERRUPTED, "%s", d.msg);
+  cr_assert_eq(s.makespan, makespan);
+  cr_assert_eq(s.nedges, nedges);
+  cr_assert_eq(s.nwaits, 0);
+  tu_assert_verified(&s);
+  acs_schedule_destroy(&s);
+  acs_problem_destroy(&pb);
+  acs_graph_destroy(&g);
+}
+
+/*
+ * Watching a flag, GLPK solves in a forked child the caller can kill. The
+ * child must give the same answers: the enumerator's example needs the
+ * model to prove its optimum 9 (the bound is 8), so at least one solve goes
+ * through the child.
+ */
+Test(interrupt, glpk_in_a_child_proves_the_same_optimum)
+{
+  volatile sig_atomic_t calm = 0;
+  struct acs_sched_ctx ctx = { 1, 30, &calm };
+  struct acs_graph g;
+  struct acs_problem pb;
+  struct acs_schedule s;
+  struct acs_diag d;
+  int err;
+
+  named2(&g, 3, 3);
+  named_op(&g, "a", 2, 2, 0);
+  named_op(&g, "b", 3, 2, 0);
+  named_op(&g, "c", 4, 2, 0);
+  named_op(&g, "d", 5, 1, 0);
+  tu_finalize(&g);
+  tu_problem(&pb, &g, NULL);
+  err = run_ctx("ilp", &pb, NULL, &ctx, &s, &d);
+  cr_assert_eq(err, ACS_OK, "%s (%s)", acs_strerror(err), d.msg);
+  tu_assert_verified(&s);
+  cr_assert_eq(s.makespan, 9);
+  {
+    long long models = 0;
+    cr_assert_eq(msg_number(d.msg, "lower bound (", &models), 0, "message: %s", d.msg);
+    cr_assert_geq(models, 1, "message: %s", d.msg);
+  }
+  acs_schedule_destroy(&s);
+  acs_problem_destroy(&pb);
+  acs_graph_destroy(&g);
 }

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/model/problem.h"
@@ -182,15 +183,17 @@ Test(platform, set_kv_validates)
   cr_assert_eq(acs_platform_set_kv(&p, "pe_count=8", &d), ACS_OK);
   cr_assert_eq((int)p.v[ACS_P_PE_COUNT], 8);
   cr_assert_eq(acs_platform_set_kv(&p, "pe_count=2.5", &d), ACS_EPARSE);
-  cr_assert_str_eq(d.msg, "pe_count: '2.5' is not an integer");
+  cr_assert_str_eq(d.msg, "--set pe_count=2.5: '2.5' is not an integer");
+  cr_assert_str_eq(d.file, "", "the message names the option itself");
   cr_assert_eq(acs_platform_set_kv(&p, "pe_count=0", &d), ACS_ERANGE);
   cr_assert_eq(acs_platform_set_kv(&p, "dma_gbps=fast", &d), ACS_EPARSE);
-  cr_assert_str_eq(d.msg, "dma_gbps: 'fast' is not a number");
+  cr_assert_str_eq(d.msg, "--set dma_gbps=fast: 'fast' is not a number");
   cr_assert_eq(acs_platform_set_kv(&p, "cmx_mib=4", &d), ACS_EPARSE);
-  cr_assert_str_eq(d.msg, "unknown parameter 'cmx_mib' (see `acsim platform --help`)");
+  cr_assert_str_eq(d.msg, "--set cmx_mib=4: unknown parameter 'cmx_mib' (see `acsim platform --help`)");
   cr_assert_eq(acs_platform_set_kv(&p, "novalue", &d), ACS_EPARSE);
   cr_assert_eq(acs_platform_set_kv(&p, "name=x", &d), ACS_EINVAL);
-  cr_assert_eq(acs_platform_set_kv(&p, "dma_gbps=inf", &d), ACS_EPARSE);
+  cr_assert_eq(acs_platform_set_kv(&p, "dma_gbps=inf", &d), ACS_ERANGE);
+  cr_assert_str_eq(d.msg, "--set dma_gbps=inf: 'inf' is out of range (max 1e+08)");
   cr_assert_eq(acs_platform_set_kv(&p, "barriers=0", &d), ACS_OK);
   cr_assert_eq((int)p.v[ACS_P_PE_COUNT], 8, "failed sets leave the value alone");
 }
@@ -205,6 +208,160 @@ Test(platform, validate_rejects_alignment_beyond_cmx)
   p.v[ACS_P_CMX_KIB] = 1;
   p.v[ACS_P_CMX_ALIGN_BYTES] = 2048;
   cr_assert_eq(acs_platform_validate(&p, &d), ACS_ERANGE);
+}
+
+/*
+ * The documented bounds (README, "Platform descriptions"), written out here
+ * rather than read from ACS_PARAM_MAP so that changing one is a decision:
+ * each parameter takes its minimum and maximum, and refuses the next value
+ * beyond either with ACS_ERANGE and a message naming the bound.
+ */
+static const struct {
+  const char *name, *min, *max, *below, *above;
+} documented[] = {
+  { "freq_mhz", "0.001", "10000", "0.0009", "10000.5" },
+  { "pe_count", "1", "1048576", "0", "1048577" },
+  { "pe_macs_per_cycle", "1", "1048576", "0", "1048577" },
+  { "cmx_kib", "1", "67108864", "0", "67108865" },
+  { "cmx_align_bytes", "1", "1048576", "0", "1048577" },
+  { "barriers", "0", "65536", "-1", "65537" },
+  { "barrier_slots", "0", "65536", "-1", "65537" },
+  { "dma_channels", "1", "1048576", "0", "1048577" },
+  { "dma_gbps", "1e-06", "1e+08", "9e-7", "100000001" },
+  { "ddr_ratio", "1e-06", "1e+06", "9e-7", "1000001" },
+  { "ddr_latency_cycles", "0", "1000000", "-1", "1000001" },
+  { "local_gbps", "1e-06", "1e+08", "9e-7", "100000001" },
+  { "bytes_per_elem", "1", "16", "0", "17" },
+  { "pe_vmem_kib", "0", "67108864", "-1", "67108865" },
+  { "pe_pmem_kib", "0", "67108864", "-1", "67108865" },
+  { "loop_iterations", "1", "100000", "0", "100001" },
+};
+
+Test(platform, every_parameter_takes_its_bounds_and_refuses_beyond)
+{
+  cr_assert_eq(sizeof(documented) / sizeof(documented[0]), ACS_PARAM_COUNT,
+               "a parameter without a documented bound");
+  for (size_t i = 0; i < sizeof(documented) / sizeof(documented[0]); i++) {
+    struct acs_platform p;
+    struct acs_diag d;
+    char kv[128], want[256];
+    int k = acs_param_find(documented[i].name);
+
+    cr_assert_geq(k, 0, "%s", documented[i].name);
+    acs_platform_init(&p);
+    acs_diag_init(&d);
+    snprintf(kv, sizeof(kv), "%s=%s", documented[i].name, documented[i].min);
+    cr_assert_eq(acs_platform_set_kv(&p, kv, &d), ACS_OK, "%s: %s", kv, d.msg);
+    cr_assert_eq(p.v[k], strtod(documented[i].min, NULL), "%s", kv);
+    snprintf(kv, sizeof(kv), "%s=%s", documented[i].name, documented[i].max);
+    cr_assert_eq(acs_platform_set_kv(&p, kv, &d), ACS_OK, "%s: %s", kv, d.msg);
+    cr_assert_eq(p.v[k], strtod(documented[i].max, NULL), "%s", kv);
+    /* (cmx_align_bytes at its maximum needs a CMX of at least 1 MiB.) */
+    if (k == ACS_P_CMX_ALIGN_BYTES)
+      p.v[ACS_P_CMX_KIB] = 1024;
+    cr_assert_eq(acs_platform_validate(&p, &d), ACS_OK, "%s: %s", kv, d.msg);
+
+    snprintf(kv, sizeof(kv), "%s=%s", documented[i].name, documented[i].above);
+    cr_assert_eq(acs_platform_set_kv(&p, kv, &d), ACS_ERANGE, "%s", kv);
+    snprintf(want, sizeof(want), "--set %s: '%s' is out of range (max %s)", kv,
+             documented[i].above, documented[i].max);
+    cr_assert_str_eq(d.msg, want);
+    snprintf(kv, sizeof(kv), "%s=%s", documented[i].name, documented[i].below);
+    cr_assert_eq(acs_platform_set_kv(&p, kv, &d), ACS_ERANGE, "%s", kv);
+    snprintf(want, sizeof(want), "--set %s: %s is below the minimum %s (", kv,
+             documented[i].below, documented[i].min);
+    cr_assert_eq(strncmp(d.msg, want, strlen(want)), 0, "%s", d.msg);
+    cr_assert_eq(p.v[k], strtod(documented[i].max, NULL), "refused values change nothing");
+  }
+}
+
+/* The inputs of issue 10: each used to be accepted (rounded, wrapped or
+ * made infinite) and overflow later. */
+Test(platform, absurd_values_are_out_of_range_never_rounded)
+{
+  static const char *const cases[][2] = {
+    { "cmx_kib=9007199254740993", "--set cmx_kib=9007199254740993: '9007199254740993' is out of range (max 67108864)" },
+    { "pe_count=2147483648", "--set pe_count=2147483648: '2147483648' is out of range (max 1048576)" },
+    { "pe_count=100000000", "--set pe_count=100000000: '100000000' is out of range (max 1048576)" },
+    { "pe_count=99999999999999999999", "--set pe_count=99999999999999999999: '99999999999999999999' is out of range (max 1048576)" },
+    { "freq_mhz=1e308", "--set freq_mhz=1e308: '1e308' is out of range (max 10000)" },
+    { "freq_mhz=1e999", "--set freq_mhz=1e999: '1e999' is out of range (max 10000)" },
+    { "dma_gbps=inf", "--set dma_gbps=inf: 'inf' is out of range (max 1e+08)" },
+    { "barriers=-99999999999999999999", "--set barriers=-99999999999999999999: -99999999999999999999 is below the minimum 0 (hardware barriers; 0 means no limit)" },
+    { "freq_mhz=-0", "--set freq_mhz=-0: -0 is below the minimum 0.001 (clock frequency; cycles are of this clock)" },
+  };
+  struct acs_platform p;
+  struct acs_diag d;
+
+  acs_platform_init(&p);
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    acs_diag_init(&d);
+    cr_assert_eq(acs_platform_set_kv(&p, cases[i][0], &d), ACS_ERANGE, "%s", cases[i][0]);
+    cr_assert_str_eq(d.msg, cases[i][1]);
+  }
+  /* Integers are integers: "1e3" and "4.0" are numbers but not integers. */
+  acs_diag_init(&d);
+  cr_assert_eq(acs_platform_set_kv(&p, "pe_count=1e3", &d), ACS_EPARSE);
+  cr_assert_str_eq(d.msg, "--set pe_count=1e3: '1e3' is not an integer");
+  cr_assert_eq(acs_platform_set_kv(&p, "pe_count=4.0", &d), ACS_EPARSE);
+  cr_assert_eq(acs_platform_set_kv(&p, "pe_count=0x10", &d), ACS_EPARSE);
+  cr_assert_str_eq(d.msg, "--set pe_count=0x10: '0x10' is not an integer");
+  /* Located errors keep the parameter's name first (the CSV form). */
+  cr_assert_eq(acs_platform_set(&p, ACS_P_PE_COUNT, "1048577", &d, "p.csv", 3, 7), ACS_ERANGE);
+  cr_assert_str_eq(d.msg, "pe_count: '1048577' is out of range (max 1048576)");
+  cr_assert_str_eq(d.file, "p.csv");
+  cr_assert_eq(d.line, 3);
+  cr_assert_eq(d.col, 7);
+  for (int k = 0; k < ACS_PARAM_COUNT; k++)
+    cr_assert_eq(p.v[k], acs_param_table[k].def, "%s changed", acs_param_table[k].name);
+}
+
+Test(platform, validate_refuses_values_beyond_the_bounds)
+{
+  struct acs_platform p;
+  struct acs_diag d;
+
+  acs_platform_init(&p);
+  acs_diag_init(&d);
+  p.v[ACS_P_PE_COUNT] = 2147483648.0; /* set directly, not parsed */
+  cr_assert_eq(acs_platform_validate(&p, &d), ACS_ERANGE);
+  cr_assert_str_eq(d.msg, "platform 'default': pe_count = 2147483648 is invalid "
+                          "(from 1 to 1048576, integer)");
+  acs_platform_init(&p);
+  p.v[ACS_P_FREQ_MHZ] = HUGE_VAL;
+  cr_assert_eq(acs_platform_validate(&p, &d), ACS_ERANGE);
+}
+
+/*
+ * Transfer cycles at the top of the range, by hand: at 1000 MHz and 1 GB/s
+ * (DDR ratio 1) a cycle moves exactly one byte, so 2^53 bytes take 2^53
+ * cycles on the DMA engine, and a DDR transfer adds the 100-cycle latency:
+ * 2^53 - 100 bytes are the most that fit in 2^53 cycles.
+ */
+Test(platform, transfer_cycles_stop_at_two_to_the_53)
+{
+  const char *sets[] = {"freq_mhz=1000", "dma_gbps=1", "ddr_ratio=1", NULL};
+  struct acs_platform p;
+  struct acs_diag d;
+  const int64_t top = (int64_t)1 << 53;
+
+  acs_platform_init(&p);
+  acs_diag_init(&d);
+  for (int i = 0; sets[i]; i++)
+    cr_assert_eq(acs_platform_set_kv(&p, sets[i], &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_platform_cmx_cycles(&p, top), top);
+  cr_assert_eq(acs_platform_cmx_cycles(&p, top - 1), top - 1);
+  cr_assert_eq(acs_platform_ddr_cycles(&p, top - 100), top);
+  cr_assert_eq(acs_platform_ddr_cycles(&p, top - 99), -1);
+  cr_assert_eq(acs_platform_ddr_cycles(&p, INT64_MAX), -1);
+  /* The slowest link at the fastest clock: 1e-7 bytes per cycle. */
+  p.v[ACS_P_FREQ_MHZ] = 10000;
+  p.v[ACS_P_DMA_GBPS] = 1e-6;
+  cr_assert_eq(acs_platform_cmx_cycles(&p, 900719925), 9007199250000000LL);
+  cr_assert_eq(acs_platform_cmx_cycles(&p, 900719926), -1);
+  cr_assert_eq(acs_platform_cmx_bytes(&p), 2048 * 1024);
+  p.v[ACS_P_CMX_KIB] = 67108864; /* the maximum: 64 GiB, no overflow */
+  cr_assert_eq(acs_platform_cmx_bytes(&p), (int64_t)1 << 36);
 }
 
 /* ---- problem ---- */
@@ -291,6 +448,105 @@ Test(problem, demand_beyond_capacity_is_infeasible)
   cr_assert_eq(acs_problem_check_demands(&pb, &d), ACS_EINFEASIBLE);
   cr_assert_str_eq(d.msg, "op 'big' needs 2048 of resource 'cmx' but the platform has 1024");
   acs_problem_destroy(&pb);
+  acs_graph_destroy(&g);
+}
+
+/* Binds g to the default platform with overrides; returns the code and
+ * leaves the message in d. */
+static int bind(const struct acs_graph *g, const char *const *sets, struct acs_diag *d)
+{
+  struct acs_platform p;
+  struct acs_problem pb;
+  int err;
+
+  acs_platform_init(&p);
+  acs_diag_init(d);
+  for (size_t i = 0; sets && sets[i]; i++)
+    cr_assert_eq(acs_platform_set_kv(&p, sets[i], d), ACS_OK, "%s", d->msg);
+  err = acs_problem_init(&pb, g, &p, d);
+  if (err == ACS_OK)
+    acs_problem_destroy(&pb);
+  return err;
+}
+
+/*
+ * Every duration and their sum stay at most 2^53 cycles: at one MAC per
+ * cycle an op of 2^53 MACs is the longest there is, alone; a second op of
+ * one MAC more than nothing makes the total too long, and the error names
+ * it and its line.
+ */
+Test(problem, durations_and_their_sum_stop_at_two_to_the_53)
+{
+  const char *one_mac[] = {"pe_macs_per_cycle=1", NULL};
+  struct acs_graph g;
+  struct acs_diag d;
+  struct acs_op op;
+  int32_t a, b;
+
+  tu_graph_npu(&g, "t");
+  memset(&op, 0, sizeof(op));
+  op.name = "a";
+  op.kind = ACS_OP_DPU;
+  op.cycles = -1;
+  op.macs = (int64_t)1 << 53;
+  op.line = 7;
+  a = acs_graph_add_op(&g, &op);
+  op.name = "b";
+  op.macs = 0;
+  op.line = 8;
+  b = acs_graph_add_op(&g, &op);
+  tu_edge(&g, a, b);
+  tu_finalize(&g);
+  cr_assert_eq(bind(&g, one_mac, &d), ACS_OK, "%s", d.msg);
+  g.ops[b].macs = 1;
+  cr_assert_eq(bind(&g, one_mac, &d), ACS_ERANGE);
+  cr_assert_str_eq(d.msg, "the ops up to 'b' already take more than 9007199254740992 cycles in "
+                          "all on platform 'default'");
+  cr_assert_eq(d.line, 8);
+  /* Two MACs per cycle halve the first op: fine again. */
+  cr_assert_eq(bind(&g, NULL, &d), ACS_OK, "%s", d.msg);
+  g.ops[a].macs = ((int64_t)1 << 53) + 1;
+  cr_assert_eq(bind(&g, NULL, &d), ACS_ERANGE);
+  cr_assert_str_eq(d.msg, "op 'a': macs is out of range (0 to 9007199254740992)");
+  cr_assert_eq(d.line, 7);
+  g.ops[a].macs = 0;
+  g.ops[a].cycles = INT64_MAX;
+  cr_assert_eq(bind(&g, NULL, &d), ACS_ERANGE);
+  cr_assert_str_eq(d.msg, "op 'a' would take more than 9007199254740992 cycles on platform "
+                          "'default'");
+  acs_graph_destroy(&g);
+}
+
+/* A transfer is as long as its bytes over the link: the same op is fine on
+ * a fast link and too long (a located error, not an overflow) on the
+ * slowest link at the fastest clock. */
+Test(problem, transfers_too_long_for_the_platform_are_located)
+{
+  const char *slow[] = {"freq_mhz=10000", "dma_gbps=1e-6", "ddr_ratio=1e6", NULL};
+  struct acs_graph g;
+  struct acs_diag d;
+  struct acs_op op;
+
+  tu_graph_npu(&g, "t");
+  memset(&op, 0, sizeof(op));
+  op.name = "load";
+  op.kind = ACS_OP_DMA;
+  op.src = ACS_MEM_DDR;
+  op.dst = ACS_MEM_CMX;
+  op.cycles = -1;
+  op.bytes = (int64_t)1 << 40;
+  op.line = 3;
+  acs_graph_add_op(&g, &op);
+  tu_finalize(&g);
+  cr_assert_eq(bind(&g, NULL, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(bind(&g, slow, &d), ACS_ERANGE);
+  cr_assert_str_eq(d.msg, "op 'load' would take more than 9007199254740992 cycles on "
+                          "platform 'default'");
+  cr_assert_eq(d.line, 3);
+  /* A demand above 2^53 (a graph built in code) is refused too. */
+  acs_graph_set_demand(&g, 0, TU_CMX, ((int64_t)1 << 53) + 1);
+  cr_assert_eq(bind(&g, NULL, &d), ACS_ERANGE);
+  cr_assert_str_eq(d.msg, "op 'load': cmx is out of range (0 to 9007199254740992)");
   acs_graph_destroy(&g);
 }
 
@@ -405,7 +661,7 @@ Test(rtab, cells_are_typed_and_rows_start_blank)
   acs_schedule_destroy(&s);
 }
 
-Test(rtab, attributes_replace_by_name_and_reserve_units)
+Test(rtab, attributes_replace_by_name_and_reserve_layout_names)
 {
   static const struct acs_rtab_col cols[] = {{"n", ACS_RTAB_I64, NULL}};
   struct acs_schedule s;
@@ -420,8 +676,8 @@ Test(rtab, attributes_replace_by_name_and_reserve_units)
   a = acs_rtab_attr_find(t, "ii");
   cr_assert_eq(a->type, ACS_RTAB_F64);
   cr_assert(a->v.f == 6.5);
-  cr_assert_eq(acs_rtab_attr_str(t, "units", "x"), ACS_EINVAL);
-  cr_assert_eq(acs_rtab_attr_str(t, "units_n", "x"), ACS_EINVAL);
+  cr_assert_eq(acs_rtab_attr_str(t, "FIELD_0_UNITS", "x"), ACS_EINVAL);
+  cr_assert_eq(acs_rtab_attr_i64(t, "acsim_show", 1), ACS_EINVAL);
   cr_assert_eq(acs_rtab_attr_i64(t, "bad name", 1), ACS_EINVAL);
   cr_assert_null(acs_rtab_attr_find(t, "mii"));
   acs_schedule_destroy(&s);

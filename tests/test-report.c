@@ -20,7 +20,9 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
+#include "report/report.h"
 #include "report/results.h"
+#include "report/validation.h"
 #include "tests/testutil.h"
 
 /* ---- helpers ---- */
@@ -684,9 +686,13 @@ Test(report, checkpoints_alternate_two_inodes)
   cr_assert_eq(dir_entries("results.h5"), 1);
 }
 
-/* The child of killed_writer_leaves_a_checkpoint: appends batches of 5
- * runs with schedules, checkpointing after each, until it is killed. */
-static void endless_writer(void)
+/*
+ * The child of killed_writer_leaves_a_checkpoint: appends batches of 5 runs
+ * with schedules, checkpointing after each and then writing one byte to
+ * `tell`, until it is killed; with self_kill > 0 it kills itself after
+ * self_kill - 1 more runs of the batch that follows checkpoint `at`.
+ */
+static void endless_writer(int tell, int at, int self_kill)
 {
   struct acs_results *r = NULL;
   struct acs_schedule s;
@@ -697,21 +703,37 @@ static void endless_writer(void)
   hand_schedule(&s);
   if (acs_results_open(file, "endless", &r, &d) < 0)
     _exit(1);
-  for (;;) {
+  for (int k = 1;; k++) {
     for (int i = 0; i < 5; i++) {
+      if (self_kill > 0 && k == at + 1 && i == self_kill - 1)
+        raise(SIGKILL);
       run_row(&row, -1, -1, i & 1);
       if (acs_results_add_run(r, &row, &s) < 0)
         _exit(1);
     }
-    if (acs_results_checkpoint(r, &d) < 0)
+    if (acs_results_checkpoint(r, &d) < 0 || write(tell, "c", 1) != 1)
       _exit(1);
   }
 }
 
+/* Waits for n checkpoints of the writer (its bytes on fd). */
+static void wait_checkpoints(int fd, int n)
+{
+  char c;
+
+  for (int i = 0; i < n; i++)
+    cr_assert_eq(read(fd, &c, 1), 1, "the writer stopped after %d checkpoints", i);
+}
+
 /*
- * A writer killed (SIGKILL, no cleanup) at arbitrary moments leaves the
- * target readable with whole checkpoints only, and the next writer goes on
- * from it, removing the temporaries the killed ones left.
+ * A writer killed (SIGKILL, no cleanup) leaves the target readable with
+ * whole checkpoints only, and the next writer goes on from it, removing the
+ * temporaries the killed ones left. Synchronized on events, not time: each
+ * round waits until the writer has published m checkpoints (bytes on a
+ * pipe), so the file holds at least 5m more runs. Even rounds kill it from
+ * outside at whatever point it has reached (inside a batch or a
+ * checkpoint); odd rounds have it kill itself at a chosen run of the next
+ * batch, which must leave exactly the 5m runs.
  */
 Test(report, killed_writer_leaves_a_checkpoint)
 {
@@ -721,37 +743,40 @@ Test(report, killed_writer_leaves_a_checkpoint)
   size_t last = 0;
 
   for (int k = 0; k < 12; k++) {
-    struct timespec delay = {0, (long)(1 + 7 * k) * 1000000L};
+    int m = 1 + k % 3, self = k % 2 ? 1 + k / 2 % 5 : 0, fds[2], status;
     pid_t pid;
-    int status;
 
+    cr_assert_eq(pipe(fds), 0);
     fflush(NULL);
     pid = fork();
     cr_assert_geq(pid, 0);
-    if (pid == 0)
-      endless_writer();
-    nanosleep(&delay, NULL);
-    kill(pid, SIGKILL);
-    cr_assert_eq(waitpid(pid, &status, 0), pid);
-    cr_assert(WIFSIGNALED(status), "the writer failed on its own (status %d)", status);
-    if (access(file, F_OK) != 0) {
-      cr_assert_eq(last, 0, "the target vanished");
-      continue;
+    if (pid == 0) {
+      close(fds[0]);
+      endless_writer(fds[1], m, self);
     }
+    close(fds[1]);
+    wait_checkpoints(fds[0], m);
+    if (!self)
+      kill(pid, SIGKILL);
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    close(fds[0]);
+    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+              "the writer failed on its own (status %d)", status);
     read_ok(&data);
     cr_assert_eq(data.nruns % 5, 0, "a partial batch of %zu runs was published", data.nruns);
-    cr_assert_geq(data.nruns, last);
+    cr_assert_geq(data.nruns, last + 5 * (size_t)m, "round %d: %zu runs after %zu", k,
+                  data.nruns, last);
+    if (self)
+      cr_assert_eq(data.nruns, last + 5 * (size_t)m, "round %d: killed inside batch %d", k,
+                   m + 1);
     last = data.nruns;
-    if (data.nruns > 0) {
-      acs_diag_init(&d);
-      cr_assert_eq(acs_results_read_schedule(file, data.runs[data.nruns - 1].run_id, &back, &d),
-                   ACS_OK, "%s", d.msg);
-      tu_assert_verified(&back);
-      acs_schedule_destroy(&back);
-    }
+    acs_diag_init(&d);
+    cr_assert_eq(acs_results_read_schedule(file, data.runs[data.nruns - 1].run_id, &back, &d),
+                 ACS_OK, "%s", d.msg);
+    tu_assert_verified(&back);
+    acs_schedule_destroy(&back);
     acs_results_data_free(&data);
   }
-  cr_assert_gt(last, 0, "no checkpoint was ever published");
   /* The next writer removes what killed ones left, and goes on. */
   struct acs_results *r = open_ok("after");
   commit_ok(r);
@@ -759,6 +784,62 @@ Test(report, killed_writer_leaves_a_checkpoint)
   read_ok(&data);
   cr_assert_eq(data.nruns, last);
   acs_results_data_free(&data);
+}
+
+/*
+ * A reader (h5dump, a script, acsim report) that holds the published file
+ * open while the writer goes on: the writer cannot reuse that inode for its
+ * next work file (HDF5 refuses it the lock, and writing it would change the
+ * file under the reader), so it copies instead, and every checkpoint still
+ * lands. The reader is a child that opens the file and waits on a pipe.
+ */
+Test(report, reader_holding_a_checkpoint_does_not_stop_the_writer)
+{
+  struct acs_results *r = open_ok("writer");
+  struct acs_results_data data;
+  struct acs_run_row row;
+  struct acs_diag d;
+  int ready[2], release[2];
+  pid_t pid;
+  char c;
+
+  acs_diag_init(&d);
+  for (int k = 0; k < 2; k++) {
+    run_row(&row, -1, -1, 0);
+    cr_assert_eq(acs_results_add_run(r, &row, NULL), ACS_OK);
+    cr_assert_eq(acs_results_checkpoint(r, &d), ACS_OK, "%s", d.msg);
+  }
+  cr_assert_eq(pipe(ready), 0);
+  cr_assert_eq(pipe(release), 0);
+  fflush(NULL);
+  pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0 || write(ready[1], "r", 1) != 1)
+      _exit(1);
+    close(release[1]);
+    while (read(release[0], &c, 1) > 0)
+      ;
+    H5Fclose(f);
+    _exit(0);
+  }
+  close(ready[1]);
+  close(release[0]);
+  cr_assert_eq(read(ready[0], &c, 1), 1, "the reader could not open the file");
+  for (int k = 0; k < 3; k++) {
+    run_row(&row, -1, -1, 0);
+    cr_assert_eq(acs_results_add_run(r, &row, NULL), ACS_OK);
+    cr_assert_eq(acs_results_checkpoint(r, &d), ACS_OK, "checkpoint %d: %s", k, d.msg);
+  }
+  close(release[1]);
+  close(ready[0]);
+  cr_assert_eq(waitpid(pid, NULL, 0), pid);
+  commit_ok(r);
+  read_ok(&data);
+  cr_assert_eq(data.nruns, 5);
+  acs_results_data_free(&data);
+  cr_assert_eq(dir_entries("results.h5"), 1);
 }
 
 /* Temporaries of a writer that no longer runs are removed at the next open;
@@ -931,6 +1012,185 @@ Test(report, hdf5_file_without_schema_is_rejected)
   expect_format_error(file, "not an acsim results file");
 }
 
+/* ---- replacing a run (a sweep retries stored error runs) ---- */
+
+/* Run k of replace_* before and after: an error row, then ok values. */
+static void error_row(struct acs_run_row *row, int32_t pid, int32_t wid, int k)
+{
+  acs_run_row_init(row);
+  row->platform_id = pid;
+  row->workload_id = wid;
+  snprintf(row->scheduler, sizeof(row->scheduler), "list");
+  snprintf(row->status, sizeof(row->status), "error");
+  snprintf(row->message, sizeof(row->message), "worker %d died", k);
+}
+
+/*
+ * Rows replaced in place keep their run_id and row, take every new value,
+ * and their schedule group follows (written, or removed when the new row
+ * has none), across checkpoints (the replayed path: the writer reuses the
+ * previous checkpoint's inode) and a reopen. An unknown id is ENOTFOUND.
+ */
+Test(report, replaced_runs_keep_their_rows_across_checkpoints)
+{
+  struct acs_results *r = open_ok("first");
+  struct acs_results_data data;
+  struct acs_schedule s, back;
+  struct acs_run_row row[6], fix;
+  struct acs_platform p;
+  struct acs_diag d;
+  int32_t pid;
+
+  acs_diag_init(&d);
+  hand_schedule(&s);
+  platform(&p, "default", 4);
+  cr_assert_eq(acs_results_add_platform(r, &p, &pid), ACS_OK);
+  for (int k = 0; k < 6; k++) {
+    error_row(&row[k], pid, -1, k);
+    /* Runs 1 and 4 (ids 2 and 5) have a schedule to lose. */
+    cr_assert_eq(acs_results_add_run(r, &row[k], k % 3 == 1 ? &s : NULL), ACS_OK);
+    if (k % 2)
+      cr_assert_eq(acs_results_checkpoint(r, &d), ACS_OK, "%s", d.msg);
+  }
+  commit_ok(r);
+
+  /* Replace 2 (schedule removed) and 3 (schedule added) in one epoch, 5 in
+   * the next, 6 twice, with checkpoints between, then 1 after a reopen. */
+  r = open_ok("retry");
+  int64_t order[] = {2, 3, 0, 5, 6, 0, 6, 0};
+  for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+    if (order[i] == 0) {
+      cr_assert_eq(acs_results_checkpoint(r, &d), ACS_OK, "%s", d.msg);
+      continue;
+    }
+    run_row(&fix, pid, -1, (int)order[i] % 2);
+    fix.run_id = order[i];
+    cr_assert_eq(acs_results_replace_run(r, &fix, order[i] % 2 ? &s : NULL), ACS_OK);
+    row[order[i] - 1] = fix;
+  }
+  fix.run_id = 99;
+  cr_assert_eq(acs_results_replace_run(r, &fix, NULL), ACS_ENOTFOUND);
+  commit_ok(r);
+  r = open_ok("again");
+  run_row(&fix, pid, -1, 0);
+  fix.run_id = 1;
+  cr_assert_eq(acs_results_replace_run(r, &fix, NULL), ACS_OK);
+  row[0] = fix;
+  commit_ok(r);
+
+  read_ok(&data);
+  cr_assert_eq(data.nruns, 6, "replacing adds no row");
+  for (int k = 0; k < 6; k++) {
+    row[k].run_id = k + 1;
+    assert_run_eq(&data.runs[k], &row[k]);
+  }
+  acs_results_data_free(&data);
+  /* Schedules: ids 3 (odd, replaced with one) and 5 (added with one, then
+   * replaced with one) have one; 2 (lost it) and the rest have none. */
+  for (int64_t id = 1; id <= 6; id++) {
+    int want = id == 3 || id == 5;
+    int rc = acs_results_read_schedule(file, id, &back, &d);
+    cr_assert_eq(rc, want ? ACS_OK : ACS_ENOTFOUND, "run %lld: %s", (long long)id, d.msg);
+    if (want) {
+      assert_schedule_eq(&back, &s);
+      tu_assert_verified(&back);
+    }
+    acs_schedule_destroy(&back);
+  }
+  acs_schedule_destroy(&s);
+  cr_assert_eq(dir_entries("results.h5"), 1);
+}
+
+/* ---- the workload digest column ---- */
+
+/* Workloads that differ only in their digest are two rows; equal ones
+ * dedupe; the digest round-trips. */
+Test(report, workload_digest_is_stored_and_tells_rows_apart)
+{
+  struct acs_results *r = open_ok("digest");
+  struct acs_results_data data;
+  struct acs_workload_row w[3];
+  int32_t id[3];
+
+  for (int i = 0; i < 3; i++) {
+    workload(&w[i], "net", 10);
+    memset(w[i].digest, i == 1 ? 'b' : 'a', ACS_DIGEST_HEX);
+    cr_assert_eq(acs_results_add_workload(r, &w[i], &id[i]), ACS_OK);
+  }
+  cr_assert_neq(id[0], id[1]);
+  cr_assert_eq(id[0], id[2]);
+  commit_ok(r);
+  read_ok(&data);
+  cr_assert_eq(data.nworkloads, 2);
+  cr_assert_str_eq(data.workloads[0].digest, w[0].digest);
+  cr_assert_str_eq(data.workloads[1].digest, w[1].digest);
+  acs_results_data_free(&data);
+}
+
+/* A /workloads table from before the digest column reads back with empty
+ * digests, and a writer adds the column, keeping the old rows. */
+Test(report, older_workloads_table_without_digest_upgrades)
+{
+  struct old {
+    int32_t id;
+    char name[ACS_STR_NAME], path[ACS_STR_PATH], kind[16];
+    int64_t ops, edges;
+  } old;
+  const char *names[] = {"workload_id", "name", "path", "kind", "ops", "edges"};
+  size_t offs[] = {offsetof(struct old, id), offsetof(struct old, name),
+                   offsetof(struct old, path), offsetof(struct old, kind),
+                   offsetof(struct old, ops), offsetof(struct old, edges)};
+  hid_t types[6], f;
+  struct acs_results *r;
+  struct acs_results_data data;
+  struct acs_workload_row w;
+  int32_t wid;
+
+  write_hand_file();
+  memset(&old, 0, sizeof(old));
+  old.id = 1;
+  snprintf(old.name, sizeof(old.name), "net");
+  snprintf(old.path, sizeof(old.path), "net.csv");
+  snprintf(old.kind, sizeof(old.kind), "graph");
+  old.ops = 4;
+  old.edges = 3;
+  types[0] = H5T_NATIVE_INT32;
+  for (int i = 1; i < 4; i++) {
+    types[i] = H5Tcopy(H5T_C_S1);
+    H5Tset_size(types[i], i == 1 ? ACS_STR_NAME : i == 2 ? ACS_STR_PATH : 16);
+  }
+  types[4] = types[5] = H5T_NATIVE_INT64;
+  f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+  cr_assert_geq(H5Ldelete(f, "workloads", H5P_DEFAULT), 0);
+  cr_assert_geq(H5TBmake_table("workloads", f, "workloads", 6, 1, sizeof(old), names, offs,
+                               types, 16, NULL, 0, &old), 0);
+  H5Fclose(f);
+  for (int i = 1; i < 4; i++)
+    H5Tclose(types[i]);
+
+  read_ok(&data);
+  cr_assert_eq(data.nworkloads, 1);
+  cr_assert_str_eq(data.workloads[0].digest, "");
+  cr_assert_eq(acs_results_digested(&data), 1, "no run refers to the workload");
+  acs_results_data_free(&data);
+
+  r = open_ok("upgrade");
+  workload(&w, "net", 4);
+  snprintf(w.path, sizeof(w.path), "net.csv");
+  snprintf(w.kind, sizeof(w.kind), "graph");
+  w.edges = 3;
+  memset(w.digest, 'c', ACS_DIGEST_HEX);
+  cr_assert_eq(acs_results_add_workload(r, &w, &wid), ACS_OK);
+  cr_assert_eq(wid, 2, "equal but for the digest is another workload");
+  commit_ok(r);
+  read_ok(&data);
+  cr_assert_eq(data.nworkloads, 2);
+  cr_assert_str_eq(data.workloads[0].digest, "");
+  cr_assert_str_eq(data.workloads[0].name, "net");
+  cr_assert_str_eq(data.workloads[1].digest, w.digest);
+  acs_results_data_free(&data);
+}
+
 /* ---- schema evolution ---- */
 
 /*
@@ -1006,6 +1266,373 @@ Test(report, older_platforms_table_reads_defaults_and_upgrades)
   H5Fclose(f);
   double k0 = knob[0];
   cr_assert_float_eq(k0, 42, 0, "the unknown column keeps its values");
+}
+
+/* ---- UTF-8 and units (issue 10) ---- */
+
+/* The character set of string column `col` of dataset `path` in f. */
+static H5T_cset_t column_cset(hid_t f, const char *path, const char *col)
+{
+  hid_t d = H5Dopen2(f, path, H5P_DEFAULT), t, m;
+  int idx;
+  H5T_cset_t cs;
+
+  cr_assert_geq(d, 0, "no %s", path);
+  t = H5Dget_type(d);
+  idx = H5Tget_member_index(t, col);
+  cr_assert_geq(idx, 0, "%s has no column %s", path, col);
+  m = H5Tget_member_type(t, (unsigned)idx);
+  cr_assert_eq(H5Tget_class(m), H5T_STRING, "%s.%s is not a string", path, col);
+  cs = H5Tget_cset(m);
+  H5Tclose(m);
+  H5Tclose(t);
+  H5Dclose(d);
+  return cs;
+}
+
+/* Every string column of the dataset is UTF-8; returns how many there are. */
+static int assert_strings_utf8(hid_t f, const char *path)
+{
+  hid_t d = H5Dopen2(f, path, H5P_DEFAULT), t;
+  int n = 0;
+
+  cr_assert_geq(d, 0, "no %s", path);
+  t = H5Dget_type(d);
+  for (int i = 0; i < H5Tget_nmembers(t); i++) {
+    hid_t m = H5Tget_member_type(t, (unsigned)i);
+    char *name = H5Tget_member_name(t, (unsigned)i);
+    if (H5Tget_class(m) == H5T_STRING) {
+      cr_assert_eq(H5Tget_cset(m), H5T_CSET_UTF8, "%s.%s is not tagged UTF-8", path, name);
+      n++;
+    }
+    H5free_memory(name);
+    H5Tclose(m);
+  }
+  H5Tclose(t);
+  H5Dclose(d);
+  return n;
+}
+
+/* The FIELD_<i>_UNITS attribute of column `col` of `path` ("" when none). */
+static void column_unit(hid_t f, const char *path, const char *col, char *buf, size_t size)
+{
+  hid_t d = H5Dopen2(f, path, H5P_DEFAULT), t, a, at;
+  char attr[32];
+  int idx;
+
+  cr_assert_geq(d, 0, "no %s", path);
+  t = H5Dget_type(d);
+  idx = H5Tget_member_index(t, col);
+  cr_assert_geq(idx, 0, "%s has no column %s", path, col);
+  H5Tclose(t);
+  snprintf(attr, sizeof(attr), "FIELD_%d_UNITS", idx);
+  buf[0] = '\0';
+  if (H5Aexists(d, attr) > 0) {
+    a = H5Aopen(d, attr, H5P_DEFAULT);
+    at = H5Aget_type(a);
+    cr_assert_eq(H5Tget_cset(at), H5T_CSET_UTF8);
+    cr_assert_lt(H5Tget_size(at), size);
+    memset(buf, 0, size);
+    cr_assert_geq(H5Aread(a, at, buf), 0);
+    H5Tclose(at);
+    H5Aclose(a);
+  }
+  H5Dclose(d);
+}
+
+/* What the README's HDF5 section promises, column by column; "" = no unit. */
+static const struct {
+  const char *table, *col, *unit;
+} expected_units[] = {
+  {"platforms", "platform_id", ""}, {"platforms", "name", ""},
+  {"platforms", "freq_mhz", "MHz"}, {"platforms", "pe_count", ""},
+  {"platforms", "pe_macs_per_cycle", "MAC/cycle"}, {"platforms", "cmx_kib", "KiB"},
+  {"platforms", "cmx_align_bytes", "bytes"}, {"platforms", "barriers", ""},
+  {"platforms", "barrier_slots", ""}, {"platforms", "dma_channels", ""},
+  {"platforms", "dma_gbps", "GB/s"}, {"platforms", "ddr_ratio", "1"},
+  {"platforms", "ddr_latency_cycles", "cycles"}, {"platforms", "local_gbps", "GB/s"},
+  {"platforms", "bytes_per_elem", "bytes"}, {"platforms", "pe_vmem_kib", "KiB"},
+  {"platforms", "pe_pmem_kib", "KiB"},
+  {"workloads", "ops", ""}, {"workloads", "edges", ""},
+  {"runs", "run_id", ""}, {"runs", "status", ""},
+  {"runs", "makespan_cycles", "cycles"}, {"runs", "sim_makespan_cycles", "cycles"},
+  {"runs", "lower_bound_cycles", "cycles"}, {"runs", "peak_cmx_bytes", "bytes"},
+  {"runs", "spill_bytes", "bytes"}, {"runs", "ddr_bytes", "bytes"},
+  {"runs", "barriers_used", ""}, {"runs", "control_edges", ""},
+  {"runs", "sched_seconds", "seconds"}, {"runs", "sim_seconds", "seconds"},
+  {"runs", "pe_utilization", "1"}, {"runs", "dma_utilization", "1"},
+  {"schedules/run_1/ops", "unit", ""}, {"schedules/run_1/ops", "start", "cycles"},
+  {"schedules/run_1/ops", "end", "cycles"}, {"schedules/run_1/ops", "sim_start", "cycles"},
+  {"schedules/run_1/ops", "sim_end", "cycles"}, {"schedules/run_1/ops", "cmx_offset", "bytes"},
+  {"schedules/run_1/ops", "cmx_bytes", "bytes"}, {"schedules/run_1/ops", "cmx_alloc", "cycles"},
+  {"schedules/run_1/ops", "cmx_free", "cycles"}, {"schedules/run_1/ops", "update_barrier", ""},
+  {"schedules/run_1/ops", "dur", "cycles"}, {"schedules/run_1/ops", "bytes", "bytes"},
+  {"schedules/run_1/ops", "slots", ""}, {"schedules/run_1/ops", "out_bytes", "bytes"},
+  {"schedules/run_1/ops", "demand_pe", ""}, {"schedules/run_1/ops", "demand_cmx", "bytes"},
+  {"schedules/run_1/resources", "capacity", ""}, {"schedules/run_1/edges", "src", ""},
+  {"schedules/run_1/waits", "barrier", ""},
+  {"validation", "instances", ""}, {"validation", "avg_dev_pct", "%"},
+  {"validation", "max_dev_pct", "%"}, {"validation", "time_limit", "seconds"},
+  {"validation", "seconds", "seconds"},
+};
+
+static void assert_units(hid_t f)
+{
+  char unit[64];
+
+  for (size_t i = 0; i < sizeof(expected_units) / sizeof(expected_units[0]); i++) {
+    column_unit(f, expected_units[i].table, expected_units[i].col, unit, sizeof(unit));
+    cr_assert_str_eq(unit, expected_units[i].unit, "/%s %s: unit '%s', want '%s'",
+                     expected_units[i].table, expected_units[i].col, unit,
+                     expected_units[i].unit);
+  }
+}
+
+/* A schedule with a CMX resource (its demand column is in bytes) named in
+ * UTF-8, with a UTF-8 op name. */
+static void cmx_schedule(struct acs_schedule *s)
+{
+  struct acs_sop op;
+
+  acs_schedule_init(s);
+  s->nres = 2;
+  s->res_name[0] = "pe";
+  s->res_cap[0] = 1;
+  s->res_pe = 0;
+  s->res_name[1] = "cmx";
+  s->res_cap[1] = 4096;
+  s->res_cmx = 1;
+  s->res_dma = -1;
+  s->cmx_capacity = 4096;
+  s->cmx_align = 64;
+  memset(&op, 0, sizeof(op));
+  op.name = "d\xc3\xa9" "bruitage";
+  op.kind = ACS_OP_DPU;
+  op.unit = 0;
+  op.dur = op.end = 10;
+  op.out_bytes = 1024;
+  op.cmx_offset = 0;
+  op.cmx_bytes = 1024;
+  op.cmx_alloc = 0;
+  op.cmx_free = 10;
+  op.update_barrier = -1;
+  op.slots = 1;
+  op.sim_start = op.sim_end = NAN;
+  cr_assert_eq(acs_schedule_add_op(s, &op), 0);
+  cr_assert_eq(acs_schedule_set_demand(s, 0, 0, 1), ACS_OK);
+  cr_assert_eq(acs_schedule_set_demand(s, 0, 1, 1024), ACS_OK);
+  s->norig = 1;
+  acs_schedule_finish(s);
+  tu_assert_verified(s);
+}
+
+static void add_validation_row(struct acs_results *r)
+{
+  struct acs_validation_row v;
+  struct acs_diag d;
+
+  memset(&v, 0, sizeof(v));
+  snprintf(v.set, sizeof(v.set), "psplib/j30");
+  snprintf(v.path, sizeof(v.path), "tests/data/psplib");
+  snprintf(v.scheduler, sizeof(v.scheduler), "list");
+  v.instances = 1;
+  v.avg_dev_pct = v.max_dev_pct = 0;
+  v.time_limit = NAN;
+  acs_diag_init(&d);
+  cr_assert_eq(acs_validation_add(r, &v, 1, &d), ACS_OK, "%s", d.msg);
+}
+
+/*
+ * Every string of every table is tagged UTF-8 and holds the bytes given;
+ * every column that has a unit carries it (FIELD_<i>_UNITS, the list
+ * above written from the README), and the others carry none.
+ */
+Test(report, strings_are_utf8_and_columns_carry_units)
+{
+  static const char *const tables[] = {"platforms", "workloads", "runs",
+                                       "schedules/run_1/ops", "schedules/run_1/resources",
+                                       "schedules/run_1/edges", "validation"};
+  struct acs_results *r = open_ok("acsim run -w caf\xc3\xa9.csv");
+  struct acs_results_data data;
+  struct acs_schedule s, back;
+  struct acs_workload_row w;
+  struct acs_run_row row;
+  struct acs_platform p;
+  struct acs_diag d;
+  hid_t f;
+
+  cmx_schedule(&s);
+  platform(&p, "npu-\xc3\xa9t\xc3\xa9", 1);
+  workload(&w, "caf\xc3\xa9", 1);
+  run_row(&row, -1, -1, 0);
+  snprintf(row.message, sizeof(row.message), "note: \xe2\x89\xa4 bound");
+  cr_assert_eq(acs_results_add_platform(r, &p, &row.platform_id), ACS_OK);
+  cr_assert_eq(acs_results_add_workload(r, &w, &row.workload_id), ACS_OK);
+  cr_assert_eq(acs_results_add_run(r, &row, &s), ACS_OK);
+  add_validation_row(r);
+  commit_ok(r);
+
+  f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+  cr_assert_geq(f, 0);
+  for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+    cr_assert_gt(assert_strings_utf8(f, tables[i]), 0, "/%s has no string column", tables[i]);
+  assert_units(f);
+  H5Fclose(f);
+
+  read_ok(&data);
+  cr_assert_str_eq(data.platforms[0].plat.name, "npu-\xc3\xa9t\xc3\xa9");
+  cr_assert_str_eq(data.workloads[0].name, "caf\xc3\xa9");
+  cr_assert_str_eq(data.runs[0].message, "note: \xe2\x89\xa4 bound");
+  cr_assert_str_eq(data.command_line, "acsim run -w caf\xc3\xa9.csv");
+  acs_results_data_free(&data);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_results_read_schedule(file, 1, &back, &d), ACS_OK, "%s", d.msg);
+  cr_assert_str_eq(back.ops[0].name, "d\xc3\xa9" "bruitage");
+  tu_assert_verified(&back);
+  acs_schedule_destroy(&back);
+  acs_schedule_destroy(&s);
+}
+
+/*
+ * A file written before strings were tagged UTF-8 and columns had units
+ * (tests/data/report/ascii-v1.h5, see tests/data/README.md): it reads as
+ * it is, UTF-8 bytes in ASCII-tagged columns included; appending to it
+ * retags the tables it appends to as UTF-8 and adds their units, keeping
+ * every old row; its old schedules still read and verify.
+ */
+Test(report, older_ascii_file_reads_and_upgrades_on_append)
+{
+  struct acs_validation_row *vrows;
+  struct acs_results_data data;
+  struct acs_schedule s;
+  struct acs_results *r;
+  struct acs_run_row row;
+  struct acs_diag d;
+  size_t n, nv;
+  char *bytes = slurp(tu_path("tests/data/report/ascii-v1.h5"), &n);
+  hid_t f;
+
+  spit(file, bytes, n);
+  free(bytes);
+  f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+  cr_assert_eq(column_cset(f, "runs", "scheduler"), H5T_CSET_ASCII, "not an old file");
+  cr_assert_eq(column_cset(f, "validation", "set"), H5T_CSET_ASCII, "not an old file");
+  H5Fclose(f);
+
+  read_ok(&data);
+  cr_assert_eq(data.nruns, 3);
+  cr_assert_str_eq(data.workloads[0].name, "pipeline_\xc3\xa9");
+  cr_assert_str_eq(data.runs[1].scheduler, "spill");
+  acs_results_data_free(&data);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_results_read_schedule(file, 1, &s, &d), ACS_OK, "%s", d.msg);
+  cr_assert_str_eq(s.ops[2].name, "d\xc3\xa9" "bruitage");
+  tu_assert_verified(&s);
+  acs_schedule_destroy(&s);
+  cr_assert_eq(acs_validation_read(file, &vrows, &nv, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(nv, 1);
+  cr_assert_str_eq(vrows[0].set, "psplib/j30");
+  free(vrows);
+
+  /* Append a run with a schedule and a validation row. */
+  r = open_ok("append");
+  cmx_schedule(&s);
+  run_row(&row, 1, 1, 0);
+  cr_assert_eq(acs_results_add_run(r, &row, &s), ACS_OK);
+  add_validation_row(r);
+  commit_ok(r);
+  acs_schedule_destroy(&s);
+
+  f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_strings_utf8(f, "platforms");
+  assert_strings_utf8(f, "workloads");
+  assert_strings_utf8(f, "runs");
+  assert_strings_utf8(f, "validation");
+  assert_strings_utf8(f, "schedules/run_4/ops");
+  cr_assert_eq(column_cset(f, "schedules/run_1/ops", "op"), H5T_CSET_ASCII,
+               "a schedule group is written once and left as it is");
+  {
+    char unit[64];
+    column_unit(f, "runs", "makespan_cycles", unit, sizeof(unit));
+    cr_assert_str_eq(unit, "cycles");
+    column_unit(f, "platforms", "cmx_kib", unit, sizeof(unit));
+    cr_assert_str_eq(unit, "KiB");
+    column_unit(f, "validation", "time_limit", unit, sizeof(unit));
+    cr_assert_str_eq(unit, "seconds");
+    column_unit(f, "schedules/run_4/ops", "demand_cmx", unit, sizeof(unit));
+    cr_assert_str_eq(unit, "bytes");
+    column_unit(f, "schedules/run_1/ops", "start", unit, sizeof(unit));
+    cr_assert_str_eq(unit, "", "old schedule groups have no units");
+  }
+  H5Fclose(f);
+
+  read_ok(&data);
+  cr_assert_eq(data.nruns, 4);
+  cr_assert_eq(data.runs[3].run_id, 4);
+  cr_assert_str_eq(data.workloads[0].name, "pipeline_\xc3\xa9");
+  cr_assert_str_eq(data.runs[0].scheduler, "list");
+  cr_assert_str_eq(data.runs[1].scheduler, "spill");
+  acs_results_data_free(&data);
+  cr_assert_eq(acs_results_read_schedule(file, 2, &s, &d), ACS_OK, "%s", d.msg);
+  tu_assert_verified(&s);
+  acs_schedule_destroy(&s);
+  cr_assert_eq(acs_results_read_schedule(file, 4, &s, &d), ACS_OK, "%s", d.msg);
+  cr_assert_str_eq(s.ops[0].name, "d\xc3\xa9" "bruitage");
+  acs_schedule_destroy(&s);
+  cr_assert_eq(acs_validation_read(file, &vrows, &nv, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(nv, 2);
+  cr_assert_eq(vrows[1].validation_id, 2);
+  cr_assert_str_eq(vrows[0].set, "psplib/j30");
+  free(vrows);
+}
+
+/*
+ * A unit the file lacks (one a later acsim gives an existing column) is
+ * added when a writer opens it and survives checkpoints, which publish the
+ * two files of the writer in turn (the second one is brought up to date by
+ * copying rows, and the units it lacks).
+ */
+Test(report, units_added_on_open_survive_checkpoints)
+{
+  struct acs_results *r;
+  struct acs_run_row row;
+  struct acs_diag d;
+  char unit[64];
+  hid_t f, ds;
+  int idx;
+
+  write_hand_file();
+  f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+  ds = H5Dopen2(f, "runs", H5P_DEFAULT);
+  {
+    hid_t t = H5Dget_type(ds);
+    char attr[32];
+    idx = H5Tget_member_index(t, "lower_bound_cycles");
+    H5Tclose(t);
+    snprintf(attr, sizeof(attr), "FIELD_%d_UNITS", idx);
+    cr_assert_geq(H5Adelete(ds, attr), 0);
+  }
+  H5Dclose(ds);
+  column_unit(f, "runs", "lower_bound_cycles", unit, sizeof(unit));
+  cr_assert_str_eq(unit, "");
+  H5Fclose(f);
+
+  r = open_ok("later acsim");
+  acs_diag_init(&d);
+  for (int k = 0; k < 3; k++) {
+    run_row(&row, 1, -1, k & 1);
+    cr_assert_eq(acs_results_add_run(r, &row, NULL), ACS_OK);
+    cr_assert_eq(acs_results_checkpoint(r, &d), ACS_OK, "%s", d.msg);
+    f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+    column_unit(f, "runs", "lower_bound_cycles", unit, sizeof(unit));
+    H5Fclose(f);
+    cr_assert_str_eq(unit, "cycles", "checkpoint %d published a file without the unit", k + 1);
+  }
+  commit_ok(r);
+  f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+  column_unit(f, "runs", "lower_bound_cycles", unit, sizeof(unit));
+  H5Fclose(f);
+  cr_assert_str_eq(unit, "cycles");
 }
 
 /* ---- scale ---- */

@@ -25,7 +25,7 @@ static int run_sched(const char *name, const struct acs_problem *pb,
                      struct acs_diag *d)
 {
   const struct acs_sched_ops *ops = acs_sched_find(name);
-  struct acs_sched_ctx ctx = { 1, 0, 0, NULL};
+  struct acs_sched_ctx ctx = { 1, 0, NULL };
   void *opts;
   int err;
 

@@ -3,7 +3,12 @@
  */
 #include "config.h"
 
+/* nftw() is an X/Open interface. */
+#define _XOPEN_SOURCE 700
+
 #include <criterion/criterion.h>
+#include <criterion/hooks.h>
+#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,11 +25,53 @@ const char *tu_path(const char *rel)
   return buf;
 }
 
+/*
+ * Temporary directories. Criterion runs each test in a process of its own,
+ * which may crash or be killed, so a test cannot be trusted to clean up.
+ * Instead the runner makes one root directory before any test (PRE_ALL),
+ * passes it to the test processes in the environment, and removes it with
+ * everything in it after the last test (POST_ALL), whatever the tests did.
+ */
+#define TU_ROOT_ENV "ACS_TU_TMPROOT"
+static char tu_root[512];
+
+static const char *tmp_base(void)
+{
+  const char *t = getenv("TMPDIR");
+
+  return t && *t ? t : "/tmp";
+}
+
+ReportHook(PRE_ALL)(struct criterion_test_set *set)
+{
+  (void)set;
+  snprintf(tu_root, sizeof(tu_root), "%s/acsim-test-XXXXXX", tmp_base());
+  if (!mkdtemp(tu_root))
+    tu_root[0] = '\0'; /* tu_tmpdir makes its directories under TMPDIR */
+  else
+    setenv(TU_ROOT_ENV, tu_root, 1);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+  (void)st, (void)flag, (void)ftw;
+  remove(path);
+  return 0;
+}
+
+ReportHook(POST_ALL)(struct criterion_global_stats *stats)
+{
+  (void)stats;
+  if (tu_root[0])
+    nftw(tu_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 const char *tu_tmpdir(void)
 {
-  static char buf[256];
+  static char buf[768];
+  const char *root = getenv(TU_ROOT_ENV);
 
-  snprintf(buf, sizeof(buf), "/tmp/acsim-test-XXXXXX");
+  snprintf(buf, sizeof(buf), "%s/acsim-test-XXXXXX", root && *root ? root : tmp_base());
   cr_assert_not_null(mkdtemp(buf), "mkdtemp failed");
   return buf;
 }

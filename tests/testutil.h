@@ -8,7 +8,8 @@
 
 /* ACS_SRCDIR "/" rel, in a static buffer (one call per expression). */
 const char *tu_path(const char *rel);
-/* A fresh directory under /tmp for one test; removed by the OS later. */
+/* A fresh directory for one test, under ${TMPDIR:-/tmp}; removed with
+ * everything in it when the test program ends (testutil.c). */
 const char *tu_tmpdir(void);
 
 /* A graph with resources "pe" (PE), "dma" (DMA) and "cmx" (CMX), in that

@@ -14,7 +14,6 @@
 
 #include <csv.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,34 +313,6 @@ out_with_file:
   return rc;
 }
 
-int acs_parse_i64(const char *text, int64_t *out)
-{
-  char *end;
-  if (!text || !*text || is_blank((unsigned char)*text))
-    return -1;
-  errno = 0;
-  long long v = strtoll(text, &end, 10);
-  if (errno != 0 || *end != '\0')
-    return -1;
-  *out = (int64_t)v;
-  return 0;
-}
-
-int acs_parse_double(const char *text, double *out)
-{
-  char *end;
-  if (!text || !*text || is_blank((unsigned char)*text))
-    return -1;
-  errno = 0;
-  double v = strtod(text, &end);
-  if (*end != '\0' || !isfinite(v))
-    return -1;
-  if (errno == ERANGE && fabs(v) > 1.0)
-    return -1; /* overflow; an underflow to a tiny value is accepted */
-  *out = v;
-  return 0;
-}
-
 /* ---- whitespace-separated formats ---- */
 
 int acs__lines_open(struct acs__lines *lr, const char *path, struct acs_diag *d)
@@ -485,14 +456,24 @@ void acs__names_free(struct acs__names *m)
   memset(m, 0, sizeof(*m));
 }
 
-int acs__tok_int(const char *path, int line, const struct acs__tok *t, const char *what,
-                 int64_t min, int64_t *out, struct acs_diag *d)
+int acs__parse_int(const char *path, int line, int col, const char *text, const char *what,
+                   int64_t min, int64_t max, int64_t *out, struct acs_diag *d)
 {
-  if (acs_parse_i64(t->s, out) != 0)
-    return acs_diag_set(d, ACS_EPARSE, path, line, t->col, "bad number '%s' for %s", t->s,
-                        what);
+  int err = acs_parse_i64(text, out);
+
+  if (err == ACS_EPARSE)
+    return acs_diag_set(d, ACS_EPARSE, path, line, col, "bad number '%s' for %s", text, what);
+  if (err == ACS_ERANGE || *out > max)
+    return acs_diag_set(d, ACS_ERANGE, path, line, col, "'%s' is out of range for %s (max %lld)",
+                        text, what, (long long)max);
   if (*out < min)
-    return acs_diag_set(d, ACS_EPARSE, path, line, t->col, "%s must be at least %lld, got %lld",
+    return acs_diag_set(d, ACS_EPARSE, path, line, col, "%s must be at least %lld, got %lld",
                         what, (long long)min, (long long)*out);
   return ACS_OK;
+}
+
+int acs__tok_int(const char *path, int line, const struct acs__tok *t, const char *what,
+                 int64_t min, int64_t max, int64_t *out, struct acs_diag *d)
+{
+  return acs__parse_int(path, line, t->col, t->s, what, min, max, out, d);
 }

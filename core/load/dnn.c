@@ -61,14 +61,18 @@ static int parse_numbers(struct dnn_reader *r, const struct acs_csv_field *f,
     if (f[i].text[0] == '\0')
       return acs_diag_set(d, ACS_EPARSE, r->path, f[i].line, f[i].col,
                           "missing value for %s", dnn_col_name[i]);
-    if (acs_parse_i64(f[i].text, &v[i]) != 0)
+    int err = acs_parse_i64(f[i].text, &v[i]);
+    if (err == ACS_EPARSE)
       return acs_diag_set(d, ACS_EPARSE, r->path, f[i].line, f[i].col,
                           "bad number '%s' for %s (expected a positive integer)",
                           f[i].text, dnn_col_name[i]);
-    if (v[i] <= 0)
+    if ((err == ACS_ERANGE && f[i].text[0] != '-') || (err == ACS_OK && v[i] > ACS_QTY_MAX))
+      return acs_diag_set(d, ACS_ERANGE, r->path, f[i].line, f[i].col,
+                          "'%s' is out of range for %s (max %lld)", f[i].text,
+                          dnn_col_name[i], (long long)ACS_QTY_MAX);
+    if (err != ACS_OK || v[i] <= 0)
       return acs_diag_set(d, ACS_EPARSE, r->path, f[i].line, f[i].col,
-                          "%s must be positive, got %lld", dnn_col_name[i],
-                          (long long)v[i]);
+                          "%s must be positive, got %s", dnn_col_name[i], f[i].text);
   }
   if (v[F_FH] > v[F_IH] || v[F_FW] > v[F_IW]) {
     int k = v[F_FH] > v[F_IH] ? F_FH : F_FW;
@@ -247,18 +251,23 @@ struct plan {
   int32_t tile0;                      /* op id of tile 0 (tiles are contiguous) */
 };
 
+/* The product of f[0..n), or -1 when it exceeds ACS_QTY_MAX. */
 static int mul_all(int64_t *out, int n, const int64_t *f)
 {
   int64_t p = 1;
   for (int i = 0; i < n; i++)
-    if (acs_mul_i64(p, f[i], &p) != 0)
+    if (acs_mul_i64(p, f[i], &p) != 0 || p > ACS_QTY_MAX)
       return -1;
   *out = p;
   return 0;
 }
 
-/* Whole-layer sizes with overflow checks; every tile's numbers are smaller. */
-static int layer_sizes(const struct acs_dnn_layer *L, int64_t bpe, struct plan *pl)
+/*
+ * Whole-layer sizes, each at most ACS_QTY_MAX; every tile's numbers are
+ * smaller, so no size computed later can overflow. Returns NULL, or what
+ * is too large, for the message.
+ */
+static const char *layer_sizes(const struct acs_dnn_layer *L, int64_t bpe, struct plan *pl)
 {
   memset(pl, 0, sizeof(*pl));
   pl->oh = out_dim(L->ifmap_h, L->filt_h, L->stride);
@@ -268,12 +277,19 @@ static int layer_sizes(const struct acs_dnn_layer *L, int64_t bpe, struct plan *
   const int64_t out[] = { pl->oh, pl->ow, L->num_filt, bpe };
   const int64_t macs[] = { pl->oh, pl->ow, L->filt_h, L->filt_w, L->channels,
                            L->num_filt };
-  if (mul_all(&pl->in_b, 4, in) || mul_all(&pl->w_b, 5, wt) ||
-      mul_all(&pl->out_b, 4, out) || mul_all(&pl->macs, 6, macs) ||
-      acs_add_i64(pl->in_b, pl->w_b, &pl->ws) || acs_add_i64(pl->ws, pl->out_b, &pl->ws))
-    return -1;
+  if (mul_all(&pl->in_b, 4, in))
+    return "its input tensor has";
+  if (mul_all(&pl->w_b, 5, wt))
+    return "its weights have";
+  if (mul_all(&pl->out_b, 4, out))
+    return "its output tensor has";
+  if (mul_all(&pl->macs, 6, macs))
+    return "it computes";
+  pl->ws = pl->in_b + pl->w_b + pl->out_b; /* < 3 * 2^53: no overflow */
+  if (pl->ws > ACS_QTY_MAX)
+    return "its input, weights and output have";
   pl->nrt = pl->nfg = 1;
-  return 0;
+  return NULL;
 }
 
 /* Input rows a tile of `rows` output rows reads. */
@@ -613,10 +629,13 @@ static int plan_layers(struct builder *b)
     const struct acs_dnn_layer *L = &b->w->layers[k];
     struct plan *pl = &b->plans[k];
     int64_t ntiles;
-    if (layer_sizes(L, b->bpe, pl) != 0)
+    const char *big = layer_sizes(L, b->bpe, pl);
+    if (big)
       return acs_diag_set(b->d, ACS_ERANGE, b->w->path, L->line, 0,
-                          "layer '%s': tensor sizes overflow 64-bit integers",
-                          L->name);
+                          "layer '%s': %s more than %lld %s (bytes_per_elem %lld)",
+                          L->name, big, (long long)ACS_QTY_MAX,
+                          strcmp(big, "it computes") == 0 ? "MACs" : "bytes",
+                          (long long)b->bpe);
     choose_tiling(L, pl, b->bpe, b->cmx);
     if (acs_mul_i64(pl->nrt, pl->nfg, &ntiles) != 0 || ntiles > MAX_TILES_PER_LAYER)
       return acs_diag_set(b->d, ACS_ERANGE, b->w->path, L->line, 0,

@@ -57,16 +57,22 @@ static int parse_res_column(struct gcsv *r, const struct acs_csv_field *f,
   char name[ACS_NAME_MAX];
   const char *spec = f->text + 4, *eq = strchr(spec, '=');
   int64_t cap;
+  int err;
 
   if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof(name))
     return acs_diag_set(d, ACS_EPARSE, r->path, f->line, f->col,
                         "resource column '%s' must be res:NAME=CAPACITY", f->text);
   memcpy(name, spec, (size_t)(eq - spec));
   name[eq - spec] = '\0';
-  if (acs_parse_i64(eq + 1, &cap) != 0 || cap <= 0)
+  err = acs_parse_i64(eq + 1, &cap);
+  if (err == ACS_EPARSE || (err == ACS_OK && cap <= 0) || (err == ACS_ERANGE && eq[1] == '-'))
     return acs_diag_set(d, ACS_EPARSE, r->path, f->line, f->col,
                         "resource '%s': capacity '%s' is not a positive integer",
                         name, eq + 1);
+  if (err == ACS_ERANGE || cap > ACS_QTY_MAX)
+    return acs_diag_set(d, ACS_ERANGE, r->path, f->line, f->col,
+                        "resource '%s': capacity '%s' is out of range (max %lld)", name,
+                        eq + 1, (long long)ACS_QTY_MAX);
   if (acs_graph_find_resource(r->g, name) >= 0)
     return acs_diag_set(d, ACS_EPARSE, r->path, f->line, f->col,
                         "duplicate resource '%s'", name);
@@ -147,18 +153,21 @@ static int is_number_col(int c)
          c == C_SLOTS || c == C_PE || c == C_DMA || c == C_CMX;
 }
 
+/* A count of column `col`: at least min, at most ACS_QTY_MAX (op slots at
+ * most INT32_MAX, the width of the field). Out-of-range values are located
+ * errors, never wrapped or rounded. */
 static int parse_count(struct gcsv *r, const struct acs_csv_field *f,
-                       const char *col, int64_t min, int64_t *out,
+                       const char *col, int64_t min, int64_t max, int64_t *out,
                        struct acs_diag *d)
 {
-  if (acs_parse_i64(f->text, out) != 0)
+  char what[ACS_NAME_MAX + 16];
+  int64_t v;
+
+  if (acs_parse_i64(f->text, &v) == ACS_EPARSE)
     return acs_diag_set(d, ACS_EPARSE, r->path, f->line, f->col,
                         "bad number '%s' in column '%s'", f->text, col);
-  if (*out < min)
-    return acs_diag_set(d, ACS_EPARSE, r->path, f->line, f->col,
-                        "'%s' must be at least %lld, got %lld", col,
-                        (long long)min, (long long)*out);
-  return ACS_OK;
+  snprintf(what, sizeof(what), "column '%s'", col);
+  return acs__parse_int(r->path, f->line, f->col, f->text, what, min, max, out, d);
 }
 
 /* Sorts the row's fields by column and parses the numbers. */
@@ -179,7 +188,7 @@ static int split_row(struct gcsv *r, const struct acs_csv_field *f, size_t n,
     v->f[c] = &f[i];
     if (is_number_col(c)) {
       int rc = parse_count(r, &f[i], gcol_name[c], c == C_SLOTS ? 1 : 0,
-                           &v->num[c], d);
+                           c == C_SLOTS ? INT32_MAX : ACS_QTY_MAX, &v->num[c], d);
       if (rc != 0)
         return rc;
     }
@@ -277,9 +286,6 @@ static int make_op(struct gcsv *r, const struct rowv *v, int line,
   op->out_bytes = v->f[C_OUT_BYTES] ? v->num[C_OUT_BYTES]
                 : kind == ACS_OP_DMA && op->dst == ACS_MEM_CMX ? op->bytes : 0;
   op->slots = v->f[C_SLOTS] ? (int32_t)v->num[C_SLOTS] : 1;
-  if (v->num[C_SLOTS] > INT32_MAX)
-    return acs_diag_set(d, ACS_EPARSE, r->path, v->f[C_SLOTS]->line,
-                        v->f[C_SLOTS]->col, "'slots' too large");
   return ACS_OK;
 }
 
@@ -299,7 +305,7 @@ static int set_demands(struct gcsv *r, int32_t id, const struct acs_csv_field *f
     int64_t amount;
     if (r->col[i] != C_RES || f[i].text[0] == '\0')
       continue;
-    rc = parse_count(r, &f[i], r->g->res[r->col_res[i]].name, 0, &amount, d);
+    rc = parse_count(r, &f[i], r->g->res[r->col_res[i]].name, 0, ACS_QTY_MAX, &amount, d);
     if (rc == 0)
       rc = acs_graph_set_demand(r->g, id, r->col_res[i], amount);
   }
@@ -398,9 +404,11 @@ static int link_list(struct gcsv *r, int32_t dst, const char *list, int line,
     int rc = acs_graph_add_edge(r->g, src, dst, kind);
     if (rc != 0)
       return rc;
-    if (in_bytes && acs_add_i64(*in_bytes, r->g->ops[src].out_bytes, in_bytes) != 0)
+    if (in_bytes && (acs_add_i64(*in_bytes, r->g->ops[src].out_bytes, in_bytes) != 0 ||
+                     *in_bytes > ACS_QTY_MAX))
       return acs_diag_set(d, ACS_ERANGE, r->path, line, at,
-                          "input bytes of op '%s' overflow", r->g->ops[dst].name);
+                          "the inputs of op '%s' add up to more than %lld bytes",
+                          r->g->ops[dst].name, (long long)ACS_QTY_MAX);
     s += len;
   }
   return ACS_OK;
@@ -422,9 +430,10 @@ static int link_all(struct gcsv *r, struct acs_diag *d)
       return rc;
     if (gr->has_cmx)
       continue;
-    if (acs_add_i64(cmx, r->g->ops[id].out_bytes, &cmx) != 0)
+    if (acs_add_i64(cmx, r->g->ops[id].out_bytes, &cmx) != 0 || cmx > ACS_QTY_MAX)
       return acs_diag_set(d, ACS_ERANGE, r->path, r->g->ops[id].line, 0,
-                          "cmx demand of op '%s' overflows", r->g->ops[id].name);
+                          "the cmx demand of op '%s' (its inputs and output) is more than "
+                          "%lld bytes", r->g->ops[id].name, (long long)ACS_QTY_MAX);
     rc = acs_graph_set_demand(r->g, id, r->res_cmx, cmx);
     if (rc != 0)
       return rc;

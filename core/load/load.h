@@ -45,11 +45,46 @@ struct acs_dnn_layer {
   int32_t line;
 };
 
+/*
+ * SHA-256 (digest.c), for the content digest of workloads. Streaming:
+ * init, update any number of times, final. O(bytes).
+ */
+#define ACS_SHA256_BYTES 32
+#define ACS_DIGEST_HEX 64          /* hex digits of a digest */
+struct acs_sha256 {
+  uint32_t h[8];
+  uint64_t len;                    /* bytes hashed so far */
+  unsigned char buf[64];
+  size_t nbuf;
+};
+void acs_sha256_init(struct acs_sha256 *s);
+void acs_sha256_update(struct acs_sha256 *s, const void *data, size_t n);
+void acs_sha256_final(struct acs_sha256 *s, unsigned char out[ACS_SHA256_BYTES]);
+/* Lower-case hex, NUL-terminated. */
+void acs_sha256_hex(const unsigned char d[ACS_SHA256_BYTES], char hex[ACS_DIGEST_HEX + 1]);
+
+/* A file a workload was read from, with the SHA-256 of its content. */
+struct acs_workload_file {
+  const char *path;
+  char sha256[ACS_DIGEST_HEX + 1];
+};
+
 struct acs_workload {
   struct acs_arena arena;
   int kind;                  /* enum acs_wl_kind */
   const char *name;          /* file name without directory and extension */
   const char *path;
+  /*
+   * Every file the load read, the one given first, then the ones it
+   * referred to in the order read, and the workload's content digest over
+   * them (hex SHA-256): of the file itself for a one-file workload, else of
+   * the files' hex digests one per line. The content, not the names: the
+   * same file reached by two paths has one digest, an edited file another.
+   * A run's identity includes it (report.h).
+   */
+  size_t nfiles, capfiles;
+  struct acs_workload_file *files;
+  char digest[ACS_DIGEST_HEX + 1];
   /* ACS_WL_DNN */
   size_t nlayers;
   struct acs_dnn_layer *layers;
@@ -64,7 +99,7 @@ struct acs_workload {
 /*
  * Reads a workload, choosing the format by extension: .csv is a SCALE-Sim
  * topology table when its header starts with "Layer name", else the generic
- * op-graph CSV; .sm is PSPLIB; .stg is STG.
+ * op-graph CSV; .sm is PSPLIB; .stg is STG; .onnx is an ONNX model.
  */
 int acs_workload_load(const char *path, struct acs_workload **out,
                       struct acs_diag *d);
@@ -79,6 +114,27 @@ int acs_dnn_load(const char *path, struct acs_workload *w, struct acs_diag *d);
 int acs_dnn_build(const struct acs_workload *w, const struct acs_platform *p,
                   struct acs_graph *g, struct acs_diag *d);
 int acs_graphcsv_load(const char *path, struct acs_graph *g, struct acs_diag *d);
+
+/*
+ * ONNX models (onnx.c): the file becomes a layer graph (core/model/layer.h),
+ * inferred, folded and fused, kept as the workload's model (kind
+ * ACS_WL_DNN); its op DAG is built per platform by acs_lgraph_build.
+ * acs_onnx_read_buffer reads a model already in memory (`path` is only for
+ * the messages) into *lg, which it initialises; on error *lg is destroyed.
+ */
+struct acs_lgraph;
+int acs_onnx_load(const char *path, struct acs_workload *w, struct acs_diag *d);
+int acs_onnx_read_buffer(const void *buf, size_t len, const char *name, const char *path,
+                         struct acs_lgraph *lg, struct acs_diag *d);
+/* The layer graph of a workload read from a layer-graph format, or NULL. */
+const struct acs_lgraph *acs_workload_lgraph(const struct acs_workload *w);
+/*
+ * The op DAG of a layer graph on platform p (layer_build.c; README "ONNX
+ * models" > "From layers to ops"): weight DMAs, compute ops tiled to fit the
+ * CMX, links through CMX or through DDR, network inputs and outputs.
+ */
+int acs_lgraph_build(const struct acs_lgraph *lg, const struct acs_platform *p,
+                     struct acs_graph *g, struct acs_diag *d);
 int acs_psplib_load(const char *path, struct acs_graph *g, struct acs_diag *d);
 int acs_stg_load(const char *path, struct acs_graph *g, struct acs_diag *d);
 /* SDF3 XML (sdf3.c): the workload's model is a finalized struct acs_sdf_graph
@@ -87,6 +143,10 @@ int acs_stg_load(const char *path, struct acs_graph *g, struct acs_diag *d);
 struct acs_sdf_graph;
 int acs_sdf_load(const char *path, struct acs_workload *w, struct acs_diag *d);
 int acs_sdf3_read(const char *path, struct acs_sdf_graph *g, struct acs_diag *d);
+
+/* Loop workloads (core/model/loop.h): a HatScheT .graphml with its resource
+ * model beside it, or a loop CSV; sets w->kind, w->model and w->model_ops. */
+int acs_loop_load(const char *path, struct acs_workload *w, struct acs_diag *d);
 
 /* A suite file: one workload path per line, '#' comments, paths relative to
  * the suite file's directory unless absolute. *paths is malloc'd strings. */
@@ -118,12 +178,16 @@ int acs_csv_read(const char *path, acs_csv_record_fn fn, void *ctx,
  */
 #define ACS_VARY_MAX_VALUES 10000     /* values of one --vary */
 #define ACS_VARY_MAX_VARIANTS 100000  /* platform variants of a product */
+#define ACS_VARY_UNITS (-2)  /* param of a `units.CLASS` key */
 struct acs_vary {
-  int param;                 /* ACS_P_* */
+  int param;                 /* ACS_P_*, or ACS_VARY_UNITS */
+  char unit_class[ACS_UNIT_CLASS_MAX]; /* ACS_VARY_UNITS: the class */
   size_t n;
   double *values;            /* in the order given, no repeats */
 };
 int acs_vary_parse(const char *arg, int index, struct acs_vary *v, struct acs_diag *d);
+/* The key of v as written: a parameter name, or "units.CLASS" (in buf). */
+const char *acs_vary_key(const struct acs_vary *v, char *buf, size_t size);
 void acs_vary_free(struct acs_vary *v);
 /*
  * The cartesian product: for each base row in order, every combination of
@@ -139,9 +203,7 @@ int acs_vary_expand(const struct acs_platform *base, size_t nbase, const struct 
  * values in the shortest %g form that reads back exactly. */
 void acs_vary_format_value(double x, char *buf, size_t size);
 
-/* Number parsing with located errors (used by every reader). */
-int acs_parse_i64(const char *text, int64_t *out);  /* 0 ok, -1 bad */
-int acs_parse_double(const char *text, double *out);
+/* Number parsing: acs_parse_i64 and acs_parse_double in core/acs.h. */
 
 /*
  * Internal to core/load (shared by the readers; not for other modules).
@@ -150,6 +212,16 @@ int acs_parse_double(const char *text, double *out);
  * initialise *g themselves, name it after the file's stem and return it
  * finalized; on error *g is left destroyed.
  */
+
+/*
+ * Records that the workload's load read `path`: hashes its content (a
+ * second read; O(size)) into w->files. acs_workload_load notes the file it
+ * is given; a reader that opens further files (a graph that includes
+ * others, a loop's resource model) notes each of them as it reads it.
+ */
+int acs__workload_note_file(struct acs_workload *w, const char *path, struct acs_diag *d);
+/* Sets w->digest from w->files (acs_workload_load, after the reader). */
+void acs__workload_seal_digest(struct acs_workload *w);
 
 /* Writes the file name of `path` without directory and extension into buf. */
 void acs__path_stem(const char *path, char *buf, size_t size);
@@ -178,9 +250,17 @@ int acs__lines_next(struct acs__lines *lr, struct acs_diag *d);
 void acs__lines_close(struct acs__lines *lr);
 /* Splits `line` in place at blanks into *toks (grown with acs_grow); sets *n. */
 int acs__tokens(char *line, struct acs__tok **toks, size_t *cap, size_t *n);
-/* Token t as an integer >= min; errors name `what` at the token's column. */
+/*
+ * `text` as an integer in [min, max] (max at most ACS_QTY_MAX for workload
+ * quantities); errors name `what` at path:line:col: "bad number 'x' for
+ * what", "'x' is out of range for what (max N)" (also for numbers beyond
+ * int64_t), "what must be at least N, got M".
+ */
+int acs__parse_int(const char *path, int line, int col, const char *text, const char *what,
+                   int64_t min, int64_t max, int64_t *out, struct acs_diag *d);
+/* Token t as acs__parse_int does, located at the token's column. */
 int acs__tok_int(const char *path, int line, const struct acs__tok *t, const char *what,
-                 int64_t min, int64_t *out, struct acs_diag *d);
+                 int64_t min, int64_t max, int64_t *out, struct acs_diag *d);
 
 /*
  * A name -> id index (open addressing, FNV-1a): O(1) expected per call.

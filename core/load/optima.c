@@ -129,7 +129,7 @@ static int sm_int(struct sm_table *t, size_t k, const char *what, int64_t *out,
     return acs_diag_set(d, ACS_EPARSE, t->path, t->lr.line,
                         last->col + (int)strlen(last->s), "missing %s", what);
   }
-  return acs__tok_int(t->path, t->lr.line, &t->tok[k], what, 0, out, d);
+  return acs__tok_int(t->path, t->lr.line, &t->tok[k], what, 0, ACS_QTY_MAX, out, d);
 }
 
 static int sm_row(struct sm_table *t, struct acs_optima *o, struct acs_diag *d)
@@ -206,13 +206,7 @@ struct stg_ctx {
 static int csv_int(const char *path, const struct acs_csv_field *f, const char *what,
                    int64_t min, int64_t *out, struct acs_diag *d)
 {
-  if (acs_parse_i64(f->text, out) != 0)
-    return acs_diag_set(d, ACS_EPARSE, path, f->line, f->col, "bad number '%s' for %s",
-                        f->text, what);
-  if (*out < min)
-    return acs_diag_set(d, ACS_EPARSE, path, f->line, f->col, "%s must be at least %lld",
-                        what, (long long)min);
-  return ACS_OK;
+  return acs__parse_int(path, f->line, f->col, f->text, what, min, ACS_QTY_MAX, out, d);
 }
 
 static int stg_record(void *ctx, const struct acs_csv_field *f, size_t n, int line,

@@ -5,8 +5,9 @@
  * called "row<N>", N counting data rows from 1) and any parameter of
  * ACS_PARAM_MAP. Missing columns and empty fields take the parameter's
  * default; acs_platform_set() checks each value (number, integer-ness,
- * minimum, so zero or negative capacities are refused) and the error is
- * located at the field. Unknown or repeated columns are errors at the header.
+ * minimum and maximum, so zero, negative or absurd capacities are refused)
+ * and the error is located at the field. Unknown or repeated columns are
+ * errors at the header.
  */
 #include "core/load/load.h"
 
@@ -16,6 +17,7 @@
 
 #define COL_NAME (-2)    /* the `name` column */
 #define COL_IGNORED (-3) /* an empty trailing header field */
+#define COL_KEY (-4)     /* `units` or `units.CLASS`: set by acs_platform_set_key */
 
 struct plat_reader {
   const char *path;
@@ -23,6 +25,7 @@ struct plat_reader {
   int header_line;
   size_t ncols;
   int *col_param;        /* per column: parameter index or COL_* */
+  char **col_key;        /* per column: the header text of COL_KEY columns, else NULL */
   struct acs_platform *rows;
   int32_t *row_line;     /* line of each row, for duplicate names */
   size_t nrows, cap_rows, cap_lines;
@@ -42,6 +45,8 @@ static void known_columns(char *buf, size_t size)
       return;
     len += (size_t)w;
   }
+  if (len < size)
+    snprintf(buf + len, size - len, ", units, units.CLASS");
 }
 
 static int header_column(struct plat_reader *r, const struct acs_csv_field *f,
@@ -57,6 +62,16 @@ static int header_column(struct plat_reader *r, const struct acs_csv_field *f,
     return ACS_OK;
   }
   int param = strcmp(t, "name") == 0 ? COL_NAME : acs_param_find(t);
+  if (param == -1 && (strcmp(t, "units") == 0 || acs_platform_units_key(t))) {
+    for (size_t j = 0; j < i; j++)
+      if (r->col_key[j] && strcmp(r->col_key[j], t) == 0)
+        return acs_diag_set(d, ACS_EPARSE, r->path, f[i].line, f[i].col,
+                            "duplicate column '%s' (also at column %d)", t, f[j].col);
+    if (!(r->col_key[i] = strdup(t)))
+      return ACS_ENOMEM;
+    r->col_param[i] = COL_KEY;
+    return ACS_OK;
+  }
   if (param == -1) {
     char known[1024];
     known_columns(known, sizeof(known));
@@ -76,7 +91,8 @@ static int read_header(struct plat_reader *r, const struct acs_csv_field *f,
                        size_t n, int line, struct acs_diag *d)
 {
   r->col_param = calloc(n, sizeof(*r->col_param));
-  if (!r->col_param)
+  r->col_key = calloc(n, sizeof(*r->col_key));
+  if (!r->col_param || !r->col_key)
     return ACS_ENOMEM;
   r->ncols = n;
   r->have_header = 1;
@@ -126,6 +142,8 @@ static int read_row(struct plat_reader *r, const struct acs_csv_field *f,
       continue; /* empty field: the default */
     if (r->col_param[i] == COL_NAME)
       rc = set_name(r, &p, &f[i], d);
+    else if (r->col_param[i] == COL_KEY)
+      rc = acs_platform_set_key(&p, r->col_key[i], f[i].text, d, r->path, f[i].line, f[i].col);
     else
       rc = acs_platform_set(&p, r->col_param[i], f[i].text, d, r->path,
                             f[i].line, f[i].col);
@@ -186,6 +204,9 @@ int acs_platform_load(const char *path, struct acs_platform **out, size_t *n,
 out_with_rows:
   free(r.rows);
   free(r.row_line);
+  for (size_t i = 0; r.col_key && i < r.ncols; i++)
+    free(r.col_key[i]);
+  free(r.col_key);
   free(r.col_param);
   return rc;
 }

@@ -60,7 +60,7 @@ static int truncated(struct sm_reader *r, const char *what, struct acs_diag *d)
 static int tok_int(struct sm_reader *r, size_t k, const char *what, int64_t min,
                    int64_t *out, struct acs_diag *d)
 {
-  return acs__tok_int(r->path, r->lr.line, &r->tok[k], what, min, out, d);
+  return acs__tok_int(r->path, r->lr.line, &r->tok[k], what, min, ACS_QTY_MAX, out, d);
 }
 
 /* "key : value ..." header lines: the first token after the colon. */

@@ -43,7 +43,7 @@ static int next_content(struct stg_reader *r, struct acs_diag *d)
 static int tok_int(struct stg_reader *r, size_t k, const char *what, int64_t min,
                    int64_t *out, struct acs_diag *d)
 {
-  return acs__tok_int(r->path, r->lr.line, &r->tok[k], what, min, out, d);
+  return acs__tok_int(r->path, r->lr.line, &r->tok[k], what, min, ACS_QTY_MAX, out, d);
 }
 
 static int expect_fields(struct stg_reader *r, size_t n, struct acs_diag *d)

@@ -7,9 +7,10 @@
  * ... up to b; `a..b` steps by 1) or a geometric range `a..b*f` (a, a*f,
  * a*f^2, ... up to b; values of an integer parameter are rounded to the
  * nearest integer and repeats produced by that rounding are dropped). Every
- * value is checked like a CSV field of that column (number, integer-ness,
- * minimum). Errors are located as "--vary:N:COL", N counting the --vary
- * arguments from 1 and COL the 1-based byte column in that argument.
+ * value, and each end of a range, is checked like a CSV field of that column
+ * (number, integer-ness, minimum, maximum; integers read as integers).
+ * Errors are located as "--vary:N:COL", N counting the --vary arguments
+ * from 1 and COL the 1-based byte column in that argument.
  *
  * Variants are named after their base row and the varied keys, in the order
  * the --vary arguments were given: `default[cmx_kib=512,barriers=8]`. The
@@ -19,7 +20,6 @@
  */
 #include "core/load/load.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +38,25 @@ void acs_vary_format_value(double x, char *buf, size_t size)
     if (strtod(buf, NULL) == x)
       return;
   }
+}
+
+const char *acs_vary_key(const struct acs_vary *v, char *buf, size_t size)
+{
+  if (v->param == ACS_VARY_UNITS) {
+    snprintf(buf, size, "units.%s", v->unit_class);
+    return buf;
+  }
+  return acs_param_table[v->param].name;
+}
+
+/* Sets the varied key of v to x on p (x was checked by add_checked). */
+static int apply_value(const struct acs_vary *v, struct acs_platform *p, double x,
+                       struct acs_diag *d)
+{
+  if (v->param == ACS_VARY_UNITS)
+    return acs_platform_units_set(p, v->unit_class, (int64_t)x, d, VARY_FILE, 0, 0);
+  p->v[v->param] = x;
+  return ACS_OK;
 }
 
 void acs_vary_free(struct acs_vary *v)
@@ -63,16 +82,45 @@ static int push_value(struct acs_vary *v, size_t *cap, double x)
  * read as "128." followed by garbage). */
 static int parse_number(const char *text, size_t len, double *out)
 {
-  char buf[64];
-  char *end;
+  char buf[128];
 
   if (len == 0 || len >= sizeof(buf))
     return -1;
   memcpy(buf, text, len);
   buf[len] = '\0';
-  errno = 0;
-  *out = strtod(buf, &end);
-  return (*end != '\0' || errno == ERANGE || !isfinite(*out)) ? -1 : 0;
+  /* An out-of-range number is still a number here; its value is checked
+   * against the parameter's bounds by check_text. */
+  return acs_parse_double(buf, out) == ACS_EPARSE ? -1 : 0;
+}
+
+/*
+ * Checks text[0, len) exactly as a CSV field of the parameter's column
+ * (integers read as integers, so "99999999999999999999" is out of range,
+ * never rounded to 1e+20) and stores its value in *x. O(len).
+ */
+static int check_text(const struct acs_vary *v, const char *text, size_t len, int index,
+                      int col, double *x, struct acs_diag *d)
+{
+  struct acs_platform scratch;
+  char buf[128], kbuf[ACS_UNIT_CLASS_MAX + 8];
+  int64_t n = 0;
+  int err;
+
+  snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) ? len : sizeof(buf) - 1), text);
+  acs_platform_init(&scratch);
+  if (v->param == ACS_VARY_UNITS) {
+    /* A unit count: checked as a `units.CLASS` column would be. */
+    if ((err = acs_platform_set_key(&scratch, acs_vary_key(v, kbuf, sizeof(kbuf)), buf, d,
+                                    VARY_FILE, index, col)) < 0)
+      return err;
+    acs_platform_units_get(&scratch, v->unit_class, &n);
+    *x = (double)n;
+    return ACS_OK;
+  }
+  if ((err = acs_platform_set(&scratch, v->param, buf, d, VARY_FILE, index, col)) < 0)
+    return err;
+  *x = scratch.v[v->param];
+  return ACS_OK;
 }
 
 /*
@@ -85,13 +133,11 @@ static int parse_number(const char *text, size_t len, double *out)
 static int add_checked(struct acs_vary *v, size_t *cap, double x, size_t first, int drop_repeats,
                        int index, int col, struct acs_diag *d)
 {
-  struct acs_platform scratch;
-  char text[64];
+  char text[64], kbuf[ACS_UNIT_CLASS_MAX + 8];
   int err;
 
   acs_vary_format_value(x, text, sizeof(text));
-  acs_platform_init(&scratch);
-  if ((err = acs_platform_set(&scratch, v->param, text, d, VARY_FILE, index, col)) < 0)
+  if ((err = check_text(v, text, strlen(text), index, col, &x, d)) < 0)
     return err;
   for (size_t i = 0; i < v->n; i++) {
     if (v->values[i] != x)
@@ -99,27 +145,64 @@ static int add_checked(struct acs_vary *v, size_t *cap, double x, size_t first, 
     if (drop_repeats && i >= first)
       return ACS_OK;
     return acs_diag_set(d, ACS_EINVAL, VARY_FILE, index, col, "%s: value %s appears twice",
-                        acs_param_table[v->param].name, text);
+                        acs_vary_key(v, kbuf, sizeof(kbuf)), text);
   }
   return push_value(v, cap, x);
 }
 
+/* Too many values in one range item. */
+static int too_many(const struct acs_vary *v, const char *item, size_t len, int index, int col,
+                    struct acs_diag *d)
+{
+  char kbuf[ACS_UNIT_CLASS_MAX + 8];
+
+  return acs_diag_set(d, ACS_ERANGE, VARY_FILE, index, col,
+                      "%s: range '%.*s' has more than %d values",
+                      acs_vary_key(v, kbuf, sizeof(kbuf)), (int)len, item, ACS_VARY_MAX_VALUES);
+}
+
+/*
+ * The values of an integer parameter's linear range a..b+step, in int64_t:
+ * a and b are within the parameter's bounds (at most 2^26), and a step is
+ * added only while it stays at most b, so nothing overflows. O(values *
+ * values-so-far) for the repeat check, bounded by ACS_VARY_MAX_VALUES.
+ */
+static int integer_steps(struct acs_vary *v, size_t *cap, int64_t a, int64_t b, int64_t step,
+                         const char *item, size_t len, int index, int col, struct acs_diag *d)
+{
+  size_t first = v->n, k = 0;
+  int err;
+
+  for (int64_t x = a;; x += step) {
+    if (k++ >= ACS_VARY_MAX_VALUES)
+      return too_many(v, item, len, index, col, d);
+    if ((err = add_checked(v, cap, (double)x, first, 0, index, col, d)) < 0)
+      return err;
+    if (step > b - x)
+      return ACS_OK;
+  }
+}
+
 /*
  * A range item "a..b", "a..b+s" or "a..b*f" starting at item[0] (column col).
+ * a and b are checked as values of the parameter first (at their columns).
  * Values are computed as a + k*s and a*f^k (not by accumulating a sum) so a
- * long linear range does not drift. O(values * values-so-far) for the repeat
- * check, bounded by ACS_VARY_MAX_VALUES.
+ * long linear range does not drift; an integer parameter's linear range is
+ * counted in integers. O(values * values-so-far) for the repeat check,
+ * bounded by ACS_VARY_MAX_VALUES.
  */
 static int parse_range(struct acs_vary *v, size_t *cap, const char *item, size_t len,
                        const char *dots, int index, int col, struct acs_diag *d)
 {
-  const char *name = acs_param_table[v->param].name;
+  char kbuf[ACS_UNIT_CLASS_MAX + 8];
+  const char *name = acs_vary_key(v, kbuf, sizeof(kbuf));
   const char *rhs = dots + 2, *op, *item_end = item + len;
   double a, b, step = 1.0;
-  int geometric = 0, integer = acs_param_table[v->param].integer;
+  int geometric = 0, err;
+  int integer = v->param == ACS_VARY_UNITS || acs_param_table[v->param].integer;
   size_t first = v->n;
   char *end;
-  int ccol = col + (int)(rhs - item);
+  int ccol = col + (int)(rhs - item), scol = 0;
 
   if (parse_number(item, (size_t)(dots - item), &a) < 0)
     return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, col,
@@ -135,16 +218,19 @@ static int parse_range(struct acs_vary *v, size_t *cap, const char *item, size_t
                           name, (int)len, item);
     memcpy(buf, rhs, rlen);
     buf[rlen] = '\0';
-    errno = 0;
     b = strtod(buf, &end);
-    if (end == buf || errno == ERANGE || !isfinite(b) || (*end && *end != '+' && *end != '*'))
+    if (end == buf || isnan(b) || (*end && *end != '+' && *end != '*'))
       return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, ccol,
                           "%s: range end '%s' is not a number (write a..b, a..b+step or a..b*factor)",
                           name, buf);
     op = rhs + (end - buf);
   }
+  /* Both ends must be values of the parameter: bounds, integer-ness. */
+  if ((err = check_text(v, item, (size_t)(dots - item), index, col, &a, d)) < 0 ||
+      (err = check_text(v, rhs, (size_t)(op - rhs), index, ccol, &b, d)) < 0)
+    return err;
   if (op < item_end) {
-    int scol = col + (int)(op - item) + 1;
+    scol = col + (int)(op - item) + 1;
     geometric = *op == '*';
     if (parse_number(op + 1, (size_t)(item_end - op - 1), &step) < 0)
       return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, scol, "%s: %s '%.*s' is not a number",
@@ -162,19 +248,25 @@ static int parse_range(struct acs_vary *v, size_t *cap, const char *item, size_t
   if (geometric && !(a > 0.0))
     return acs_diag_set(d, ACS_ERANGE, VARY_FILE, index, col,
                         "%s: a geometric range needs a positive start, not %g", name, a);
+  if (integer && !geometric) {
+    if (step != floor(step))
+      return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, scol,
+                          "%s: step %g is not an integer", name, step);
+    /* A step beyond b - a gives the one value a, whatever its size. */
+    return integer_steps(v, cap, (int64_t)a, (int64_t)b,
+                         step > b - a ? (int64_t)(b - a) + 1 : (int64_t)step, item, len, index,
+                         col, d);
+  }
   for (size_t k = 0;; k++) {
     /* A relative slack of 1e-9 keeps b itself when rounding errors put the
      * last computed value a hair above it (0.1..0.3+0.1). */
     double x = geometric ? a * pow(step, (double)k) : a + (double)k * step;
-    int err;
     if (x > b + fabs(b) * 1e-9 + (geometric ? 0.0 : step * 1e-9))
       break;
-    if (!geometric && fabs(x - b) <= step * 1e-9)
+    if (x > b || (!geometric && fabs(x - b) <= step * 1e-9))
       x = b;
     if (k >= ACS_VARY_MAX_VALUES)
-      return acs_diag_set(d, ACS_ERANGE, VARY_FILE, index, col,
-                          "%s: range '%.*s' has more than %d values", name, (int)len, item,
-                          ACS_VARY_MAX_VALUES);
+      return too_many(v, item, len, index, col, d);
     if (geometric && integer)
       x = floor(x + 0.5);
     if ((err = add_checked(v, cap, x, first, geometric && integer, index, col, d)) < 0)
@@ -186,9 +278,11 @@ static int parse_range(struct acs_vary *v, size_t *cap, const char *item, size_t
 static int parse_item(struct acs_vary *v, size_t *cap, const char *item, size_t len, int index,
                       int col, struct acs_diag *d)
 {
-  const char *name = acs_param_table[v->param].name;
+  char kbuf[ACS_UNIT_CLASS_MAX + 8];
+  const char *name = acs_vary_key(v, kbuf, sizeof(kbuf));
   const char *dots = NULL;
   double x;
+  int err;
 
   for (size_t i = 0; i + 1 < len; i++)
     if (item[i] == '.' && item[i + 1] == '.') {
@@ -200,6 +294,9 @@ static int parse_item(struct acs_vary *v, size_t *cap, const char *item, size_t 
   if (parse_number(item, len, &x) < 0)
     return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, col, "%s: '%.*s' is not a number",
                         name, (int)len, item);
+  /* The item's own text, so an integer is read as one. */
+  if ((err = check_text(v, item, len, index, col, &x, d)) < 0)
+    return err;
   return add_checked(v, cap, x, v->n, 0, index, col, d);
 }
 
@@ -222,7 +319,17 @@ static int parse_key(const char *arg, struct acs_vary *v, int index, const char 
   if (strcmp(key, "name") == 0)
     return acs_diag_set(d, ACS_EINVAL, VARY_FILE, index, 1,
                         "'name' cannot be varied; variants are named after their base row");
-  if ((v->param = acs_param_find(key)) < 0) {
+  if (acs_platform_units_key(key)) {
+    const char *cls = acs_platform_units_key(key);
+    struct acs_platform scratch;
+    int err;
+    /* The class name is checked by setting a count on a scratch platform. */
+    acs_platform_init(&scratch);
+    if ((err = acs_platform_units_set(&scratch, cls, 1, d, VARY_FILE, index, 1)) < 0)
+      return err;
+    v->param = ACS_VARY_UNITS;
+    snprintf(v->unit_class, sizeof(v->unit_class), "%s", cls);
+  } else if ((v->param = acs_param_find(key)) < 0) {
     char known[1024];
     size_t off = 0;
     known[0] = '\0';
@@ -255,8 +362,9 @@ int acs_vary_parse(const char *arg, int index, struct acs_vary *v, struct acs_di
     while (stop > start && (stop[-1] == ' ' || stop[-1] == '\t'))
       stop--;
     if (start == stop) {
+      char kbuf[ACS_UNIT_CLASS_MAX + 8];
       err = acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, (int)(start - arg) + 1,
-                         "%s: empty value%s", acs_param_table[v->param].name,
+                         "%s: empty value%s", acs_vary_key(v, kbuf, sizeof(kbuf)),
                          *values ? "" : " list (write key=v1,v2,...)");
       goto out_with_values;
     }
@@ -281,10 +389,10 @@ static int variant_name(const struct acs_platform *base, const struct acs_vary *
   size_t off = (size_t)snprintf(out, size, "%s[", base->name);
 
   for (size_t i = 0; i < nv && off < size; i++) {
-    char val[64];
+    char val[64], kbuf[ACS_UNIT_CLASS_MAX + 8];
     acs_vary_format_value(v[i].values[idx[i]], val, sizeof(val));
     off += (size_t)snprintf(out + off, size - off, "%s%s=%s", i ? "," : "",
-                            acs_param_table[v[i].param].name, val);
+                            acs_vary_key(&v[i], kbuf, sizeof(kbuf)), val);
   }
   if (off < size)
     off += (size_t)snprintf(out + off, size - off, "]");
@@ -306,10 +414,13 @@ int acs_vary_expand(const struct acs_platform *base, size_t nbase, const struct 
   *nout = 0;
   for (size_t i = 0; i < nv; i++) {
     for (size_t j = 0; j < i; j++)
-      if (v[j].param == v[i].param)
+      if (v[j].param == v[i].param &&
+          (v[i].param != ACS_VARY_UNITS || strcmp(v[i].unit_class, v[j].unit_class) == 0)) {
+        char kbuf[ACS_UNIT_CLASS_MAX + 8];
         return acs_diag_set(d, ACS_EINVAL, VARY_FILE, (int)i + 1, 1,
                             "%s is already varied by --vary number %zu",
-                            acs_param_table[v[i].param].name, j + 1);
+                            acs_vary_key(&v[i], kbuf, sizeof(kbuf)), j + 1);
+      }
     if (v[i].n == 0 || acs_mul_size(combos, v[i].n, &combos) || combos > ACS_VARY_MAX_VARIANTS)
       goto too_many;
   }
@@ -331,9 +442,9 @@ int acs_vary_expand(const struct acs_platform *base, size_t nbase, const struct 
       *p = base[b];
       if (nv > 0 && (err = variant_name(&base[b], v, nv, idx, p->name, sizeof(p->name), d)) < 0)
         goto out_with_rows;
-      for (size_t i = 0; i < nv; i++)
-        p->v[v[i].param] = v[i].values[idx[i]];
-      if ((err = acs_platform_validate(p, d)) < 0) {
+      for (size_t i = 0; i < nv && err == ACS_OK; i++)
+        err = apply_value(&v[i], p, v[i].values[idx[i]], d);
+      if (err < 0 || (err = acs_platform_validate(p, d)) < 0) {
         char msg[sizeof(d->msg)];
         snprintf(msg, sizeof(msg), "%s", d->msg);
         err = acs_diag_set(d, err, VARY_FILE, 0, 0, "%s", msg);

@@ -2,14 +2,17 @@
  * workload.c - choosing the reader for a workload file, and building a
  * workload's graph for a platform.
  *
- * The format follows from the extension: .sm is PSPLIB, .stg is STG, .csv is
- * a SCALE-Sim topology table when its first row starts with "Layer name" and
- * the generic op-graph CSV otherwise. DNN tables are kept as layers, since
+ * The format follows from the extension: .sm is PSPLIB, .stg is STG,
+ * .graphml a HatScheT loop, .csv is a SCALE-Sim topology table when its
+ * first row starts with "Layer name", a loop when its header has a `class`
+ * column, and the generic op-graph CSV otherwise. DNN tables are kept as layers, since
  * their ops depend on the platform (tiling to its CMX, bytes per element);
  * the other formats are parsed into a finalized graph once and cloned per
- * build.
+ * build. Every file read is noted with its SHA-256 (digest.c), which gives
+ * the workload its content digest.
  */
 #include "core/load/load.h"
+#include "core/load/loopload.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,29 +94,46 @@ static int load_graph(const char *path, struct acs_workload *w, int kind,
   return ACS_OK;
 }
 
+/* The file given is noted (hashed) first, once its format is known and
+ * before the reader runs, so it leads the workload's file list. */
 static int load_by_format(const char *path, struct acs_workload *w,
                           struct acs_diag *d)
 {
+  static const char *const known[] = {".csv", ".sm", ".stg", ".onnx", ".graphml", ".xml",
+                                      NULL};
   const char *ext = extension(path);
+  int is_dnn, is_loop = 0, rc, ok = 0;
+
+  if (*ext == '\0')
+    return acs_diag_set(d, ACS_EFORMAT, path, 0, 0,
+                        "no file extension to tell the workload format (expected "
+                        ".csv, .sm, .stg, .onnx, .graphml or .xml)");
+  for (const char *const *k = known; *k; k++)
+    ok |= strcasecmp(ext, *k) == 0;
+  if (!ok)
+    return acs_diag_set(d, ACS_EFORMAT, path, 0, 0,
+                        "unknown workload format '%s' (expected .csv, .sm, .stg, .onnx, "
+                        ".graphml or .xml)", ext);
+  if ((rc = acs__workload_note_file(w, path, d)) != 0)
+    return rc;
   if (strcasecmp(ext, ".sm") == 0)
     return load_graph(path, w, ACS_WL_PSPLIB, d);
   if (strcasecmp(ext, ".stg") == 0)
     return load_graph(path, w, ACS_WL_STG, d);
   if (strcasecmp(ext, ".xml") == 0)
     return acs_sdf_load(path, w, d);
-  if (*ext == '\0')
-    return acs_diag_set(d, ACS_EFORMAT, path, 0, 0,
-                        "no file extension to tell the workload format (expected "
-                        ".csv, .sm, .stg or .xml)");
-  if (strcasecmp(ext, ".csv") != 0)
-    return acs_diag_set(d, ACS_EFORMAT, path, 0, 0,
-                        "unknown workload format '%s' (expected .csv, .sm, .stg or .xml)",
-                        ext);
-  int is_dnn;
-  int rc = is_scalesim_table(path, d, &is_dnn);
+  if (strcasecmp(ext, ".onnx") == 0)
+    return acs_onnx_load(path, w, d);
+  if (strcasecmp(ext, ".graphml") == 0)
+    return acs_loop_load(path, w, d);
+  rc = is_scalesim_table(path, d, &is_dnn);
+  if (rc == 0 && !is_dnn)
+    rc = acs__loop_csv_sniff(path, &is_loop, d);
   if (rc != 0)
     return rc;
-  return is_dnn ? acs_dnn_load(path, w, d) : load_graph(path, w, ACS_WL_GRAPH, d);
+  if (is_dnn)
+    return acs_dnn_load(path, w, d);
+  return is_loop ? acs_loop_load(path, w, d) : load_graph(path, w, ACS_WL_GRAPH, d);
 }
 
 int acs_workload_load(const char *path, struct acs_workload **out,
@@ -135,6 +155,7 @@ int acs_workload_load(const char *path, struct acs_workload **out,
     acs_workload_free(w);
     return rc;
   }
+  acs__workload_seal_digest(w);
   *out = w;
   return ACS_OK;
 }

@@ -16,7 +16,9 @@
 
 #include "core/acs.h"
 
-#define ACS_MAX_RES 16
+/* Resources of one graph: the standard three plus named ones (a loop's
+ * limited resource classes reach 67 in the HatScheT set). */
+#define ACS_MAX_RES 128
 #define ACS_NAME_MAX 256
 
 enum acs_op_kind { ACS_OP_DPU, ACS_OP_DMA, ACS_OP_SHAVE, ACS_OP_SYNC, ACS_OP__COUNT };

@@ -8,39 +8,101 @@
 
 #include "core/model/problem.h"
 
-/* Cycles of one op on platform p. A DMA touching DDR is limited by the DDR
- * link; CMX-to-CMX transfers run at the DMA engine's own rate. */
+/* Cycles of one op on platform p, at most ACS_QTY_MAX. A DMA touching DDR
+ * is limited by the DDR link; CMX-to-CMX transfers run at the DMA engine's
+ * own rate. Returns ACS_OK, ACS_ERANGE (more than ACS_QTY_MAX cycles) or
+ * ACS_EINVAL (no way to derive it). */
 static int op_cycles(const struct acs_op *op, const struct acs_platform *p, int64_t *out)
 {
   int64_t per;
 
   if (op->cycles >= 0) {
     *out = op->cycles;
-    return ACS_OK;
+    return op->cycles > ACS_QTY_MAX ? ACS_ERANGE : ACS_OK;
   }
   switch (op->kind) {
   case ACS_OP_DMA:
+    if (op->bytes < 0)
+      return ACS_EINVAL;
     if (op->src == ACS_MEM_DDR || op->dst == ACS_MEM_DDR)
       *out = acs_platform_ddr_cycles(p, op->bytes);
     else
       *out = acs_platform_cmx_cycles(p, op->bytes);
-    return ACS_OK;
+    return *out < 0 ? ACS_ERANGE : ACS_OK;
   case ACS_OP_DPU:
   case ACS_OP_SHAVE:
     per = (int64_t)acs_platform_get(p, ACS_P_PE_MACS_PER_CYCLE);
     if (op->macs < 0 || per <= 0)
       return ACS_EINVAL;
     *out = op->macs / per + (op->macs % per != 0);
-    return ACS_OK;
+    return *out > ACS_QTY_MAX ? ACS_ERANGE : ACS_OK;
   default:
     *out = 0;
     return ACS_OK;
   }
 }
 
+/* What an op asks for, each at most ACS_QTY_MAX (loaders check their own
+ * fields; this guards graphs built in code). Returns the first bad field or
+ * NULL. */
+static const char *op_out_of_range(const struct acs_graph *g, int32_t i)
+{
+  const struct acs_op *op = &g->ops[i];
+
+  if (op->macs > ACS_QTY_MAX || op->macs < 0)
+    return "macs";
+  if (op->bytes > ACS_QTY_MAX || op->bytes < 0)
+    return "bytes";
+  if (op->out_bytes > ACS_QTY_MAX || op->out_bytes < 0)
+    return "out_bytes";
+  for (int r = 0; r < g->nres; r++)
+    if (acs_graph_demand(g, i, r) > ACS_QTY_MAX || acs_graph_demand(g, i, r) < 0)
+      return g->res[r].name;
+  return NULL;
+}
+
+/*
+ * Durations from work, each and their sum at most ACS_QTY_MAX: every start,
+ * end and path length a scheduler computes (at most the sum, plus what it
+ * adds of the same size) then fits int64_t, and is exact in the float64
+ * HDF5 columns. Errors name the op and its line. O(V R).
+ */
+static int bind_durations(struct acs_problem *pb, const struct acs_platform *plat,
+                          struct acs_diag *d)
+{
+  const struct acs_graph *g = pb->g;
+  int64_t total = 0;
+  const char *bad;
+  int err;
+
+  for (int32_t i = 0; i < g->nops; i++) {
+    const struct acs_op *op = &g->ops[i];
+    if ((bad = op_out_of_range(g, i)))
+      return acs_diag_set(d, ACS_ERANGE, g->path, op->line, 0,
+                          "op '%s': %s is out of range (0 to %lld)", op->name, bad,
+                          (long long)ACS_QTY_MAX);
+    err = op_cycles(op, plat, &pb->dur[i]);
+    if (err == ACS_ERANGE)
+      return acs_diag_set(d, ACS_ERANGE, g->path, op->line, 0,
+                          "op '%s' would take more than %lld cycles on platform '%s'",
+                          op->name, (long long)ACS_QTY_MAX, plat->name);
+    if (err < 0)
+      return acs_diag_set(d, ACS_EINVAL, g->path, op->line, 0,
+                          "op '%s': cannot derive its duration", op->name);
+    total += pb->dur[i]; /* both <= 2^53: no overflow */
+    if (total > ACS_QTY_MAX)
+      return acs_diag_set(d, ACS_ERANGE, g->path, op->line, 0,
+                          "the ops up to '%s' already take more than %lld cycles in all on "
+                          "platform '%s'", op->name, (long long)ACS_QTY_MAX, plat->name);
+  }
+  return ACS_OK;
+}
+
 int acs_problem_init(struct acs_problem *pb, const struct acs_graph *g,
                      const struct acs_platform *plat, struct acs_diag *d)
 {
+  int err;
+
   memset(pb, 0, sizeof(*pb));
   if (!g->finalized)
     return acs_diag_set(d, ACS_EINVAL, g->path, 0, 0, "graph '%s' is not finalized", g->name);
@@ -51,12 +113,10 @@ int acs_problem_init(struct acs_problem *pb, const struct acs_graph *g,
   pb->dur = malloc(((size_t)g->nops + 1) * sizeof(*pb->dur));
   if (!pb->dur)
     return ACS_ENOMEM;
-  for (int32_t i = 0; i < g->nops; i++)
-    if (op_cycles(&g->ops[i], plat, &pb->dur[i]) < 0) {
-      acs_problem_destroy(pb);
-      return acs_diag_set(d, ACS_EINVAL, g->path, g->ops[i].line, 0,
-                          "op '%s': cannot derive its duration", g->ops[i].name);
-    }
+  if ((err = bind_durations(pb, plat, d)) < 0) {
+    acs_problem_destroy(pb);
+    return err;
+  }
   pb->res_pe = pb->res_dma = pb->res_cmx = -1;
   for (int r = 0; r < g->nres; r++) {
     switch (g->res[r].kind) {
@@ -74,6 +134,12 @@ int acs_problem_init(struct acs_problem *pb, const struct acs_graph *g,
       break;
     default:
       pb->cap[r] = g->res[r].capacity;
+      if (pb->cap[r] > ACS_QTY_MAX) {
+        acs_problem_destroy(pb);
+        return acs_diag_set(d, ACS_ERANGE, g->path, 0, 0,
+                            "resource '%s': capacity %lld is out of range (max %lld)",
+                            g->res[r].name, (long long)pb->cap[r], (long long)ACS_QTY_MAX);
+      }
     }
   }
   return ACS_OK;

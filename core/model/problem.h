@@ -26,7 +26,13 @@ struct acs_problem {
   int res_pe, res_dma, res_cmx; /* resource index of each kind, -1 if absent */
 };
 
-/* g must be finalized. Fails (ACS_EINVAL) only on overflow or a bad graph. */
+/*
+ * g must be finalized. Guarantees what schedulers rely on to never overflow:
+ * every duration, MAC count, byte count, demand and capacity is at most
+ * ACS_QTY_MAX (2^53), and so is the sum of all durations. Fails with
+ * ACS_ERANGE and the op's line when a platform makes an op too long (a huge
+ * transfer on a slow link), ACS_EINVAL on a bad graph.
+ */
 int acs_problem_init(struct acs_problem *pb, const struct acs_graph *g,
                      const struct acs_platform *plat, struct acs_diag *d);
 void acs_problem_destroy(struct acs_problem *pb);

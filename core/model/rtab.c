@@ -26,9 +26,10 @@ int acs_rtab_name_ok(const char *name)
   return 1;
 }
 
+/* Names the HDF5 layout uses itself (results_rtab.c). */
 static int reserved_attr(const char *name)
 {
-  return strcmp(name, "units") == 0 || strncmp(name, "units_", 6) == 0;
+  return strncmp(name, "FIELD_", 6) == 0 || strcmp(name, "acsim_show") == 0;
 }
 
 struct acs_rtab *acs_schedule_find_rtab(const struct acs_schedule *s, const char *name)

@@ -91,8 +91,8 @@ static inline union acs_rtab_val acs_rtab_get(const struct acs_rtab *t, int64_t 
 }
 
 /* Attributes: set (replacing one of the same name) and find. Names follow
- * the column rule; "units" and names starting with "units_" are reserved for
- * the HDF5 column units. */
+ * the column rule; names starting with "FIELD_" (the HDF5 column units) and
+ * "acsim_show" are reserved. */
 int acs_rtab_attr_i64(struct acs_rtab *t, const char *name, int64_t v);
 int acs_rtab_attr_f64(struct acs_rtab *t, const char *name, double v);
 int acs_rtab_attr_str(struct acs_rtab *t, const char *name, const char *v);

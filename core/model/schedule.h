@@ -62,6 +62,12 @@ struct acs_schedule {
   int32_t barriers;        /* limit, 0 = none */
   int32_t barrier_slots;   /* limit, 0 = none */
   int64_t makespan;        /* max end */
+  /* A lower bound on the makespan of every schedule of the problem that the
+   * scheduler proved while searching (cycles; 0 = none), e.g. by showing
+   * that no schedule within a horizon exists. For a schedule proven optimal
+   * it equals the makespan. acsim reports the larger of it and
+   * acs_bound_best() as the run's lower_bound_cycles. */
+  int64_t lower_bound;
 
   /* The family's own result tables (core/model/rtab.h), in the order added. */
   int32_t ntables;

@@ -202,6 +202,7 @@ struct use {
 struct st {
   struct acs_schedule *s;
   struct acs_barrier_stats *stats;
+  const volatile sig_atomic_t *interrupted; /* polled at every op; may be NULL */
   struct dyn g;
   int mode;                  /* enum acs_barrier_mode */
   int32_t n, nb;
@@ -775,7 +776,8 @@ static int unit_delay_schedule(struct st *st, struct acs_diag *d)
     if (st->npend[v] == 0)
       err = push_ready(st, v);
   for (st->t = 0; done < st->n && err == ACS_OK; st->t++) {
-    int k = run_step(st, later, &nlater);
+    int k = st->interrupted && *st->interrupted ? ACS_EINTERRUPTED
+                                                : run_step(st, later, &nlater);
     if (k < 0)
       err = k;
     else if (k == 0 && acs_heap_empty(&st->ready))
@@ -818,6 +820,10 @@ static int plan_order_schedule(struct st *st, struct acs_diag *d)
   for (st->t = 0; st->t < k && err == ACS_OK; st->t++) {
     int32_t p = order[st->t];
     struct choice c;
+    if (st->interrupted && *st->interrupted) {
+      err = ACS_EINTERRUPTED;
+      break;
+    }
     mark_neighbours(st, p);
     c = choose(st, p);
     err = start_op(st, p, &c);
@@ -855,7 +861,7 @@ static int emit(struct st *st)
 }
 
 int acs__barrier_run(struct acs_schedule *s, int mode, struct acs_barrier_stats *stats,
-                     struct acs_diag *d)
+                     const volatile sig_atomic_t *interrupted, struct acs_diag *d)
 {
   struct acs_barrier_stats local;
   struct st st;
@@ -876,6 +882,7 @@ int acs__barrier_run(struct acs_schedule *s, int mode, struct acs_barrier_stats 
   s->nwaits = 0;
   if ((err = st_init(&st, s, mode, stats)) < 0)
     goto out_with_state;
+  st.interrupted = interrupted;
   err = mode == ACS_BARRIER_UNIT_DELAY ? unit_delay_schedule(&st, d)
                                        : plan_order_schedule(&st, d);
   if (err < 0)

@@ -12,7 +12,10 @@
 #ifndef ACS_SCHED_BARRIER_H
 #define ACS_SCHED_BARRIER_H
 
+#include <signal.h>
+
 #include "core/model/schedule.h"
+#include "core/sched/sched.h"
 
 struct acs_barrier_stats {
   int32_t steps;           /* unit-delay steps of the barrier list schedule */
@@ -43,12 +46,17 @@ struct acs_barrier_stats {
  * (enum acs_barrier_mode) and keeps the one with the shortest planned
  * makespan (then the fewest added edges, then the first built): doubling
  * `barriers` never lengthens the plan. 2 log2(b) + 2 constructions.
+ *
+ * ctx (may be NULL) gives the interrupt flag: the constructions poll it at
+ * every op (seconds in all on 10^5-op schedules) and the pass returns
+ * ACS_EINTERRUPTED with s as it was.
  */
 int acs_barrier_pass(const struct acs_problem *pb, struct acs_schedule *s,
-                     struct acs_diag *d);
-/* The same, reporting the kept candidate in st (may be NULL). */
+                     const struct acs_sched_ctx *ctx, struct acs_diag *d);
+/* The same, reporting the kept candidate in st (may be NULL); interrupted
+ * may be NULL. */
 int acs__barrier_search(struct acs_schedule *s, struct acs_barrier_stats *st,
-                        struct acs_diag *d);
+                        const volatile sig_atomic_t *interrupted, struct acs_diag *d);
 
 /*
  * One construction for the limit s->barriers. The order in which ops get
@@ -59,7 +67,7 @@ int acs__barrier_search(struct acs_schedule *s, struct acs_barrier_stats *st,
  */
 enum acs_barrier_mode { ACS_BARRIER_PLAN, ACS_BARRIER_UNIT_DELAY };
 int acs__barrier_run(struct acs_schedule *s, int mode, struct acs_barrier_stats *st,
-                     struct acs_diag *d);
+                     const volatile sig_atomic_t *interrupted, struct acs_diag *d);
 
 /* New times for s when an edge from first_new_edge on contradicts them
  * (barrier_retime.c): 0 when none does, 1 when re-timed, or an error. */

@@ -92,7 +92,7 @@ static int beats(const struct acs_schedule *s, int32_t base_edges, const struct 
  * when it beats it. s is restored to the base afterwards. */
 static int try_one(struct acs_schedule *s, int32_t limit, int mode, const struct acs_sop *base_ops,
                    int32_t base_edges, int64_t base_makespan, struct snap *best,
-                   struct acs_diag *d)
+                   const volatile sig_atomic_t *interrupted, struct acs_diag *d)
 {
   struct acs_barrier_stats st;
   struct snap x;
@@ -100,7 +100,7 @@ static int try_one(struct acs_schedule *s, int32_t limit, int mode, const struct
   int err;
 
   s->barriers = limit;
-  err = acs__barrier_run(s, mode, &st, d);
+  err = acs__barrier_run(s, mode, &st, interrupted, d);
   s->barriers = b;
   if (err == ACS_OK) {
     st.limit = limit;
@@ -130,7 +130,7 @@ static int last_mode(const struct acs_schedule *s)
 }
 
 int acs__barrier_search(struct acs_schedule *s, struct acs_barrier_stats *stats,
-                        struct acs_diag *d)
+                        const volatile sig_atomic_t *interrupted, struct acs_diag *d)
 {
   struct acs_sop *base_ops;
   struct snap best;
@@ -148,7 +148,7 @@ int acs__barrier_search(struct acs_schedule *s, struct acs_barrier_stats *stats,
   s->nwaits = 0;
   for (int32_t limit = s->barriers; limit >= 1 && err == ACS_OK; limit /= 2)
     for (int mode = ACS_BARRIER_PLAN; mode <= last_mode(s) && err == ACS_OK; mode++) {
-      err = try_one(s, limit, mode, base_ops, base_edges, base_makespan, &best, d);
+      err = try_one(s, limit, mode, base_ops, base_edges, base_makespan, &best, interrupted, d);
       tried++;
     }
   if (err == ACS_OK)
@@ -163,8 +163,8 @@ int acs__barrier_search(struct acs_schedule *s, struct acs_barrier_stats *stats,
 }
 
 int acs_barrier_pass(const struct acs_problem *pb, struct acs_schedule *s,
-                     struct acs_diag *d)
+                     const struct acs_sched_ctx *ctx, struct acs_diag *d)
 {
   (void)pb; /* the limits were copied into s from pb's platform */
-  return acs__barrier_search(s, NULL, d);
+  return acs__barrier_search(s, NULL, ctx ? ctx->interrupted : NULL, d);
 }

@@ -31,6 +31,17 @@ int acs__sched_precheck(const struct acs_problem *pb, struct acs_diag *d)
   return ACS_OK;
 }
 
+struct acs__stop acs__stop_make(const struct acs_sched_ctx *ctx, double limit)
+{
+  struct acs__stop st = { 0, NULL };
+
+  if (limit > 0)
+    st.deadline = acs_now_seconds() + limit;
+  if (ctx)
+    st.interrupted = ctx->interrupted;
+  return st;
+}
+
 void *acs__sched_array(size_t n, size_t elem)
 {
   size_t bytes;

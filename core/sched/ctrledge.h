@@ -73,4 +73,8 @@ struct acs_ctrl_stats {
 int acs__ctrl_edges_add(struct acs_schedule *s, const int64_t *pos, int64_t budget,
                         struct acs_ctrl_stats *st);
 
+/* The search budget the packing schedulers (strip, contiguous ilp) use:
+ * the spill scheduler's default `reduce`. */
+#define ACS__CTRL_REDUCE 4096
+
 #endif

@@ -74,6 +74,7 @@
 #include <string.h>
 
 #include "core/sched/common.h"
+#include "core/sched/ctrledge.h"
 #include "core/sched/ilpmodel.h"
 
 struct ilp_opts {
@@ -508,6 +509,7 @@ struct ilp_run {
   const struct acs_problem *pb;
   const struct ilp_opts *o;
   double deadline;
+  const volatile sig_atomic_t *interrupted; /* ctx->interrupted */
   struct qprob qp;
   struct tmodel m;
   int64_t lb, ub;          /* steps: proven bound, best makespan found */
@@ -530,6 +532,7 @@ static int lp_bound(struct ilp_run *run, struct acs_diag *d)
 
   acs__mip_params_init(&p);
   p.lp_only = 1;
+  p.interrupted = run->interrupted;
   while (err == ACS_OK && run->lb < run->ub) {
     struct acs__mip_result r;
     int built = tmodel_build(&run->m, run->lb, run->o->max_vars);
@@ -565,6 +568,7 @@ static int search(struct ilp_run *run, struct acs_diag *d)
 
   acs__mip_params_init(&p);
   p.first_solution = 1; /* any schedule within the horizon is optimal */
+  p.interrupted = run->interrupted;
   if (err == ACS_OK)
     err = lp_bound(run, d);
   while (err == ACS_OK && run->lb < run->ub) {
@@ -669,9 +673,10 @@ static int left_shift(const struct qprob *qp, const int64_t *s, int64_t *start)
  * (a producer's range held while its consumers run, the producer/consumer
  * model of the spill scheduler) does not apply.
  */
-static void set_ranges(const struct tmodel *m, const int64_t *cell, struct acs_schedule *out)
+static int set_ranges(const struct tmodel *m, const int64_t *cell, struct acs_schedule *out)
 {
   const struct acs_problem *pb = m->qp->pb;
+  struct acs_ctrl_stats st;
 
   for (int32_t j = 0; j < pb->nops; j++) {
     struct acs_sop *o = &out->ops[j];
@@ -684,6 +689,11 @@ static void set_ranges(const struct tmodel *m, const int64_t *cell, struct acs_s
   }
   for (int32_t e = 0; e < out->nedges; e++)
     out->edges[e].kind = ACS_EDGE_CONTROL;
+  /* Ranges that reuse an address are ordered by control edges (seed 000,
+   * control edge generation), as the spill scheduler does: the planned
+   * times keep them apart, but the barrier pass re-times the plan and an
+   * execution may shift it, and only edges survive both. */
+  return acs__ctrl_edges_add(out, NULL, ACS__CTRL_REDUCE, &st);
 }
 
 /* ---- the variant ------------------------------------------------------- */
@@ -710,14 +720,14 @@ static void note(struct acs_diag *d, const char *fmt, ...)
 /* The incumbent in steps: the cycle heuristic when step is 1, else the
  * heuristic run on the quantized durations. */
 static int step_incumbent(struct ilp_run *run, const int64_t *cyc, uint64_t seed,
-                          double hdl, struct acs_diag *d)
+                          const struct acs__stop *hstop, struct acs_diag *d)
 {
   int err = ACS_OK;
 
   if (run->qp.step == 1)
     memcpy(run->best, cyc, sizeof(int64_t) * (size_t)run->pb->nops);
   else
-    err = acs__list_heuristic(&run->qp.q, run->o->iterations, seed, hdl, run->best, d);
+    err = acs__list_heuristic(&run->qp.q, run->o->iterations, seed, hstop, run->best, d);
   run->ub = acs__sched_makespan(&run->qp.q, run->best);
   run->lb = acs_bound_best(&run->qp.q);
   return err;
@@ -734,8 +744,11 @@ static int finish(struct ilp_run *run, const int64_t *start, int64_t lb_cyc,
 
   if (err != ACS_OK)
     return err;
-  if (run->have_cells)
-    set_ranges(&run->m, run->cell, out);
+  /* The proven bound travels with the schedule, not only in the message,
+   * so the run's lower_bound_cycles column shows it. */
+  out->lower_bound = lb_cyc < mk ? lb_cyc : mk;
+  if (run->have_cells && (err = set_ranges(&run->m, run->cell, out)) != ACS_OK)
+    return err;
   if (run->too_large)
     snprintf(why, sizeof(why), "; the model at horizon %lld steps exceeds max_vars=%lld",
              (long long)run->lb, (long long)run->o->max_vars);
@@ -866,6 +879,8 @@ static int ilp_schedule(const struct acs_problem *pb, const void *opts,
   double limit = ctx && ctx->time_limit > 0 ? ctx->time_limit : ILP_DEFAULT_LIMIT;
   double t0 = acs_now_seconds();
   uint64_t seed = ctx ? ctx->seed : 1;
+  /* The incumbent gets a tenth of the time at most. */
+  struct acs__stop hstop = acs__stop_make(ctx, limit / 10);
   struct ilp_run run;
   int64_t *cyc;
   int err;
@@ -879,6 +894,7 @@ static int ilp_schedule(const struct acs_problem *pb, const void *opts,
   run.pb = pb;
   run.o = o;
   run.deadline = t0 + limit;
+  run.interrupted = hstop.interrupted;
   cyc = acs__sched_array((size_t)pb->nops, sizeof(*cyc));
   run.best = acs__sched_array((size_t)pb->nops, sizeof(int64_t));
   run.cell = acs__sched_array((size_t)pb->nops, sizeof(int64_t));
@@ -886,15 +902,15 @@ static int ilp_schedule(const struct acs_problem *pb, const void *opts,
     err = ACS_ENOMEM;
     goto out_with_arrays;
   }
-  /* The incumbent gets a tenth of the time at most. */
-  err = acs__list_heuristic(pb, o->iterations, seed, t0 + limit / 10, cyc, d);
+  err = acs__list_heuristic(pb, o->iterations, seed, &hstop, cyc, d);
   if (err != ACS_OK)
     goto out_with_arrays;
   if (acs__sched_makespan(pb, cyc) <= acs_bound_best(pb) && !o->contiguous) {
     err = acs__sched_emit(pb, cyc, out);
+    out->lower_bound = acs__sched_makespan(pb, cyc);
     if (err == ACS_OK)
       note(d, "optimal: the heuristic makespan %lld equals the lower bound",
-           (long long)acs__sched_makespan(pb, cyc));
+           (long long)out->lower_bound);
     goto out_with_arrays;
   }
   err = qprob_init(&run.qp, pb, auto_step(o, acs__sched_makespan(pb, cyc)), 1);
@@ -904,7 +920,7 @@ static int ilp_schedule(const struct acs_problem *pb, const void *opts,
   if (err == ACS_OK && o->contiguous)
     contiguous_start(&run, o->cmx_slots);
   else if (err == ACS_OK)
-    err = step_incumbent(&run, cyc, seed, t0 + limit / 10, d);
+    err = step_incumbent(&run, cyc, seed, &hstop, d);
   if (err == ACS_OK)
     err = ilp_solve(&run, cyc, out, d);
   tmodel_destroy(&run.m);

@@ -16,6 +16,7 @@
 #define ACS_SCHED_ILPMODEL_H
 
 #include <math.h>
+#include <signal.h>
 
 #include "core/acs.h"
 
@@ -57,6 +58,9 @@ struct acs__mip_params {
   int lp_only;           /* solve the LP relaxation only */
   int cuts;              /* let the solver add its own cuts */
   int first_solution;    /* stop at the first integer solution (feasibility) */
+  /* NULL, or an interrupt flag: once nonzero the solve stops within about
+   * 0.1 s and returns ACS_EINTERRUPTED. */
+  const volatile sig_atomic_t *interrupted;
 };
 
 struct acs__mip_result {
@@ -73,8 +77,8 @@ int acs__mip_solver_parse(const char *name);
 
 /*
  * Minimizes the model. Returns ACS_OK with r filled (r->x set for OPTIMAL and
- * FEASIBLE, NULL otherwise), ACS_ENOMEM, or ACS_EINVAL when the solver
- * failed (message in d).
+ * FEASIBLE, NULL otherwise), ACS_ENOMEM, ACS_EINTERRUPTED (p->interrupted
+ * was set; r->x NULL), or ACS_EINVAL when the solver failed (message in d).
  */
 int acs__mip_solve(const struct acs__mip *m, const struct acs__mip_params *p,
                    struct acs__mip_result *r, struct acs_diag *d);

@@ -286,7 +286,7 @@ static void fb_round(struct profile *p, const int32_t *pos, struct order_key *ke
 }
 
 int acs__justify(const struct acs_problem *pb, int64_t *start, int rounds,
-                 int64_t bound, double deadline)
+                 int64_t bound, const struct acs__stop *stop)
 {
   int32_t n = pb->nops, *pos, *order;
   int64_t *cur, *rev, best = acs__sched_makespan(pb, start);
@@ -314,9 +314,11 @@ int acs__justify(const struct acs_problem *pb, int64_t *start, int rounds,
     best = m;
     memcpy(start, cur, sizeof(*cur) * (size_t)n);
     improved++;
-    if (deadline > 0 && acs_now_seconds() > deadline)
+    if (acs__stop_now(stop))
       break;
   }
+  if (acs__stop_interrupted(stop))
+    err = ACS_EINTERRUPTED;
   profile_destroy(&p);
 out_with_arrays:
   free(keys);

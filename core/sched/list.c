@@ -42,8 +42,8 @@
  * readiness cost O(E) plus O(log V) per heap operation; there are at most V + 1
  * decision instants, and each one queries every nonempty bucket once and
  * re-queries after each start, O(S R log V) per instant and per start, with S
- * the number of distinct signatures (at most 2^R; 3 or 4 on NPU graphs, at
- * most 15 on PSPLIB). When a bucket has at most one varying resource the
+ * the number of distinct signatures (at most min(V, 2^R); 3 or 4 on NPU
+ * graphs, at most 15 on PSPLIB, R + 1 on unrolled loops). When a bucket has at most one varying resource the
  * descent never backtracks (a subtree whose minimum fits contains the op that
  * attains it), so a pass is O(V log V (S R) + E) = O((V + E) log V) for a
  * fixed resource vector. With two or more varying resources in one bucket
@@ -309,27 +309,45 @@ struct psgs {
   struct acs_heap active;    /* (completion time, op) */
 };
 
-static unsigned signature(const struct acs_problem *pb, int32_t v)
-{
-  unsigned mask = 0;
+/* The set of resources op v demands, as a bitset of SIG_WORDS words. */
+#define SIG_WORDS ((ACS_MAX_RES + 63) / 64)
+struct sig {
+  uint64_t w[SIG_WORDS];
+};
 
+static struct sig signature(const struct acs_problem *pb, int32_t v)
+{
+  struct sig m;
+
+  memset(&m, 0, sizeof(m));
   for (int r = 0; r < pb->nres; r++)
     if (acs_problem_demand(pb, v, r) > 0)
-      mask |= 1u << r;
-  return mask;
+      m.w[r / 64] |= UINT64_C(1) << (r % 64);
+  return m;
 }
 
-/* Splits the signature's resources into constant and varying ones. */
-static void bucket_columns(struct bucket *bk, const struct acs_problem *pb,
-                           unsigned mask)
+static uint64_t sig_hash(const struct sig *m)
+{
+  uint64_t h = UINT64_C(0x9e3779b97f4a7c15);
+
+  for (int k = 0; k < SIG_WORDS; k++) {
+    h ^= m->w[k];
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 32;
+  }
+  return h;
+}
+
+/* Splits the signature's resources (those its first op demands; every op of
+ * the bucket demands the same ones) into constant and varying ones. */
+static void bucket_columns(struct bucket *bk, const struct acs_problem *pb)
 {
   bk->ncol = bk->nconst = 0;
   for (int r = 0; r < pb->nres; r++) {
-    int64_t first;
+    int64_t first = acs_problem_demand(pb, bk->ops[0], r);
     int varies = 0;
-    if (!(mask & (1u << r)))
+    if (first <= 0)
       continue;
-    first = acs_problem_demand(pb, bk->ops[0], r);
     for (int32_t i = 1; i < bk->n && !varies; i++)
       varies = acs_problem_demand(pb, bk->ops[i], r) != first;
     if (varies) {
@@ -361,27 +379,55 @@ static int bucket_alloc_tree(struct bucket *bk)
   return ACS_OK;
 }
 
-/* Groups ops by signature, each group in priority order. O(V R + 2^R). */
+/*
+ * Numbers the distinct signatures in order of first appearance: an
+ * open-addressing table of (signature, bucket) with at least twice as many
+ * slots as ops. O(V R) expected.
+ */
+static int number_signatures(struct psgs *s, const int32_t *order)
+{
+  const struct acs_problem *pb = s->pb;
+  size_t cap = 16;
+  struct sig *key;
+  int32_t *val;
+
+  while (cap < 2 * (size_t)pb->nops + 2)
+    cap *= 2;
+  key = malloc(cap * sizeof(*key));
+  val = malloc(cap * sizeof(*val));
+  if (!key || !val) {
+    free(key);
+    free(val);
+    return ACS_ENOMEM;
+  }
+  for (size_t k = 0; k < cap; k++)
+    val[k] = -1;
+  s->nb = 0;
+  for (int32_t i = 0; i < pb->nops; i++) {
+    struct sig m = signature(pb, order[i]);
+    size_t k = (size_t)sig_hash(&m) & (cap - 1);
+    while (val[k] >= 0 && memcmp(&key[k], &m, sizeof(m)) != 0)
+      k = (k + 1) & (cap - 1);
+    if (val[k] < 0) {
+      key[k] = m;
+      val[k] = s->nb++;
+    }
+    s->bucket_of[order[i]] = val[k];
+  }
+  free(key);
+  free(val);
+  return ACS_OK;
+}
+
+/* Groups ops by signature, each group in priority order. O(V R). */
 static int build_buckets(struct psgs *s, const int32_t *order)
 {
   const struct acs_problem *pb = s->pb;
-  int32_t *bucket_of_mask, *fill;
-  size_t nmask = (size_t)1 << pb->nres;
-  int err = ACS_OK;
+  int32_t *fill;
+  int err;
 
-  bucket_of_mask = malloc(sizeof(int32_t) * nmask);
-  if (!bucket_of_mask)
-    return ACS_ENOMEM;
-  for (size_t m = 0; m < nmask; m++)
-    bucket_of_mask[m] = -1;
-  s->nb = 0;
-  for (int32_t i = 0; i < pb->nops; i++) {
-    unsigned m = signature(pb, order[i]);
-    if (bucket_of_mask[m] < 0)
-      bucket_of_mask[m] = s->nb++;
-    s->bucket_of[order[i]] = bucket_of_mask[m];
-  }
-  free(bucket_of_mask);
+  if ((err = number_signatures(s, order)) < 0)
+    return err;
   s->b = calloc((size_t)s->nb + 1, sizeof(*s->b));
   fill = calloc((size_t)s->nb + 1, sizeof(*fill));
   if (!s->b || !fill) {
@@ -399,7 +445,7 @@ static int build_buckets(struct psgs *s, const int32_t *order)
   }
   free(fill);
   for (int32_t b = 0; err == ACS_OK && b < s->nb; b++) {
-    bucket_columns(&s->b[b], pb, signature(pb, s->b[b].ops[0]));
+    bucket_columns(&s->b[b], pb);
     err = bucket_alloc_tree(&s->b[b]);
   }
   return err;
@@ -684,7 +730,7 @@ static void sample_ranks(struct sampler *sp, int32_t *rank)
 /* One schedule from ranks: the chosen generation scheme, then up to
  * `justify` forward-backward rounds (graphs of at most JUSTIFY_MAX_OPS). */
 static int list_pass(const struct acs_problem *pb, const int32_t *rank, int sgs,
-                     int64_t justify, int64_t bound, double deadline,
+                     int64_t justify, int64_t bound, const struct acs__stop *stop,
                      int64_t *start, struct acs_diag *d)
 {
   int err;
@@ -694,7 +740,7 @@ static int list_pass(const struct acs_problem *pb, const int32_t *rank, int sgs,
   else
     err = parallel_sgs(pb, rank, start, d);
   if (err == ACS_OK && justify > 0 && pb->nops <= JUSTIFY_MAX_OPS) {
-    err = acs__justify(pb, start, (int)justify, bound, deadline);
+    err = acs__justify(pb, start, (int)justify, bound, stop);
     err = err < 0 ? err : ACS_OK;
   }
   return err;
@@ -709,10 +755,11 @@ static int list_pass(const struct acs_problem *pb, const int32_t *rank, int sgs,
  * alone 0.34-0.38%, parallel alone 0.38-0.47%) and justified; the best makespan is
  * kept, the earliest sample on ties. Stops at the lower bound or at the
  * deadline (the only source of run-to-run differences: without a time limit
- * the result depends only on the seed).
+ * the result depends only on the seed); an interrupt (polled before every
+ * sample, each a fraction of a second) ends it with ACS_EINTERRUPTED.
  */
 static int list_search(const struct acs_problem *pb, const struct list_opts *o,
-                       uint64_t seed, double deadline, int64_t *best,
+                       uint64_t seed, const struct acs__stop *stop, int64_t *best,
                        struct acs_diag *d)
 {
   int64_t *key, *cur, bound = acs_bound_best(pb), mk;
@@ -725,7 +772,7 @@ static int list_search(const struct acs_problem *pb, const struct list_opts *o,
   rank = acs__sched_array((size_t)pb->nops, sizeof(*rank));
   err = key && cur && rank ? priority_ranks(pb, (int)o->rule, rank) : ACS_ENOMEM;
   if (err == ACS_OK)
-    err = list_pass(pb, rank, (int)o->sgs, o->justify, bound, deadline, best, d);
+    err = list_pass(pb, rank, (int)o->sgs, o->justify, bound, stop, best, d);
   if (err != ACS_OK || o->iterations <= 0)
     goto out_with_arrays;
   mk = acs__sched_makespan(pb, best);
@@ -733,17 +780,19 @@ static int list_search(const struct acs_problem *pb, const struct list_opts *o,
   if (err == ACS_OK)
     err = sampler_init(&sp, pb, key, seed);
   for (int64_t it = 0; err == ACS_OK && it < o->iterations && mk > bound; it++) {
-    if (deadline > 0 && acs_now_seconds() > deadline)
+    if (acs__stop_now(stop))
       break;
     sample_ranks(&sp, rank);
     err = list_pass(pb, rank, it % 2 ? SGS_PARALLEL : SGS_SERIAL, o->justify, bound,
-                    deadline, cur, d);
+                    stop, cur, d);
     if (err == ACS_OK && acs__sched_makespan(pb, cur) < mk) {
       mk = acs__sched_makespan(pb, cur);
       memcpy(best, cur, sizeof(*cur) * (size_t)pb->nops);
     }
   }
   sampler_destroy(&sp);
+  if (err == ACS_OK && acs__stop_interrupted(stop))
+    err = ACS_EINTERRUPTED;
 out_with_arrays:
   free(rank);
   free(cur);
@@ -752,19 +801,19 @@ out_with_arrays:
 }
 
 int acs__list_heuristic(const struct acs_problem *pb, int64_t iterations,
-                        uint64_t seed, double deadline, int64_t *start,
+                        uint64_t seed, const struct acs__stop *stop, int64_t *start,
                         struct acs_diag *d)
 {
   struct list_opts o = { RULE_LFT, SGS_PARALLEL, 2, iterations };
 
-  return list_search(pb, &o, seed, deadline, start, d);
+  return list_search(pb, &o, seed, stop, start, d);
 }
 
 static int list_schedule(const struct acs_problem *pb, const void *opts,
                          const struct acs_sched_ctx *ctx,
                          struct acs_schedule *out, struct acs_diag *d)
 {
-  double deadline = ctx && ctx->time_limit > 0 ? acs_now_seconds() + ctx->time_limit : 0;
+  struct acs__stop stop = acs__stop_make(ctx, ctx ? ctx->time_limit : 0);
   int64_t *start;
   int err;
 
@@ -774,7 +823,7 @@ static int list_schedule(const struct acs_problem *pb, const void *opts,
   start = acs__sched_array((size_t)pb->nops, sizeof(*start));
   if (!start)
     return ACS_ENOMEM;
-  err = list_search(pb, opts, ctx ? ctx->seed : 1, deadline, start, d);
+  err = list_search(pb, opts, ctx ? ctx->seed : 1, &stop, start, d);
   if (err == ACS_OK)
     err = acs__sched_emit(pb, start, out);
   free(start);
@@ -806,7 +855,7 @@ const struct acs_sched_ops acs_sched_listsched = {
   .summary = "feasible schedule generator: event-driven list scheduling over "
              "every resource, with priority rules",
   .kinds = (1u << ACS_WL_DNN) | (1u << ACS_WL_GRAPH) | (1u << ACS_WL_PSPLIB) |
-           (1u << ACS_WL_STG),
+           (1u << ACS_WL_STG) | (1u << ACS_WL_LOOP),
   .opts_size = sizeof(struct list_opts),
   .opts = list_opts_desc,
   .schedule = list_schedule,

@@ -19,6 +19,7 @@ static const struct acs_sched_ops *const variants[] = {
   &acs_sched_gang,
   &acs_sched_tiling,
   &acs_sched_naive,
+  &acs_sched_modulo,
 };
 
 const struct acs_sched_ops *const *acs_sched_list(size_t *n)

@@ -36,8 +36,16 @@ struct acs_opt_desc {
 struct acs_sched_ctx {
   uint64_t seed;         /* --seed */
   double time_limit;     /* seconds, <= 0 = none */
-  int verbose;
-  const volatile sig_atomic_t *interrupted; /* NULL, or nonzero once SIGINT/SIGTERM arrived */
+  /*
+   * An interrupt request (the CLI points it at its SIGINT/SIGTERM flag), or
+   * NULL. Every scheduler that can run longer than a fraction of a second
+   * polls it (acs__stop_now in core/sched/common.h) at least every 0.1 s and, once
+   * it is nonzero, returns ACS_EINTERRUPTED promptly with no schedule. A
+   * scheduler family added later must do the same: Ctrl-C stops any phase
+   * within a second. (Third, where an unused `verbose` was, so positional
+   * initializers {seed, limit, 0} stay valid.)
+   */
+  const volatile sig_atomic_t *interrupted;
 };
 
 struct acs_sched_ops {
@@ -54,7 +62,8 @@ struct acs_sched_ops {
    * Fills `out` (already initialised by acs_schedule_init_problem) with a
    * complete schedule. Returns ACS_OK; ACS_EINFEASIBLE with the reason in d;
    * ACS_ETIMEOUT with the best schedule found in out (or out->nops ops still
-   * unscheduled if none); other negative codes for failures.
+   * unscheduled if none); ACS_EINTERRUPTED when ctx->interrupted was set
+   * (out holds nothing worth keeping); other negative codes for failures.
    */
   int (*schedule)(const struct acs_problem *pb, const void *opts,
                   const struct acs_sched_ctx *ctx, struct acs_schedule *out,
@@ -84,5 +93,6 @@ extern const struct acs_sched_ops acs_sched_strip;
 extern const struct acs_sched_ops acs_sched_gang;        /* core/sched/gang/variants.c */
 extern const struct acs_sched_ops acs_sched_tiling;
 extern const struct acs_sched_ops acs_sched_naive;
+extern const struct acs_sched_ops acs_sched_modulo;
 
 #endif

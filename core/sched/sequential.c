@@ -54,7 +54,7 @@ const struct acs_sched_ops acs_sched_sequential = {
   .seed = "004_f57d4dacff9f18c5.txt",
   .summary = "one op at a time in topological order (baseline); on SDF graphs one kernel per gang",
   .kinds = (1u << ACS_WL_DNN) | (1u << ACS_WL_GRAPH) | (1u << ACS_WL_PSPLIB) |
-           (1u << ACS_WL_STG) | (1u << ACS_WL_SDF),
+           (1u << ACS_WL_STG) | (1u << ACS_WL_LOOP) | (1u << ACS_WL_SDF),
   .opts_size = 0,
   .opts = sequential_opts,
   .schedule = sequential_schedule,

@@ -150,6 +150,7 @@ struct readyset {
 struct spill {
   const struct acs_problem *pb;
   const struct spill_opts *o;
+  const volatile sig_atomic_t *interrupted; /* polled at every event; may be NULL */
   struct acs_schedule *out;
   struct acs_diag *d;
   struct acs_spill_stats *st;
@@ -389,8 +390,12 @@ static int precheck(struct spill *s)
     if (s->pb->dur[v] < 0 || acs_add_i64(total, s->pb->dur[v], &total))
       return FAIL(s, ACS_ERANGE, "op '%s': negative duration or durations beyond 2^63",
                   g->ops[v].name);
-    for (int32_t k = s->in_off[v]; k < s->in_off[v + 1]; k++)
-      in += rsv(s, g->ops[s->in[k]].out_bytes);
+    /* Each term is at most 2^53 + align (acs_problem_init); saturating at
+     * 2^62 keeps the sum and in + need from overflowing on any fan-in. */
+    for (int32_t k = s->in_off[v]; k < s->in_off[v + 1]; k++) {
+      int64_t b = rsv(s, g->ops[s->in[k]].out_bytes);
+      in = in > ((int64_t)1 << 62) - b ? (int64_t)1 << 62 : in + b;
+    }
     if (in + need > s->cap)
       return acs_diag_set(s->d, ACS_EINFEASIBLE, g->path, g->ops[v].line, 0,
                           "op '%s' needs %lld bytes of CMX at once (%d input tensors, "
@@ -513,6 +518,9 @@ static int32_t add_spill_op(struct spill *s, int32_t p, int what, int32_t from)
   so.src = what == X_WRITE ? ACS_MEM_CMX : ACS_MEM_DDR;
   so.dst = what == X_WRITE ? ACS_MEM_DDR : ACS_MEM_CMX;
   so.dur = acs_platform_ddr_cycles(&s->pb->plat, t->bytes);
+  if (so.dur < 0)
+    return FAIL(s, ACS_ERANGE, "spilling tensor '%s' (%lld bytes) would take more than %lld "
+                "cycles", g->name, (long long)t->bytes, (long long)ACS_QTY_MAX);
   so.bytes = t->bytes;
   so.out_bytes = what == X_READ ? t->bytes : 0;
   so.slots = 1;
@@ -918,6 +926,8 @@ static int run_loop(struct spill *s)
   int err;
 
   for (;;) {
+    if (s->interrupted && *s->interrupted)
+      return ACS_EINTERRUPTED;
     release_due(s);
     if ((err = decide(s, s->o->lookahead)) < 0)
       return err;
@@ -1130,9 +1140,10 @@ static int finish_output(struct spill *s)
   return err;
 }
 
-int acs__spill_run(const struct acs_problem *pb, const void *opts,
-                   struct acs_schedule *out, struct acs_spill_stats *st,
-                   struct acs_diag *d)
+/* acs__spill_run, stopping with ACS_EINTERRUPTED once *interrupted is set. */
+static int spill_run(const struct acs_problem *pb, const void *opts, struct acs_schedule *out,
+                     struct acs_spill_stats *st, const volatile sig_atomic_t *interrupted,
+                     struct acs_diag *d)
 {
   struct acs_spill_stats own;
   struct spill s;
@@ -1145,6 +1156,7 @@ int acs__spill_run(const struct acs_problem *pb, const void *opts,
                         "spill: workload '%s' has no cmx or dma resource", pb->g->name);
   if ((err = spill_init(&s, pb, opts, out, st, d)) < 0)
     goto out_with_state;
+  s.interrupted = interrupted;
   if ((err = make_ranks(&s)) < 0 || (err = make_io(&s)) < 0 || (err = precheck(&s)) < 0)
     goto out_with_state;
   spill_reset(&s);
@@ -1155,12 +1167,18 @@ out_with_state:
   return err;
 }
 
+int acs__spill_run(const struct acs_problem *pb, const void *opts,
+                   struct acs_schedule *out, struct acs_spill_stats *st,
+                   struct acs_diag *d)
+{
+  return spill_run(pb, opts, out, st, NULL, d);
+}
+
 static int spill_schedule(const struct acs_problem *pb, const void *opts,
                           const struct acs_sched_ctx *ctx, struct acs_schedule *out,
                           struct acs_diag *d)
 {
-  (void)ctx;
-  return acs__spill_run(pb, opts, out, NULL, d);
+  return spill_run(pb, opts, out, NULL, ctx ? ctx->interrupted : NULL, d);
 }
 
 static const char *const placement_choices[] = { "first", "best", NULL };

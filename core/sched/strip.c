@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "core/sched/common.h"
+#include "core/sched/ctrledge.h"
 #include "core/sched/ilpmodel.h"
 
 struct strip_opts {
@@ -203,13 +204,13 @@ static int pack_first_fit(struct strip *st, const int64_t *start, int64_t *addr)
 
 /* The incumbent packing into bx/by and its height st->H. */
 static int strip_incumbent(struct strip *st, int64_t iterations, uint64_t seed,
-                           double deadline, struct acs_diag *d)
+                           const struct acs__stop *stop, struct acs_diag *d)
 {
   const struct acs_graph *g = st->pb->g;
   int64_t t = 0;
   int err;
 
-  err = acs__list_heuristic(st->pb, iterations, seed, deadline, st->by, d);
+  err = acs__list_heuristic(st->pb, iterations, seed, stop, st->by, d);
   if (err != ACS_OK)
     return err;
   err = pack_first_fit(st, st->by, st->bx);
@@ -446,7 +447,8 @@ static void strip_destroy(struct strip *st)
 
 /* Solves with lazy cuts until the solution respects every resource, the
  * deadline passes or the solver gives up. *proven when optimal. */
-static int strip_solve(struct strip *st, double deadline, int *proven, double *bound,
+static int strip_solve(struct strip *st, double deadline,
+                       const volatile sig_atomic_t *interrupted, int *proven, double *bound,
                        struct acs_diag *d)
 {
   struct acs__mip_params p;
@@ -455,6 +457,7 @@ static int strip_solve(struct strip *st, double deadline, int *proven, double *b
   int err = x && y ? ACS_OK : ACS_ENOMEM;
 
   acs__mip_params_init(&p);
+  p.interrupted = interrupted;
   *proven = 0;
   for (int round = 0; err == ACS_OK && round < STRIP_MAX_ROUNDS; round++) {
     struct acs__mip_result r;
@@ -496,6 +499,7 @@ static int strip_solve(struct strip *st, double deadline, int *proven, double *b
 static int strip_emit(struct strip *st, struct acs_schedule *out)
 {
   int err = acs__sched_emit(st->pb, st->by, out);
+  struct acs_ctrl_stats cs;
 
   for (int32_t v = 0; err == ACS_OK && v < st->n; v++) {
     struct acs_sop *o = &out->ops[v];
@@ -508,6 +512,13 @@ static int strip_emit(struct strip *st, struct acs_schedule *out)
   }
   for (int32_t e = 0; err == ACS_OK && e < out->nedges; e++)
     out->edges[e].kind = ACS_EDGE_CONTROL;
+  /* Address reuse becomes control edges (seed 000, control edge
+   * generation): the packing's times keep two ranges at one address apart,
+   * but the barrier pass re-times the plan and an execution shifts it; only
+   * edges hold through both. Without them a barrier limit made strip's
+   * ranges overlap. */
+  if (err == ACS_OK)
+    err = acs__ctrl_edges_add(out, NULL, ACS__CTRL_REDUCE, &cs);
   return err;
 }
 
@@ -518,6 +529,8 @@ static int strip_schedule(const struct acs_problem *pb, const void *opts,
   const struct strip_opts *o = opts;
   double limit = ctx && ctx->time_limit > 0 ? ctx->time_limit : STRIP_DEFAULT_LIMIT;
   double t0 = acs_now_seconds(), bound = -HUGE_VAL;
+  /* The incumbent gets a tenth of the time at most. */
+  struct acs__stop hstop = acs__stop_make(ctx, limit / 10);
   int64_t lb, cols;
   struct strip st;
   int err, proven = 0;
@@ -529,7 +542,7 @@ static int strip_schedule(const struct acs_problem *pb, const void *opts,
                         "strip: the strip is the CMX and this workload has no CMX resource");
   err = strip_init(&st, pb);
   if (err == ACS_OK)
-    err = strip_incumbent(&st, o->iterations, ctx ? ctx->seed : 1, t0 + limit / 10, d);
+    err = strip_incumbent(&st, o->iterations, ctx ? ctx->seed : 1, &hstop, d);
   if (err != ACS_OK)
     goto out_with_strip;
   lb = acs_bound_best(pb);
@@ -537,7 +550,7 @@ static int strip_schedule(const struct acs_problem *pb, const void *opts,
   if (st.best > lb && cols <= o->max_vars) {
     err = strip_build(&st);
     if (err == ACS_OK)
-      err = strip_solve(&st, t0 + limit, &proven, &bound, d);
+      err = strip_solve(&st, t0 + limit, hstop.interrupted, &proven, &bound, d);
   }
   if (err != ACS_OK)
     goto out_with_strip;
@@ -546,6 +559,9 @@ static int strip_schedule(const struct acs_problem *pb, const void *opts,
   err = strip_emit(&st, out);
   if (err != ACS_OK)
     goto out_with_strip;
+  /* The bound the packing search proved travels with the schedule (the
+   * run's lower_bound_cycles), not only in the message. */
+  out->lower_bound = lb < st.best ? lb : st.best;
   if (st.best <= lb) {
     note(d, "optimal packing: height %lld", (long long)st.best);
   } else {

@@ -1,0 +1,87 @@
+/*
+ * loop_load.c - loop workloads: choosing the reader, checking the loop, and
+ * the model functions that give it meaning (its unrolled DAG for a
+ * platform; freeing it).
+ */
+#include "core/load/load.h"
+#include "core/load/loopload.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static int loop_build(const struct acs_workload *w, const struct acs_platform *p,
+                      struct acs_graph *g, struct acs_diag *d)
+{
+  return acs_loop_build_graph(w->model, p, g, d);
+}
+
+static void loop_free(void *model)
+{
+  acs_loop_destroy(model);
+  free(model);
+}
+
+static const struct acs_wl_model_ops loop_model_ops = {loop_build, loop_free};
+
+int acs__loop_csv_sniff(const char *path, int *is_loop, struct acs_diag *d)
+{
+  struct acs__lines lr;
+  int rc = acs__lines_open(&lr, path, d);
+
+  *is_loop = 0;
+  if (rc != 0)
+    return rc;
+  while ((rc = acs__lines_next(&lr, d)) > 0) {
+    const char *s = lr.buf + strspn(lr.buf, " \t");
+    if (*s == '\0' || *s == '#' || strspn(s, ", \t") == strlen(s))
+      continue;
+    /* A header field "class" (blanks and quotes around it allowed). */
+    for (const char *f = s; *f;) {
+      size_t len = strcspn(f, ",");
+      const char *a = f, *b = f + len;
+      while (a < b && (*a == ' ' || *a == '\t' || *a == '"'))
+        a++;
+      while (b > a && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '"' || b[-1] == '\r'))
+        b--;
+      if (b - a == 5 && strncmp(a, "class", 5) == 0)
+        *is_loop = 1;
+      f += len + (f[len] == ',');
+    }
+    break;
+  }
+  acs__lines_close(&lr);
+  return rc < 0 ? rc : ACS_OK;
+}
+
+int acs_loop_load(const char *path, struct acs_workload *w, struct acs_diag *d)
+{
+  struct acs_loop *l = calloc(1, sizeof(*l));
+  const char *dot = strrchr(path, '.');
+  int err;
+
+  if (!l)
+    return ACS_ENOMEM;
+  if ((err = acs_loop_init(l, w->name, path)) < 0) {
+    free(l);
+    return err;
+  }
+  if (dot && strcasecmp(dot, ".graphml") == 0)
+    err = acs__loop_load_graphml(path, l, d);
+  else
+    err = acs__loop_load_csv(path, l, d);
+  if (err == ACS_OK)
+    err = acs_loop_check(l, d);
+  /* The resource model is part of the workload: a changed one is a new run
+   * (the run identity hashes every file a workload reads). */
+  if (err == ACS_OK && l->rm_path)
+    err = acs__workload_note_file(w, l->rm_path, d);
+  if (err < 0) {
+    loop_free(l);
+    return err;
+  }
+  w->kind = ACS_WL_LOOP;
+  w->model = l;
+  w->model_ops = &loop_model_ops;
+  return ACS_OK;
+}
