@@ -278,21 +278,6 @@ int gx_interrupted(const struct gx_ctx *c)
 
 /* ---- costs ---- */
 
-/* Index of actor a in the sorted member list, or -1. */
-static int32_t member(int32_t nact, const int32_t *act, int32_t a)
-{
-  int32_t lo = 0, hi = nact;
-
-  while (lo < hi) {
-    int32_t mid = (lo + hi) / 2;
-    if (act[mid] < a)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < nact && act[lo] == a ? lo : -1;
-}
-
 static int64_t sat_add(int64_t a, int64_t b)
 {
   int64_t r;
@@ -311,10 +296,20 @@ int64_t gx_gang_cost(const struct gx_ctx *c, int32_t nact, const int32_t *act, c
   const struct acs_sdf_graph *g = c->g;
   const struct acs_platform *p = c->xp.p;
   int64_t load[64] = { 0 }, *pl = load, dma = 0, ddr = 0, local = 0, best;
-  int32_t npe = c->xp.npe;
+  int32_t npe = c->xp.npe, where_buf[256], *where = where_buf;
 
-  if (npe > 64 && !(pl = calloc((size_t)npe, sizeof(*pl))))
+  /* where[a]: actor a's index in act, or -1; O(actors + channels) in all. */
+  if (g->nactors > 256 && !(where = malloc((size_t)g->nactors * sizeof(*where))))
     return INT64_MAX;
+  if (npe > 64 && !(pl = calloc((size_t)npe, sizeof(*pl)))) {
+    if (where != where_buf)
+      free(where);
+    return INT64_MAX;
+  }
+  for (int32_t a = 0; a < g->nactors; a++)
+    where[a] = -1;
+  for (int32_t i = 0; i < nact; i++)
+    where[act[i]] = i;
   for (int32_t i = 0; i < nact; i++) {
     int64_t l = acs_platform_ddr_cycles(p, g->actors[act[i]].kernel_bytes);
     pl[pe[i]] = sat_add(pl[pe[i]], c->info[act[i]].work);
@@ -322,8 +317,8 @@ int64_t gx_gang_cost(const struct gx_ctx *c, int32_t nact, const int32_t *act, c
   }
   for (int32_t ch = 0; ch < g->nchannels; ch++) {
     const struct acs_sdf_channel *cc = &g->channels[ch];
-    int32_t s = cc->src >= 0 ? member(nact, act, cc->src) : -1;
-    int32_t t = cc->dst >= 0 ? member(nact, act, cc->dst) : -1;
+    int32_t s = cc->src >= 0 ? where[cc->src] : -1;
+    int32_t t = cc->dst >= 0 ? where[cc->dst] : -1;
     if (s < 0 && t < 0)
       continue;
     if (s >= 0 && t >= 0) {
@@ -344,6 +339,8 @@ int64_t gx_gang_cost(const struct gx_ctx *c, int32_t nact, const int32_t *act, c
       best = pl[q];
   if (pl != load)
     free(pl);
+  if (where != where_buf)
+    free(where);
   if (xfer_time)
     *xfer_time = local;
   return best;

@@ -51,6 +51,14 @@ struct gx_run {
   int64_t *nxt, *ended, *run_end, *last_end, *blk_since, *idle_since;
   int32_t *blk_edge;
   char *running, *hw_busy;
+  int32_t *hw;           /* per node: its hardware (PEs, then DMA channels) */
+  /* per node: its last readiness verdict while still valid (1: stale; a
+   * verdict changes only when the node starts, a producer on an input edge
+   * ends or a consumer on an output edge ends), and the blocking edge */
+  char *stale;
+  int32_t *stale_blk;
+  int32_t *runq;         /* the running nodes (at most one per hardware), any order */
+  int32_t nrun;
   int ddr_busy;
 };
 

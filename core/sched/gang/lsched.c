@@ -79,6 +79,10 @@ int gx_run_init(struct gx_run *r, const struct gx_ctx *c, const struct gx_gang *
   r->blk_edge = calloc(n, sizeof(int32_t));
   r->running = calloc(n, 1);
   r->hw_busy = calloc(nh, 1);
+  r->runq = calloc(nh, sizeof(int32_t));
+  r->hw = calloc(n, sizeof(int32_t));
+  r->stale = calloc(n, 1);
+  r->stale_blk = calloc(n, sizeof(int32_t));
   r->idle_since = calloc(nh, sizeof(int64_t));
   r->hw_end = calloc(nh, sizeof(int64_t));
   r->edge_block = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
@@ -88,11 +92,13 @@ int gx_run_init(struct gx_run *r, const struct gx_ctx *c, const struct gx_gang *
   r->e_rel = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
   r->e_need = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
   if (!r->e_arr || !r->e_resv_next || !r->e_rel || !r->e_need || !r->from || !r->to || !r->off || !r->nxt || !r->ended || !r->run_end || !r->last_end ||
-      !r->blk_since || !r->blk_edge || !r->running || !r->hw_busy || !r->idle_since ||
+      !r->blk_since || !r->blk_edge || !r->running || !r->hw_busy || !r->runq || !r->hw || !r->stale || !r->stale_blk || !r->idle_since ||
       !r->hw_end || !r->edge_block || !r->edge_block_hw) {
     gx_run_free(r);
     return ACS_ENOMEM;
   }
+  for (int32_t v = 0; v < gg->nnodes; v++)
+    r->hw[v] = gg->nodes[v].kind == GX_N_PROC ? gg->nodes[v].hw : c->xp.npe + gg->nodes[v].hw;
   return ACS_OK;
 }
 
@@ -109,6 +115,10 @@ void gx_run_free(struct gx_run *r)
   free(r->blk_edge);
   free(r->running);
   free(r->hw_busy);
+  free(r->runq);
+  free(r->hw);
+  free(r->stale);
+  free(r->stale_blk);
   free(r->idle_since);
   free(r->hw_end);
   free(r->edge_block);
@@ -120,11 +130,6 @@ void gx_run_free(struct gx_run *r)
   free(r->e_rel);
   free(r->e_need);
   memset(r, 0, sizeof(*r));
-}
-
-static int32_t hw_of(const struct gx_run *r, const struct gx_node *n)
-{
-  return n->kind == GX_N_PROC ? n->hw : r->c->xp.npe + n->hw;
 }
 
 int64_t gx_node_dur(const struct gx_ctx *c, const struct gx_node *n, int64_t k)
@@ -185,10 +190,14 @@ static void edges_ended(struct gx_run *r, int32_t v, int64_t k)
   for (int32_t i = gg->out_off[v]; i < gg->out_off[v + 1]; i++) {
     int32_t e = gg->out_e[i];
     r->e_arr[e] = gx_e_arrived(r->c, gg, &gg->edges[e], k + 1);
+    if (gg->edges[e].dst >= 0)
+      r->stale[gg->edges[e].dst] = 1;
   }
   for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
     int32_t e = gg->in_e[i];
     r->e_rel[e] = gx_e_release(r->c, gg, &gg->edges[e], k);
+    if (gg->edges[e].src >= 0)
+      r->stale[gg->edges[e].src] = 1;
   }
 }
 
@@ -237,7 +246,7 @@ static int push_slack(struct gx_run *r, int32_t hw, int32_t v, int64_t gap, int3
 static int start_firing(struct gx_run *r, int32_t v, int64_t t)
 {
   const struct gx_node *n = &r->gg->nodes[v];
-  int32_t hw = hw_of(r, n);
+  int32_t hw = r->hw[v];
   int64_t k = r->nxt[v];
   int err;
 
@@ -254,13 +263,28 @@ static int start_firing(struct gx_run *r, int32_t v, int64_t t)
   }
   r->t_start[r->off[v] + (k - r->from[v])] = t;
   edges_started(r, v, k);
+  r->stale[v] = 1;
   r->running[v] = 1;
+  r->runq[r->nrun++] = v;
   r->run_end[v] = t + gx_node_dur(r->c, n, k);
   r->hw_busy[hw] = 1;
   if (n->ddr)
     r->ddr_busy = 1;
   r->nxt[v]++;
   return ACS_OK;
+}
+
+/* ready(), answered from the node's last verdict while nothing it reads
+ * has changed since. */
+static int ready_cached(struct gx_run *r, int32_t v, int32_t *blk)
+{
+  if (r->stale[v]) {
+    if (ready(r, v, &r->stale_blk[v]))
+      return 1;   /* it starts now, which makes it stale again */
+    r->stale[v] = 0;
+  }
+  *blk = r->stale_blk[v];
+  return 0;
 }
 
 /* One pass over the nodes at time t; *started counts the firings begun. */
@@ -272,10 +296,11 @@ static int pass(struct gx_run *r, int64_t t, int *started)
   for (int32_t i = 0; i < gg->nnodes; i++) {
     int32_t v = gg->prio[i], blk;
     const struct gx_node *n = &gg->nodes[v];
-    if (r->nxt[v] >= r->to[v] || r->running[v] || r->hw_busy[hw_of(r, n)] ||
+    /* Busy hardware first: it rejects most nodes (and covers running). */
+    if (r->hw_busy[r->hw[v]] || r->nxt[v] >= r->to[v] || r->running[v] ||
         (n->ddr && r->ddr_busy))
       continue;
-    if (!ready(r, v, &blk)) {
+    if (!ready_cached(r, v, &blk)) {
       if (blk >= 0 && r->blk_since[v] < 0) {
         r->blk_since[v] = t;
         r->blk_edge[v] = blk;
@@ -289,17 +314,21 @@ static int pass(struct gx_run *r, int64_t t, int *started)
   return ACS_OK;
 }
 
-/* Ends every firing that ends at t. */
+/* Ends every firing that ends at t. The order does not matter: each end
+ * updates its own node, hardware and edges. O(running + degrees). */
 static void complete(struct gx_run *r, int64_t t)
 {
   const struct gx_gang *gg = r->gg;
 
-  for (int32_t v = 0; v < gg->nnodes; v++) {
+  for (int32_t i = 0; i < r->nrun;) {
+    int32_t v = r->runq[i], hw;
     const struct gx_node *n = &gg->nodes[v];
-    int32_t hw;
-    if (!r->running[v] || r->run_end[v] != t)
+    if (r->run_end[v] != t) {
+      i++;
       continue;
-    hw = hw_of(r, n);
+    }
+    r->runq[i] = r->runq[--r->nrun];
+    hw = r->hw[v];
     r->running[v] = 0;
     r->ended[v] = r->nxt[v];
     edges_ended(r, v, r->nxt[v] - 1);
@@ -345,7 +374,9 @@ int gx_run_segment(struct gx_run *r, int caps)
     r->running[v] = 0;
     r->last_end[v] = 0;
     r->blk_since[v] = -1;
+    r->stale[v] = 1;
   }
+  r->nrun = 0;
   r->off[n] = total;
   for (int32_t h = 0; h < nh; h++) {
     r->hw_busy[h] = 0;
@@ -370,14 +401,14 @@ int gx_run_segment(struct gx_run *r, int caps)
       zero = 0;
       if ((err = pass(r, t, &started)) < 0)
         return err;
-      for (int32_t v = 0; started && v < n && !zero; v++)
-        zero = r->running[v] && r->run_end[v] == t;
+      for (int32_t i = 0; started && i < r->nrun && !zero; i++)
+        zero = r->run_end[r->runq[i]] == t;
       if (zero)
         complete(r, t);
     } while (zero);
-    for (int32_t v = 0; v < n; v++)
-      if (r->running[v] && r->run_end[v] < next)
-        next = r->run_end[v];
+    for (int32_t i = 0; i < r->nrun; i++)
+      if (r->run_end[r->runq[i]] < next)
+        next = r->run_end[r->runq[i]];
     if (next == INT64_MAX)
       break;
     t = next;

@@ -40,6 +40,7 @@ struct mstate {
   int32_t *pe;           /* by search position */
   int64_t *load, *pm;
   int64_t cut, budget, visited;
+  int64_t avg_work;      /* ceil(total_work / PEs) */
   int64_t floor;         /* no mapping costs less: max(DDR, work / PEs, largest work) */
   int64_t best_cost, best_cut;
   int32_t *best_pe;
@@ -116,7 +117,8 @@ static void keep_best(struct mstate *m)
 
 static void search(struct mstate *m, int32_t i, int32_t used)
 {
-  int32_t lim = used < m->npe ? used + 1 : m->npe;
+  int32_t lim = used < m->npe ? used + 1 : m->npe, q1 = 0;
+  int64_t m1 = INT64_MAX, m2 = INT64_MAX, top = 0;
 
   /* Out of budget, or the incumbent is optimal on both criteria. */
   if (m->visited++ >= m->budget || (m->best_cost <= m->floor && m->best_cut == 0))
@@ -125,22 +127,40 @@ static void search(struct mstate *m, int32_t i, int32_t used)
     keep_best(m);
     return;
   }
+  /* The least and second least loads: the least load once actor i is
+   * placed on p is m1, or min(m2, m1 + work) when p holds m1. O(|PE|). */
+  for (int32_t q = 0; q < m->npe; q++) {
+    if (m->load[q] > top)
+      top = m->load[q];
+    if (m->load[q] < m1) {
+      m2 = m1;
+      m1 = m->load[q];
+      q1 = q;
+    } else if (m->load[q] < m2) {
+      m2 = m->load[q];
+    }
+  }
   for (int32_t p = 0; p < lim; p++) {
     int64_t dc, lb, least = INT64_MAX;
     if (m->pm[p] + m->ksize[i] > m->pmem)
       continue;
     /* Actors come heaviest first: the next one lands on some PE. */
-    for (int32_t q = 0; q < m->npe && i + 1 < m->n; q++)
-      if (m->load[q] + (q == p ? m->work[i] : 0) < least)
-        least = m->load[q] + (q == p ? m->work[i] : 0);
+    if (i + 1 < m->n)
+      least = p != q1 ? m1 : (m2 < m1 + m->work[i] ? m2 : m1 + m->work[i]);
     dc = cut_delta(m, i, p);
     m->pe[i] = p;
     m->load[p] += m->work[i];
     m->pm[p] += m->ksize[i];
     m->cut += dc;
-    lb = partial_cost(m);
-    if (ceil_div(m->total_work, m->npe) > lb)
-      lb = ceil_div(m->total_work, m->npe);
+    /* partial_cost(m) from the loads' maximum before this placement, and
+     * the total work spread evenly. */
+    lb = m->fixed_ddr > m->avg_work ? m->fixed_ddr : m->avg_work;
+    if (ceil_div(m->fixed_ddr + m->cut, m->ndma) > lb)
+      lb = ceil_div(m->fixed_ddr + m->cut, m->ndma);
+    if (top > lb)
+      lb = top;
+    if (m->load[p] > lb)
+      lb = m->load[p];
     if (i + 1 < m->n && least + m->work[i + 1] > lb)
       lb = least + m->work[i + 1];
     if (better(lb, m->cut, m->best_cost, m->best_cut))
@@ -364,7 +384,8 @@ int gx_map(const struct gx_ctx *c, int32_t nact, const int32_t *act, int32_t *pe
   }
   if ((rc = build_pairs(c, nact, act, pos_of, &m)) < 0 || (rc = build_adjacency(&m)) < 0)
     goto out_with_state;
-  m.floor = m.fixed_ddr > ceil_div(m.total_work, m.npe) ? m.fixed_ddr : ceil_div(m.total_work, m.npe);
+  m.avg_work = ceil_div(m.total_work, m.npe);
+  m.floor = m.fixed_ddr > m.avg_work ? m.fixed_ddr : m.avg_work;
   if (nact > 0 && m.work[0] > m.floor)
     m.floor = m.work[0];
   greedy(&m);

@@ -30,7 +30,9 @@ struct slot {
 };
 
 /* Optimal costs of member sets seen before (the same sets recur from one
- * target to the next). Open addressing over a hash of the sorted list. */
+ * target to the next), and the outcome of scheduling a set (the same move
+ * is tried again toward each target and after every cycle of targets).
+ * Open addressing over a hash of the sorted list. */
 struct ocache {
   size_t cap, n;
   uint64_t *key;
@@ -42,6 +44,7 @@ struct ocache {
 struct pstate {
   struct gx_ctx *c;
   struct ocache oc;
+  struct ocache gc;      /* scheduled gangs: cost = total cycles, rc = ok */
   int32_t *qoff, *qdst, *qfill;   /* the gang graph by source, for move_allowed */
   const struct gx_gang_opts *o;
   int32_t na, nslots;
@@ -174,6 +177,9 @@ out_with_keys:
 
 /* ---- gangs ---- */
 
+static int ocache_get(const struct ocache *oc, int32_t n, const int32_t *act, int64_t *cost);
+static int ocache_put(struct ocache *oc, int32_t n, const int32_t *act, int64_t cost, int rc);
+
 /* Maps, builds and schedules a gang of the given actors (sorted). *ok = 0
  * when the kernels do not fit the PMEM or the buffers the VMEM. */
 static int make_gang(struct pstate *ps, int32_t nact, const int32_t *act, struct gx_gang *gg,
@@ -194,16 +200,28 @@ static int make_gang(struct pstate *ps, int32_t nact, const int32_t *act, struct
   rc = gx_map(ps->c, nact, act, gg->pe, ps->o->map_budget, opt);
   if (rc <= 0) {
     gx_gang_free(gg);
-    return rc;
+    return rc < 0 ? rc : ocache_put(&ps->gc, nact, act, 0, 0);
   }
   if ((rc = gx_gang_build(ps->c, gg)) < 0 || (rc = gx_gang_schedule(ps->c, gg)) < 0) {
     gx_gang_free(gg);
     return rc;
   }
   *ok = gg->ok;
-  if (!*ok)
+  if ((rc = ocache_put(&ps->gc, nact, act, *ok ? gg->total : 0, *ok)) < 0 || !*ok)
     gx_gang_free(gg);
-  return ACS_OK;
+  return rc;
+}
+
+/* The outcome of make_gang for a set scheduled before: -1 when it was not,
+ * else ok (with *total). Scheduling is deterministic, so a repeated move is
+ * decided without rebuilding its gangs. */
+static int known_gang(const struct pstate *ps, int32_t n, const int32_t *act, int64_t *total)
+{
+  if (n == 0) {
+    *total = 0;
+    return 1;
+  }
+  return ocache_get(&ps->gc, n, act, total);
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -375,41 +393,60 @@ static int ocache_grow(struct ocache *oc)
   return ACS_OK;
 }
 
+/* The cached cost and rc of a set, or -1 when absent. O(n) expected. */
+static int ocache_get(const struct ocache *oc, int32_t n, const int32_t *act, int64_t *cost)
+{
+  size_t slot;
+
+  if (!oc->cap || !oc->set[slot = ocache_slot(oc, set_hash(n, act), n, act)])
+    return -1;
+  *cost = oc->cost[slot];
+  return oc->rc[slot];
+}
+
+/* Records a set (absent so far, or overwritten with the same values). */
+static int ocache_put(struct ocache *oc, int32_t n, const int32_t *act, int64_t cost, int rc)
+{
+  uint64_t h = set_hash(n, act);
+  size_t slot;
+
+  if ((oc->n + 1) * 2 > oc->cap && ocache_grow(oc) < 0)
+    return ACS_ENOMEM;
+  slot = ocache_slot(oc, h, n, act);
+  if (!oc->set[slot]) {
+    if (!(oc->set[slot] = malloc(((size_t)n + 1) * sizeof(int32_t))))
+      return ACS_ENOMEM;
+    oc->set[slot][0] = n;
+    memcpy(oc->set[slot] + 1, act, (size_t)n * sizeof(*act));
+    oc->key[slot] = h;
+    oc->n++;
+  }
+  oc->cost[slot] = cost;
+  oc->rc[slot] = (int8_t)rc;
+  return ACS_OK;
+}
+
 /* The optimal cost of a member set (eq. 5.1 with the best mapping); 1 when
  * it can be mapped, 0 when its kernels do not fit the PMEM. */
 static int optimal_cost(struct pstate *ps, int32_t n, const int32_t *act, int64_t *cost)
 {
-  struct ocache *oc = &ps->oc;
-  uint64_t h = set_hash(n, act);
   int32_t *pe;
-  size_t slot;
-  int rc;
+  int rc, err;
 
   if (n == 0) {
     *cost = 0;
     return 1;
   }
-  if (oc->cap && oc->set[slot = ocache_slot(oc, h, n, act)]) {
-    *cost = oc->cost[slot];
-    return oc->rc[slot];
-  }
+  if ((rc = ocache_get(&ps->oc, n, act, cost)) >= 0)
+    return rc;
   if (!(pe = malloc((size_t)n * sizeof(*pe))))
     return ACS_ENOMEM;
   rc = gx_map(ps->c, n, act, pe, ps->o->map_budget, cost);
   free(pe);
   if (rc < 0)
     return rc;
-  if ((oc->n + 1) * 2 > oc->cap && ocache_grow(oc) < 0)
-    return ACS_ENOMEM;
-  slot = ocache_slot(oc, h, n, act);
-  if (!(oc->set[slot] = malloc(((size_t)n + 1) * sizeof(int32_t))))
-    return ACS_ENOMEM;
-  oc->set[slot][0] = n;
-  memcpy(oc->set[slot] + 1, act, (size_t)n * sizeof(*act));
-  oc->key[slot] = h;
-  oc->cost[slot] = rc > 0 ? *cost : 0;
-  oc->rc[slot] = (int8_t)rc;
-  oc->n++;
+  if ((err = ocache_put(&ps->oc, n, act, rc > 0 ? *cost : 0, rc)) < 0)
+    return err;
   return rc;
 }
 
@@ -578,6 +615,22 @@ static void set_slot(struct pstate *ps, int32_t s, int32_t n, int32_t *act, stru
   sl->alive = n > 0;
 }
 
+/* Whether a move is rejected by what earlier attempts found: a set that
+ * could not be scheduled, or gangs known to cost more than `old` together
+ * (as much, without zero_gain). O(n) expected. */
+static int move_rejected(const struct pstate *ps, int32_t ns, const int32_t *sa, int32_t nt,
+                         const int32_t *ta, int64_t old)
+{
+  int64_t ts = 0, tt = 0;
+  int ks = known_gang(ps, ns, sa, &ts), kt = known_gang(ps, nt, ta, &tt);
+
+  if (ks == 0 || kt == 0)
+    return 1;
+  if (ks < 0 || kt < 0)
+    return 0;
+  return ts + tt > old || (ts + tt == old && !ps->o->zero_gain);
+}
+
 /*
  * Tries the candidates toward slot t in order of expected gain; commits the
  * first whose real gain is acceptable. Returns 1 when one was committed
@@ -603,6 +656,9 @@ static int try_moves(struct pstate *ps, int32_t t, struct cand *cands, int32_t n
       break;
     ns = members_with(ps, s, u, 0, sa);
     nt = members_with(ps, t, u, 1, ta);
+    old = ps->slots[s].gg.total + ps->slots[t].gg.total;
+    if (move_rejected(ps, ns, sa, nt, ta, old))
+      continue;
     memset(&gs, 0, sizeof(gs));
     if (ns > 0 && (rc = make_gang(ps, ns, sa, &gs, &os, &oks)) < 0)
       break;
@@ -616,7 +672,6 @@ static int try_moves(struct pstate *ps, int32_t t, struct cand *cands, int32_t n
       gx_gang_free(&gs);
       continue;
     }
-    old = ps->slots[s].gg.total + ps->slots[t].gg.total;
     now = (ns > 0 ? gs.total : 0) + gt.total;
     if (now > old || (now == old && !ps->o->zero_gain)) {
       gx_gang_free(&gs);
@@ -727,6 +782,7 @@ static void free_state(struct pstate *ps)
   free(ps->qfill);
   free(ps->qdst);
   ocache_free(&ps->oc);
+  ocache_free(&ps->gc);
 }
 
 /* Why a unit cannot run even alone. */
