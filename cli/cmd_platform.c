@@ -72,9 +72,14 @@ static int print_rows(const struct acs_cli_platforms *plats, const char *row, in
   for (size_t i = 0; i < plats->n; i++) {
     if (row && strcmp(plats->rows[i].name, row) != 0)
       continue;
-    if (xml && acs_sim_xml_write(stdout, &plats->rows[i]) < 0) {
-      acs_cli_errorf("cannot write the XML: %s", acs_strerror(ACS_EIO));
-      return ACS_EXIT_USAGE;
+    if (xml) {
+      int err = acs_sim_xml_write(stdout, &plats->rows[i]);
+      if (err == ACS_OK && fflush(stdout) != 0)
+        err = ACS_EIO;
+      if (err < 0) {
+        acs_cli_errorf("cannot write the XML of %s: %s", plats->rows[i].name, acs_strerror(err));
+        return ACS_EXIT_USAGE;
+      }
     }
     if (!xml)
       print_platform(&plats->rows[i]);

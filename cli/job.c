@@ -170,7 +170,9 @@ static int schedule_verified(const struct acs_problem *pb, const struct acs_sche
   if (err == ACS_ETIMEOUT || d.msg[0])
     row_msg(row, "%s", d.msg);
   acs_diag_init(&d);
-  if (acs_schedule_verify(s, &d) < 0) {
+  if ((err = acs_schedule_verify(s, &d)) < 0) {
+    if (err == ACS_EINTERRUPTED)
+      return err;
     row_status(row, "error");
     row_msg(row, "verifier: %s", d.msg);
     return 0;
@@ -219,7 +221,9 @@ static int barrier_program(const struct acs_problem *pb, struct acs_schedule *s,
   acs_diag_init(&d);
   d.warn = note_warning;
   d.warn_ctx = row;
-  if (acs_schedule_verify(s, &d) < 0) {
+  if ((err = acs_schedule_verify(s, &d)) < 0) {
+    if (err == ACS_EINTERRUPTED)
+      return err;
     row_status(row, "error");
     row_msg(row, "verifier (after the barrier pass): %s", d.msg);
     return 0;

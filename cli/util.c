@@ -299,4 +299,5 @@ void acs_cli_catch_signals(void)
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  acs_interrupt_flag_set(&acs_cli_interrupted);
 }

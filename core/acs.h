@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdarg.h>
+#include <signal.h>
 
 #define ACS_VERSION_STRING PACKAGE_VERSION
 
@@ -129,5 +130,17 @@ uint64_t acs_rng_below(struct acs_rng *r, uint64_t n);
 double acs_rng_unit(struct acs_rng *r); /* [0, 1) */
 
 double acs_now_seconds(void); /* monotonic clock */
+
+/*
+ * The process's interrupt flag, for the linear phases that take no
+ * scheduler context (the verifier, the results writer): NULL by default,
+ * or a flag a SIGINT/SIGTERM handler sets, registered once by the program.
+ * Such phases poll acs_interrupt_pending() between steps of bounded cost
+ * and return ACS_EINTERRUPTED, so Ctrl-C stops a phase within a second
+ * even on schedules of 10^6 ops. Schedulers poll their context's own flag
+ * (struct acs_sched_ctx), which the program points at the same variable.
+ */
+void acs_interrupt_flag_set(const volatile sig_atomic_t *flag);
+int acs_interrupt_pending(void);
 
 #endif

@@ -13,6 +13,18 @@
 
 #include "core/acs.h"
 
+static const volatile sig_atomic_t *g_interrupt;
+
+void acs_interrupt_flag_set(const volatile sig_atomic_t *flag)
+{
+  g_interrupt = flag;
+}
+
+int acs_interrupt_pending(void)
+{
+  return g_interrupt && *g_interrupt;
+}
+
 const char *acs_strerror(int err)
 {
   switch (err) {

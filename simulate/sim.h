@@ -46,6 +46,15 @@
  */
 int acs_sim_xml_write(FILE *f, const struct acs_platform *p);
 
+/*
+ * Orders platforms by what SimGrid models of them (the inputs of the XML
+ * above: clock, PE and channel counts, bandwidths, DDR latency), 0 when
+ * they load the same SimGrid platform. Runs on such platforms share a
+ * zygote, so a sweep that runs them one after another starts SimGrid once
+ * for them all instead of once per platform variant. O(1).
+ */
+int acs_sim_platform_cmp(const struct acs_platform *a, const struct acs_platform *b);
+
 /* The SimGrid timing precision (surf/precision, seconds) the XML sets:
  * 1e-9 cycle. */
 double acs_sim_precision_seconds(const struct acs_platform *p);

@@ -108,6 +108,27 @@ static void write_hosts_and_links(FILE *f, const struct acs_platform *p,
   }
 }
 
+/* Keep in step with write_hosts_and_links and write_config: every value
+ * they read is compared here (test-simulate checks the two agree). */
+int acs_sim_platform_cmp(const struct acs_platform *a, const struct acs_platform *b)
+{
+  static const enum acs_param sim_params[] = {
+      ACS_P_FREQ_MHZ,  ACS_P_PE_COUNT,   ACS_P_DMA_CHANNELS,
+      ACS_P_DMA_GBPS,  ACS_P_LOCAL_GBPS, ACS_P_DDR_LATENCY_CYCLES,
+  };
+  double x, y;
+
+  for (size_t i = 0; i < sizeof(sim_params) / sizeof(sim_params[0]); i++) {
+    x = acs_platform_get(a, sim_params[i]);
+    y = acs_platform_get(b, sim_params[i]);
+    if (x != y)
+      return x < y ? -1 : 1;
+  }
+  x = acs_platform_ddr_gbps(a);
+  y = acs_platform_ddr_gbps(b);
+  return x < y ? -1 : x > y;
+}
+
 int acs_sim_xml_write(FILE *f, const struct acs_platform *p)
 {
   return acs__sim_xml_write(f, p, 1);

@@ -516,6 +516,110 @@ Test(report, run_without_schedule_is_not_found)
   acs_schedule_destroy(&s);
 }
 
+/* n compute ops in a chain on one PE, op i at [i, i + 1): more rows than
+ * the writer puts in one call when n > 65,536. */
+static void chain_schedule(struct acs_schedule *s, int32_t n)
+{
+  char name[32];
+  struct acs_sop op;
+
+  acs_schedule_init(s);
+  s->nres = 1;
+  s->res_name[0] = "pe";
+  s->res_cap[0] = 1;
+  s->res_pe = 0;
+  s->res_dma = -1;
+  for (int32_t i = 0; i < n; i++) {
+    memset(&op, 0, sizeof(op));
+    snprintf(name, sizeof(name), "op%d", (int)i);
+    op.name = name;
+    op.kind = ACS_OP_DPU;
+    op.unit = 0;
+    op.start = i;
+    op.dur = 1;
+    op.end = i + 1;
+    op.cmx_offset = op.cmx_bytes = -1;
+    op.cmx_alloc = op.cmx_free = op.sim_start = op.sim_end = NAN;
+    op.update_barrier = -1;
+    cr_assert_eq(acs_schedule_add_op(s, &op), i);
+    cr_assert_eq(acs_schedule_set_demand(s, i, 0, 1), ACS_OK);
+    if (i > 0)
+      cr_assert_eq(acs_schedule_add_edge(s, i - 1, i, ACS_EDGE_DATA), ACS_OK);
+  }
+  s->norig = n;
+  acs_schedule_finish(s);
+  tu_assert_verified(s);
+}
+
+/* The writer stores large tables in slices: every row comes back, in
+ * order, across the slice boundaries (65,536 and 131,072). */
+Test(report, table_written_in_slices_reads_back_whole, .timeout = 120)
+{
+  struct acs_results *r = open_ok("x");
+  struct acs_schedule s, back;
+  struct acs_run_row row;
+  struct acs_diag d;
+  const int32_t n = 2 * 65536 + 3;
+
+  chain_schedule(&s, n);
+  run_row(&row, -1, -1, 0);
+  cr_assert_eq(acs_results_add_run(r, &row, &s), ACS_OK);
+  commit_ok(r);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_results_read_schedule(file, row.run_id, &back, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(back.nops, n);
+  cr_assert_eq(back.nedges, n - 1);
+  for (int32_t i = 0; i < n; i++) {
+    char want[32];
+    snprintf(want, sizeof(want), "op%d", (int)i);
+    cr_assert_str_eq(back.ops[i].name, want);
+    cr_assert_eq(back.ops[i].start, i);
+    cr_assert_eq(back.ops[i].end, i + 1);
+  }
+  for (int32_t e = 0; e < n - 1; e++)
+    cr_assert(back.edges[e].src == e && back.edges[e].dst == e + 1, "edge %d", (int)e);
+  tu_assert_verified(&back);
+  acs_schedule_destroy(&back);
+  acs_schedule_destroy(&s);
+}
+
+/* Ctrl-C while a large schedule is being stored: the run is not added,
+ * its half-written group is removed, and the runs stored before it are
+ * committed intact. The flag is set before the call, so the writer sees
+ * it at its first poll: no timing involved. */
+Test(report, interrupt_while_storing_a_schedule_keeps_the_earlier_runs, .timeout = 120)
+{
+  static volatile sig_atomic_t flag;
+  struct acs_results *r = open_ok("x");
+  struct acs_schedule small, big, back;
+  struct acs_results_data data;
+  struct acs_run_row row, row2;
+  struct acs_diag d;
+
+  hand_schedule(&small);
+  chain_schedule(&big, 65536 + 1);
+  run_row(&row, -1, -1, 0);
+  cr_assert_eq(acs_results_add_run(r, &row, &small), ACS_OK);
+  flag = 1;
+  acs_interrupt_flag_set(&flag);
+  run_row(&row2, -1, -1, 1);
+  cr_assert_eq(acs_results_add_run(r, &row2, &big), ACS_EINTERRUPTED);
+  acs_interrupt_flag_set(NULL);
+  commit_ok(r);
+  read_ok(&data);
+  cr_assert_eq(data.nruns, 1);
+  cr_assert_eq(data.runs[0].run_id, row.run_id);
+  acs_results_data_free(&data);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_results_read_schedule(file, row.run_id + 1, &back, &d), ACS_ENOTFOUND);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_results_read_schedule(file, row.run_id, &back, &d), ACS_OK, "%s", d.msg);
+  assert_schedule_eq(&small, &back);
+  acs_schedule_destroy(&back);
+  acs_schedule_destroy(&big);
+  acs_schedule_destroy(&small);
+}
+
 /* ---- appending ---- */
 
 Test(report, append_continues_run_ids_and_dedupes)

@@ -444,6 +444,45 @@ Test(simulate, platform_xml_grows_linearly_with_pes_and_channels)
   cr_assert_lt(ch4096 - pe64, (4096 - 2) * 200L, "%ld vs %ld bytes", ch4096, pe64);
 }
 
+/* The platform's XML as text, into buf (NUL-terminated). */
+static void xml_text(const struct acs_platform *p, char *buf, size_t size)
+{
+  FILE *f = tmpfile();
+  size_t n;
+
+  cr_assert_not_null(f);
+  cr_assert_eq(acs_sim_xml_write(f, p), ACS_OK);
+  rewind(f);
+  n = fread(buf, 1, size - 1, f);
+  cr_assert_lt(n, size - 1, "XML larger than the test's buffer");
+  buf[n] = '\0';
+  fclose(f);
+}
+
+/* acs_sim_platform_cmp lists what the XML writer reads by hand: changing
+ * any one parameter changes the XML exactly when the comparison sees it.
+ * A parameter the writer starts to read without the comparison knowing
+ * fails here. */
+Test(simulate, platform_cmp_sees_exactly_what_the_xml_holds)
+{
+  static char base[1 << 16], other[1 << 16];
+  struct acs_platform a, b;
+
+  acs_platform_init(&a);
+  xml_text(&a, base, sizeof(base));
+  for (int i = 0; i < ACS_PARAM_COUNT; i++) {
+    const struct acs_param_info *pi = &acs_param_table[i];
+    double v = a.v[i] + 1 <= pi->max ? a.v[i] + 1 : pi->min;
+    b = a;
+    b.v[i] = v;
+    xml_text(&b, other, sizeof(other));
+    cr_assert_eq(acs_sim_platform_cmp(&a, &b) != 0, strcmp(base, other) != 0,
+                 "%s: cmp %d, XML %s", pi->name, acs_sim_platform_cmp(&a, &b),
+                 strcmp(base, other) ? "differs" : "equal");
+    cr_assert_eq(acs_sim_platform_cmp(&a, &b), -acs_sim_platform_cmp(&b, &a), "%s", pi->name);
+  }
+}
+
 Test(simulate, platform_name_is_escaped_in_the_xml)
 {
   struct acs_platform p;

@@ -70,6 +70,23 @@ Test(verify, accepts_the_good_schedule)
   cr_assert_eq(s.makespan, 20);
 }
 
+/* The process's interrupt flag set: the verifier stops before its next
+ * check with ACS_EINTERRUPTED (never a verdict on the schedule), and
+ * verifies again once the flag is cleared. */
+Test(verify, stops_when_interrupted)
+{
+  static volatile sig_atomic_t flag = 1;
+  struct acs_diag d;
+
+  acs_interrupt_flag_set(&flag);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_schedule_verify(&s, &d), ACS_EINTERRUPTED);
+  cr_assert_str_eq(d.msg, "interrupted");
+  flag = 0;
+  tu_assert_verified(&s);
+  acs_interrupt_flag_set(NULL);
+}
+
 Test(verify, catches_unscheduled_op)
 {
   s.ops[C].start = -1;
