@@ -58,6 +58,8 @@ static void print_option(const struct acs_opt_desc *o)
     printf("  (integer %g..%g)", o->min, o->max);
   } else if (o->type == ACS_OPT_DOUBLE) {
     printf("  (number %g..%g)", o->min, o->max);
+  } else if (o->type == ACS_OPT_STR) {
+    printf("  (text)");
   }
   printf("\n          %s\n", o->doc);
 }

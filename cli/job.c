@@ -64,6 +64,10 @@ static int option_text(const struct acs_opt_desc *o, const void *opts, const voi
   int64_t iv, idef;
   double dv, ddef;
 
+  if (o->type == ACS_OPT_STR) {
+    snprintf(buf, size, "%s", p);
+    return strcmp(p, q) != 0;
+  }
   if (o->type == ACS_OPT_DOUBLE) {
     memcpy(&dv, p, sizeof(dv));
     memcpy(&ddef, q, sizeof(ddef));

@@ -1068,6 +1068,252 @@ static int plot_compare(struct acs__plots *pl, const struct acs__study *s)
 
 /* ---- all plots ---- */
 
+/* ---- SDF graphs (seed 004): the variants side by side, PE x VMEM ---- */
+
+/* Whether the workload's runs are of the SDF kind. */
+static int is_sdf_workload(const struct acs__study *s, int wl)
+{
+  for (size_t i = 0; i < s->nruns; i++)
+    if (s->runs[i].wl == wl)
+      return strcmp(s->runs[i].w->kind, "sdf") == 0;
+  return 0;
+}
+
+/* Platform variants of a workload in run order (at most max), as indices of
+ * a representative run each; schedulers that ran on it in *used. */
+static size_t sdf_configs(const struct acs__study *s, int wl, const struct acs__srun **cfg,
+                          size_t max, int *used)
+{
+  size_t n = 0;
+
+  for (size_t i = 0; i < s->nruns; i++) {
+    const struct acs__srun *r = &s->runs[i];
+    size_t k;
+    if (r->wl != wl)
+      continue;
+    used[r->sched] = 1;
+    for (k = 0; k < n && strcmp(cfg[k]->p->name, r->p->name) != 0; k++)
+      ;
+    if (k == n && n < max)
+      cfg[n++] = r;
+  }
+  return n;
+}
+
+/* The latest ok makespan of scheduler k on the platform named pname, NaN. */
+static double sdf_mk(const struct acs__study *s, int wl, size_t k, const char *pname)
+{
+  const struct acs__srun *best = NULL;
+
+  for (size_t i = 0; i < s->nruns; i++) {
+    const struct acs__srun *r = &s->runs[i];
+    if (r->wl == wl && (size_t)r->sched == k && strcmp(r->p->name, pname) == 0 &&
+        (!best || r->r->run_id > best->r->run_id))
+      best = r;
+  }
+  return best && best->ok ? best->mk : NAN;
+}
+
+/* Grouped bars: one group per platform variant (the first twelve), one bar
+ * per scheduler, so gang, tiling, naive-list and sequential stand side by
+ * side. */
+static int plot_sdf_variants(struct acs__plots *pl, const struct acs__study *s, int wl)
+{
+  const struct acs__srun *cfg[12];
+  int *used = calloc(s->nsched + 1, sizeof(int)), err, nbars = 0;
+  char name[200];
+  struct acs__plot *p;
+  struct acs__scale sc;
+  double hi = 0;
+  FILE *gp, *dat;
+  size_t n;
+
+  if (!used)
+    return ACS_ENOMEM;
+  n = sdf_configs(s, wl, cfg, 12, used);
+  for (size_t k = 0; k < s->nsched; k++)
+    for (size_t c = 0; c < n && used[k]; c++) {
+      double v = sdf_mk(s, wl, k, cfg[c]->p->name);
+      if (v > hi)
+        hi = v;
+    }
+  if (n == 0 || hi <= 0) {
+    free(used);
+    return ACS_OK;
+  }
+  sc = acs__scale_cycles(hi);
+  stem(name, sizeof(name), "sdfvariants", s, wl, 0);
+  if ((err = gp_begin(pl, name, wl, -1, 300 + 90 * (int)n, 440, &gp, &dat, &p)) < 0) {
+    free(used);
+    return err;
+  }
+  snprintf(p->title, sizeof(p->title), "Schedulers side by side");
+  fprintf(dat, "# platform");
+  for (size_t k = 0; k < s->nsched; k++)
+    if (used[k]) {
+      fprintf(dat, " ");
+      dat_str(dat, s->sched[k]);
+      nbars++;
+    }
+  fprintf(dat, "\n");
+  for (size_t c = 0; c < n; c++) {
+    /* "isp4[pe_count=2]" shows as "pe_count=2": the variant is what differs. */
+    const char *nm = cfg[c]->p->name, *br = strchr(nm, '[');
+    char label[ACS_PLATFORM_NAME_MAX];
+    snprintf(label, sizeof(label), "%s", br && n > 1 ? br + 1 : nm);
+    if (br && n > 1 && label[0] && label[strlen(label) - 1] == ']')
+      label[strlen(label) - 1] = '\0';
+    dat_str(dat, label);
+    for (size_t k = 0; k < s->nsched; k++)
+      if (used[k])
+        fprintf(dat, " %.10g", sdf_mk(s, wl, k, cfg[c]->p->name) / sc.div);
+    fprintf(dat, "\n");
+  }
+  fprintf(gp, "set style data histograms\nset style histogram clustered gap 1\n"
+              "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset key outside right top\n"
+              "set xtics rotate by -30 noenhanced\nset yrange [0:*]\nset ylabel '%s (%s)'\n",
+          mk_word(s), sc.unit);
+  fprintf(gp, "plot ");
+  for (size_t k = 0, col = 2; k < s->nsched; k++)
+    if (used[k]) {
+      fprintf(gp, "%s'%s.dat' using %zu:xtic(1) title ", col > 2 ? ", \\\n  " : "", name, col);
+      gp_str(gp, s->sched[k]);
+      fprintf(gp, " lc rgb '%s'", palette[k % NSTYLE]);
+      col++;
+    }
+  fprintf(gp, "\n");
+  caption(p, "The %s of every scheduler on each platform variant (the first twelve), lower is "
+             "better: gang is the thesis's heuristic, tiling splits every kernel's lines over the "
+             "PEs with all data through DDR, naive-list loads kernels on demand, sequential runs "
+             "one kernel per gang. A missing bar is an infeasible or failed run.", mk_word(s));
+  free(used);
+  return gp_end(gp, dat);
+}
+
+/* gang's makespan over PE count x VMEM when the study varies both, each
+ * cell labelled with its ratio to tiling's on the same platform (the other
+ * parameters at the first platform's values). */
+static int plot_sdf_pe_vmem(struct acs__plots *pl, const struct acs__study *s, int wl)
+{
+  double pes[64], vms[64], lo = INFINITY, hi = -INFINITY;
+  size_t npe = 0, nvm = 0, gk = s->nsched, tk = s->nsched;
+  const struct acs_platform *base = NULL;
+  char name[200];
+  struct acs__plot *p;
+  struct acs__scale sc;
+  FILE *gp, *dat;
+  int err;
+
+  if (!s->varies[ACS_P_PE_COUNT] || !s->varies[ACS_P_PE_VMEM_KIB])
+    return ACS_OK;
+  for (size_t k = 0; k < s->nsched; k++) {
+    if (strcmp(s->sched[k], "gang") == 0)
+      gk = k;
+    if (strcmp(s->sched[k], "tiling") == 0)
+      tk = k;
+  }
+  if (gk == s->nsched)
+    return ACS_OK;
+  /* The axes' values among this workload's gang runs that agree with the
+   * first one on every other parameter. */
+  for (size_t i = 0; i < s->nruns; i++) {
+    const struct acs__srun *r = &s->runs[i];
+    int other = 0;
+    if (r->wl != wl || (size_t)r->sched != gk)
+      continue;
+    if (!base)
+      base = r->p;
+    for (int q = 0; q < ACS_PARAM_COUNT; q++)
+      other |= q != ACS_P_PE_COUNT && q != ACS_P_PE_VMEM_KIB && r->p->v[q] != base->v[q];
+    if (other)
+      continue;
+    size_t a, b;
+    for (a = 0; a < npe && pes[a] != r->p->v[ACS_P_PE_COUNT]; a++)
+      ;
+    if (a == npe && npe < 64)
+      pes[npe++] = r->p->v[ACS_P_PE_COUNT];
+    for (b = 0; b < nvm && vms[b] != r->p->v[ACS_P_PE_VMEM_KIB]; b++)
+      ;
+    if (b == nvm && nvm < 64)
+      vms[nvm++] = r->p->v[ACS_P_PE_VMEM_KIB];
+    if (r->ok) {
+      lo = fmin(lo, r->mk);
+      hi = fmax(hi, r->mk);
+    }
+  }
+  if (npe < 2 || nvm < 2 || !(hi > 0))
+    return ACS_OK;
+  qsort(pes, npe, sizeof(double), cmp_dbl);
+  qsort(vms, nvm, sizeof(double), cmp_dbl);
+  sc = acs__scale_cycles(hi);
+  stem(name, sizeof(name), "sdfpevmem", s, wl, 0);
+  if ((err = gp_begin(pl, name, wl, -1, 300 + 120 * (int)npe, 160 + 60 * (int)nvm, &gp, &dat, &p)) < 0)
+    return err;
+  snprintf(p->title, sizeof(p->title), "gang over processing elements and vector memory");
+  fprintf(dat, "# pe_index vmem_index makespan_%s label ratio_to_tiling label_colour\n", sc.unit);
+  for (size_t b = 0; b < nvm; b++)
+    for (size_t a = 0; a < npe; a++) {
+      double g = NAN, t = NAN;
+      for (size_t i = 0; i < s->nruns; i++) {
+        const struct acs__srun *r = &s->runs[i];
+        int other = 0;
+        if (r->wl != wl || r->p->v[ACS_P_PE_COUNT] != pes[a] || r->p->v[ACS_P_PE_VMEM_KIB] != vms[b])
+          continue;
+        for (int q = 0; q < ACS_PARAM_COUNT; q++)
+          other |= q != ACS_P_PE_COUNT && q != ACS_P_PE_VMEM_KIB && r->p->v[q] != base->v[q];
+        if (other || !r->ok)
+          continue;
+        if ((size_t)r->sched == gk)
+          g = r->mk;
+        else if ((size_t)r->sched == tk)
+          t = r->mk;
+      }
+      long colour = label_colour(hi > lo && !isnan(g) ? (g - lo) / (hi - lo) : 0);
+      fprintf(dat, "%zu %zu %.10g ", a, b, g / sc.div);
+      if (isnan(g))
+        fprintf(dat, "\"-\" \"\" %ld\n", colour);
+      else if (isnan(t))
+        fprintf(dat, "\"%.3g\" \"\" %ld\n", g / sc.div, colour);
+      else
+        fprintf(dat, "\"%.3g\" \"%.2fx tiling\" %ld\n", g / sc.div, g / t, colour);
+    }
+  fprintf(gp, "set xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\nset xtics (", npe - 1, nvm - 1);
+  for (size_t a = 0; a < npe; a++)
+    fprintf(gp, "%s'%g' %zu", a ? ", " : "", pes[a], a);
+  fprintf(gp, ") scale 0\nset ytics (");
+  for (size_t b = 0; b < nvm; b++) {
+    char v[64];
+    acs__param_label(ACS_P_PE_VMEM_KIB, vms[b], v, sizeof(v));
+    fprintf(gp, "%s'%s' %zu", b ? ", " : "", v, b);
+  }
+  fprintf(gp, ") scale 0\nset xlabel 'processing elements'\nset ylabel 'VMEM per PE'\n"
+              "unset grid\nset border 0\nset rmargin 16\nset cblabel 'gang %s (%s)'\n"
+              "set cbrange [%.10g:%.10g]\n"
+              "set palette defined (0 '#fff7bc', 0.3 '#fec44f', 0.6 '#ec7014', 1 '#7f2704')\n"
+              "set object 1 rectangle from graph 0,0 to graph 1,1 behind fc rgb '#d9d9d9' "
+              "fs solid noborder\n",
+          mk_word(s), sc.unit, lo / sc.div, hi > lo ? hi / sc.div : lo / sc.div + 1);
+  fprintf(gp, "plot '%s.dat' using 1:2:3 with image pixels notitle, \\\n"
+              "  '' using 1:($2+0.12):4:6 with labels tc rgb variable font ',12' notitle, \\\n"
+              "  '' using 1:($2-0.18):5:6 with labels tc rgb variable font ',10' notitle\n", name);
+  caption(p, "The co-design question of seed 004: how many PEs and how much vector memory for "
+             "this image pipeline. Each cell is gang's %s (in %s) on that platform, with its "
+             "ratio to tiling's; a gray cell had no feasible schedule (the buffers did not fit).",
+          mk_word(s), sc.unit);
+  return gp_end(gp, dat);
+}
+
+static int sdf_plots(struct acs__plots *pl, const struct acs__study *s, int wl)
+{
+  int err;
+
+  if (!is_sdf_workload(s, wl))
+    return ACS_OK;
+  if ((err = plot_sdf_variants(pl, s, wl)) < 0)
+    return err;
+  return plot_sdf_pe_vmem(pl, s, wl);
+}
+
 static int workload_plots(struct acs__plots *pl, const struct acs__study *s, int wl)
 {
   int err = ACS_OK;
@@ -1089,6 +1335,8 @@ static int workload_plots(struct acs__plots *pl, const struct acs__study *s, int
   }
   if (err == ACS_OK)
     err = plot_gantt(pl, s, wl);
+  if (err == ACS_OK)
+    err = sdf_plots(pl, s, wl);
   return err;
 }
 

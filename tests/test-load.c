@@ -1274,7 +1274,8 @@ Test(workload, format_follows_extension_and_header)
 Test(workload, unknown_extension_is_an_error)
 {
   workload_fails(LD("graph_bad_ext.txt"), ACS_EFORMAT, 0, 0,
-                 "unknown workload format '.txt' (expected .csv, .sm, .stg, .onnx, .graphml or .sare)");
+                 "unknown workload format '.txt' (expected .csv, .sm, .stg, .onnx, "
+                 ".graphml, .xml or .sare)");
 }
 
 Test(workload, missing_file_is_an_io_error)

@@ -137,6 +137,13 @@ int acs_lgraph_build(const struct acs_lgraph *lg, const struct acs_platform *p,
                      struct acs_graph *g, struct acs_diag *d);
 int acs_psplib_load(const char *path, struct acs_graph *g, struct acs_diag *d);
 int acs_stg_load(const char *path, struct acs_graph *g, struct acs_diag *d);
+/* SDF3 XML (sdf3.c): the workload's model is a finalized struct acs_sdf_graph
+ * (core/model/sdf.h); acs_sdf3_read fills one directly (initialised there;
+ * destroyed on error). */
+struct acs_sdf_graph;
+int acs_sdf_load(const char *path, struct acs_workload *w, struct acs_diag *d);
+int acs_sdf3_read(const char *path, struct acs_sdf_graph *g, struct acs_diag *d);
+
 /* Loop workloads (core/model/loop.h): a HatScheT .graphml with its resource
  * model beside it, or a loop CSV; sets w->kind, w->model and w->model_ops. */
 int acs_loop_load(const char *path, struct acs_workload *w, struct acs_diag *d);

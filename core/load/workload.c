@@ -101,7 +101,8 @@ static int load_graph(const char *path, struct acs_workload *w, int kind,
 static int load_by_format(const char *path, struct acs_workload *w,
                           struct acs_diag *d)
 {
-  static const char *const known[] = {".csv", ".sm", ".stg", ".onnx", ".graphml", NULL};
+  static const char *const known[] = {".csv", ".sm", ".stg", ".onnx", ".graphml", ".xml",
+                                      NULL};
   const char *ext = extension(path);
   int is_dnn, is_loop = 0, rc, ok = 0;
 
@@ -110,19 +111,21 @@ static int load_by_format(const char *path, struct acs_workload *w,
   if (*ext == '\0')
     return acs_diag_set(d, ACS_EFORMAT, path, 0, 0,
                         "no file extension to tell the workload format (expected "
-                        ".csv, .sm, .stg, .onnx, .graphml or .sare)");
+                        ".csv, .sm, .stg, .onnx, .graphml, .xml or .sare)");
   for (const char *const *k = known; *k; k++)
     ok |= strcasecmp(ext, *k) == 0;
   if (!ok)
     return acs_diag_set(d, ACS_EFORMAT, path, 0, 0,
                         "unknown workload format '%s' (expected .csv, .sm, .stg, .onnx, "
-                        ".graphml or .sare)", ext);
+                        ".graphml, .xml or .sare)", ext);
   if ((rc = acs__workload_note_file(w, path, d)) != 0)
     return rc;
   if (strcasecmp(ext, ".sm") == 0)
     return load_graph(path, w, ACS_WL_PSPLIB, d);
   if (strcasecmp(ext, ".stg") == 0)
     return load_graph(path, w, ACS_WL_STG, d);
+  if (strcasecmp(ext, ".xml") == 0)
+    return acs_sdf_load(path, w, d);
   if (strcasecmp(ext, ".onnx") == 0)
     return acs_onnx_load(path, w, d);
   if (strcasecmp(ext, ".graphml") == 0)

@@ -95,10 +95,24 @@ static int set_enum(const struct acs_opt_desc *o, void *opts, const char *value,
                       o->name, value, choices);
 }
 
+static int set_str(const struct acs_opt_desc *o, void *opts, const char *value,
+                   struct acs_diag *d)
+{
+  size_t len = strlen(value);
+
+  if (len >= ACS_OPT_STR_MAX)
+    return acs_diag_set(d, ACS_ERANGE, NULL, 0, 0,
+                        "option '%s': value longer than %d bytes", o->name, ACS_OPT_STR_MAX - 1);
+  memcpy((char *)opts + o->offset, value, len + 1);
+  return ACS_OK;
+}
+
 static int set_one(const struct acs_opt_desc *o, void *opts, const char *value,
                    struct acs_diag *d)
 {
   switch (o->type) {
+  case ACS_OPT_STR:
+    return set_str(o, opts, value, d);
   case ACS_OPT_INT:
     return set_int(o, opts, value, d);
   case ACS_OPT_DOUBLE:

@@ -16,6 +16,9 @@ static const struct acs_sched_ops *const variants[] = {
   &acs_sched_spill,
   &acs_sched_ilp,
   &acs_sched_strip,
+  &acs_sched_gang,
+  &acs_sched_tiling,
+  &acs_sched_naive,
   &acs_sched_modulo,
   &acs_sched_affine,
 };

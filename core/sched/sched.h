@@ -14,10 +14,14 @@
 #include "core/model/schedule.h"
 #include "core/load/load.h"
 
-enum acs_opt_type { ACS_OPT_INT, ACS_OPT_DOUBLE, ACS_OPT_ENUM };
+enum acs_opt_type { ACS_OPT_INT, ACS_OPT_DOUBLE, ACS_OPT_ENUM, ACS_OPT_STR };
+
+/* Longest text option, NUL included. */
+#define ACS_OPT_STR_MAX 256
 
 /* One option: stored at `offset` in the variant's options struct (an int64_t
- * for INT and ENUM (index into choices), a double for DOUBLE). */
+ * for INT and ENUM (index into choices), a double for DOUBLE, a
+ * char[ACS_OPT_STR_MAX] for STR (a path, for example)). */
 struct acs_opt_desc {
   const char *name;
   int type;
@@ -86,6 +90,9 @@ extern const struct acs_sched_ops acs_sched_listsched;
 extern const struct acs_sched_ops acs_sched_spill;
 extern const struct acs_sched_ops acs_sched_ilp;
 extern const struct acs_sched_ops acs_sched_strip;
+extern const struct acs_sched_ops acs_sched_gang;        /* core/sched/gang/variants.c */
+extern const struct acs_sched_ops acs_sched_tiling;
+extern const struct acs_sched_ops acs_sched_naive;
 extern const struct acs_sched_ops acs_sched_modulo;
 extern const struct acs_sched_ops acs_sched_affine;
 

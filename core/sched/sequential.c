@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "core/sched/common.h"
+#include "core/sched/gang/gang.h"
 
 static int sequential_schedule(const struct acs_problem *pb, const void *opts,
                                const struct acs_sched_ctx *ctx,
@@ -23,7 +24,11 @@ static int sequential_schedule(const struct acs_problem *pb, const void *opts,
   int err;
 
   (void)opts;
-  (void)ctx;
+  /* On SDF graphs "sequential" is the thesis's sequential approach (seed
+   * 004, section 6.4): one kernel per gang, each pipelined with its own
+   * transfers, every intermediate through DDR. */
+  if (pb->wl && pb->wl->kind == ACS_WL_SDF)
+    return acs__sdf_sequential(pb, ctx, out, d);
   err = acs__sched_precheck(pb, d);
   if (err != ACS_OK)
     return err;
@@ -47,9 +52,10 @@ static const struct acs_opt_desc sequential_opts[] = {
 const struct acs_sched_ops acs_sched_sequential = {
   .name = "sequential",
   .seed = "004_f57d4dacff9f18c5.txt",
-  .summary = "one op at a time in topological order (baseline)",
+  .summary = "one op at a time in topological order (baseline); on SDF graphs one kernel per gang",
   .kinds = (1u << ACS_WL_DNN) | (1u << ACS_WL_GRAPH) | (1u << ACS_WL_PSPLIB) |
-           (1u << ACS_WL_STG) | (1u << ACS_WL_LOOP) | (1u << ACS_WL_AFFINE),
+           (1u << ACS_WL_STG) | (1u << ACS_WL_LOOP) | (1u << ACS_WL_SDF) |
+           (1u << ACS_WL_AFFINE),
   .opts_size = 0,
   .opts = sequential_opts,
   .schedule = sequential_schedule,

@@ -1,0 +1,747 @@
+/*
+ * sdf.c - construction, repetition vector, consistency and deadlock checks of
+ * (C)SDF graphs, and the token arithmetic shared by the SDF schedulers.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/model/sdf.h"
+
+static const char *const pipe_names[] = { "full", "input", "none" };
+
+const char *acs_sdf_pipe_name(int pipe)
+{
+  return pipe >= 0 && pipe <= ACS_SDF_PIPE_NONE ? pipe_names[pipe] : "?";
+}
+
+int acs_sdf_init(struct acs_sdf_graph *g, const char *name, const char *path)
+{
+  memset(g, 0, sizeof(*g));
+  acs_arena_init(&g->arena);
+  g->iterations = 1;
+  g->default_token_bytes = 1;
+  g->name = acs_arena_strdup(&g->arena, name ? name : "");
+  g->path = acs_arena_strdup(&g->arena, path ? path : "");
+  return g->name && g->path ? ACS_OK : ACS_ENOMEM;
+}
+
+void acs_sdf_destroy(struct acs_sdf_graph *g)
+{
+  if (!g)
+    return;
+  free(g->actors);
+  free(g->ports);
+  free(g->channels);
+  free(g->in_off);
+  free(g->in_ch);
+  free(g->out_off);
+  free(g->out_ch);
+  free(g->base);
+  acs_arena_destroy(&g->arena);
+  memset(g, 0, sizeof(*g));
+}
+
+/* ---- sequences ---- */
+
+static int seq_finish(struct acs_sdf_graph *g, struct acs_sdf_seq *s)
+{
+  s->pre = acs_arena_alloc(&g->arena, ((size_t)s->n + 1) * sizeof(*s->pre));
+  if (!s->pre)
+    return ACS_ENOMEM;
+  s->pre[0] = 0;
+  s->max = 0;
+  for (int32_t i = 0; i < s->n; i++) {
+    if (acs_add_i64(s->pre[i], s->v[i], &s->pre[i + 1]))
+      return ACS_ERANGE;
+    if (s->v[i] > s->max)
+      s->max = s->v[i];
+  }
+  s->sum = s->pre[s->n];
+  return ACS_OK;
+}
+
+int acs_sdf_seq_const(struct acs_sdf_graph *g, int64_t v, struct acs_sdf_seq *out)
+{
+  out->n = 1;
+  out->v = acs_arena_alloc(&g->arena, sizeof(*out->v));
+  if (!out->v)
+    return ACS_ENOMEM;
+  out->v[0] = v;
+  return seq_finish(g, out);
+}
+
+/* A non-negative decimal integer below 2^40 (so sums of a million stay far
+ * from overflow), surrounding blanks allowed. */
+static int parse_count(const char *s, const char *e, int64_t *out)
+{
+  int64_t v = 0;
+  int digits = 0;
+
+  while (s < e && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
+    s++;
+  while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+    e--;
+  for (; s < e; s++, digits++) {
+    if (*s < '0' || *s > '9')
+      return -1;
+    v = v * 10 + (*s - '0');
+    if (v >= ((int64_t)1 << 40))
+      return -2;
+  }
+  if (digits == 0)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+/* Appends `count` copies of v to s (grown in a malloc'd buffer). */
+static int seq_push(int64_t **buf, size_t *cap, int32_t *n, int64_t count, int64_t v)
+{
+  int err;
+
+  if (count > ACS_SDF_MAX_SEQ - *n)
+    return ACS_ERANGE;
+  if ((err = acs_grow((void **)buf, sizeof(**buf), cap, (size_t)(*n + count))) < 0)
+    return err;
+  for (int64_t i = 0; i < count; i++)
+    (*buf)[(*n)++] = v;
+  return ACS_OK;
+}
+
+int acs_sdf_seq_parse(struct acs_sdf_graph *g, const char *text, struct acs_sdf_seq *out,
+                      struct acs_diag *d)
+{
+  int64_t *buf = NULL;
+  size_t cap = 0;
+  int32_t n = 0;
+  const char *p = text;
+  int err = ACS_OK;
+
+  for (;;) {
+    const char *end = strchr(p, ','), *star;
+    int64_t count = 1, v;
+    int rc;
+    if (!end)
+      end = p + strlen(p);
+    star = memchr(p, '*', (size_t)(end - p));
+    if (star && (rc = parse_count(p, star, &count)) < 0) {
+      err = acs_diag_set(d, rc == -2 ? ACS_ERANGE : ACS_EPARSE, NULL, 0, 0,
+                         "bad repeat count in sequence '%s'", text);
+      goto out_with_buf;
+    }
+    if ((rc = parse_count(star ? star + 1 : p, end, &v)) < 0) {
+      err = acs_diag_set(d, rc == -2 ? ACS_ERANGE : ACS_EPARSE, NULL, 0, 0,
+                         rc == -2 ? "value too large in sequence '%s'"
+                                  : "'%s' is not a sequence of non-negative integers "
+                                    "(v or n*v, comma-separated)", text);
+      goto out_with_buf;
+    }
+    if ((err = seq_push(&buf, &cap, &n, count, v)) < 0) {
+      if (err == ACS_ERANGE)
+        acs_diag_set(d, err, NULL, 0, 0, "sequence '%.60s' has more than %d entries", text,
+                     ACS_SDF_MAX_SEQ);
+      goto out_with_buf;
+    }
+    if (*end == '\0')
+      break;
+    p = end + 1;
+  }
+  if (n == 0) {
+    err = acs_diag_set(d, ACS_EPARSE, NULL, 0, 0, "empty sequence '%s'", text);
+    goto out_with_buf;
+  }
+  out->n = n;
+  out->v = acs_arena_alloc(&g->arena, (size_t)n * sizeof(*out->v));
+  if (!out->v) {
+    err = ACS_ENOMEM;
+    goto out_with_buf;
+  }
+  memcpy(out->v, buf, (size_t)n * sizeof(*out->v));
+  err = seq_finish(g, out);
+  if (err == ACS_ERANGE)
+    acs_diag_set(d, err, NULL, 0, 0, "sequence '%.60s' sums beyond 2^63", text);
+out_with_buf:
+  free(buf);
+  return err;
+}
+
+/* ---- builders ---- */
+
+int32_t acs_sdf_add_actor(struct acs_sdf_graph *g, const char *name, const char *type,
+                          int32_t line)
+{
+  struct acs_sdf_actor *a;
+  int err;
+
+  if (g->nactors == INT32_MAX)
+    return ACS_ENOMEM;
+  if ((err = acs_grow((void **)&g->actors, sizeof(*g->actors), &g->cap_actors,
+                      (size_t)g->nactors + 1)) < 0)
+    return err;
+  a = &g->actors[g->nactors];
+  memset(a, 0, sizeof(*a));
+  a->name = acs_arena_strdup(&g->arena, name);
+  a->type = acs_arena_strdup(&g->arena, type ? type : "");
+  if (!a->name || !a->type)
+    return ACS_ENOMEM;
+  a->line = line;
+  a->exec.n = 0;   /* set by the reader; checked by finalize */
+  return g->nactors++;
+}
+
+int32_t acs_sdf_add_port(struct acs_sdf_graph *g, int32_t actor, const char *name, int dir,
+                         const struct acs_sdf_seq *rate, int32_t line)
+{
+  struct acs_sdf_port *p;
+  int err;
+
+  if (actor < 0 || actor >= g->nactors || g->nports == INT32_MAX)
+    return ACS_EINVAL;
+  if ((err = acs_grow((void **)&g->ports, sizeof(*g->ports), &g->cap_ports,
+                      (size_t)g->nports + 1)) < 0)
+    return err;
+  p = &g->ports[g->nports];
+  memset(p, 0, sizeof(*p));
+  if (!(p->name = acs_arena_strdup(&g->arena, name)))
+    return ACS_ENOMEM;
+  p->actor = actor;
+  p->dir = dir;
+  p->rate = *rate;
+  p->token_bytes = -1;
+  p->channel = -1;
+  p->line = line;
+  return g->nports++;
+}
+
+int32_t acs_sdf_add_channel(struct acs_sdf_graph *g, const char *name, int32_t sport,
+                            int32_t dport, int64_t d0, int32_t line)
+{
+  struct acs_sdf_channel *c;
+  int err;
+
+  if (g->nchannels == INT32_MAX)
+    return ACS_ENOMEM;
+  if ((err = acs_grow((void **)&g->channels, sizeof(*g->channels), &g->cap_channels,
+                      (size_t)g->nchannels + 1)) < 0)
+    return err;
+  c = &g->channels[g->nchannels];
+  memset(c, 0, sizeof(*c));
+  if (!(c->name = acs_arena_strdup(&g->arena, name)))
+    return ACS_ENOMEM;
+  c->sport = sport;
+  c->dport = dport;
+  c->src = sport >= 0 ? g->ports[sport].actor : -1;
+  c->dst = dport >= 0 ? g->ports[dport].actor : -1;
+  c->d0 = d0;
+  c->token_bytes = -1;   /* unset: the graph default applies */
+  c->line = line;
+  if (sport >= 0)
+    g->ports[sport].channel = g->nchannels;
+  if (dport >= 0)
+    g->ports[dport].channel = g->nchannels;
+  return g->nchannels++;
+}
+
+int32_t acs_sdf_find_actor(const struct acs_sdf_graph *g, const char *name)
+{
+  for (int32_t i = 0; i < g->nactors; i++)
+    if (strcmp(g->actors[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+int32_t acs_sdf_find_port(const struct acs_sdf_graph *g, int32_t actor, const char *name)
+{
+  for (int32_t i = 0; i < g->nports; i++)
+    if (g->ports[i].actor == actor && strcmp(g->ports[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+int32_t acs_sdf_find_channel(const struct acs_sdf_graph *g, const char *name)
+{
+  for (int32_t i = 0; i < g->nchannels; i++)
+    if (strcmp(g->channels[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+/* ---- finalize: DDR channels, phases, adjacency ---- */
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+  while (b) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a < 0 ? -a : a;
+}
+
+/* lcm, or -1 on overflow. */
+static int64_t lcm64(int64_t a, int64_t b)
+{
+  int64_t r;
+
+  if (a == 0 || b == 0)
+    return 0;
+  if (acs_mul_i64(a / gcd64(a, b), b, &r))
+    return -1;
+  return r;
+}
+
+/* Every port left unconnected becomes a channel to or from DDR, named
+ * "<actor>.<port>". */
+static int add_ddr_channels(struct acs_sdf_graph *g, struct acs_diag *d)
+{
+  int32_t np = g->nports;
+
+  for (int32_t i = 0; i < np; i++) {
+    struct acs_sdf_port *p = &g->ports[i];
+    char name[512];
+    int32_t c;
+    if (p->channel >= 0)
+      continue;
+    snprintf(name, sizeof(name), "%s.%s", g->actors[p->actor].name, p->name);
+    if (acs_sdf_find_channel(g, name) >= 0)
+      return acs_diag_set(d, ACS_EPARSE, g->path, p->line, 0,
+                          "port '%s' of actor '%s' is not connected, and its graph %s "
+                          "channel name '%s' is already taken", p->name,
+                          g->actors[p->actor].name, p->dir == ACS_SDF_IN ? "input" : "output",
+                          name);
+    c = p->dir == ACS_SDF_IN ? acs_sdf_add_channel(g, name, -1, i, 0, p->line)
+                             : acs_sdf_add_channel(g, name, i, -1, 0, p->line);
+    if (c < 0)
+      return c;
+    g->channels[c].token_bytes = g->ports[i].token_bytes;
+  }
+  return ACS_OK;
+}
+
+static int set_phases(struct acs_sdf_graph *g, struct acs_diag *d)
+{
+  for (int32_t a = 0; a < g->nactors; a++) {
+    struct acs_sdf_actor *ac = &g->actors[a];
+    int64_t ph;
+    if (ac->exec.n == 0)
+      return acs_diag_set(d, ACS_EPARSE, g->path, ac->line, 0,
+                          "actor '%s' has no execution time", ac->name);
+    ph = ac->exec.n;
+    for (int32_t i = 0; i < g->nports; i++)
+      if (g->ports[i].actor == a && (ph = lcm64(ph, g->ports[i].rate.n)) < 0)
+        break;
+    if (ph < 0 || ph > ACS_SDF_MAX_SEQ)
+      return acs_diag_set(d, ACS_ERANGE, g->path, ac->line, 0,
+                          "actor '%s': its sequences have more than %d phases together",
+                          ac->name, ACS_SDF_MAX_SEQ);
+    ac->nphases = (int32_t)ph;
+  }
+  return ACS_OK;
+}
+
+static int build_adjacency(struct acs_sdf_graph *g)
+{
+  int32_t n = g->nactors;
+  int32_t *cin, *cout;
+
+  g->in_off = calloc((size_t)n + 2, sizeof(*g->in_off));
+  g->out_off = calloc((size_t)n + 2, sizeof(*g->out_off));
+  g->in_ch = malloc(((size_t)g->nchannels + 1) * sizeof(*g->in_ch));
+  g->out_ch = malloc(((size_t)g->nchannels + 1) * sizeof(*g->out_ch));
+  if (!g->in_off || !g->out_off || !g->in_ch || !g->out_ch)
+    return ACS_ENOMEM;
+  for (int32_t c = 0; c < g->nchannels; c++) {
+    if (g->channels[c].dst >= 0)
+      g->in_off[g->channels[c].dst + 2]++;
+    if (g->channels[c].src >= 0)
+      g->out_off[g->channels[c].src + 2]++;
+  }
+  for (int32_t a = 0; a < n; a++) {
+    g->in_off[a + 2] += g->in_off[a + 1];
+    g->out_off[a + 2] += g->out_off[a + 1];
+  }
+  cin = g->in_off + 1;
+  cout = g->out_off + 1;
+  for (int32_t c = 0; c < g->nchannels; c++) {
+    if (g->channels[c].dst >= 0)
+      g->in_ch[cin[g->channels[c].dst]++] = c;
+    if (g->channels[c].src >= 0)
+      g->out_ch[cout[g->channels[c].src]++] = c;
+  }
+  return ACS_OK;
+}
+
+/* ---- repetition vector ---- */
+
+/* Tokens per firing cycle (P(a) firings) of a port. */
+static int port_cycle_tokens(const struct acs_sdf_graph *g, int32_t port, int64_t *out)
+{
+  const struct acs_sdf_port *p = &g->ports[port];
+  int64_t reps = g->actors[p->actor].nphases / p->rate.n;
+
+  return acs_mul_i64(reps, p->rate.sum, out) ? ACS_ERANGE : ACS_OK;
+}
+
+/* A fraction num/den in lowest terms, den > 0. */
+struct frac {
+  int64_t num, den;
+};
+
+static int frac_mul(struct frac a, int64_t num, int64_t den, struct frac *out)
+{
+  int64_t g1 = gcd64(a.num, den), g2 = gcd64(num, a.den), n, m;
+
+  if (g1 == 0)
+    g1 = 1;
+  if (g2 == 0)
+    g2 = 1;
+  if (acs_mul_i64(a.num / g1, num / g2, &n) || acs_mul_i64(a.den / g2, den / g1, &m))
+    return ACS_ERANGE;
+  g1 = gcd64(n, m);
+  out->num = n / g1;
+  out->den = m / g1;
+  return ACS_OK;
+}
+
+static int inconsistent(const struct acs_sdf_graph *g, int32_t c, struct acs_diag *d)
+{
+  const struct acs_sdf_channel *ch = &g->channels[c];
+
+  return acs_diag_set(d, ACS_EPARSE, g->path, ch->line, 0,
+                      "inconsistent rates on channel '%s' (%s -> %s): no repetition vector "
+                      "balances it with the rest of its component",
+                      ch->name, g->actors[ch->src].name, g->actors[ch->dst].name);
+}
+
+/* Visits the component of `root` breadth-first, giving each actor a number
+ * of firing cycles r as a fraction, and checks every channel on the way. */
+static int solve_component(struct acs_sdf_graph *g, int32_t root, struct frac *r,
+                           int32_t *queue, struct acs_diag *d)
+{
+  int32_t head = 0, tail = 0;
+  int err;
+
+  r[root] = (struct frac){1, 1};
+  queue[tail++] = root;
+  while (head < tail) {
+    int32_t a = queue[head++];
+    for (int side = 0; side < 2; side++) {
+      const int32_t *off = side ? g->out_off : g->in_off, *ch = side ? g->out_ch : g->in_ch;
+      for (int32_t k = off[a]; k < off[a + 1]; k++) {
+        const struct acs_sdf_channel *c = &g->channels[ch[k]];
+        int64_t tp, tc;
+        int32_t b;
+        struct frac want;
+        if (c->src < 0 || c->dst < 0)
+          continue;
+        if ((err = port_cycle_tokens(g, c->sport, &tp)) < 0 ||
+            (err = port_cycle_tokens(g, c->dport, &tc)) < 0)
+          return acs_diag_set(d, err, g->path, c->line, 0, "channel '%s': rates overflow",
+                              c->name);
+        if (tp == 0 && tc == 0)
+          continue;
+        if (tp == 0 || tc == 0)
+          return inconsistent(g, ch[k], d);
+        /* r(src) * tp = r(dst) * tc */
+        b = side ? c->dst : c->src;
+        err = side ? frac_mul(r[a], tp, tc, &want) : frac_mul(r[a], tc, tp, &want);
+        if (err < 0)
+          return acs_diag_set(d, err, g->path, c->line, 0,
+                              "channel '%s': the repetition vector overflows", c->name);
+        if (r[b].den == 0) {
+          r[b] = want;
+          queue[tail++] = b;
+        } else if (r[b].num != want.num || r[b].den != want.den) {
+          return inconsistent(g, ch[k], d);
+        }
+      }
+    }
+  }
+  /* Scale the component to the smallest integer vector. */
+  int64_t l = 1, gg = 0;
+  for (int32_t i = 0; i < tail; i++)
+    if ((l = lcm64(l, r[queue[i]].den)) < 0)
+      return acs_diag_set(d, ACS_ERANGE, g->path, g->actors[root].line, 0,
+                          "the repetition vector of the component of '%s' overflows",
+                          g->actors[root].name);
+  for (int32_t i = 0; i < tail; i++) {
+    struct frac *f = &r[queue[i]];
+    if (acs_mul_i64(f->num, l / f->den, &f->num))
+      return acs_diag_set(d, ACS_ERANGE, g->path, g->actors[queue[i]].line, 0,
+                          "the repetition vector entry of '%s' overflows",
+                          g->actors[queue[i]].name);
+    f->den = 1;
+    gg = gcd64(gg, f->num);
+  }
+  for (int32_t i = 0; i < tail; i++) {
+    struct acs_sdf_actor *ac = &g->actors[queue[i]];
+    if (acs_mul_i64(r[queue[i]].num / gg, ac->nphases, &ac->q))
+      return acs_diag_set(d, ACS_ERANGE, g->path, ac->line, 0,
+                          "the repetition vector entry of '%s' overflows", ac->name);
+  }
+  return ACS_OK;
+}
+
+static int repetition_vector(struct acs_sdf_graph *g, struct acs_diag *d)
+{
+  struct frac *r = calloc((size_t)g->nactors + 1, sizeof(*r));
+  int32_t *queue = malloc(((size_t)g->nactors + 1) * sizeof(*queue));
+  int err = ACS_OK;
+
+  if (!r || !queue) {
+    err = ACS_ENOMEM;
+    goto out_with_arrays;
+  }
+  for (int32_t a = 0; a < g->nactors && err == ACS_OK; a++)
+    if (r[a].den == 0)
+      err = solve_component(g, a, r, queue, d);
+out_with_arrays:
+  free(r);
+  free(queue);
+  return err;
+}
+
+/* Run totals: firings, and tokens produced and consumed per channel. */
+static int run_totals(struct acs_sdf_graph *g, struct acs_diag *d)
+{
+  int64_t total = 0;
+
+  for (int32_t a = 0; a < g->nactors; a++) {
+    struct acs_sdf_actor *ac = &g->actors[a];
+    if (acs_mul_i64(ac->q, g->iterations, &ac->total) || acs_add_i64(total, ac->total, &total) ||
+        total > ACS_SDF_MAX_FIRINGS)
+      return acs_diag_set(d, ACS_ERANGE, g->path, ac->line, 0,
+                          "actor '%s': %lld iterations of %lld firings exceed the limit of %d "
+                          "firings per run", ac->name, (long long)g->iterations,
+                          (long long)ac->q, ACS_SDF_MAX_FIRINGS);
+  }
+  g->total_firings = total;
+  if (!(g->base = malloc(((size_t)g->nactors + 1) * sizeof(*g->base))))
+    return ACS_ENOMEM;
+  g->base[0] = 0;
+  for (int32_t a = 0; a < g->nactors; a++)
+    g->base[a + 1] = g->base[a] + g->actors[a].total;
+  for (int32_t c = 0; c < g->nchannels; c++) {
+    struct acs_sdf_channel *ch = &g->channels[c];
+    /* Totals stay below 2^40 * 2 * 10^7 < 2^65 only when checked: */
+    if (ch->src >= 0) {
+      const struct acs_sdf_seq *s = &g->ports[ch->sport].rate;
+      int64_t t = g->actors[ch->src].total;
+      if (acs_mul_i64(t / s->n, s->sum, &ch->produced) ||
+          acs_add_i64(ch->produced, s->pre[t % s->n], &ch->produced))
+        return acs_diag_set(d, ACS_ERANGE, g->path, ch->line, 0,
+                            "channel '%s': token count overflows", ch->name);
+    }
+    if (ch->dst >= 0) {
+      const struct acs_sdf_seq *s = &g->ports[ch->dport].rate;
+      int64_t t = g->actors[ch->dst].total;
+      if (acs_mul_i64(t / s->n, s->sum, &ch->consumed) ||
+          acs_add_i64(ch->consumed, s->pre[t % s->n], &ch->consumed))
+        return acs_diag_set(d, ACS_ERANGE, g->path, ch->line, 0,
+                            "channel '%s': token count overflows", ch->name);
+    }
+    if (ch->src < 0)
+      ch->produced = ch->consumed;   /* a graph input holds what is read */
+    if (ch->dst < 0)
+      ch->consumed = 0;
+    if (ch->token_bytes < 0)
+      ch->token_bytes = g->default_token_bytes;
+  }
+  return ACS_OK;
+}
+
+/* ---- token arithmetic ---- */
+
+int64_t acs_sdf_prod(const struct acs_sdf_graph *g, int32_t c, int64_t k)
+{
+  const struct acs_sdf_channel *ch = &g->channels[c];
+
+  if (ch->src < 0)
+    return ch->produced;
+  return acs_sdf_seq_cum(&g->ports[ch->sport].rate, k + 1);
+}
+
+int64_t acs_sdf_avail(const struct acs_sdf_graph *g, int32_t c, int64_t k)
+{
+  const struct acs_sdf_channel *ch = &g->channels[c];
+
+  if (ch->src < 0)
+    return ch->produced + ch->d0;
+  return ch->d0 + acs_sdf_seq_cum(&g->ports[ch->sport].rate, k);
+}
+
+int64_t acs_sdf_need(const struct acs_sdf_graph *g, int32_t c, int64_t k)
+{
+  const struct acs_sdf_channel *ch = &g->channels[c];
+  const struct acs_sdf_port *p = &g->ports[ch->dport];
+  int64_t v;
+
+  if (k < 0)
+    return 0;
+  v = acs_sdf_seq_cum(&p->rate, k + 1) + p->absorb;
+  return v < ch->consumed ? v : ch->consumed;
+}
+
+int64_t acs_sdf_release(const struct acs_sdf_graph *g, int32_t c, int64_t k)
+{
+  const struct acs_sdf_channel *ch = &g->channels[c];
+  const struct acs_sdf_port *p = &g->ports[ch->dport];
+  int64_t v;
+
+  if (k < 0)
+    return 0;
+  if (k >= g->actors[ch->dst].total - 1)
+    return ch->consumed;
+  v = acs_sdf_seq_cum(&p->rate, k + 1) - p->absorb;
+  return v > 0 ? v : 0;
+}
+
+int64_t acs_sdf_producer(const struct acs_sdf_graph *g, int32_t c, int64_t j)
+{
+  const struct acs_sdf_channel *ch = &g->channels[c];
+  const struct acs_sdf_seq *s;
+  int64_t cyc, lo, hi;
+
+  if (ch->src < 0 || j < ch->d0)
+    return -1;
+  j -= ch->d0;   /* produced token index */
+  s = &g->ports[ch->sport].rate;
+  if (s->sum == 0)
+    return -1;
+  cyc = j / s->sum;
+  j -= cyc * s->sum;
+  /* Smallest phase i with pre[i + 1] > j. */
+  lo = 0;
+  hi = s->n - 1;
+  while (lo < hi) {
+    int64_t mid = (lo + hi) / 2;
+    if (s->pre[mid + 1] > j)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return cyc * s->n + lo;
+}
+
+/* ---- deadlock: symbolic execution of the whole run ---- */
+
+/* Whether firing k of a can start: every input has its tokens. Sets *block
+ * to the first channel short of tokens. */
+static int can_fire(const struct acs_sdf_graph *g, int32_t a, int64_t k, const int64_t *fired,
+                    int32_t *block)
+{
+  for (int32_t i = g->in_off[a]; i < g->in_off[a + 1]; i++) {
+    int32_t c = g->in_ch[i];
+    const struct acs_sdf_channel *ch = &g->channels[c];
+    int64_t have = ch->src < 0 ? acs_sdf_avail(g, c, 0)
+                               : acs_sdf_avail(g, c, fired[ch->src]);
+    if (have < acs_sdf_need(g, c, k)) {
+      *block = c;
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/*
+ * Fires actors in a worklist order until none can fire. An actor is
+ * (re)queued when one of its producers fires, so each firing costs the
+ * actor's degree. A run that stops short names a blocked actor.
+ */
+static int deadlock_check(struct acs_sdf_graph *g, struct acs_diag *d)
+{
+  int64_t *fired = calloc((size_t)g->nactors + 1, sizeof(*fired));
+  int32_t *queue = malloc(((size_t)g->nactors + 1) * sizeof(*queue));
+  char *queued = calloc((size_t)g->nactors + 1, 1);
+  int32_t head = 0, count = 0, block = -1;
+  int err = ACS_OK;
+
+  if (!fired || !queue || !queued) {
+    err = ACS_ENOMEM;
+    goto out_with_state;
+  }
+  for (int32_t a = 0; a < g->nactors; a++) {
+    queue[count++] = a;
+    queued[a] = 1;
+  }
+  while (count > 0) {
+    int32_t a = queue[head];
+    head = (head + 1) % (g->nactors + 1);
+    count--;
+    int64_t before = fired[a];
+    queued[a] = 0;
+    while (fired[a] < g->actors[a].total && can_fire(g, a, fired[a], fired, &block))
+      fired[a]++;
+    if (fired[a] == before)
+      continue;   /* no new tokens downstream: nothing to wake */
+    for (int32_t i = g->out_off[a]; i < g->out_off[a + 1]; i++) {
+      int32_t b = g->channels[g->out_ch[i]].dst;
+      if (b >= 0 && !queued[b] && fired[b] < g->actors[b].total) {
+        queue[(head + count) % (g->nactors + 1)] = b;
+        queued[b] = 1;
+        count++;
+      }
+    }
+  }
+  for (int32_t a = 0; a < g->nactors; a++) {
+    if (fired[a] >= g->actors[a].total)
+      continue;
+    can_fire(g, a, fired[a], fired, &block);
+    err = acs_diag_set(d, ACS_EPARSE, g->path, g->channels[block].line, 0,
+                       "deadlock: actor '%s' stops after %lld of its %lld firings, waiting "
+                       "for tokens on channel '%s' (it needs %lld, %lld arrive)",
+                       g->actors[a].name, (long long)fired[a], (long long)g->actors[a].total,
+                       g->channels[block].name,
+                       (long long)acs_sdf_need(g, block, fired[a]),
+                       (long long)(g->channels[block].src < 0
+                                       ? acs_sdf_avail(g, block, 0)
+                                       : acs_sdf_avail(g, block, fired[g->channels[block].src])));
+    break;
+  }
+out_with_state:
+  free(fired);
+  free(queue);
+  free(queued);
+  return err;
+}
+
+/* Absorbed tokens make sense only where the consumer consumes. */
+static int check_ports(const struct acs_sdf_graph *g, struct acs_diag *d)
+{
+  for (int32_t i = 0; i < g->nports; i++) {
+    const struct acs_sdf_port *p = &g->ports[i];
+    if (p->absorb > 0 && p->dir != ACS_SDF_IN)
+      return acs_diag_set(d, ACS_EPARSE, g->path, p->line, 0,
+                          "port '%s' of actor '%s': only input ports absorb tokens", p->name,
+                          g->actors[p->actor].name);
+  }
+  for (int32_t c = 0; c < g->nchannels; c++) {
+    const struct acs_sdf_channel *ch = &g->channels[c];
+    if (ch->src < 0 && ch->dst < 0)
+      return acs_diag_set(d, ACS_EPARSE, g->path, ch->line, 0,
+                          "channel '%s' connects no actor", ch->name);
+    if (ch->token_bytes == 0)
+      return acs_diag_set(d, ACS_EPARSE, g->path, ch->line, 0,
+                          "channel '%s': token size must be at least 1 byte", ch->name);
+  }
+  return ACS_OK;
+}
+
+int acs_sdf_finalize(struct acs_sdf_graph *g, struct acs_diag *d)
+{
+  int err;
+
+  if (g->nactors == 0)
+    return acs_diag_set(d, ACS_EPARSE, g->path, 0, 0, "the graph has no actors");
+  if ((err = add_ddr_channels(g, d)) < 0 || (err = check_ports(g, d)) < 0 ||
+      (err = set_phases(g, d)) < 0 || (err = build_adjacency(g)) < 0 ||
+      (err = repetition_vector(g, d)) < 0 || (err = run_totals(g, d)) < 0 ||
+      (err = deadlock_check(g, d)) < 0)
+    return err;
+  g->finalized = 1;
+  return ACS_OK;
+}

@@ -1,0 +1,325 @@
+/*
+ * gang.h - internals of the SDF scheduler family (seed 004): gang
+ * partitioning, mapping, per-gang pipelined schedules, control programs,
+ * the baselines (sequential, tiling, naive-list), the plan every variant
+ * produces, its independent checker and its lowering to the common
+ * schedule. Not part of the library's interface.
+ *
+ * Vocabulary (seed 004, chapters 3 and 5): a *gang* is a set of actors
+ * whose kernels are loaded together and run as one software-pipelined
+ * schedule (preamble, loop body repeated L times, postamble); gangs run one
+ * after another and exchange data through DDR. Inside a gang, the CUKG
+ * (actors and channels) becomes a CAKG: a transfer node per channel whose
+ * ends sit on different PEs (local DMA transfer), and per channel entering
+ * or leaving the gang (a DDR read or write).
+ */
+#ifndef ACS_SCHED_GANG_GANG_H
+#define ACS_SCHED_GANG_GANG_H
+
+#include <signal.h>
+
+#include "core/model/platform.h"
+#include "core/model/sdf.h"
+#include "core/sched/sched.h"
+
+/* ---- the platform as the SDF schedulers see it ---- */
+
+struct gx_plat {
+  const struct acs_platform *p;
+  int32_t npe, ndma;
+  int64_t vmem;          /* bytes of one PE's VMEM for buffers (aligned down) */
+  int64_t pmem;          /* bytes of one PE's program memory */
+  int64_t align;         /* buffer slots are multiples of this */
+};
+
+/* Fails (ACS_EINFEASIBLE, message in d) when the platform has no VMEM or
+ * PMEM (pe_vmem_kib, pe_pmem_kib = 0). */
+int gx_plat_init(struct gx_plat *xp, const struct acs_platform *p, struct acs_diag *d);
+int64_t gx_slot_bytes(const struct gx_plat *xp, int64_t token_bytes);
+
+/* ---- the plan: what every SDF variant produces ---- */
+
+enum gx_act_kind { GX_FIRE, GX_XFER, GX_LOAD };
+enum gx_xfer_kind { GX_X_LOCAL, GX_X_IN, GX_X_OUT };
+
+/* One activity: a firing on a PE, a token transfer or a kernel load on a DMA
+ * channel. */
+struct gx_act {
+  uint8_t kind;          /* enum gx_act_kind */
+  uint8_t xk;            /* enum gx_xfer_kind (GX_XFER) */
+  int32_t actor;         /* GX_FIRE, GX_LOAD */
+  int32_t chan;          /* GX_XFER */
+  int64_t k;             /* GX_FIRE: firing index; GX_XFER: token index */
+  int32_t unit;          /* GX_FIRE: PE; GX_XFER, GX_LOAD: DMA channel */
+  int32_t pe;            /* GX_XFER: destination PE (-1 DDR); GX_LOAD: the PE */
+  int32_t pe_from;       /* GX_XFER: source PE (-1 DDR) */
+  int64_t start, end;
+  int64_t bytes;         /* GX_XFER, GX_LOAD */
+  int64_t evict;         /* GX_LOAD: when the kernel leaves the PMEM */
+  int32_t gang;          /* gang (or pass) index; -1 none */
+};
+
+/* A token resident in a PE's VMEM over [alloc, free): reserved when the
+ * activity that writes it starts, readable from `ready` (that activity's
+ * end), released when the last reader that needs it ends. */
+struct gx_buf {
+  int32_t chan;
+  int64_t j;             /* token index on the channel */
+  int32_t pe;
+  int64_t offset;        /* address in the PE's VMEM */
+  int64_t bytes;         /* slot bytes */
+  int64_t alloc, ready, free;
+  int32_t writer;        /* act index that writes it (-1: an initial token) */
+};
+
+struct gx_plan {
+  int32_t nacts, nbufs;
+  size_t cap_acts, cap_bufs;
+  struct gx_act *acts;
+  struct gx_buf *bufs;
+  int64_t makespan;
+};
+
+void gx_plan_init(struct gx_plan *pl);
+void gx_plan_free(struct gx_plan *pl);
+int32_t gx_plan_add_act(struct gx_plan *pl, const struct gx_act *a);
+int gx_plan_add_buf(struct gx_plan *pl, const struct gx_buf *b);
+
+/*
+ * The independent checker (check.c): every firing of the run exactly once;
+ * admissibility (eqs. 3.3/3.4 generalised to CSDF windows): every token a
+ * firing reads is resident on its PE from before its start until its end,
+ * written there by its producer on that PE or by a transfer; transfers read
+ * resident or DDR-held tokens; every graph output token reaches DDR; no two
+ * activities overlap on a PE, a DMA channel or the DDR link (eq. 3.6);
+ * VMEM (eq. 3.13, at every instant, and every buffer inside its PE's
+ * segment, disjoint from the others) and PMEM (kernels resident at once)
+ * within the platform; a kernel loaded before its firings (eq. 3.8).
+ * Returns ACS_OK or ACS_EVERIFY with the first violation in d.
+ * O((A + B) log (A + B) + F W) for A acts, B buffers, F firings reading W
+ * tokens each.
+ */
+int gx_check_plan(const struct acs_sdf_graph *g, const struct gx_plat *xp,
+                  const struct gx_plan *pl, struct acs_diag *d);
+
+/*
+ * Lowering (lower.c): firing k of actor a becomes op base[a] + k of s (the
+ * firing DAG's op), transfers and loads DMA ops, and every buffer a
+ * zero-length holder op whose CMX range [pe * vmem + offset, + bytes) is
+ * held over [alloc, free): the common schedule's CMX is the PEs' VMEMs side
+ * by side, so the verifier checks every buffer against every other at every
+ * instant. Edges: writer -> readers (data), holder -> readers (data, so the
+ * verifier checks residency), releaser of a slot -> next writer of it and
+ * load -> firings, last firing -> next load on the PE (control), so a
+ * self-timed replay keeps every buffer and program memory safe.
+ */
+int gx_lower(const struct acs_sdf_graph *g, const struct gx_plat *xp,
+             const struct gx_plan *pl, struct acs_schedule *s);
+
+/* ---- CAKG: one gang's model ---- */
+
+enum gx_node_kind { GX_N_PROC, GX_N_XLOCAL, GX_N_XIN, GX_N_XOUT };
+
+struct gx_node {
+  uint8_t kind;
+  int32_t actor;         /* GX_N_PROC */
+  int32_t chan;          /* transfers */
+  int32_t hw;            /* PE (proc) or DMA channel (transfers) */
+  int32_t pe_from, pe_to;/* transfers: -1 = DDR */
+  int ddr;               /* needs the DDR link (DDR transfers) */
+  int64_t f0, T;         /* firings f0 .. f0 + T - 1 (transfers: token indices) */
+  int64_t xtime;         /* transfers: cycles per token */
+  int64_t bytes;         /* transfers: bytes per token */
+  /* loop region [lo, hi) of global firing indices, period lam; qL firings
+   * per loop iteration (0: not in the loop) */
+  int64_t lo, hi, lam, qL;
+  int in_pre;            /* a node outside the loop: 1 all firings in the preamble, 0 postamble */
+  int64_t level;         /* list-scheduling priority (longest path to a sink) */
+};
+
+struct gx_edge {
+  int32_t src, dst;      /* gang nodes; -1 = DDR */
+  int32_t chan;
+  int32_t pe;            /* VMEM that holds its tokens; -1 none */
+  int64_t base;          /* lowest token index ever held here */
+  int64_t slot;          /* slot bytes */
+  int64_t cap;           /* slots; INT64_MAX = unbounded */
+  int64_t offset;        /* slot base in the PE's VMEM */
+  int64_t pmax, wmax;    /* most tokens one source firing writes / one destination firing holds */
+};
+
+/* Per-actor facts the gang model needs, computed once per graph. */
+struct gx_actor_info {
+  int64_t lo, hi, lam;   /* loop region of the actor (global firing indices) */
+  int64_t work;          /* cycles of all its firings */
+};
+
+struct gx_ctx;
+
+/* One gang: members, mapping, model and schedule. */
+struct gx_gang {
+  int32_t nact;
+  int32_t *act;          /* actors, ascending */
+  int32_t *pe;           /* pe[i] for act[i] */
+  int32_t nnodes, nedges;
+  struct gx_node *nodes;
+  struct gx_edge *edges;
+  int32_t *in_off, *in_e, *out_off, *out_e;   /* CSR over edges, DDR ends left out */
+  int32_t *prio;         /* nodes by priority */
+  int has_loop;          /* the model admits a loop body (gx_loop_vector) */
+  /* schedule */
+  int ok;                /* 1: scheduled */
+  int64_t *r;            /* preamble firings per node */
+  int64_t L;             /* loop iterations */
+  int64_t P, Pstar;      /* period and its eq. 5.1 bound */
+  int64_t t_load, t_pre, t_post, total;
+  int64_t bound;         /* the gang's optimal cost: max over PE, DMA, DDR of its busy time */
+  int iters_r, iters_b;  /* iterations of the retiming and buffer phases */
+};
+
+void gx_gang_free(struct gx_gang *gg);
+
+/* Everything the family shares for one run. */
+struct gx_ctx {
+  const struct acs_sdf_graph *g;
+  struct gx_plat xp;
+  struct gx_actor_info *info;
+  int64_t *wmax;         /* per channel: the largest window a consumer firing holds */
+  /* strongly connected components of the actor graph (moves move whole SCCs) */
+  int32_t *scc, nscc;
+  const volatile sig_atomic_t *interrupted;
+  double deadline;       /* acs_now_seconds() limit, 0 = none */
+  int64_t max_iter;      /* retiming / buffer iterations per phase */
+  int searching;         /* partition moves: a gang whose loop does not fit is rejected */
+};
+
+int gx_ctx_init(struct gx_ctx *c, const struct acs_sdf_graph *g, const struct acs_platform *p,
+                struct acs_diag *d);
+void gx_ctx_free(struct gx_ctx *c);
+int gx_interrupted(const struct gx_ctx *c);
+
+/*
+ * Builds gang `gg` from its actors and their PEs (gg->act, gg->pe set):
+ * processing nodes, transfer nodes (transfers on DMA channels balanced by
+ * load), edges with their VMEM and token bases, loop regions and the loop
+ * repetition vector, priorities (cakg.c). `channel_pe` maps channels whose
+ * producer runs in an earlier gang to nothing: they are read from DDR.
+ */
+int gx_gang_build(const struct gx_ctx *c, struct gx_gang *gg);
+/* The loop repetition vector and the preamble/postamble placement of nodes
+ * outside the loop (gsched.c; called by gx_gang_build). */
+int gx_loop_vector(const struct gx_ctx *c, struct gx_gang *gg);
+
+/* Building a gang model by hand (the tiling baseline's strips): nodes and
+ * edges, then gx_gang_finish. */
+struct gx_builder {
+  const struct gx_ctx *c;
+  struct gx_gang *gg;
+  size_t cap_nodes, cap_edges;
+};
+int32_t gx_gang_add_node(struct gx_builder *b, const struct gx_node *n);
+int gx_gang_add_edge(struct gx_builder *b, int32_t src, int32_t dst, int32_t chan, int32_t pe,
+                     int64_t base);
+/* A transfer node of channel ch from PE `from` to PE `to` (-1 = DDR) moving
+ * tokens f0 .. f0 + T - 1. */
+struct gx_node gx_xfer_node(const struct gx_ctx *c, int kind, int32_t ch, int32_t from,
+                            int32_t to, int64_t f0, int64_t T);
+int gx_gang_finish(const struct gx_ctx *c, struct gx_gang *gg);
+
+/* The gang's optimal cost (eq. 5.1 over the whole gang: the busiest PE, DMA
+ * channel or the DDR link, kernel loads included) for a mapping, without
+ * building the model. O(members + channels). */
+int64_t gx_gang_cost(const struct gx_ctx *c, int32_t nact, const int32_t *act,
+                     const int32_t *pe, int64_t *xfer_time);
+
+/*
+ * Schedules a built gang (gsched.c): the retiming phase (iterative list
+ * scheduling of the loop body with unbounded buffers, raising preparations
+ * behind the longest slack until the body meets the eq. 5.1 period), then
+ * the buffer phase (the same with buffers, raised behind the longest
+ * blocking within each PE's VMEM), then preamble and postamble. Sets ok = 0
+ * (not an error) when the gang cannot be scheduled within VMEM.
+ */
+int gx_gang_schedule(const struct gx_ctx *c, struct gx_gang *gg);
+
+/*
+ * Appends the gang's activities and buffers to the plan, starting at `t0`
+ * (gsched.c: loads, preamble, L loop iterations, postamble). Returns the
+ * end time in *t_end.
+ */
+int gx_gang_emit(const struct gx_ctx *c, const struct gx_gang *gg, int32_t gang_index,
+                 int64_t t0, struct gx_plan *pl, int64_t *t_end);
+
+/* ---- mapping ---- */
+
+/*
+ * Maps the actors of a gang onto PEs minimising the gang's optimal cost,
+ * then its local transfer time, under the PMEM limit (mapping.c). Exact
+ * branch and bound over symmetry-free assignments (identical PEs: a node
+ * opens at most the next unused PE), pruned by load and transfer bounds and
+ * seeded by a greedy solution, up to `budget` search nodes; beyond the
+ * budget the best found (never worse than the greedy one improved by
+ * single-node moves) is returned. Returns 1 when a mapping exists, 0 when
+ * the kernels cannot fit the PMEM, < 0 on error.
+ */
+int gx_map(const struct gx_ctx *c, int32_t nact, const int32_t *act, int32_t *pe,
+           int64_t budget, int64_t *cost);
+
+/* ---- the control program ---- */
+
+enum gx_instr { GX_I_LOAD, GX_I_START_P, GX_I_SYNC_P, GX_I_START_T, GX_I_SYNC_T };
+const char *gx_instr_name(int instr);
+
+/* ---- variants ---- */
+
+/* Options of `gang` (and of `sequential`, `tiling` which reuse parts). */
+struct gx_gang_opts {
+  int64_t sort;          /* enum: topo, level, exec, rtopo, rlevel */
+  int64_t zero_gain;
+  int64_t depth;
+  int64_t map_budget;
+  int64_t gain_map;      /* incremental, exact */
+  int64_t partition;     /* heuristic, ilp */
+  int64_t max_iter;
+  char program[ACS_OPT_STR_MAX];
+};
+
+/* A whole partition scheduled: gangs in execution order. */
+struct gx_part {
+  int32_t ngangs;
+  struct gx_gang *gangs;
+  int64_t makespan;
+};
+void gx_part_free(struct gx_part *pt);
+
+/* The thesis's partitioning heuristic (partition.c), or the singleton
+ * partition when `singletons` is set (the sequential approach). */
+int gx_partition(struct gx_ctx *c, const struct gx_gang_opts *o, int singletons,
+                 struct gx_part *out, struct acs_diag *d);
+/* The exact partition + mapping by ILP over optimal costs (ilp.c);
+ * *lower gets the proven optimum of the sum of gang costs (a lower bound of
+ * every gang schedule's makespan), or -1 when not proven. */
+int gx_partition_ilp(struct gx_ctx *c, const struct gx_gang_opts *o, double time_limit,
+                     struct gx_part *out, int64_t *lower, struct acs_diag *d);
+
+/* Emits a scheduled partition into a plan (gangs back to back). */
+int gx_part_emit(const struct gx_ctx *c, const struct gx_part *pt, struct gx_plan *pl);
+
+/* Result tables and the control program text (program.c). */
+int gx_part_tables(const struct gx_ctx *c, const struct gx_part *pt, struct acs_schedule *s);
+int gx_program_write(const struct gx_ctx *c, const struct gx_part *pt, const char *path,
+                     struct acs_diag *d);
+/* The control program reproduces the plan (program.c; see there). */
+int gx_program_verify(const struct gx_ctx *c, const struct gx_part *pt, const struct gx_plan *pl,
+                      struct acs_diag *d);
+
+/* Baselines (tiling.c, naive.c): fill a plan. */
+int gx_tiling(struct gx_ctx *c, const struct gx_gang_opts *o, struct gx_plan *pl,
+              struct acs_diag *d);
+int gx_naive(struct gx_ctx *c, struct gx_plan *pl, struct acs_diag *d);
+
+/* The SDF side of `sequential` (variants.c). */
+int acs__sdf_sequential(const struct acs_problem *pb, const struct acs_sched_ctx *ctx,
+                        struct acs_schedule *out, struct acs_diag *d);
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * gsched.h - the list-scheduling engine of one gang segment (lsched.c) and
+ * what the retiming and buffer phases read from it (gsched.c).
+ */
+#ifndef ACS_SCHED_GANG_GSCHED_H
+#define ACS_SCHED_GANG_GSCHED_H
+
+#include "core/sched/gang/gang.h"
+
+/* Tokens of edge e: arrived after the source's firings before k_excl,
+ * needed by the destination's firing k, and the lowest still held once its
+ * firing k has ended (at least the edge's base). DDR ends are unbounded. */
+int64_t gx_e_arrived(const struct gx_ctx *c, const struct gx_gang *gg, const struct gx_edge *e,
+                     int64_t k_excl);
+int64_t gx_e_need(const struct gx_ctx *c, const struct gx_gang *gg, const struct gx_edge *e,
+                  int64_t k);
+int64_t gx_e_release(const struct gx_ctx *c, const struct gx_gang *gg, const struct gx_edge *e,
+                     int64_t k);
+int64_t gx_node_dur(const struct gx_ctx *c, const struct gx_node *n, int64_t k);
+
+/* Idle time on hardware `hw` before a firing of `node` (whose latest input
+ * came from `crit`, -1 none). */
+struct gx_slack {
+  int32_t hw, node;
+  int64_t gap;
+  int32_t crit;
+};
+
+struct gx_run {
+  const struct gx_ctx *c;
+  const struct gx_gang *gg;
+  int64_t *from, *to;    /* per node: firings [from, to) to schedule (set by the caller) */
+  int caps;
+  /* results */
+  int ok;                /* every firing scheduled */
+  int32_t dead_edge;     /* when not: an edge whose lack of space stopped it, or -1 */
+  int64_t makespan;
+  int64_t *off;          /* t_start[off[v] + k - from[v]] is firing k of v */
+  int64_t *t_start;
+  int64_t *hw_end;       /* last end per hardware (PEs, then DMA channels) */
+  struct gx_slack *slack;
+  size_t nslack, cap_slack;
+  int64_t *edge_block;   /* longest wait for space per edge */
+  int32_t *edge_block_hw;
+  /* state: per node, and per edge the token counts that the readiness
+   * tests compare (arrived at the consumer, reserved by started producer
+   * firings, after the producer's next start, released by the consumer,
+   * needed by the consumer's next firing), kept up to date at each start
+   * and end so a test costs no token arithmetic */
+  int64_t *e_arr, *e_resv_next, *e_rel, *e_need;
+  int64_t *nxt, *ended, *run_end, *last_end, *blk_since, *idle_since;
+  int32_t *blk_edge;
+  char *running, *hw_busy;
+  int32_t *hw;           /* per node: its hardware (PEs, then DMA channels) */
+  /* per node: its last readiness verdict while still valid (1: stale; a
+   * verdict changes only when the node starts, a producer on an input edge
+   * ends or a consumer on an output edge ends), and the blocking edge */
+  char *stale;
+  int32_t *stale_blk;
+  int32_t *runq;         /* the running nodes (at most one per hardware), any order */
+  int32_t nrun;
+  int ddr_busy;
+};
+
+int gx_run_init(struct gx_run *r, const struct gx_ctx *c, const struct gx_gang *gg);
+void gx_run_free(struct gx_run *r);
+/* Schedules the segment; r->ok tells whether it completed. */
+int gx_run_segment(struct gx_run *r, int caps);
+
+/* Segment ranges for retiming r: preamble [f0, f0 + r), one loop iteration
+ * [f0 + r, f0 + r + qL), postamble after L iterations (gsched.c). */
+void gx_set_pre(const struct gx_gang *gg, const int64_t *r, struct gx_run *run);
+void gx_set_body(const struct gx_gang *gg, const int64_t *r, struct gx_run *run);
+void gx_set_post(const struct gx_gang *gg, const int64_t *r, int64_t L, struct gx_run *run);
+
+#endif

@@ -1,0 +1,426 @@
+/*
+ * lsched.c - list scheduling of one segment of a gang (seed 004, Algorithm
+ * 2): every node fires its firings [from, to) in order on its PE or DMA
+ * channel, starting when its inputs hold the tokens its next firing needs
+ * and (with capacities) its outputs have room, highest level first.
+ *
+ * The state of every channel is a function of firing counts, so nothing is
+ * simulated token by token: tokens arrived on an edge after the source's
+ * firings before k are arrived(e, k); a destination firing k needs need(e,
+ * k) of them and, once it ends, the edge holds nothing below release(e, k).
+ * Space is reserved when a firing starts (eq. 3.9) and given back when the
+ * consumer ends (eq. 3.10). The schedule records, for the retiming and
+ * buffer phases, the idle time before each firing on its hardware (slack)
+ * and how long a ready firing waited for output space (blocking buffers).
+ *
+ * O(F n deg) for F firings in the segment and n nodes.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sched/gang/gsched.h"
+
+/* ---- token functions of a gang edge ---- */
+
+int64_t gx_e_arrived(const struct gx_ctx *c, const struct gx_gang *gg, const struct gx_edge *e,
+                     int64_t k_excl)
+{
+  const struct gx_node *s;
+
+  if (e->src < 0)
+    return INT64_MAX;
+  s = &gg->nodes[e->src];
+  if (s->kind == GX_N_PROC)
+    return acs_sdf_avail(c->g, e->chan, k_excl);
+  return k_excl;   /* a transfer moves token k at its firing k */
+}
+
+int64_t gx_e_need(const struct gx_ctx *c, const struct gx_gang *gg, const struct gx_edge *e,
+                  int64_t k)
+{
+  if (gg->nodes[e->dst].kind == GX_N_PROC)
+    return acs_sdf_need(c->g, e->chan, k);
+  return k + 1;
+}
+
+int64_t gx_e_release(const struct gx_ctx *c, const struct gx_gang *gg, const struct gx_edge *e,
+                     int64_t k)
+{
+  int64_t v;
+
+  if (e->dst < 0)
+    return INT64_MAX;
+  if (gg->nodes[e->dst].kind == GX_N_PROC)
+    v = acs_sdf_release(c->g, e->chan, k);
+  else
+    v = k + 1;
+  return v > e->base ? v : e->base;
+}
+
+/* ---- the engine ---- */
+
+int gx_run_init(struct gx_run *r, const struct gx_ctx *c, const struct gx_gang *gg)
+{
+  size_t n = (size_t)gg->nnodes + 1, nh = (size_t)(c->xp.npe + c->xp.ndma) + 1;
+
+  memset(r, 0, sizeof(*r));
+  r->c = c;
+  r->gg = gg;
+  r->from = calloc(n, sizeof(int64_t));
+  r->to = calloc(n, sizeof(int64_t));
+  r->off = calloc(n + 1, sizeof(int64_t));
+  r->nxt = calloc(n, sizeof(int64_t));
+  r->ended = calloc(n, sizeof(int64_t));
+  r->run_end = calloc(n, sizeof(int64_t));
+  r->last_end = calloc(n, sizeof(int64_t));
+  r->blk_since = calloc(n, sizeof(int64_t));
+  r->blk_edge = calloc(n, sizeof(int32_t));
+  r->running = calloc(n, 1);
+  r->hw_busy = calloc(nh, 1);
+  r->runq = calloc(nh, sizeof(int32_t));
+  r->hw = calloc(n, sizeof(int32_t));
+  r->stale = calloc(n, 1);
+  r->stale_blk = calloc(n, sizeof(int32_t));
+  r->idle_since = calloc(nh, sizeof(int64_t));
+  r->hw_end = calloc(nh, sizeof(int64_t));
+  r->edge_block = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
+  r->edge_block_hw = calloc((size_t)gg->nedges + 1, sizeof(int32_t));
+  r->e_arr = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
+  r->e_resv_next = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
+  r->e_rel = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
+  r->e_need = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
+  if (!r->e_arr || !r->e_resv_next || !r->e_rel || !r->e_need || !r->from || !r->to || !r->off || !r->nxt || !r->ended || !r->run_end || !r->last_end ||
+      !r->blk_since || !r->blk_edge || !r->running || !r->hw_busy || !r->runq || !r->hw || !r->stale || !r->stale_blk || !r->idle_since ||
+      !r->hw_end || !r->edge_block || !r->edge_block_hw) {
+    gx_run_free(r);
+    return ACS_ENOMEM;
+  }
+  for (int32_t v = 0; v < gg->nnodes; v++)
+    r->hw[v] = gg->nodes[v].kind == GX_N_PROC ? gg->nodes[v].hw : c->xp.npe + gg->nodes[v].hw;
+  return ACS_OK;
+}
+
+void gx_run_free(struct gx_run *r)
+{
+  free(r->from);
+  free(r->to);
+  free(r->off);
+  free(r->nxt);
+  free(r->ended);
+  free(r->run_end);
+  free(r->last_end);
+  free(r->blk_since);
+  free(r->blk_edge);
+  free(r->running);
+  free(r->hw_busy);
+  free(r->runq);
+  free(r->hw);
+  free(r->stale);
+  free(r->stale_blk);
+  free(r->idle_since);
+  free(r->hw_end);
+  free(r->edge_block);
+  free(r->edge_block_hw);
+  free(r->t_start);
+  free(r->slack);
+  free(r->e_arr);
+  free(r->e_resv_next);
+  free(r->e_rel);
+  free(r->e_need);
+  memset(r, 0, sizeof(*r));
+}
+
+int64_t gx_node_dur(const struct gx_ctx *c, const struct gx_node *n, int64_t k)
+{
+  return n->kind == GX_N_PROC ? acs_sdf_exec(c->g, n->actor, k) : n->xtime;
+}
+
+/* Whether node v can start its next firing now; *out_block gets an output
+ * edge lacking space when only space is missing. O(degree). */
+static int ready(const struct gx_run *r, int32_t v, int32_t *out_block)
+{
+  const struct gx_gang *gg = r->gg;
+
+  *out_block = -1;
+  for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
+    int32_t e = gg->in_e[i];
+    if (gg->edges[e].src >= 0 && r->e_arr[e] < r->e_need[e])
+      return 0;
+  }
+  if (!r->caps)
+    return 1;
+  for (int32_t i = gg->out_off[v]; i < gg->out_off[v + 1]; i++) {
+    int32_t e = gg->out_e[i];
+    const struct gx_edge *ed = &gg->edges[e];
+    if (ed->dst < 0 || ed->cap == INT64_MAX)
+      continue;
+    if (r->e_resv_next[e] - r->e_rel[e] > ed->cap) {
+      *out_block = e;
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Edge state after node v's firing k starts (its inputs: the next need;
+ * its outputs: what the following start would reserve). */
+static void edges_started(struct gx_run *r, int32_t v, int64_t k)
+{
+  const struct gx_gang *gg = r->gg;
+
+  for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
+    int32_t e = gg->in_e[i];
+    if (k + 1 < r->to[v])
+      r->e_need[e] = gx_e_need(r->c, gg, &gg->edges[e], k + 1);
+  }
+  for (int32_t i = gg->out_off[v]; i < gg->out_off[v + 1]; i++) {
+    int32_t e = gg->out_e[i];
+    r->e_resv_next[e] = gx_e_arrived(r->c, gg, &gg->edges[e], k + 2);
+  }
+}
+
+/* Edge state after node v's firing k ends (its outputs arrive, its inputs
+ * are released). */
+static void edges_ended(struct gx_run *r, int32_t v, int64_t k)
+{
+  const struct gx_gang *gg = r->gg;
+
+  for (int32_t i = gg->out_off[v]; i < gg->out_off[v + 1]; i++) {
+    int32_t e = gg->out_e[i];
+    r->e_arr[e] = gx_e_arrived(r->c, gg, &gg->edges[e], k + 1);
+    if (gg->edges[e].dst >= 0)
+      r->stale[gg->edges[e].dst] = 1;
+  }
+  for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
+    int32_t e = gg->in_e[i];
+    r->e_rel[e] = gx_e_release(r->c, gg, &gg->edges[e], k);
+    if (gg->edges[e].src >= 0)
+      r->stale[gg->edges[e].src] = 1;
+  }
+}
+
+/* Edge state at the start of a segment: every firing before `from` ended. */
+static void edges_init(struct gx_run *r)
+{
+  const struct gx_gang *gg = r->gg;
+
+  for (int32_t e = 0; e < gg->nedges; e++) {
+    const struct gx_edge *ed = &gg->edges[e];
+    if (ed->src >= 0) {
+      r->e_arr[e] = gx_e_arrived(r->c, gg, ed, r->from[ed->src]);
+      r->e_resv_next[e] = gx_e_arrived(r->c, gg, ed, r->from[ed->src] + 1);
+    }
+    if (ed->dst >= 0) {
+      r->e_rel[e] = gx_e_release(r->c, gg, ed, r->from[ed->dst] - 1);
+      r->e_need[e] = r->from[ed->dst] < r->to[ed->dst]
+                         ? gx_e_need(r->c, gg, ed, r->from[ed->dst]) : 0;
+    }
+  }
+}
+
+/* The producer whose last firing ended latest: where the tokens came from. */
+static int32_t critical_pred(const struct gx_run *r, int32_t v)
+{
+  const struct gx_gang *gg = r->gg;
+  int32_t best = -1;
+
+  for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
+    int32_t s = gg->edges[gg->in_e[i]].src;
+    if (s >= 0 && (best < 0 || r->last_end[s] > r->last_end[best]))
+      best = s;
+  }
+  return best;
+}
+
+static int push_slack(struct gx_run *r, int32_t hw, int32_t v, int64_t gap, int32_t crit)
+{
+  int err = acs_grow((void **)&r->slack, sizeof(*r->slack), &r->cap_slack, r->nslack + 1);
+  if (err < 0)
+    return err;
+  r->slack[r->nslack++] = (struct gx_slack){ hw, v, gap, crit };
+  return ACS_OK;
+}
+
+static int start_firing(struct gx_run *r, int32_t v, int64_t t)
+{
+  const struct gx_node *n = &r->gg->nodes[v];
+  int32_t hw = r->hw[v];
+  int64_t k = r->nxt[v];
+  int err;
+
+  if (t > r->idle_since[hw] &&
+      (err = push_slack(r, hw, v, t - r->idle_since[hw], critical_pred(r, v))) < 0)
+    return err;
+  if (r->blk_since[v] >= 0) {
+    int32_t e = r->blk_edge[v];
+    if (t - r->blk_since[v] > r->edge_block[e]) {
+      r->edge_block[e] = t - r->blk_since[v];
+      r->edge_block_hw[e] = hw;
+    }
+    r->blk_since[v] = -1;
+  }
+  r->t_start[r->off[v] + (k - r->from[v])] = t;
+  edges_started(r, v, k);
+  r->stale[v] = 1;
+  r->running[v] = 1;
+  r->runq[r->nrun++] = v;
+  r->run_end[v] = t + gx_node_dur(r->c, n, k);
+  r->hw_busy[hw] = 1;
+  if (n->ddr)
+    r->ddr_busy = 1;
+  r->nxt[v]++;
+  return ACS_OK;
+}
+
+/* ready(), answered from the node's last verdict while nothing it reads
+ * has changed since. */
+static int ready_cached(struct gx_run *r, int32_t v, int32_t *blk)
+{
+  if (r->stale[v]) {
+    if (ready(r, v, &r->stale_blk[v]))
+      return 1;   /* it starts now, which makes it stale again */
+    r->stale[v] = 0;
+  }
+  *blk = r->stale_blk[v];
+  return 0;
+}
+
+/* One pass over the nodes at time t; *started counts the firings begun. */
+static int pass(struct gx_run *r, int64_t t, int *started)
+{
+  const struct gx_gang *gg = r->gg;
+  int err;
+
+  for (int32_t i = 0; i < gg->nnodes; i++) {
+    int32_t v = gg->prio[i], blk;
+    const struct gx_node *n = &gg->nodes[v];
+    /* Busy hardware first: it rejects most nodes (and covers running). */
+    if (r->hw_busy[r->hw[v]] || r->nxt[v] >= r->to[v] || r->running[v] ||
+        (n->ddr && r->ddr_busy))
+      continue;
+    if (!ready_cached(r, v, &blk)) {
+      if (blk >= 0 && r->blk_since[v] < 0) {
+        r->blk_since[v] = t;
+        r->blk_edge[v] = blk;
+      }
+      continue;
+    }
+    if ((err = start_firing(r, v, t)) < 0)
+      return err;
+    (*started)++;
+  }
+  return ACS_OK;
+}
+
+/* Ends every firing that ends at t. The order does not matter: each end
+ * updates its own node, hardware and edges. O(running + degrees). */
+static void complete(struct gx_run *r, int64_t t)
+{
+  const struct gx_gang *gg = r->gg;
+
+  for (int32_t i = 0; i < r->nrun;) {
+    int32_t v = r->runq[i], hw;
+    const struct gx_node *n = &gg->nodes[v];
+    if (r->run_end[v] != t) {
+      i++;
+      continue;
+    }
+    r->runq[i] = r->runq[--r->nrun];
+    hw = r->hw[v];
+    r->running[v] = 0;
+    r->ended[v] = r->nxt[v];
+    edges_ended(r, v, r->nxt[v] - 1);
+    r->last_end[v] = t;
+    r->hw_busy[hw] = 0;
+    r->idle_since[hw] = t;
+    if (t > r->hw_end[hw])
+      r->hw_end[hw] = t;
+    if (n->ddr)
+      r->ddr_busy = 0;
+  }
+}
+
+/* The blocking edge of a deadlock: a node whose hardware is free and whose
+ * inputs are there but whose output is full. */
+static int32_t deadlock_edge(const struct gx_run *r)
+{
+  for (int32_t i = 0; i < r->gg->nnodes; i++) {
+    int32_t v = r->gg->prio[i], blk;
+    if (r->nxt[v] < r->to[v] && !ready(r, v, &blk) && blk >= 0)
+      return blk;
+  }
+  return -1;
+}
+
+int gx_run_segment(struct gx_run *r, int caps)
+{
+  const struct gx_gang *gg = r->gg;
+  int32_t n = gg->nnodes, nh = r->c->xp.npe + r->c->xp.ndma;
+  int64_t t = 0, total = 0;
+  int err;
+
+  r->caps = caps;
+  r->ok = 0;
+  r->makespan = 0;
+  r->nslack = 0;
+  r->dead_edge = -1;
+  r->ddr_busy = 0;
+  for (int32_t v = 0; v < n; v++) {
+    r->off[v] = total;
+    total += r->to[v] - r->from[v];
+    r->nxt[v] = r->ended[v] = r->from[v];
+    r->running[v] = 0;
+    r->last_end[v] = 0;
+    r->blk_since[v] = -1;
+    r->stale[v] = 1;
+  }
+  r->nrun = 0;
+  r->off[n] = total;
+  for (int32_t h = 0; h < nh; h++) {
+    r->hw_busy[h] = 0;
+    r->idle_since[h] = 0;
+    r->hw_end[h] = 0;
+  }
+  for (int32_t e = 0; e < gg->nedges; e++) {
+    r->edge_block[e] = 0;
+    r->edge_block_hw[e] = -1;
+  }
+  free(r->t_start);
+  if (!(r->t_start = malloc(((size_t)total + 1) * sizeof(*r->t_start))))
+    return ACS_ENOMEM;
+  edges_init(r);
+  for (;;) {
+    int started, zero;
+    int64_t next = INT64_MAX;
+    /* Start what can start; zero-length firings end at once and may
+     * enable more at the same instant. */
+    do {
+      started = 0;
+      zero = 0;
+      if ((err = pass(r, t, &started)) < 0)
+        return err;
+      for (int32_t i = 0; started && i < r->nrun && !zero; i++)
+        zero = r->run_end[r->runq[i]] == t;
+      if (zero)
+        complete(r, t);
+    } while (zero);
+    for (int32_t i = 0; i < r->nrun; i++)
+      if (r->run_end[r->runq[i]] < next)
+        next = r->run_end[r->runq[i]];
+    if (next == INT64_MAX)
+      break;
+    t = next;
+    complete(r, t);
+    if (r->makespan < t)
+      r->makespan = t;
+  }
+  for (int32_t v = 0; v < n; v++)
+    if (r->nxt[v] < r->to[v]) {
+      r->dead_edge = deadlock_edge(r);
+      return ACS_OK;
+    }
+  r->ok = 1;
+  return ACS_OK;
+}

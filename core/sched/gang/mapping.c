@@ -1,0 +1,416 @@
+/*
+ * mapping.c - mapping a gang's actors onto PEs (seed 004, section 5.2.3).
+ *
+ * The thesis enumerates all |PE|^n assignments. Here:
+ *  1. PEs are identical, so assignments that differ by renaming PEs are one:
+ *     actor i (in order of decreasing work) may open at most the next unused
+ *     PE. That alone divides the space by up to |PE|!.
+ *  2. Branch and bound on the gang's optimal cost (eq. 5.1: the busiest PE,
+ *     DMA channel or the DDR link) and then its local transfer time: a
+ *     partial assignment whose bound (its heaviest PE, the total work over
+ *     the PEs, the transfers it already cuts) cannot beat the incumbent is
+ *     dropped, as is one whose program memory overflows.
+ *  3. The incumbent starts from a greedy assignment (each actor where the
+ *     partial cost grows least) improved by single-actor moves, O(n^2 |PE|)
+ *     per pass, so even a search cut short by its node budget returns a
+ *     good mapping; within the budget the result is optimal.
+ * On the benchmark graphs gangs of up to 8 actors map in a few hundred
+ * search nodes.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sched/gang/gang.h"
+
+struct pair {
+  int32_t i, j;          /* positions in the search order */
+  int64_t t;             /* local transfer time when i and j are apart */
+};
+
+struct mstate {
+  int32_t n, npe, ndma;
+  int64_t pmem, fixed_ddr, total_work;
+  int64_t *work, *ksize;
+  int32_t *pos_actor;    /* search order -> index into act[] */
+  struct pair *pairs;
+  int32_t npairs;
+  int32_t *adj_off, *adj;  /* per position: pairs whose other end comes earlier */
+  int32_t *pe;           /* by search position */
+  int64_t *load, *pm;
+  int64_t cut, budget, visited;
+  int64_t avg_work;      /* ceil(total_work / PEs) */
+  int64_t floor;         /* no mapping costs less: max(DDR, work / PEs, largest work) */
+  int64_t best_cost, best_cut;
+  int32_t *best_pe;
+};
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+  return (a + b - 1) / b;
+}
+
+/* The cost (eq. 5.1) of loads and cut so far. */
+static int64_t partial_cost(const struct mstate *m)
+{
+  int64_t c = m->fixed_ddr, dma = ceil_div(m->fixed_ddr + m->cut, m->ndma);
+
+  if (dma > c)
+    c = dma;
+  for (int32_t p = 0; p < m->npe; p++)
+    if (m->load[p] > c)
+      c = m->load[p];
+  return c;
+}
+
+/* Transfer time added when position i goes to PE p (positions below i are
+ * placed). */
+static int64_t cut_delta(const struct mstate *m, int32_t i, int32_t p)
+{
+  int64_t d = 0;
+
+  for (int32_t k = m->adj_off[i]; k < m->adj_off[i + 1]; k++) {
+    const struct pair *q = &m->pairs[m->adj[k]];
+    int32_t other = q->i == i ? q->j : q->i;
+    if (m->pe[other] != p)
+      d += q->t;
+  }
+  return d;
+}
+
+/* For each position, the pairs whose other end is an earlier position. */
+static int build_adjacency(struct mstate *m)
+{
+  m->adj_off = calloc((size_t)m->n + 2, sizeof(int32_t));
+  m->adj = malloc(((size_t)m->npairs + 1) * sizeof(int32_t));
+  if (!m->adj_off || !m->adj)
+    return ACS_ENOMEM;
+  for (int32_t k = 0; k < m->npairs; k++) {
+    int32_t late = m->pairs[k].i > m->pairs[k].j ? m->pairs[k].i : m->pairs[k].j;
+    m->adj_off[late + 2]++;
+  }
+  for (int32_t i = 0; i < m->n; i++)
+    m->adj_off[i + 2] += m->adj_off[i + 1];
+  for (int32_t k = 0; k < m->npairs; k++) {
+    int32_t late = m->pairs[k].i > m->pairs[k].j ? m->pairs[k].i : m->pairs[k].j;
+    m->adj[m->adj_off[late + 1]++] = k;
+  }
+  return ACS_OK;
+}
+
+static int better(int64_t cost, int64_t cut, int64_t bcost, int64_t bcut)
+{
+  return cost < bcost || (cost == bcost && cut < bcut);
+}
+
+static void keep_best(struct mstate *m)
+{
+  int64_t c = partial_cost(m);
+
+  if (better(c, m->cut, m->best_cost, m->best_cut)) {
+    m->best_cost = c;
+    m->best_cut = m->cut;
+    memcpy(m->best_pe, m->pe, (size_t)m->n * sizeof(*m->pe));
+  }
+}
+
+static void search(struct mstate *m, int32_t i, int32_t used)
+{
+  int32_t lim = used < m->npe ? used + 1 : m->npe, q1 = 0;
+  int64_t m1 = INT64_MAX, m2 = INT64_MAX, top = 0;
+
+  /* Out of budget, or the incumbent is optimal on both criteria. */
+  if (m->visited++ >= m->budget || (m->best_cost <= m->floor && m->best_cut == 0))
+    return;
+  if (i == m->n) {
+    keep_best(m);
+    return;
+  }
+  /* The least and second least loads: the least load once actor i is
+   * placed on p is m1, or min(m2, m1 + work) when p holds m1. O(|PE|). */
+  for (int32_t q = 0; q < m->npe; q++) {
+    if (m->load[q] > top)
+      top = m->load[q];
+    if (m->load[q] < m1) {
+      m2 = m1;
+      m1 = m->load[q];
+      q1 = q;
+    } else if (m->load[q] < m2) {
+      m2 = m->load[q];
+    }
+  }
+  for (int32_t p = 0; p < lim; p++) {
+    int64_t dc, lb, least = INT64_MAX;
+    if (m->pm[p] + m->ksize[i] > m->pmem)
+      continue;
+    /* Actors come heaviest first: the next one lands on some PE. */
+    if (i + 1 < m->n)
+      least = p != q1 ? m1 : (m2 < m1 + m->work[i] ? m2 : m1 + m->work[i]);
+    dc = cut_delta(m, i, p);
+    m->pe[i] = p;
+    m->load[p] += m->work[i];
+    m->pm[p] += m->ksize[i];
+    m->cut += dc;
+    /* partial_cost(m) from the loads' maximum before this placement, and
+     * the total work spread evenly. */
+    lb = m->fixed_ddr > m->avg_work ? m->fixed_ddr : m->avg_work;
+    if (ceil_div(m->fixed_ddr + m->cut, m->ndma) > lb)
+      lb = ceil_div(m->fixed_ddr + m->cut, m->ndma);
+    if (top > lb)
+      lb = top;
+    if (m->load[p] > lb)
+      lb = m->load[p];
+    if (i + 1 < m->n && least + m->work[i + 1] > lb)
+      lb = least + m->work[i + 1];
+    if (better(lb, m->cut, m->best_cost, m->best_cut))
+      search(m, i + 1, p == used ? used + 1 : used);
+    m->cut -= dc;
+    m->load[p] -= m->work[i];
+    m->pm[p] -= m->ksize[i];
+  }
+}
+
+/* Loads, program memory and cut of the assignment in m->pe; returns
+ * (cost, cut, sum of squared loads) through the pointers; 0 when the
+ * program memory overflows. */
+static int evaluate(struct mstate *m, int64_t *cost, int64_t *cut, double *spread)
+{
+  for (int32_t p = 0; p < m->npe; p++)
+    m->load[p] = m->pm[p] = 0;
+  for (int32_t i = 0; i < m->n; i++) {
+    m->load[m->pe[i]] += m->work[i];
+    if ((m->pm[m->pe[i]] += m->ksize[i]) > m->pmem)
+      return 0;
+  }
+  m->cut = 0;
+  for (int32_t k = 0; k < m->npairs; k++)
+    if (m->pe[m->pairs[k].i] != m->pe[m->pairs[k].j])
+      m->cut += m->pairs[k].t;
+  *cost = partial_cost(m);
+  *cut = m->cut;
+  *spread = 0;
+  for (int32_t p = 0; p < m->npe; p++)
+    *spread += (double)m->load[p] * (double)m->load[p];
+  return 1;
+}
+
+/* (cost, cut, spread) lexicographically: the spread of the loads breaks ties
+ * of the maximum, so moves that even out two equally loaded PEs count. */
+static int improves(int64_t c, int64_t x, double s, int64_t c0, int64_t x0, double s0)
+{
+  return c < c0 || (c == c0 && (x < x0 || (x == x0 && s < s0)));
+}
+
+/* Single-actor moves and pairwise swaps while they improve. O(n^2 (n + C))
+ * per pass. */
+static void local_search(struct mstate *m)
+{
+  int64_t c0, x0;
+  double s0;
+  int improved = 1;
+
+  if (!evaluate(m, &c0, &x0, &s0))
+    return;
+  for (int pass = 0; improved && pass < 64; pass++) {
+    improved = 0;
+    for (int32_t i = 0; i < m->n; i++) {
+      for (int32_t p = 0; p < m->npe; p++) {
+        int32_t old = m->pe[i];
+        int64_t c, x;
+        double s1;
+        if (p == old)
+          continue;
+        m->pe[i] = p;
+        if (evaluate(m, &c, &x, &s1) && improves(c, x, s1, c0, x0, s0)) {
+          c0 = c, x0 = x, s0 = s1;
+          improved = 1;
+        } else {
+          m->pe[i] = old;
+        }
+      }
+      for (int32_t j = i + 1; j < m->n; j++) {
+        int32_t pi = m->pe[i], pj = m->pe[j];
+        int64_t c, x;
+        double s1;
+        if (pi == pj)
+          continue;
+        m->pe[i] = pj;
+        m->pe[j] = pi;
+        if (evaluate(m, &c, &x, &s1) && improves(c, x, s1, c0, x0, s0)) {
+          c0 = c, x0 = x, s0 = s1;
+          improved = 1;
+        } else {
+          m->pe[i] = pi;
+          m->pe[j] = pj;
+        }
+      }
+    }
+  }
+  evaluate(m, &c0, &x0, &s0);
+}
+
+/* Greedy placement in search order, then moves and swaps while they
+ * improve. Leaves the result as the incumbent when feasible. */
+static void greedy(struct mstate *m)
+{
+  for (int32_t i = 0; i < m->n; i++) {
+    int32_t bp = -1;
+    int64_t bc = INT64_MAX, bcut = INT64_MAX;
+    for (int32_t p = 0; p < m->npe; p++) {
+      int64_t dc, c;
+      if (m->pm[p] + m->ksize[i] > m->pmem)
+        continue;
+      dc = cut_delta(m, i, p);
+      m->load[p] += m->work[i];
+      m->cut += dc;
+      c = partial_cost(m);
+      if (better(c, m->cut, bc, bcut)) {
+        bc = c;
+        bcut = m->cut;
+        bp = p;
+      }
+      m->load[p] -= m->work[i];
+      m->cut -= dc;
+    }
+    if (bp < 0)
+      goto out_with_partial;
+    m->pe[i] = bp;
+    m->load[bp] += m->work[i];
+    m->pm[bp] += m->ksize[i];
+    m->cut += cut_delta(m, i, bp);
+  }
+  local_search(m);
+  keep_best(m);
+out_with_partial:
+  for (int32_t p = 0; p < m->npe; p++)
+    m->load[p] = m->pm[p] = 0;
+  m->cut = 0;
+}
+
+/* Sort of positions by work, highest first, ties by actor index (stable and
+ * deterministic without qsort_r). */
+static void order_by_work(int32_t n, const int64_t *work, int32_t *idx)
+{
+  for (int32_t i = 0; i < n; i++)
+    idx[i] = i;
+  for (int32_t i = 1; i < n; i++) {
+    int32_t v = idx[i], j = i;
+    while (j > 0 && work[idx[j - 1]] < work[v]) {
+      idx[j] = idx[j - 1];
+      j--;
+    }
+    idx[j] = v;
+  }
+}
+
+static int build_pairs(const struct gx_ctx *c, int32_t nact, const int32_t *act,
+                       const int32_t *pos_of, struct mstate *m)
+{
+  const struct acs_sdf_graph *g = c->g;
+  int32_t cap = 0;
+
+  for (int32_t ch = 0; ch < g->nchannels; ch++) {
+    const struct acs_sdf_channel *cc = &g->channels[ch];
+    int32_t s = -1, t = -1;
+    for (int32_t i = 0; i < nact; i++) {
+      if (act[i] == cc->src)
+        s = i;
+      if (act[i] == cc->dst)
+        t = i;
+    }
+    if (s < 0 || t < 0) {
+      int64_t bytes = cc->token_bytes;
+      if (s >= 0)
+        m->fixed_ddr += cc->produced * acs_platform_ddr_cycles(c->xp.p, bytes);
+      else if (t >= 0)
+        m->fixed_ddr += cc->consumed * acs_platform_ddr_cycles(c->xp.p, bytes);
+      continue;
+    }
+    if (s == t || cc->produced == 0)
+      continue;
+    if (m->npairs == cap) {
+      struct pair *np;
+      cap = cap ? 2 * cap : 16;
+      if (!(np = realloc(m->pairs, (size_t)cap * sizeof(*np))))
+        return ACS_ENOMEM;
+      m->pairs = np;
+    }
+    m->pairs[m->npairs++] = (struct pair){ pos_of[s], pos_of[t],
+      cc->produced * acs_platform_cmx_cycles(c->xp.p, cc->token_bytes) };
+  }
+  return ACS_OK;
+}
+
+int gx_map(const struct gx_ctx *c, int32_t nact, const int32_t *act, int32_t *pe,
+           int64_t budget, int64_t *cost)
+{
+  struct mstate m;
+  int32_t *idx = NULL, *pos_of = NULL;
+  int64_t *w = NULL;
+  int rc = 0;
+
+  memset(&m, 0, sizeof(m));
+  m.n = nact;
+  m.npe = c->xp.npe;
+  m.ndma = c->xp.ndma;
+  m.pmem = c->xp.pmem;
+  m.budget = budget;
+  m.best_cost = m.best_cut = INT64_MAX;
+  w = malloc(((size_t)nact + 1) * sizeof(*w));
+  idx = malloc(((size_t)nact + 1) * sizeof(*idx));
+  pos_of = malloc(((size_t)nact + 1) * sizeof(*pos_of));
+  m.work = malloc(((size_t)nact + 1) * sizeof(int64_t));
+  m.ksize = malloc(((size_t)nact + 1) * sizeof(int64_t));
+  m.pe = calloc((size_t)nact + 1, sizeof(int32_t));
+  m.best_pe = calloc((size_t)nact + 1, sizeof(int32_t));
+  m.load = calloc((size_t)m.npe + 1, sizeof(int64_t));
+  m.pm = calloc((size_t)m.npe + 1, sizeof(int64_t));
+  if (!w || !idx || !pos_of || !m.work || !m.ksize || !m.pe || !m.best_pe || !m.load || !m.pm) {
+    rc = ACS_ENOMEM;
+    goto out_with_state;
+  }
+  for (int32_t i = 0; i < nact; i++)
+    w[i] = c->info[act[i]].work;
+  order_by_work(nact, w, idx);
+  for (int32_t k = 0; k < nact; k++) {
+    pos_of[idx[k]] = k;
+    m.work[k] = w[idx[k]];
+    m.ksize[k] = c->g->actors[act[idx[k]]].kernel_bytes;
+    m.total_work += m.work[k];
+    m.fixed_ddr += acs_platform_ddr_cycles(c->xp.p, m.ksize[k]);
+    if (m.ksize[k] > m.pmem)
+      goto out_with_state;   /* rc = 0: cannot fit */
+  }
+  if ((rc = build_pairs(c, nact, act, pos_of, &m)) < 0 || (rc = build_adjacency(&m)) < 0)
+    goto out_with_state;
+  m.avg_work = ceil_div(m.total_work, m.npe);
+  m.floor = m.fixed_ddr > m.avg_work ? m.fixed_ddr : m.avg_work;
+  if (nact > 0 && m.work[0] > m.floor)
+    m.floor = m.work[0];
+  greedy(&m);
+  search(&m, 0, 0);
+  if (m.best_cost == INT64_MAX) {
+    rc = 0;
+    goto out_with_state;
+  }
+  for (int32_t k = 0; k < nact; k++)
+    pe[idx[k]] = m.best_pe[k];
+  if (cost)
+    *cost = m.best_cost;
+  rc = 1;
+out_with_state:
+  free(w);
+  free(idx);
+  free(pos_of);
+  free(m.work);
+  free(m.ksize);
+  free(m.pe);
+  free(m.best_pe);
+  free(m.load);
+  free(m.pm);
+  free(m.pairs);
+  free(m.adj_off);
+  free(m.adj);
+  return rc;
+}

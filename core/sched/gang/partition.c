@@ -1,0 +1,975 @@
+/*
+ * partition.c - the outer level of the gang heuristic (seed 004, section 5.2,
+ * Algorithm 1): start from one gang per node (always schedulable), then move
+ * single nodes toward a target gang by their expected gain (eq. 5.2 with the
+ * optimal costs of eq. 5.1), commit a move when the real gain (both gangs
+ * rescheduled) is not negative, keep the target while moves are committed,
+ * and stop after a whole cycle of targets without a gain.
+ *
+ * Constraints (section 5.2.2): the program memory of each PE (the mapping),
+ * gangs ordered along the data dependencies (the gang graph stays acyclic;
+ * gangs then run in its topological order), consumers of a kernel that is
+ * pipelineable on its input only in a later gang, and a non-pipelineable
+ * kernel alone in its gang. A move moves a strongly connected component of
+ * the actor graph: SDF graphs with cycles (SDF3's) keep each cycle in one
+ * gang, which any acyclic gang order requires.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sched/gang/gang.h"
+
+struct slot {
+  int alive;
+  int32_t nact;
+  int32_t *act;          /* sorted */
+  struct gx_gang gg;     /* mapped, built and scheduled */
+  int64_t opt;           /* optimal cost of the mapping */
+};
+
+/* Optimal costs of member sets seen before (the same sets recur from one
+ * target to the next), and the outcome of scheduling a set (the same move
+ * is tried again toward each target and after every cycle of targets).
+ * Open addressing over a hash of the sorted list. */
+struct ocache {
+  size_t cap, n;
+  uint64_t *key;
+  int32_t **set;         /* set[i][0] = length, then the actors */
+  int64_t *cost;
+  int8_t *rc;
+};
+
+struct pstate {
+  struct gx_ctx *c;
+  struct ocache oc;
+  struct ocache gc;      /* scheduled gangs: cost = total cycles, rc = ok */
+  int32_t *qoff, *qdst, *qfill;   /* the gang graph by source, for move_allowed */
+  const struct gx_gang_opts *o;
+  int32_t na, nslots;
+  int32_t *gang_of;      /* actor -> slot */
+  struct slot *slots;
+  int32_t *order;        /* actors in the target order */
+  int32_t *topo_pos;     /* actor -> position in topological order */
+  int32_t *unit_off, *unit_act;   /* actors of each SCC (CSR) */
+  struct acs_diag *d;
+};
+
+/* ---- orders ---- */
+
+/* Topological order of the actors over the SCC condensation (Kahn, smallest
+ * actor first); level = unit-weight longest path to a sink. */
+static int topo_and_levels(struct pstate *ps, int32_t *topo, int64_t *level)
+{
+  const struct acs_sdf_graph *g = ps->c->g;
+  int32_t ns = ps->c->nscc, *indeg = calloc((size_t)ns + 1, sizeof(int32_t)), *sorder;
+  int64_t *slevel;
+  int32_t nt = 0, ntopo = 0;
+  int err = ACS_OK;
+
+  sorder = malloc(((size_t)ns + 1) * sizeof(int32_t));
+  slevel = calloc((size_t)ns + 1, sizeof(int64_t));
+  if (!indeg || !sorder || !slevel) {
+    err = ACS_ENOMEM;
+    goto out_with_arrays;
+  }
+  for (int32_t ch = 0; ch < g->nchannels; ch++) {
+    const struct acs_sdf_channel *cc = &g->channels[ch];
+    if (cc->src >= 0 && cc->dst >= 0 && ps->c->scc[cc->src] != ps->c->scc[cc->dst])
+      indeg[ps->c->scc[cc->dst]]++;
+  }
+  /* Kahn over SCCs, each time the ready SCC holding the smallest actor. */
+  for (;;) {
+    int32_t pick = -1;
+    for (int32_t a = 0; a < g->nactors && pick < 0; a++)
+      if (indeg[ps->c->scc[a]] == 0)
+        pick = ps->c->scc[a];
+    if (pick < 0)
+      break;
+    indeg[pick] = -1;
+    sorder[nt++] = pick;
+    for (int32_t k = ps->unit_off[pick]; k < ps->unit_off[pick + 1]; k++) {
+      int32_t a = ps->unit_act[k];
+      topo[ntopo++] = a;
+      for (int32_t i = g->out_off[a]; i < g->out_off[a + 1]; i++) {
+        int32_t b = g->channels[g->out_ch[i]].dst;
+        if (b >= 0 && ps->c->scc[b] != pick)
+          indeg[ps->c->scc[b]]--;
+      }
+    }
+  }
+  for (int32_t i = nt - 1; i >= 0; i--) {
+    int32_t s = sorder[i];
+    for (int32_t k = ps->unit_off[s]; k < ps->unit_off[s + 1]; k++) {
+      int32_t a = ps->unit_act[k];
+      for (int32_t j = g->out_off[a]; j < g->out_off[a + 1]; j++) {
+        int32_t b = g->channels[g->out_ch[j]].dst;
+        if (b >= 0 && ps->c->scc[b] != s && slevel[ps->c->scc[b]] + 1 > slevel[s])
+          slevel[s] = slevel[ps->c->scc[b]] + 1;
+      }
+    }
+  }
+  for (int32_t a = 0; a < g->nactors; a++)
+    level[a] = slevel[ps->c->scc[a]];
+out_with_arrays:
+  free(indeg);
+  free(sorder);
+  free(slevel);
+  return err;
+}
+
+enum { SORT_TOPO, SORT_LEVEL, SORT_EXEC, SORT_RTOPO, SORT_RLEVEL };
+
+/* Stable insertion sort of the topological order by key, largest first. */
+static void sort_by_key(int32_t *v, int32_t n, const int64_t *key)
+{
+  for (int32_t i = 1; i < n; i++) {
+    int32_t x = v[i], j = i;
+    while (j > 0 && key[v[j - 1]] < key[x]) {
+      v[j] = v[j - 1];
+      j--;
+    }
+    v[j] = x;
+  }
+}
+
+static int make_order(struct pstate *ps)
+{
+  int32_t n = ps->na;
+  int64_t *level = malloc(((size_t)n + 1) * sizeof(*level)), *work;
+  int err;
+
+  work = malloc(((size_t)n + 1) * sizeof(*work));
+  if (!level || !work) {
+    free(level);
+    free(work);
+    return ACS_ENOMEM;
+  }
+  if ((err = topo_and_levels(ps, ps->order, level)) < 0)
+    goto out_with_keys;
+  for (int32_t i = 0; i < n; i++) {
+    ps->topo_pos[ps->order[i]] = i;
+    work[i] = ps->c->info[i].work;
+  }
+  switch (ps->o->sort) {
+  case SORT_LEVEL:
+  case SORT_RLEVEL:
+    sort_by_key(ps->order, n, level);
+    break;
+  case SORT_EXEC:
+    sort_by_key(ps->order, n, work);
+    break;
+  default:
+    break;
+  }
+  if (ps->o->sort == SORT_RTOPO || ps->o->sort == SORT_RLEVEL)
+    for (int32_t i = 0; i < n / 2; i++) {
+      int32_t t = ps->order[i];
+      ps->order[i] = ps->order[n - 1 - i];
+      ps->order[n - 1 - i] = t;
+    }
+out_with_keys:
+  free(level);
+  free(work);
+  return err;
+}
+
+/* ---- gangs ---- */
+
+static int ocache_get(const struct ocache *oc, int32_t n, const int32_t *act, int64_t *cost);
+static int ocache_put(struct ocache *oc, int32_t n, const int32_t *act, int64_t cost, int rc);
+
+/* Maps, builds and schedules a gang of the given actors (sorted). *ok = 0
+ * when the kernels do not fit the PMEM or the buffers the VMEM. */
+static int make_gang(struct pstate *ps, int32_t nact, const int32_t *act, struct gx_gang *gg,
+                     int64_t *opt, int *ok)
+{
+  int rc;
+
+  memset(gg, 0, sizeof(*gg));
+  *ok = 0;
+  gg->nact = nact;
+  gg->act = malloc(((size_t)nact + 1) * sizeof(int32_t));
+  gg->pe = malloc(((size_t)nact + 1) * sizeof(int32_t));
+  if (!gg->act || !gg->pe) {
+    gx_gang_free(gg);
+    return ACS_ENOMEM;
+  }
+  memcpy(gg->act, act, (size_t)nact * sizeof(int32_t));
+  rc = gx_map(ps->c, nact, act, gg->pe, ps->o->map_budget, opt);
+  if (rc <= 0) {
+    gx_gang_free(gg);
+    return rc < 0 ? rc : ocache_put(&ps->gc, nact, act, 0, 0);
+  }
+  if ((rc = gx_gang_build(ps->c, gg)) < 0 || (rc = gx_gang_schedule(ps->c, gg)) < 0) {
+    gx_gang_free(gg);
+    return rc;
+  }
+  *ok = gg->ok;
+  if ((rc = ocache_put(&ps->gc, nact, act, *ok ? gg->total : 0, *ok)) < 0 || !*ok)
+    gx_gang_free(gg);
+  return rc;
+}
+
+/* The outcome of make_gang for a set scheduled before: -1 when it was not,
+ * else ok (with *total). Scheduling is deterministic, so a repeated move is
+ * decided without rebuilding its gangs. */
+static int known_gang(const struct pstate *ps, int32_t n, const int32_t *act, int64_t *total)
+{
+  if (n == 0) {
+    *total = 0;
+    return 1;
+  }
+  return ocache_get(&ps->gc, n, act, total);
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Members of slot s with unit u added (add = 1) or removed (add = 0),
+ * sorted, into buf; returns the count. */
+static int32_t members_with(const struct pstate *ps, int32_t s, int32_t u, int add, int32_t *buf)
+{
+  int32_t n = 0;
+
+  for (int32_t i = 0; i < ps->slots[s].nact; i++)
+    if (add || ps->c->scc[ps->slots[s].act[i]] != u)
+      buf[n++] = ps->slots[s].act[i];
+  if (add)
+    for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
+      buf[n++] = ps->unit_act[k];
+  qsort(buf, (size_t)n, sizeof(*buf), cmp_i32);
+  return n;
+}
+
+/* ---- move validity ---- */
+
+static int gang_after(const struct pstate *ps, int32_t a, int32_t u, int32_t t)
+{
+  return ps->c->scc[a] == u ? t : ps->gang_of[a];
+}
+
+/* Pipelining constraints and an acyclic gang graph after moving unit u into
+ * slot t: Kahn's algorithm over the gang graph's edges, listed once by
+ * source (CSR in ps->qoff/qdst). O(C + G). */
+static int move_allowed(struct pstate *ps, int32_t u, int32_t t, int32_t *indeg,
+                        int32_t *queue)
+{
+  const struct acs_sdf_graph *g = ps->c->g;
+  int32_t head = 0, tail = 0, seen = 0, alive = 0, src_slot = ps->gang_of[ps->unit_act[ps->unit_off[u]]];
+  int32_t usize = ps->unit_off[u + 1] - ps->unit_off[u];
+
+  for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
+    if (g->actors[ps->unit_act[k]].pipe == ACS_SDF_PIPE_NONE)
+      return 0;
+  for (int32_t i = 0; i < ps->slots[t].nact; i++)
+    if (g->actors[ps->slots[t].act[i]].pipe == ACS_SDF_PIPE_NONE)
+      return 0;
+  for (int32_t s = 0; s <= ps->nslots; s++)
+    ps->qoff[s] = 0;
+  for (int32_t ch = 0; ch < g->nchannels; ch++) {
+    const struct acs_sdf_channel *cc = &g->channels[ch];
+    int32_t gs, gd;
+    if (cc->src < 0 || cc->dst < 0 || ps->c->scc[cc->src] == ps->c->scc[cc->dst])
+      continue;
+    gs = gang_after(ps, cc->src, u, t);
+    gd = gang_after(ps, cc->dst, u, t);
+    if (gs == gd) {
+      if (g->actors[cc->src].pipe != ACS_SDF_PIPE_FULL)
+        return 0;
+      continue;
+    }
+    ps->qoff[gs + 1]++;
+  }
+  for (int32_t s = 0; s < ps->nslots; s++)
+    ps->qoff[s + 1] += ps->qoff[s];
+  for (int32_t s = 0; s < ps->nslots; s++) {
+    indeg[s] = 0;
+    ps->qfill[s] = ps->qoff[s];
+  }
+  for (int32_t ch = 0; ch < g->nchannels; ch++) {
+    const struct acs_sdf_channel *cc = &g->channels[ch];
+    int32_t gs, gd;
+    if (cc->src < 0 || cc->dst < 0 || ps->c->scc[cc->src] == ps->c->scc[cc->dst])
+      continue;
+    gs = gang_after(ps, cc->src, u, t);
+    gd = gang_after(ps, cc->dst, u, t);
+    if (gs != gd) {
+      ps->qdst[ps->qfill[gs]++] = gd;
+      indeg[gd]++;
+    }
+  }
+  for (int32_t s = 0; s < ps->nslots; s++) {
+    int live = ps->slots[s].alive && (s != src_slot || ps->slots[s].nact > usize || s == t);
+    if (!live) {
+      indeg[s] = -1;
+      continue;
+    }
+    alive++;
+    if (indeg[s] == 0)
+      queue[tail++] = s;
+  }
+  while (head < tail) {
+    int32_t s = queue[head++];
+    seen++;
+    for (int32_t k = ps->qoff[s]; k < ps->qoff[s + 1]; k++)
+      if (--indeg[ps->qdst[k]] == 0)
+        queue[tail++] = ps->qdst[k];
+  }
+  return seen == alive;
+}
+
+/* ---- expected gains ---- */
+
+struct cand {
+  int32_t unit;
+  int64_t gain;
+};
+
+static uint64_t set_hash(int32_t n, const int32_t *act)
+{
+  uint64_t h = 1469598103934665603ull;
+
+  for (int32_t i = 0; i < n; i++) {
+    h ^= (uint64_t)(uint32_t)act[i];
+    h *= 1099511628211ull;
+  }
+  return h ^ (uint64_t)n;
+}
+
+static void ocache_free(struct ocache *oc)
+{
+  for (size_t i = 0; i < oc->cap; i++)
+    free(oc->set[i]);
+  free(oc->key);
+  free(oc->set);
+  free(oc->cost);
+  free(oc->rc);
+  memset(oc, 0, sizeof(*oc));
+}
+
+/* Slot of the set (found, or the empty slot where it goes). */
+static size_t ocache_slot(const struct ocache *oc, uint64_t h, int32_t n, const int32_t *act)
+{
+  size_t i = (size_t)h & (oc->cap - 1);
+
+  while (oc->set[i] && !(oc->key[i] == h && oc->set[i][0] == n &&
+                         memcmp(oc->set[i] + 1, act, (size_t)n * sizeof(*act)) == 0))
+    i = (i + 1) & (oc->cap - 1);
+  return i;
+}
+
+static int ocache_grow(struct ocache *oc)
+{
+  struct ocache nw;
+  size_t cap = oc->cap ? oc->cap * 2 : 256;
+
+  memset(&nw, 0, sizeof(nw));
+  nw.cap = cap;
+  nw.key = calloc(cap, sizeof(*nw.key));
+  nw.set = calloc(cap, sizeof(*nw.set));
+  nw.cost = calloc(cap, sizeof(*nw.cost));
+  nw.rc = calloc(cap, sizeof(*nw.rc));
+  if (!nw.key || !nw.set || !nw.cost || !nw.rc) {
+    ocache_free(&nw);
+    return ACS_ENOMEM;
+  }
+  for (size_t i = 0; i < oc->cap; i++)
+    if (oc->set[i]) {
+      size_t j = ocache_slot(&nw, oc->key[i], oc->set[i][0], oc->set[i] + 1);
+      nw.key[j] = oc->key[i];
+      nw.set[j] = oc->set[i];
+      nw.cost[j] = oc->cost[i];
+      nw.rc[j] = oc->rc[i];
+      oc->set[i] = NULL;
+      nw.n++;
+    }
+  ocache_free(oc);
+  *oc = nw;
+  return ACS_OK;
+}
+
+/* The cached cost and rc of a set, or -1 when absent. O(n) expected. */
+static int ocache_get(const struct ocache *oc, int32_t n, const int32_t *act, int64_t *cost)
+{
+  size_t slot;
+
+  if (!oc->cap || !oc->set[slot = ocache_slot(oc, set_hash(n, act), n, act)])
+    return -1;
+  *cost = oc->cost[slot];
+  return oc->rc[slot];
+}
+
+/* Records a set (absent so far, or overwritten with the same values). */
+static int ocache_put(struct ocache *oc, int32_t n, const int32_t *act, int64_t cost, int rc)
+{
+  uint64_t h = set_hash(n, act);
+  size_t slot;
+
+  if ((oc->n + 1) * 2 > oc->cap && ocache_grow(oc) < 0)
+    return ACS_ENOMEM;
+  slot = ocache_slot(oc, h, n, act);
+  if (!oc->set[slot]) {
+    if (!(oc->set[slot] = malloc(((size_t)n + 1) * sizeof(int32_t))))
+      return ACS_ENOMEM;
+    oc->set[slot][0] = n;
+    memcpy(oc->set[slot] + 1, act, (size_t)n * sizeof(*act));
+    oc->key[slot] = h;
+    oc->n++;
+  }
+  oc->cost[slot] = cost;
+  oc->rc[slot] = (int8_t)rc;
+  return ACS_OK;
+}
+
+/* The optimal cost of a member set (eq. 5.1 with the best mapping); 1 when
+ * it can be mapped, 0 when its kernels do not fit the PMEM. */
+static int optimal_cost(struct pstate *ps, int32_t n, const int32_t *act, int64_t *cost)
+{
+  int32_t *pe;
+  int rc, err;
+
+  if (n == 0) {
+    *cost = 0;
+    return 1;
+  }
+  if ((rc = ocache_get(&ps->oc, n, act, cost)) >= 0)
+    return rc;
+  if (!(pe = malloc((size_t)n * sizeof(*pe))))
+    return ACS_ENOMEM;
+  rc = gx_map(ps->c, n, act, pe, ps->o->map_budget, cost);
+  free(pe);
+  if (rc < 0)
+    return rc;
+  if ((err = ocache_put(&ps->oc, n, act, rc > 0 ? *cost : 0, rc)) < 0)
+    return err;
+  return rc;
+}
+
+/*
+ * The cost of slot s's members with unit u added (add = 1: each actor of u
+ * placed on the PE where the cost, then the transfers, grow least within
+ * the program memory) or removed (add = 0), the others keeping the PEs of
+ * s's mapping. O(|PE| (members + channels)) per actor of u. 1 with *cost,
+ * 0 when u does not fit, < 0 on error.
+ */
+static int incremental_cost(struct pstate *ps, int32_t s, int32_t u, int add, int64_t *cost)
+{
+  const struct gx_gang *gg = &ps->slots[s].gg;
+  int32_t n = 0, *act = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  int32_t *pe = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  int64_t *pm = calloc((size_t)ps->c->xp.npe + 1, sizeof(int64_t));
+  int rc = 1;
+
+  if (!act || !pe || !pm) {
+    rc = ACS_ENOMEM;
+    goto out_with_arrays;
+  }
+  for (int32_t i = 0; i < gg->nact; i++)
+    if (add || ps->c->scc[gg->act[i]] != u) {
+      act[n] = gg->act[i];
+      pe[n++] = gg->pe[i];
+      pm[gg->pe[i]] += ps->c->g->actors[gg->act[i]].kernel_bytes;
+    }
+  for (int32_t k = ps->unit_off[u]; add && k < ps->unit_off[u + 1] && rc == 1; k++) {
+    int32_t a = ps->unit_act[k], at = n, bp = -1;
+    int64_t bc = INT64_MAX, bx = INT64_MAX, ks = ps->c->g->actors[a].kernel_bytes;
+    while (at > 0 && act[at - 1] > a) {   /* keep act sorted */
+      act[at] = act[at - 1];
+      pe[at] = pe[at - 1];
+      at--;
+    }
+    act[at] = a;
+    n++;
+    for (int32_t p = 0; p < ps->c->xp.npe; p++) {
+      int64_t c, x;
+      if (pm[p] + ks > ps->c->xp.pmem)
+        continue;
+      pe[at] = p;
+      c = gx_gang_cost(ps->c, n, act, pe, &x);
+      if (c < bc || (c == bc && x < bx)) {
+        bc = c;
+        bx = x;
+        bp = p;
+      }
+    }
+    if (bp < 0)
+      rc = 0;
+    else {
+      pe[at] = bp;
+      pm[bp] += ks;
+    }
+  }
+  if (rc == 1)
+    *cost = n > 0 ? gx_gang_cost(ps->c, n, act, pe, NULL) : 0;
+out_with_arrays:
+  free(act);
+  free(pe);
+  free(pm);
+  return rc;
+}
+
+/* Expected gain (eq. 5.2) of moving unit u into slot t, plus the best
+ * gain of up to depth - 1 further moves toward t. *valid = 0 when the move
+ * breaks a constraint. With gain_map=incremental (and depth 1) the new
+ * gangs' costs come from the current mappings (incremental_cost), else from
+ * optimal mappings of the new member sets. */
+static int expected_gain(struct pstate *ps, int32_t u, int32_t t, int64_t depth, int64_t *gain,
+                         int *valid, int32_t *buf, int32_t *indeg, int32_t *queue)
+{
+  int32_t s = ps->gang_of[ps->unit_act[ps->unit_off[u]]], ns, nt;
+  int64_t cs, ct;
+  int rc;
+
+  *valid = 0;
+  if (s == t || !move_allowed(ps, u, t, indeg, queue))
+    return ACS_OK;
+  if (ps->o->gain_map == 0 && depth <= 1) {
+    if ((rc = incremental_cost(ps, s, u, 0, &cs)) <= 0 ||
+        (rc = incremental_cost(ps, t, u, 1, &ct)) <= 0)
+      return rc;
+    *valid = 1;
+    *gain = ps->slots[s].opt + ps->slots[t].opt - cs - ct;
+    return 1;
+  }
+  ns = members_with(ps, s, u, 0, buf);
+  if ((rc = optimal_cost(ps, ns, buf, &cs)) <= 0)
+    return rc;
+  nt = members_with(ps, t, u, 1, buf);
+  if ((rc = optimal_cost(ps, nt, buf, &ct)) <= 0)
+    return rc;
+  *valid = 1;
+  *gain = ps->slots[s].opt + ps->slots[t].opt - cs - ct;
+  if (depth > 1) {
+    /* Look ahead: apply the move on the side, take the best follow-up. */
+    int32_t *saved_t = ps->slots[t].act, saved_tn = ps->slots[t].nact;
+    int32_t *saved_s = ps->slots[s].act, saved_sn = ps->slots[s].nact;
+    int64_t saved_to = ps->slots[t].opt, saved_so = ps->slots[s].opt, best = 0;
+    int32_t *tb = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+    int32_t *sb = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+    if (!tb || !sb) {
+      free(tb);
+      free(sb);
+      return ACS_ENOMEM;
+    }
+    ps->slots[t].nact = members_with(ps, t, u, 1, tb);
+    ps->slots[s].nact = members_with(ps, s, u, 0, sb);
+    ps->slots[t].act = tb;
+    ps->slots[s].act = sb;
+    ps->slots[t].opt = ct;
+    ps->slots[s].opt = cs;
+    for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
+      ps->gang_of[ps->unit_act[k]] = t;
+    for (int32_t v = 0; v < ps->c->nscc && rc >= 0; v++) {
+      int64_t g2;
+      int ok2;
+      if (v == u || ps->gang_of[ps->unit_act[ps->unit_off[v]]] == t)
+        continue;
+      rc = expected_gain(ps, v, t, depth - 1, &g2, &ok2, buf, indeg, queue);
+      if (rc >= 0 && ok2 && g2 > best)
+        best = g2;
+    }
+    for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
+      ps->gang_of[ps->unit_act[k]] = s;
+    ps->slots[t].act = saved_t;
+    ps->slots[t].nact = saved_tn;
+    ps->slots[s].act = saved_s;
+    ps->slots[s].nact = saved_sn;
+    ps->slots[t].opt = saved_to;
+    ps->slots[s].opt = saved_so;
+    free(tb);
+    free(sb);
+    if (rc < 0)
+      return rc;
+    *gain += best;
+  }
+  return 1;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+  const struct cand *x = a, *y = b;
+
+  if (x->gain != y->gain)
+    return x->gain > y->gain ? -1 : 1;
+  return (x->unit > y->unit) - (x->unit < y->unit);
+}
+
+/* ---- committing ---- */
+
+static void set_slot(struct pstate *ps, int32_t s, int32_t n, int32_t *act, struct gx_gang *gg,
+                     int64_t opt)
+{
+  struct slot *sl = &ps->slots[s];
+
+  free(sl->act);
+  gx_gang_free(&sl->gg);
+  sl->act = act;
+  sl->nact = n;
+  sl->gg = *gg;
+  sl->opt = opt;
+  sl->alive = n > 0;
+}
+
+/* Whether a move is rejected by what earlier attempts found: a set that
+ * could not be scheduled, or gangs known to cost more than `old` together
+ * (as much, without zero_gain). O(n) expected. */
+static int move_rejected(const struct pstate *ps, int32_t ns, const int32_t *sa, int32_t nt,
+                         const int32_t *ta, int64_t old)
+{
+  int64_t ts = 0, tt = 0;
+  int ks = known_gang(ps, ns, sa, &ts), kt = known_gang(ps, nt, ta, &tt);
+
+  if (ks == 0 || kt == 0)
+    return 1;
+  if (ks < 0 || kt < 0)
+    return 0;
+  return ts + tt > old || (ts + tt == old && !ps->o->zero_gain);
+}
+
+/*
+ * Tries the candidates toward slot t in order of expected gain; commits the
+ * first whose real gain is acceptable. Returns 1 when one was committed
+ * (*strict = 1 when it strictly improved), 0 when none, < 0 on error.
+ */
+static int try_moves(struct pstate *ps, int32_t t, struct cand *cands, int32_t nc, int *strict)
+{
+  int32_t *sa = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  int32_t *ta = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  int rc = 0;
+
+  *strict = 0;
+  if (!sa || !ta) {
+    rc = ACS_ENOMEM;
+    goto out_with_bufs;
+  }
+  for (int32_t i = 0; i < nc && rc == 0; i++) {
+    int32_t u = cands[i].unit, s = ps->gang_of[ps->unit_act[ps->unit_off[u]]], ns, nt;
+    struct gx_gang gs, gt;
+    int64_t os = 0, ot, old, now;
+    int oks = 1, okt;
+    if (cands[i].gain < 0 || (cands[i].gain == 0 && !ps->o->zero_gain))
+      break;
+    ns = members_with(ps, s, u, 0, sa);
+    nt = members_with(ps, t, u, 1, ta);
+    old = ps->slots[s].gg.total + ps->slots[t].gg.total;
+    if (move_rejected(ps, ns, sa, nt, ta, old))
+      continue;
+    memset(&gs, 0, sizeof(gs));
+    if (ns > 0 && (rc = make_gang(ps, ns, sa, &gs, &os, &oks)) < 0)
+      break;
+    if (!oks)
+      continue;
+    if ((rc = make_gang(ps, nt, ta, &gt, &ot, &okt)) < 0) {
+      gx_gang_free(&gs);
+      break;
+    }
+    if (!okt) {
+      gx_gang_free(&gs);
+      continue;
+    }
+    now = (ns > 0 ? gs.total : 0) + gt.total;
+    if (now > old || (now == old && !ps->o->zero_gain)) {
+      gx_gang_free(&gs);
+      gx_gang_free(&gt);
+      continue;
+    }
+    *strict = now < old;
+    {
+      int32_t *na = malloc(((size_t)ns + 1) * sizeof(int32_t)), *nb = malloc(((size_t)nt + 1) * sizeof(int32_t));
+      if (!na || !nb) {
+        free(na);
+        free(nb);
+        gx_gang_free(&gs);
+        gx_gang_free(&gt);
+        rc = ACS_ENOMEM;
+        break;
+      }
+      memcpy(na, sa, (size_t)ns * sizeof(int32_t));
+      memcpy(nb, ta, (size_t)nt * sizeof(int32_t));
+      for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
+        ps->gang_of[ps->unit_act[k]] = t;
+      set_slot(ps, s, ns, na, &gs, os);
+      set_slot(ps, t, nt, nb, &gt, ot);
+    }
+    rc = 1;
+  }
+out_with_bufs:
+  free(sa);
+  free(ta);
+  return rc;
+}
+
+static int collect_candidates(struct pstate *ps, int32_t t, struct cand *cands, int32_t *nc)
+{
+  int32_t *buf = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  int32_t *indeg = malloc(((size_t)ps->nslots + 1) * sizeof(int32_t));
+  int32_t *queue = malloc(((size_t)ps->nslots + 1) * sizeof(int32_t));
+  int rc = ACS_OK;
+
+  *nc = 0;
+  if (!buf || !indeg || !queue) {
+    rc = ACS_ENOMEM;
+    goto out_with_bufs;
+  }
+  for (int32_t u = 0; u < ps->c->nscc; u++) {
+    int64_t gain;
+    int valid;
+    if (ps->gang_of[ps->unit_act[ps->unit_off[u]]] == t)
+      continue;
+    rc = expected_gain(ps, u, t, ps->o->depth, &gain, &valid, buf, indeg, queue);
+    if (rc < 0)
+      goto out_with_bufs;
+    if (valid)
+      cands[(*nc)++] = (struct cand){ u, gain };
+  }
+  qsort(cands, (size_t)*nc, sizeof(*cands), cmp_cand);
+  rc = ACS_OK;
+out_with_bufs:
+  free(buf);
+  free(indeg);
+  free(queue);
+  return rc;
+}
+
+/* ---- setup and result ---- */
+
+static int init_state(struct pstate *ps)
+{
+  const struct gx_ctx *c = ps->c;
+  int32_t ns = c->nscc, *cur;
+
+  ps->na = c->g->nactors;
+  ps->nslots = ns;
+  ps->gang_of = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  ps->order = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  ps->topo_pos = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  ps->unit_off = calloc((size_t)ns + 2, sizeof(int32_t));
+  ps->unit_act = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  ps->slots = calloc((size_t)ns + 1, sizeof(*ps->slots));
+  ps->qoff = calloc((size_t)ns + 2, sizeof(int32_t));
+  ps->qfill = calloc((size_t)ns + 2, sizeof(int32_t));
+  ps->qdst = malloc(((size_t)c->g->nchannels + 1) * sizeof(int32_t));
+  if (!ps->qoff || !ps->qfill || !ps->qdst || !ps->gang_of || !ps->order || !ps->topo_pos || !ps->unit_off || !ps->unit_act || !ps->slots)
+    return ACS_ENOMEM;
+  for (int32_t a = 0; a < ps->na; a++)
+    ps->unit_off[c->scc[a] + 2]++;
+  for (int32_t u = 0; u < ns; u++)
+    ps->unit_off[u + 2] += ps->unit_off[u + 1];
+  cur = ps->unit_off + 1;
+  for (int32_t a = 0; a < ps->na; a++)
+    ps->unit_act[cur[c->scc[a]]++] = a;
+  return make_order(ps);
+}
+
+static void free_state(struct pstate *ps)
+{
+  for (int32_t s = 0; ps->slots && s < ps->nslots; s++) {
+    free(ps->slots[s].act);
+    gx_gang_free(&ps->slots[s].gg);
+  }
+  free(ps->slots);
+  free(ps->gang_of);
+  free(ps->order);
+  free(ps->topo_pos);
+  free(ps->unit_off);
+  free(ps->unit_act);
+  free(ps->qoff);
+  free(ps->qfill);
+  free(ps->qdst);
+  ocache_free(&ps->oc);
+  ocache_free(&ps->gc);
+}
+
+/* Why a unit cannot run even alone. */
+static int infeasible_unit(struct pstate *ps, int32_t u)
+{
+  const struct acs_sdf_graph *g = ps->c->g;
+
+  for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++) {
+    const struct acs_sdf_actor *a = &g->actors[ps->unit_act[k]];
+    if (a->kernel_bytes > ps->c->xp.pmem)
+      return acs_diag_set(ps->d, ACS_EINFEASIBLE, NULL, 0, 0,
+                          "the kernel of actor '%s' takes %lld bytes but a PE's program memory "
+                          "holds %lld", a->name, (long long)a->kernel_bytes,
+                          (long long)ps->c->xp.pmem);
+  }
+  return acs_diag_set(ps->d, ACS_EINFEASIBLE, NULL, 0, 0,
+                      "actor '%s' cannot run even in a gang of its own: its kernels or buffers "
+                      "(at least one producing firing plus one consuming window per channel) "
+                      "exceed a PE's program memory (%lld bytes) or vector memory (%lld bytes)",
+                      g->actors[ps->unit_act[ps->unit_off[u]]].name, (long long)ps->c->xp.pmem,
+                      (long long)ps->c->xp.vmem);
+}
+
+static int initial_partition(struct pstate *ps)
+{
+  for (int32_t u = 0; u < ps->c->nscc; u++) {
+    struct slot *sl = &ps->slots[u];
+    int32_t n = ps->unit_off[u + 1] - ps->unit_off[u];
+    int ok, rc;
+    sl->act = malloc(((size_t)n + 1) * sizeof(int32_t));
+    if (!sl->act)
+      return ACS_ENOMEM;
+    memcpy(sl->act, ps->unit_act + ps->unit_off[u], (size_t)n * sizeof(int32_t));
+    sl->nact = n;
+    for (int32_t i = 0; i < n; i++)
+      ps->gang_of[sl->act[i]] = u;
+    if ((rc = make_gang(ps, n, sl->act, &sl->gg, &sl->opt, &ok)) < 0)
+      return rc;
+    if (!ok)
+      return infeasible_unit(ps, u);
+    sl->alive = 1;
+    if (gx_interrupted(ps->c) && ps->c->interrupted && *ps->c->interrupted)
+      return ACS_EINTERRUPTED;
+  }
+  return ACS_OK;
+}
+
+static int32_t alive_count(const struct pstate *ps)
+{
+  int32_t n = 0;
+  for (int32_t s = 0; s < ps->nslots; s++)
+    n += ps->slots[s].alive;
+  return n;
+}
+
+/* Algorithm 1's loop. */
+static int improve(struct pstate *ps)
+{
+  struct cand *cands = malloc(((size_t)ps->c->nscc + 1) * sizeof(*cands));
+  int32_t idx = 0, t = ps->gang_of[ps->order[0]], nc, idle = 0;
+  int rc = ACS_OK;
+
+  if (!cands)
+    return ACS_ENOMEM;
+  for (int64_t guard = 0; guard < 64 * (int64_t)ps->na * ps->na + 64; guard++) {
+    int strict;
+    if (ps->c->interrupted && *ps->c->interrupted) {
+      rc = ACS_EINTERRUPTED;
+      break;
+    }
+    if (gx_interrupted(ps->c))
+      break;   /* the time limit: keep what is committed */
+    if ((rc = collect_candidates(ps, t, cands, &nc)) < 0 ||
+        (rc = try_moves(ps, t, cands, nc, &strict)) < 0)
+      break;
+    if (rc == 1) {
+      if (strict)
+        idle = 0;
+      continue;   /* stay on this target: the move may enable others */
+    }
+    rc = ACS_OK;
+    if (++idle > alive_count(ps))
+      break;   /* a whole cycle of targets without a gain */
+    /* Next node in the order that is not in the target gang. */
+    for (int32_t k = 0; k < ps->na; k++) {
+      idx = (idx + 1) % ps->na;
+      if (ps->gang_of[ps->order[idx]] != t)
+        break;
+    }
+    t = ps->gang_of[ps->order[idx]];
+  }
+  free(cands);
+  return rc;
+}
+
+/* Gangs in the topological order of the gang graph, ties by the smallest
+ * topological position of their actors. */
+static int emit_partition(struct pstate *ps, struct gx_part *out)
+{
+  const struct acs_sdf_graph *g = ps->c->g;
+  int32_t n = alive_count(ps), *indeg = calloc((size_t)ps->nslots + 1, sizeof(int32_t));
+  int32_t *first = malloc(((size_t)ps->nslots + 1) * sizeof(int32_t));
+  int err = ACS_OK;
+
+  memset(out, 0, sizeof(*out));
+  out->gangs = calloc((size_t)n + 1, sizeof(*out->gangs));
+  if (!indeg || !first || !out->gangs) {
+    err = ACS_ENOMEM;
+    goto out_with_arrays;
+  }
+  for (int32_t s = 0; s < ps->nslots; s++)
+    first[s] = INT32_MAX;
+  for (int32_t a = 0; a < ps->na; a++)
+    if (ps->topo_pos[a] < first[ps->gang_of[a]])
+      first[ps->gang_of[a]] = ps->topo_pos[a];
+  for (int32_t ch = 0; ch < g->nchannels; ch++) {
+    const struct acs_sdf_channel *cc = &g->channels[ch];
+    if (cc->src >= 0 && cc->dst >= 0 && ps->gang_of[cc->src] != ps->gang_of[cc->dst])
+      indeg[ps->gang_of[cc->dst]]++;
+  }
+  for (int32_t k = 0; k < n; k++) {
+    int32_t pick = -1;
+    for (int32_t s = 0; s < ps->nslots; s++)
+      if (ps->slots[s].alive && indeg[s] == 0 && (pick < 0 || first[s] < first[pick]))
+        pick = s;
+    if (pick < 0) {
+      err = ACS_EINVAL;   /* a cycle between gangs: a bug of the move rules */
+      goto out_with_arrays;
+    }
+    indeg[pick] = -1;
+    for (int32_t ch = 0; ch < g->nchannels; ch++) {
+      const struct acs_sdf_channel *cc = &g->channels[ch];
+      if (cc->src >= 0 && cc->dst >= 0 && ps->gang_of[cc->src] == pick &&
+          ps->gang_of[cc->dst] != pick)
+        indeg[ps->gang_of[cc->dst]]--;
+    }
+    out->gangs[out->ngangs++] = ps->slots[pick].gg;
+    memset(&ps->slots[pick].gg, 0, sizeof(ps->slots[pick].gg));
+    out->makespan += out->gangs[out->ngangs - 1].total;
+  }
+out_with_arrays:
+  free(indeg);
+  free(first);
+  if (err < 0)
+    gx_part_free(out);
+  return err;
+}
+
+void gx_part_free(struct gx_part *pt)
+{
+  for (int32_t i = 0; pt->gangs && i < pt->ngangs; i++)
+    gx_gang_free(&pt->gangs[i]);
+  free(pt->gangs);
+  memset(pt, 0, sizeof(*pt));
+}
+
+int gx_partition(struct gx_ctx *c, const struct gx_gang_opts *o, int singletons,
+                 struct gx_part *out, struct acs_diag *d)
+{
+  struct pstate ps;
+  int err;
+
+  memset(&ps, 0, sizeof(ps));
+  ps.c = c;
+  ps.o = o;
+  ps.d = d;
+  if ((err = init_state(&ps)) < 0 || (err = initial_partition(&ps)) < 0)
+    goto out_with_state;
+  c->searching = 1;
+  err = singletons ? ACS_OK : improve(&ps);
+  c->searching = 0;
+  if (err < 0)
+    goto out_with_state;
+  err = emit_partition(&ps, out);
+out_with_state:
+  free_state(&ps);
+  return err;
+}
+
+int gx_part_emit(const struct gx_ctx *c, const struct gx_part *pt, struct gx_plan *pl)
+{
+  int64_t t = 0;
+  int err;
+
+  for (int32_t i = 0; i < pt->ngangs; i++)
+    if ((err = gx_gang_emit(c, &pt->gangs[i], i, t, pl, &t)) < 0)
+      return err;
+  pl->makespan = t;
+  return ACS_OK;
+}

@@ -1,0 +1,239 @@
+/*
+ * variants.c - the SDF scheduler variants as ops tables: `gang` (the
+ * thesis's heuristic), the SDF side of `sequential` (the thesis's sequential
+ * approach: the initial partition, one node per gang), `tiling` and
+ * `naive-list` (the baselines of section 6.4). Each builds a plan, checks it
+ * with the family's independent checker, lowers it to the common schedule
+ * and attaches its result tables.
+ */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sched/gang/gang.h"
+
+static const char *const sort_choices[] = { "topo", "level", "exec", "rtopo", "rlevel", NULL };
+static const char *const partition_choices[] = { "heuristic", "ilp", NULL };
+static const char *const gain_map_choices[] = { "incremental", "exact", NULL };
+
+static const struct acs_opt_desc gang_opts[] = {
+  { "sort", ACS_OPT_ENUM, offsetof(struct gx_gang_opts, sort), "topo", 0, 0, sort_choices,
+    "order in which gangs become the move target: topological, level (unit-weight longest "
+    "path to a sink), execution time, or either of the first two reversed" },
+  { "zero_gain", ACS_OPT_INT, offsetof(struct gx_gang_opts, zero_gain), "1", 0, 1, NULL,
+    "commit moves whose expected and real gain is zero (they can enable better moves)" },
+  { "depth", ACS_OPT_INT, offsetof(struct gx_gang_opts, depth), "1", 1, 4, NULL,
+    "search depth: a move's gain includes the best of up to depth-1 follow-up moves" },
+  { "map_budget", ACS_OPT_INT, offsetof(struct gx_gang_opts, map_budget), "2000", 0, 1e9, NULL,
+    "search nodes of the branch-and-bound mapping of one gang before it returns its best "
+    "(0: the greedy mapping improved by moves and swaps)" },
+  { "gain_map", ACS_OPT_ENUM, offsetof(struct gx_gang_opts, gain_map), "incremental", 0, 0,
+    gain_map_choices,
+    "expected gains from the current mappings with the moved node placed where it costs least "
+    "(incremental), or from an optimal mapping of each new gang (exact, the thesis's way)" },
+  { "partition", ACS_OPT_ENUM, offsetof(struct gx_gang_opts, partition), "heuristic", 0, 0,
+    partition_choices,
+    "heuristic: the thesis's moves; ilp: the exact partition and mapping over optimal costs "
+    "(GLPK; small graphs)" },
+  { "max_iter", ACS_OPT_INT, offsetof(struct gx_gang_opts, max_iter), "16", 1, 10000, NULL,
+    "iterations of the retiming and of the buffer phase per gang" },
+  { "program", ACS_OPT_STR, offsetof(struct gx_gang_opts, program), "", 0, 0, NULL,
+    "also write the control program as text to this file" },
+  { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
+};
+
+static int sdf_model(const struct acs_problem *pb, const char *who, const struct acs_sdf_graph **g,
+                     struct acs_diag *d)
+{
+  if (!pb->wl || pb->wl->kind != ACS_WL_SDF || !pb->wl->model)
+    return acs_diag_set(d, ACS_EUNSUPPORTED, NULL, 0, 0,
+                        "%s schedules SDF graphs (SDF3 .xml workloads) only", who);
+  *g = pb->wl->model;
+  return ACS_OK;
+}
+
+static void ctx_limits(struct gx_ctx *c, const struct acs_sched_ctx *ctx, int64_t max_iter)
+{
+  c->interrupted = ctx ? ctx->interrupted : NULL;
+  c->deadline = ctx && ctx->time_limit > 0 ? acs_now_seconds() + ctx->time_limit : 0;
+  c->max_iter = max_iter;
+}
+
+/* Checks, lowers and stores a plan (and the partition's tables). */
+static int finish(struct gx_ctx *c, const struct gx_plan *pl, const struct gx_part *pt,
+                  struct acs_schedule *out, struct acs_diag *d)
+{
+  int err;
+
+  if ((err = gx_check_plan(c->g, &c->xp, pl, d)) < 0)
+    return err;
+  if (pt && (err = gx_program_verify(c, pt, pl, d)) < 0)
+    return err;
+  if ((err = gx_lower(c->g, &c->xp, pl, out)) < 0)
+    return err;
+  if (pt && (err = gx_part_tables(c, pt, out)) < 0)
+    return err;
+  return ACS_OK;
+}
+
+/* Schedules a partition: the heuristic, the singletons, or the ILP's. */
+static int run_partition(const struct acs_problem *pb, const struct gx_gang_opts *o,
+                         const struct acs_sched_ctx *ctx, int mode, struct acs_schedule *out,
+                         struct acs_diag *d)
+{
+  const struct acs_sdf_graph *g = NULL;
+  struct gx_ctx c;
+  struct gx_part pt;
+  struct gx_plan pl;
+  int64_t lower = -1;
+  int err;
+
+  if ((err = sdf_model(pb, mode == 1 ? "sequential (SDF)" : "gang", &g, d)) < 0)
+    return err;
+  if ((err = gx_ctx_init(&c, g, &pb->plat, d)) < 0)
+    return err;
+  ctx_limits(&c, ctx, o->max_iter);
+  memset(&pt, 0, sizeof(pt));
+  gx_plan_init(&pl);
+  if (mode == 2)
+    err = gx_partition_ilp(&c, o, ctx ? ctx->time_limit : 0, &pt, &lower, d);
+  else
+    err = gx_partition(&c, o, mode == 1, &pt, d);
+  if (err < 0)
+    goto out_with_ctx;
+  if ((err = gx_part_emit(&c, &pt, &pl)) < 0 || (err = finish(&c, &pl, &pt, out, d)) < 0)
+    goto out_with_ctx;
+  if (o->program[0] && (err = gx_program_write(&c, &pt, o->program, d)) < 0)
+    goto out_with_ctx;
+  if (mode == 2 && lower >= 0) {
+    struct acs_rtab *t = acs_schedule_find_rtab(out, "gangs");
+    if (t)
+      acs_rtab_attr_i64(t, "ilp_cost_bound", lower);
+  }
+out_with_ctx:
+  gx_plan_free(&pl);
+  gx_part_free(&pt);
+  gx_ctx_free(&c);
+  return err;
+}
+
+static int gang_schedule(const struct acs_problem *pb, const void *opts,
+                         const struct acs_sched_ctx *ctx, struct acs_schedule *out,
+                         struct acs_diag *d)
+{
+  const struct gx_gang_opts *o = opts;
+
+  return run_partition(pb, o, ctx, o->partition == 1 ? 2 : 0, out, d);
+}
+
+const struct acs_sched_ops acs_sched_gang = {
+  .name = "gang",
+  .seed = "004_f57d4dacff9f18c5.txt",
+  .summary = "gang partitioning, mapping and pipelined schedules of SDF graphs on a multi-PE ISP",
+  .kinds = 1u << ACS_WL_SDF,
+  .opts_size = sizeof(struct gx_gang_opts),
+  .opts = gang_opts,
+  .schedule = gang_schedule,
+};
+
+/* The sequential approach of section 6.4: every node alone in its gang,
+ * pipelined with its own transfers, all data through DDR. */
+int acs__sdf_sequential(const struct acs_problem *pb, const struct acs_sched_ctx *ctx,
+                        struct acs_schedule *out, struct acs_diag *d)
+{
+  struct gx_gang_opts o;
+
+  memset(&o, 0, sizeof(o));
+  o.map_budget = 2000;
+  o.max_iter = 16;
+  return run_partition(pb, &o, ctx, 1, out, d);
+}
+
+/* ---- tiling ---- */
+
+static const struct acs_opt_desc tiling_opts[] = {
+  { "map_budget", ACS_OPT_INT, offsetof(struct gx_gang_opts, map_budget), "2000", 0, 1e9, NULL,
+    "search nodes of the mapping of a cycle that runs as one gang" },
+  { "max_iter", ACS_OPT_INT, offsetof(struct gx_gang_opts, max_iter), "16", 1, 10000, NULL,
+    "iterations of the retiming and of the buffer phase per pass" },
+  { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
+};
+
+/* Runs a plan builder, then checks, lowers and stores its plan. */
+static int run_plan(const struct acs_problem *pb, const char *who, const struct gx_gang_opts *o,
+                    const struct acs_sched_ctx *ctx,
+                    int (*build)(struct gx_ctx *, const struct gx_gang_opts *, struct gx_plan *,
+                                 struct acs_diag *),
+                    struct acs_schedule *out, struct acs_diag *d)
+{
+  const struct acs_sdf_graph *g = NULL;
+  struct gx_ctx c;
+  struct gx_plan pl;
+  int err;
+
+  if ((err = sdf_model(pb, who, &g, d)) < 0)
+    return err;
+  if ((err = gx_ctx_init(&c, g, &pb->plat, d)) < 0)
+    return err;
+  ctx_limits(&c, ctx, o->max_iter);
+  gx_plan_init(&pl);
+  if ((err = build(&c, o, &pl, d)) == ACS_OK)
+    err = finish(&c, &pl, NULL, out, d);
+  gx_plan_free(&pl);
+  gx_ctx_free(&c);
+  return err;
+}
+
+static int tiling_schedule(const struct acs_problem *pb, const void *opts,
+                           const struct acs_sched_ctx *ctx, struct acs_schedule *out,
+                           struct acs_diag *d)
+{
+  return run_plan(pb, "tiling", opts, ctx, gx_tiling, out, d);
+}
+
+const struct acs_sched_ops acs_sched_tiling = {
+  .name = "tiling",
+  .seed = "004_f57d4dacff9f18c5.txt",
+  .summary = "baseline: every kernel a pass of its own, its lines split over the PEs, all data through DDR",
+  .kinds = 1u << ACS_WL_SDF,
+  .opts_size = sizeof(struct gx_gang_opts),
+  .opts = tiling_opts,
+  .schedule = tiling_schedule,
+};
+
+/* ---- naive-list ---- */
+
+static const struct acs_opt_desc naive_opts[] = {
+  { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
+};
+
+static int naive_build(struct gx_ctx *c, const struct gx_gang_opts *o, struct gx_plan *pl,
+                       struct acs_diag *d)
+{
+  (void)o;
+  return gx_naive(c, pl, d);
+}
+
+static int naive_schedule(const struct acs_problem *pb, const void *opts,
+                          const struct acs_sched_ctx *ctx, struct acs_schedule *out,
+                          struct acs_diag *d)
+{
+  struct gx_gang_opts o;
+
+  (void)opts;
+  memset(&o, 0, sizeof(o));
+  o.max_iter = 16;
+  return run_plan(pb, "naive-list", &o, ctx, naive_build, out, d);
+}
+
+const struct acs_sched_ops acs_sched_naive = {
+  .name = "naive-list",
+  .seed = "004_f57d4dacff9f18c5.txt",
+  .summary = "baseline: kernels loaded and replaced on demand, DMA arbitrated by four rules",
+  .kinds = 1u << ACS_WL_SDF,
+  .opts_size = 0,
+  .opts = naive_opts,
+  .schedule = naive_schedule,
+};
