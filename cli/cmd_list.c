@@ -77,6 +77,7 @@ static void list_schedulers(void)
     for (int k = 0; k < ACS_WL__COUNT; k++)
       if (s->kinds & (1u << k))
         printf(" %s", acs_wl_kind_name(k));
+    printf("; memory: %s", acs_mem_model_name(s->memory_model));
     if (s->searches)
       printf("; searches until --time-limit (sweep includes it only when asked)");
     if (s->proves)

@@ -323,6 +323,8 @@ int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
 
   *keep = 0;
   snprintf(row->scheduler, sizeof(row->scheduler), "%s", sel->ops->name);
+  snprintf(row->memory_model, sizeof(row->memory_model), "%s",
+           acs_mem_model_name(sel->ops->memory_model));
   acs_job_options_text(sel, row->options, sizeof(row->options));
   if ((err = acs_schedule_init_problem(s, pb)) < 0) {
     row_status(row, "error");

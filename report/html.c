@@ -73,7 +73,7 @@ static void csv_row(FILE *f, const struct acs_results_data *data, const struct a
   csv_str(f, r->scheduler);
   fputc(',', f);
   csv_str(f, r->options);
-  fprintf(f, ",%s,", r->status);
+  fprintf(f, ",%s,%s,", r->status, r->memory_model);
   csv_f64(f, r->makespan_cycles), fputc(',', f);
   csv_f64(f, r->sim_makespan_cycles), fputc(',', f);
   csv_f64(f, r->lower_bound_cycles), fputc(',', f);
@@ -125,7 +125,7 @@ int acs_report_write_csv(const struct acs_results_data *data, const char *path,
   if (!f)
     return acs_diag_set(d, ACS_EIO, path, 0, 0, "cannot write: %s", strerror(errno));
   fputs("run_id,platform,workload,workload_kind,workload_path,ops,edges,scheduler,options,status,"
-        "makespan_cycles,sim_makespan_cycles,lower_bound_cycles,peak_cmx_bytes,spill_bytes,"
+        "memory_model,makespan_cycles,sim_makespan_cycles,lower_bound_cycles,peak_cmx_bytes,spill_bytes,"
         "ddr_bytes,barriers_used,control_edges,sched_seconds,sim_seconds,pe_utilization,"
         "dma_utilization", f);
   for (int k = 0; k < ACS_PARAM_COUNT; k++)
@@ -296,14 +296,17 @@ static void study_facts(struct page *pg)
     fprintf(pg->f, "<div class=\"warn\">%s</div>\n", pg->pl->notes[i]);
 }
 
-/* The smallest x at which some scheduler is within 5% of the workload's best. */
-static const struct acs__srun *near_best(const struct acs__study *s, int wl, double best)
+/* The smallest x at which some scheduler is within 5% of the workload's
+ * best; with resident set, among resident runs only (README "Memory
+ * models": a transient run at a small CMX is not a realizable answer). */
+static const struct acs__srun *near_best(const struct acs__study *s, int wl, double best,
+                                         int resident)
 {
   const struct acs__srun *pick = NULL;
 
   for (size_t i = 0; i < s->nruns; i++) {
     const struct acs__srun *r = &s->runs[i];
-    if (r->wl != wl || !r->ok || r->mk > best * 1.05)
+    if (r->wl != wl || !r->ok || r->mk > best * 1.05 || (resident && !r->resident))
       continue;
     if (!pick || r->xi < pick->xi || (r->xi == pick->xi && r->mk < pick->mk))
       pick = r;
@@ -314,7 +317,7 @@ static const struct acs__srun *near_best(const struct acs__study *s, int wl, dou
 static void workload_row(struct page *pg, int wl)
 {
   const struct acs__study *s = pg->s;
-  const struct acs__srun *best = NULL, *worst = NULL, *near;
+  const struct acs__srun *best = NULL, *worst = NULL, *near, *bound = NULL;
   size_t n[4] = {0, 0, 0, 0}, runs = 0;
   int64_t omin = -1, omax = -1;
   char a[64], b[64];
@@ -330,10 +333,18 @@ static void workload_row(struct page *pg, int wl)
     if (r->w->ops >= 0 && (omin < 0 || r->w->ops < omin))
       omin = r->w->ops;
     omax = r->w->ops > omax ? r->w->ops : omax;
-    if (r->ok && (!best || r->mk < best->mk))
+    if (r->ok && r->resident && (!best || r->mk < best->mk))
       best = r;
+    if (r->ok && !r->resident && (!bound || r->mk < bound->mk))
+      bound = r;
     if (r->ok && (!worst || r->mk > worst->mk))
       worst = r;
+  }
+  /* The answers come from resident runs; without any, from all, and the
+   * best transient run below them is shown as an optimistic bound. */
+  if (!best) {
+    best = bound;
+    bound = NULL;
   }
   fprintf(pg->f, "<tr><td><a href=\"#wl%d\">", wl);
   put(pg, s->wl[wl]);
@@ -359,9 +370,19 @@ static void workload_row(struct page *pg, int wl)
   put(pg, s->sched[best->sched]);
   fprintf(pg->f, "</code><br><span class=\"small\">");
   put(pg, best->p->name);
+  if (!best->resident) {
+    fprintf(pg->f, "<br>no resident-model run; memory model ");
+    put(pg, *best->mm ? best->mm : "unknown");
+  }
+  if (bound && bound->mk < best->mk) {
+    fmt_mk(bound->mk, a, sizeof(a));
+    fprintf(pg->f, "<br>optimistic bound %s (<code>", a);
+    put(pg, s->sched[bound->sched]);
+    fprintf(pg->f, "</code>, transient)");
+  }
   fprintf(pg->f, "</span></td><td class=\"n\">%s<br><span class=\"muted\">&times;%.2f the best"
                  "</span></td><td>", b, worst->mk / best->mk);
-  near = s->xparam >= 0 ? near_best(s, wl, best->mk) : NULL;
+  near = s->xparam >= 0 ? near_best(s, wl, best->mk, best->resident) : NULL;
   if (near) {
     acs__param_label(s->xparam, near->p->v[s->xparam], a, sizeof(a));
     fprintf(pg->f, "<b>");
@@ -382,7 +403,8 @@ static void workload_table(struct page *pg)
                  "<th class=\"n\">best makespan</th><th>best run</th><th class=\"n\">worst ok run"
                  "</th><th>");
   if (s->xparam >= 0)
-    fprintf(pg->f, "smallest %s<br>within 5%% of best", acs__param_title(s->xparam));
+    fprintf(pg->f, "smallest %s<br>within 5%% of best<br><span class=\"small\">(resident "
+                   "memory models)</span>", acs__param_title(s->xparam));
   fprintf(pg->f, "</th></tr>\n");
   for (size_t w = 0; w < s->nwl; w++)
     workload_row(pg, (int)w);
@@ -426,34 +448,50 @@ static void scheduler_table(struct page *pg)
   const struct acs__study *s = pg->s;
   const size_t all = pg->cmp.rows - 1;
 
-  fprintf(pg->f, "<div class=\"card tablecard\"><table><tr><th>scheduler</th><th class=\"n\">runs"
+  fprintf(pg->f, "<div class=\"card tablecard\"><table><tr><th>scheduler</th><th>memory model"
+                 "</th><th class=\"n\">runs"
                  "</th><th class=\"n\">ok</th><th class=\"n\">infeasible</th><th class=\"n\">timeout"
                  "</th><th class=\"n\">error</th><th class=\"n\">best of its configuration</th><th class=\"n\">above the best"
                  " (geometric mean)</th><th class=\"n\">worst</th></tr>\n");
   for (size_t k = 0; k < s->nsched; k++) {
     size_t n[4] = {0, 0, 0, 0}, runs = 0;
     const struct acs__cmpcell *c = pg->cmp.cell ? acs__cmp_at(&pg->cmp, all, k) : NULL;
+    int resident = 0;
+    const char *mm = "";
     for (size_t i = 0; i < s->nruns; i++) {
       int st;
       if ((size_t)s->runs[i].sched != k)
         continue;
       runs++;
+      resident = s->runs[i].resident;
+      mm = s->runs[i].mm;
       st = acs_status_parse(s->runs[i].r->status);
       n[st >= 0 && st < 4 ? st : ACS_ST_ERROR]++;
     }
     fprintf(pg->f, "<tr><td><code>");
     put(pg, s->sched[k]);
-    fprintf(pg->f, "</code></td><td class=\"n\">%zu</td><td class=\"n\">%zu</td><td class=\"n\">"
-                   "%zu</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td>", runs,
+    /* Transient figures are optimistic bounds: compared with the best
+     * resident run, they may lie below it and never count as the best. */
+    fprintf(pg->f, "</code></td><td>%s</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td>"
+                   "<td class=\"n\">%zu</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td>",
+            resident                        ? "resident"
+            : strcmp(mm, "transient") == 0 ? "transient (optimistic)"
+            : *mm                          ? mm
+                                           : "unknown",
+            runs,
             n[ACS_ST_OK], n[ACS_ST_INFEASIBLE], n[ACS_ST_TIMEOUT], n[ACS_ST_ERROR]);
     if (c && c->n)
-      fprintf(pg->f, "<td class=\"n\">%zu of %zu</td><td class=\"n\">+%.1f%%</td>"
-                     "<td class=\"n\">+%.1f%%</td></tr>\n", c->wins, c->n,
+      fprintf(pg->f, "<td class=\"n\">%zu of %zu</td><td class=\"n\">%+.1f%%</td>"
+                     "<td class=\"n\">%+.1f%%</td></tr>\n", c->wins, c->n,
               100.0 * (exp(c->sumlog / (double)c->n) - 1.0), 100.0 * (c->worst - 1.0));
     else
       fprintf(pg->f, "<td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td></tr>\n");
   }
-  fprintf(pg->f, "</table></div>\n");
+  fprintf(pg->f, "</table><p class=\"small muted\">The best of a configuration is its best run "
+                 "of a scheduler with a resident memory model when there is one; schedulers "
+                 "whose model is transient (a tensor holds CMX only while an op touches it) "
+                 "show optimistic bounds: they may lie below that best and never count as "
+                 "it.</p></div>\n");
 }
 
 static void plot_card(struct page *pg, const struct acs__plot *p)

@@ -881,6 +881,7 @@ static void run_record(struct acs_run_row *rec, const struct acs_run_row *row, i
   acs__strfill(rec->scheduler, sizeof rec->scheduler, row->scheduler);
   acs__strfill(rec->options, sizeof rec->options, row->options);
   acs__strfill(rec->status, sizeof rec->status, row->status);
+  acs__strfill(rec->memory_model, sizeof rec->memory_model, row->memory_model);
   rec->makespan_cycles = row->makespan_cycles;
   rec->sim_makespan_cycles = row->sim_makespan_cycles;
   rec->lower_bound_cycles = row->lower_bound_cycles;

@@ -34,6 +34,10 @@ struct acs_run_row {
    * identity (resume, compare, merge). */
   char options[ACS_STR_OPTS];
   char status[16];
+  /* The scheduler's memory model (enum acs_mem_model: "transient",
+   * "resident", "none"); "" in files written before the column existed,
+   * where a reader takes the variant's from the registry. */
+  char memory_model[16];
   double makespan_cycles;         /* NaN when there is no schedule */
   double sim_makespan_cycles;     /* NaN if not simulated */
   double lower_bound_cycles;

@@ -118,6 +118,7 @@ void acs__tbl_runs(struct acs__h5table *t)
   FIELD(t, struct acs_run_row, scheduler, ACS__H5_STR, 0);
   FIELD(t, struct acs_run_row, options, ACS__H5_STR, 0);
   FIELD(t, struct acs_run_row, status, ACS__H5_STR, 0);
+  FIELD(t, struct acs_run_row, memory_model, ACS__H5_STR, 0);
   FIELD(t, struct acs_run_row, makespan_cycles, ACS__H5_F64, NAN);
   FIELD(t, struct acs_run_row, sim_makespan_cycles, ACS__H5_F64, NAN);
   FIELD(t, struct acs_run_row, lower_bound_cycles, ACS__H5_F64, NAN);

@@ -10,6 +10,19 @@
 #include <string.h>
 
 #include "report/study.h"
+#include "core/sched/sched.h"
+
+/* A run's memory model: its column, or, in a file written before the
+ * column existed, the variant's own (unknown variants: ""). */
+static const char *memory_model(const struct acs_run_row *r)
+{
+  const struct acs_sched_ops *ops;
+
+  if (r->memory_model[0])
+    return r->memory_model;
+  ops = acs_sched_find(r->scheduler);
+  return ops ? acs_mem_model_name(ops->memory_model) : "";
+}
 
 int acs__natcmp(const char *a, const char *b)
 {
@@ -256,6 +269,8 @@ static int join_runs(struct acs__study *s, struct acs_diag *d)
     r->sched = intern(s->sched, &s->nsched, label);
     r->mk = isnan(r->r->sim_makespan_cycles) ? r->r->makespan_cycles : r->r->sim_makespan_cycles;
     r->ok = strcmp(r->r->status, "ok") == 0 && !isnan(r->mk);
+    r->mm = memory_model(r->r);
+    r->resident = strcmp(r->mm, "resident") == 0;
     if (!r->ok)
       r->mk = NAN;
     if (!isnan(r->r->sim_makespan_cycles))
@@ -331,16 +346,27 @@ static int cmp_config(const void *a, const void *b)
   return x->sched < y->sched ? -1 : x->sched > y->sched;
 }
 
+/*
+ * The best of a configuration is the best resident run when there is one:
+ * a transient variant's makespan is an optimistic bound (its memory model
+ * cannot run at that CMX size), so it is compared with that best, may come
+ * out below it (ratio < 1), and never wins. Without a resident run, the
+ * best of all.
+ */
 static void score_config(struct acs__cmp *c, const struct acs__srun *const *run, size_t n)
 {
-  double best = INFINITY;
+  double best = INFINITY, best_res = INFINITY;
   size_t nok = 0;
 
   for (size_t i = 0; i < n; i++)
     if (run[i]->ok) {
       best = fmin(best, run[i]->mk);
+      if (run[i]->resident)
+        best_res = fmin(best_res, run[i]->mk);
       nok++;
     }
+  if (best_res < INFINITY)
+    best = best_res;
   if (nok < 2 || !(best > 0))
     return;
   c->configs++;
@@ -352,7 +378,7 @@ static void score_config(struct acs__cmp *c, const struct acs__srun *const *run,
     for (size_t row = (size_t)run[i]->wl;; row = c->rows - 1) {
       struct acs__cmpcell *cell = acs__cmp_at(c, row, (size_t)run[i]->sched);
       cell->n++;
-      cell->wins += ratio == 1.0;
+      cell->wins += ratio == 1.0 && (run[i]->resident || best_res == INFINITY);
       cell->sumlog += log(ratio);
       cell->worst = fmax(cell->worst, ratio);
       if (row == c->rows - 1)

@@ -23,6 +23,9 @@ struct acs__srun {
   int wl, sched, fam;        /* indices into the study's lists */
   int xi, yi;                /* value indices on the axes; 0 when an axis is absent */
   int ok;                    /* status ok with a makespan */
+  const char *mm;            /* its memory model: "transient", "resident", "none", "" */
+  int resident;              /* the scheduler's memory model is resident (README
+                              * "Memory models"): its makespan answers CMX sizing */
   double mk;                 /* makespan (simulated, else planned); NaN unless ok */
 };
 

@@ -95,6 +95,23 @@ Test(registry, lists_sequential_and_list)
   cr_assert_not(acs_sched_accepts(all[1], -1));
 }
 
+/* Every variant declares its memory model (the report's CMX answers rest
+ * on it); the seed-000 variants as their code models memory. */
+Test(registry, every_variant_declares_a_memory_model)
+{
+  size_t n = 0;
+  const struct acs_sched_ops *const *all = acs_sched_list(&n);
+
+  for (size_t i = 0; i < n; i++)
+    cr_assert(all[i]->memory_model > ACS_MEM_UNDECLARED && all[i]->memory_model <= ACS_MEM_UNUSED,
+              "%s declares no memory model", all[i]->name);
+  cr_assert_eq(acs_sched_find("spill")->memory_model, ACS_MEM_RESIDENT);
+  cr_assert_eq(acs_sched_find("list")->memory_model, ACS_MEM_TRANSIENT);
+  cr_assert_eq(acs_sched_find("sequential")->memory_model, ACS_MEM_TRANSIENT);
+  cr_assert_str_eq(acs_mem_model_name(ACS_MEM_RESIDENT), "resident");
+  cr_assert_str_eq(acs_mem_model_name(ACS_MEM_UNDECLARED), "");
+}
+
 /* The list options as stored by opts.c: four int64_t in declaration order. */
 struct list_opts_view {
   int64_t rule, sgs, justify, iterations;

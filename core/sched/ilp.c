@@ -953,6 +953,7 @@ static const struct acs_opt_desc ilp_opts_desc[] = {
 
 const struct acs_sched_ops acs_sched_ilp = {
   .name = "ilp",
+  .memory_model = ACS_MEM_TRANSIENT, /* the time-indexed program charges CMX per running op, as list does */
   .seed = "000_a679b194fa1bdb4b.txt",
   .summary = "time-indexed 0-1 program (GLPK): optimal schedules proven by destructive "
              "bounding from the lower bound; the list scheduler's best is the incumbent",

@@ -851,6 +851,7 @@ static const struct acs_opt_desc list_opts_desc[] = {
 
 const struct acs_sched_ops acs_sched_listsched = {
   .name = "list",
+  .memory_model = ACS_MEM_TRANSIENT, /* the seed's FSG: a tensor holds CMX only while an op that touches it runs */
   .seed = "000_a679b194fa1bdb4b.txt",
   .summary = "feasible schedule generator: event-driven list scheduling over "
              "every resource, with priority rules",

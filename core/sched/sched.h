@@ -48,6 +48,22 @@ struct acs_sched_ctx {
   const volatile sig_atomic_t *interrupted;
 };
 
+/*
+ * What a variant assumes of on-chip memory (README "Memory models"). The
+ * report answers CMX-sizing questions from resident variants only: a
+ * transient variant's makespan at a small CMX is an optimistic bound, not a
+ * schedule a real CMX of that size could run.
+ */
+enum acs_mem_model {
+  ACS_MEM_UNDECLARED, /* a variant must declare one (test-sched checks) */
+  ACS_MEM_TRANSIENT,  /* a tensor holds CMX only while an op that reads or writes it runs */
+  ACS_MEM_RESIDENT,   /* a tensor holds memory from its producer to its last consumer,
+                       * or is spilled to DDR and brought back */
+  ACS_MEM_UNUSED,     /* the variant places nothing in CMX (loops, recurrences) */
+};
+/* "transient", "resident", "none"; "" for undeclared. */
+const char *acs_mem_model_name(int m);
+
 struct acs_sched_ops {
   const char *name;
   const char *seed;      /* seed document, e.g. "000_a679b194fa1bdb4b.txt" */
@@ -58,6 +74,7 @@ struct acs_sched_ops {
   int proves;            /* 1: status ok means the makespan is proven optimal */
   int searches;          /* 1: searches until --time-limit (seconds to minutes a run);
                           * `acsim sweep` leaves such variants out unless asked */
+  int memory_model;      /* enum acs_mem_model */
   /*
    * Fills `out` (already initialised by acs_schedule_init_problem) with a
    * complete schedule. Returns ACS_OK; ACS_EINFEASIBLE with the reason in d;

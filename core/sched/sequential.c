@@ -51,6 +51,7 @@ static const struct acs_opt_desc sequential_opts[] = {
 
 const struct acs_sched_ops acs_sched_sequential = {
   .name = "sequential",
+  .memory_model = ACS_MEM_TRANSIENT, /* one op at a time: CMX holds only the running op's tensors (on SDF graphs, its buffers) */
   .seed = "004_f57d4dacff9f18c5.txt",
   .summary = "one op at a time in topological order (baseline); on SDF graphs one kernel per gang",
   .kinds = (1u << ACS_WL_DNN) | (1u << ACS_WL_GRAPH) | (1u << ACS_WL_PSPLIB) |

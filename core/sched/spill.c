@@ -1205,6 +1205,7 @@ static const struct acs_opt_desc spill_opts_desc[] = {
 
 const struct acs_sched_ops acs_sched_spill = {
   .name = "spill",
+  .memory_model = ACS_MEM_RESIDENT, /* producer-to-last-consumer tensors, spilled to DDR when they do not fit */
   .seed = "000_a679b194fa1bdb4b.txt",
   .summary = "producer/consumer memory model with dynamic spills, contiguous CMX "
              "addresses and control edges",

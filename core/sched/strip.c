@@ -586,6 +586,7 @@ static const struct acs_opt_desc strip_opts_desc[] = {
 
 const struct acs_sched_ops acs_sched_strip = {
   .name = "strip",
+  .memory_model = ACS_MEM_TRANSIENT, /* each op's CMX block lives for that op's duration only */
   .seed = "000_a679b194fa1bdb4b.txt",
   .summary = "2D strip-packing ILP (GLPK): CMX address x time, contiguous ranges, "
              "precedence, PE/DMA capacities by lazy cuts",

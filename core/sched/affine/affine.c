@@ -315,6 +315,7 @@ static const struct acs_opt_desc affine_opts_desc[] = {
 
 const struct acs_sched_ops acs_sched_affine = {
   .name = "affine",
+  .memory_model = ACS_MEM_UNUSED, /* instances live in PE registers; values move over local links, not CMX */
   .seed = "003_ccb5dcefa1c3645f.txt",
   .summary = "Feautrier's one-dimensional affine schedules of recurrence equations by the "
              "Farkas lemma (exact, isl), projected and folded onto the PEs",

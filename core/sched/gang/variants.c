@@ -130,6 +130,7 @@ static int gang_schedule(const struct acs_problem *pb, const void *opts,
 
 const struct acs_sched_ops acs_sched_gang = {
   .name = "gang",
+  .memory_model = ACS_MEM_RESIDENT, /* channel buffers held in VMEM for the whole gang */
   .seed = "004_f57d4dacff9f18c5.txt",
   .summary = "gang partitioning, mapping and pipelined schedules of SDF graphs on a multi-PE ISP",
   .kinds = 1u << ACS_WL_SDF,
@@ -195,6 +196,7 @@ static int tiling_schedule(const struct acs_problem *pb, const void *opts,
 
 const struct acs_sched_ops acs_sched_tiling = {
   .name = "tiling",
+  .memory_model = ACS_MEM_RESIDENT, /* each pass's strips held in VMEM while the pass runs, intermediates in DDR */
   .seed = "004_f57d4dacff9f18c5.txt",
   .summary = "baseline: every kernel a pass of its own, its lines split over the PEs, all data through DDR",
   .kinds = 1u << ACS_WL_SDF,
@@ -230,6 +232,7 @@ static int naive_schedule(const struct acs_problem *pb, const void *opts,
 
 const struct acs_sched_ops acs_sched_naive = {
   .name = "naive-list",
+  .memory_model = ACS_MEM_RESIDENT, /* triple input buffers held in VMEM per loaded kernel */
   .seed = "004_f57d4dacff9f18c5.txt",
   .summary = "baseline: kernels loaded and replaced on demand, DMA arbitrated by four rules",
   .kinds = 1u << ACS_WL_SDF,

@@ -116,6 +116,7 @@ out_with_layout:
 
 const struct acs_sched_ops acs_sched_modulo = {
   .name = "modulo",
+  .memory_model = ACS_MEM_UNUSED, /* loop ops use functional units, no CMX */
   .seed = "001_0dd4a5969f69725f.txt",
   .summary = "Rau-style modulo scheduling of loops: MII bounds, RRT, placement arms, IMS, "
              "exact II by ILP",
