@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/model/layer.h"
+#include "core/sched/cascade/cgraph.h"
 #include "core/sched/cascade/propagator.h"
 #include "tests/testutil.h"
 
@@ -386,5 +387,88 @@ Test(propagator, bad_slot_is_einval)
   cr_assert_eq(acs_prop_of(&lg, v, 1, &p), ACS_EINVAL);
   cr_assert_eq(acs_prop_of(&lg, v, -1, &p), ACS_EINVAL);
   cr_assert_eq(acs_prop_of(&lg, 99, 0, &p), ACS_EINVAL);
+  acs_lgraph_destroy(&lg);
+}
+
+/* ---- the CascaderGraph ---- */
+
+/* x -> conv1 (3x3, bias) -> y1 -> relu -> r; x -> conv2 (1x1) -> y2;
+ * add(r, y2) -> s; concat(s, y1) -> c; maxpool(c) -> o. By hand: 6 Parts
+ * in topological order; 10 Tensors (x, w1, b1, y1, r, w2, y2, s, c, o);
+ * x and y1 have two consumers each, o none; 11 consumer entries. */
+Test(cgraph, branching_graph_by_hand)
+{
+  struct acs_lgraph lg;
+  struct acs_lattrs a3 = window(3, 1, 1, 1, 1, 1), a1 = window(1, 1, 1, 0, 0, 1),
+                    ap = window(2, 2, 1, 0, 0, 0), a0, ac;
+  struct acs_cgraph cg;
+  int32_t x, c1, re, c2, ad, ca, po, seen = 0;
+
+  memset(&a0, 0, sizeof(a0));
+  memset(&ac, 0, sizeof(ac));
+  ac.axis = 1;
+  cr_assert_eq(acs_lgraph_init(&lg, "t", "t.onnx"), ACS_OK);
+  x = INPUT(&lg, "x", 1, 4, 8, 8);
+  c1 = node(&lg, "conv1", ACS_LOP_CONV, &a3, 3,
+            (int32_t[]){x, WEIGHT(&lg, "w1", 8, 4, 3, 3), WEIGHT(&lg, "b1", 8)}, ROLES, "y1");
+  re = node(&lg, "relu", ACS_LOP_RELU, &a0, 1, (int32_t[]){lg.n[c1].out[0]}, DATA2, "r");
+  c2 = node(&lg, "conv2", ACS_LOP_CONV, &a1, 2, (int32_t[]){x, WEIGHT(&lg, "w2", 8, 4, 1, 1)},
+            ROLES, "y2");
+  ad = node(&lg, "add", ACS_LOP_ADD, &a0, 2, (int32_t[]){lg.n[re].out[0], lg.n[c2].out[0]},
+            DATA2, "s");
+  ca = node(&lg, "cat", ACS_LOP_CONCAT, &ac, 2, (int32_t[]){lg.n[ad].out[0], lg.n[c1].out[0]},
+            DATA2, "c");
+  po = node(&lg, "pool", ACS_LOP_MAX_POOL, &ap, 1, (int32_t[]){lg.n[ca].out[0]}, DATA2, "o");
+  infer_ok(&lg);
+  cr_assert_eq(acs_cgraph_build(&lg, 1, &cg), ACS_OK);
+  cr_assert_eq(cg.nparts, 6);
+  cr_assert_eq(cg.ntensors, 10);
+  cr_assert_eq(cg.ncons, 11);
+  /* producers come before consumers; every slot's propagator is the node's */
+  for (int32_t k = 0; k < cg.nparts; k++) {
+    const struct acs_cpart *p = &cg.parts[k];
+    for (int s = 0; s < p->nin; s++) {
+      struct acs_prop want;
+      int32_t t = p->in[s];
+      cr_assert_geq(t, 0);
+      cr_assert(cg.tensors[t].producer < k, "part %d slot %d", (int)k, s);
+      cr_assert_eq(acs_prop_of(&lg, p->node, s, &want), ACS_OK);
+      cr_assert(memcmp(&want, &p->prop[s], sizeof(want)) == 0, "part %d slot %d", (int)k, s);
+    }
+    seen |= 1 << p->node;
+  }
+  cr_assert_eq(seen, (1 << c1) | (1 << re) | (1 << c2) | (1 << ad) | (1 << ca) | (1 << po));
+  {
+    const struct acs_ctensor *tx = &cg.tensors[cg.tensor_of[x]];
+    const struct acs_ctensor *ty1 = &cg.tensors[cg.tensor_of[lg.n[c1].out[0]]];
+    const struct acs_ctensor *tc = &cg.tensors[cg.tensor_of[lg.n[ca].out[0]]];
+    const struct acs_ctensor *to = &cg.tensors[cg.tensor_of[lg.n[po].out[0]]];
+    const struct acs_ctensor *tw = &cg.tensors[cg.tensor_of[lg.n[c1].in[1]]];
+    cr_assert_eq(tx->producer, -1);
+    cr_assert_eq(tx->ncons, 2);
+    cr_assert_eq(tx->bytes, 256);
+    cr_assert_eq(ty1->ncons, 2);
+    cr_assert_eq(cg.parts[ty1->producer].node, c1);
+    cr_assert_eq(cg.parts[cg.cons[ty1->cons_off + 1].part].node, ca);
+    cr_assert_eq(cg.cons[ty1->cons_off + 1].slot, 1);
+    cr_assert_eq(tc->bytes, 16 * 8 * 8);
+    cr_assert_eq(to->ncons, 0);
+    cr_assert_eq(to->bytes, 16 * 4 * 4);
+    cr_assert(tw->weight);
+    cr_assert_eq(tw->ncons, 1);
+    cr_assert_eq(tw->bytes, 8 * 4 * 3 * 3);
+  }
+  acs_cgraph_free(&cg);
+  acs_lgraph_destroy(&lg);
+}
+
+Test(cgraph, uninferred_graph_is_einval)
+{
+  struct acs_lgraph lg;
+  struct acs_cgraph cg;
+
+  cr_assert_eq(acs_lgraph_init(&lg, "t", "t.onnx"), ACS_OK);
+  cr_assert_eq(acs_cgraph_build(&lg, 1, &cg), ACS_EINVAL);
+  acs_cgraph_free(&cg);
   acs_lgraph_destroy(&lg);
 }
