@@ -275,7 +275,7 @@ Test(propagator, follow_ops_match_regions)
   struct acs_lgraph lg;
   struct acs_lattrs a;
   struct acs_rng r;
-  int32_t x, y, z, v[5];
+  int32_t x, y, z, v[8];
 
   cr_assert_eq(acs_lgraph_init(&lg, "t", "t.onnx"), ACS_OK);
   x = INPUT(&lg, "x", 2, 6, 7, 9);
@@ -296,9 +296,23 @@ Test(propagator, follow_ops_match_regions)
   memset(&a, 0, sizeof(a));
   a.axis = 1;
   v[4] = node(&lg, "sm", ACS_LOP_SOFTMAX, &a, 1, &x, DATA2, "q");
+  /* FC layers: Gemm with B transposed (weights [N, K]) and a bias, Gemm
+   * with A transposed, and a batched MatMul broadcasting its batch axis. */
+  memset(&a, 0, sizeof(a));
+  a.trans_b = 1;
+  v[5] = node(&lg, "fc", ACS_LOP_GEMM, &a, 3,
+              (int32_t[]){INPUT(&lg, "f", 3, 10), WEIGHT(&lg, "fw", 12, 10), WEIGHT(&lg, "fb", 12)},
+              ROLES, "g");
+  memset(&a, 0, sizeof(a));
+  a.trans_a = 1;
+  v[6] = node(&lg, "gt", ACS_LOP_GEMM, &a, 2,
+              (int32_t[]){INPUT(&lg, "ft", 10, 3), WEIGHT(&lg, "gw", 10, 7)}, ROLES, "h");
+  memset(&a, 0, sizeof(a));
+  v[7] = node(&lg, "mm", ACS_LOP_MATMUL, &a, 2,
+              (int32_t[]){INPUT(&lg, "ma", 2, 1, 5, 6), INPUT(&lg, "mb", 3, 6, 4)}, DATA2, "m");
   infer_ok(&lg);
   acs_rng_seed(&r, 5);
-  for (int k = 0; k < 5; k++) {
+  for (int k = 0; k < 8; k++) {
     const struct acs_lnode *n = &lg.n[v[k]];
     for (int trial = 0; trial < 200; trial++) {
       struct acs_lbox ob, want, got;

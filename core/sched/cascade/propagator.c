@@ -133,6 +133,49 @@ static void prop_pad(const struct acs_lnode *n, const struct acs_ltensor *in, st
   }
 }
 
+/* Gemm, Y[M, N] = A[M, K] B[K, N] + C: A's row axis (its axis 1 when
+ * transA) follows the output's rows, B's column axis (axis 0 when transB)
+ * the output's columns, so a stripe of output columns reads a slice of the
+ * weights; the reduction axis K is read whole. C broadcasts. */
+static void prop_gemm(const struct acs_lnode *n, int slot, const struct acs_ltensor *in,
+                      int rout, struct acs_prop *p)
+{
+  int trans, keep;
+
+  if (slot == 2) {
+    prop_broadcast(n, slot, in, rout, p);
+    return;
+  }
+  if (in->rank != 2 || rout != 2)
+    return;
+  trans = slot == 0 ? n->a.trans_a : n->a.trans_b;
+  keep = slot == 0 ? 0 : 1;
+  prop_copy(p, slot == 0 ? (trans ? 1 : 0) : (trans ? 0 : 1), keep, 0.0);
+}
+
+/* MatMul (numpy semantics): batch axes broadcast as elementwise ops, A's
+ * row axis follows the output's second-to-last, B's column axis its last;
+ * the reduction axis is read whole, and a rank-1 operand (a promoted
+ * vector) is only a reduction axis. */
+static void prop_matmul(const struct acs_lgraph *lg, const struct acs_lnode *n, int slot,
+                        const struct acs_ltensor *in, int rout, struct acs_prop *p)
+{
+  const struct acs_ltensor *A = &lg->t[n->in[0]], *B = &lg->t[n->in[1]];
+  int nbatch = rout - (A->rank != 1) - (B->rank != 1), rows = in->rank - 2;
+
+  if (in->rank == 1)
+    return;
+  for (int j = 0; j < rows; j++) {
+    int oj = j + nbatch - rows;
+    if (oj >= 0 && in->dims[j] != 1)
+      prop_copy(p, j, oj, 0.0);
+  }
+  if (slot == 0)
+    prop_copy(p, in->rank - 2, nbatch, 0.0);
+  else
+    prop_copy(p, in->rank - 1, rout - 1, 0.0);
+}
+
 /* The rows of classes whose input follows the output axis by axis. */
 static void prop_follow(const struct acs_lgraph *lg, const struct acs_lnode *n, int slot,
                         struct acs_prop *p)
@@ -188,7 +231,13 @@ static void prop_follow(const struct acs_lgraph *lg, const struct acs_lnode *n, 
       for (int j = 0; slot == 0 && j < in->rank; j++)
         prop_copy(p, j, j, 0.0);
     break;
-  default: /* ConvTranspose, Gemm, MatMul, reductions: the whole input */
+  case ACS_LC_MATMUL:
+    if (n->op == ACS_LOP_GEMM)
+      prop_gemm(n, slot, in, out->rank, p);
+    else
+      prop_matmul(lg, n, slot, in, out->rank, p);
+    break;
+  default: /* ConvTranspose, reductions: the whole input */
     break;
   }
 }

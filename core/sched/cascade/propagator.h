@@ -54,8 +54,10 @@ struct acs_stripe {
  * broadcasting, normalization, Concat, Pad, and the weights and biases of
  * Conv; conservative for grouped Conv with other group counts (whole input
  * channels) and Resize (its scale and a margin of ceil(in/out) + 2 at each
- * end); the whole input for ConvTranspose, Gemm, MatMul, views, Transpose,
- * Softmax and reductions (their input stripes are not affine images of the
+ * end); exact for Gemm and MatMul (rows of A and columns of B follow the
+ * output, the reduction axis whole, so FC weights stripe with the output
+ * columns); the whole input for ConvTranspose, views other than Identity,
+ * and reductions (their input stripes are not affine images of the
  * output's, or the seed cascades them whole). ACS_EINVAL for a slot the node
  * does not have. O(rank^2).
  */
