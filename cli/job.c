@@ -338,7 +338,9 @@ int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
     return err;
   acs_schedule_stats(s, &st);
   row->makespan_cycles = (double)st.makespan;
-  if ((double)proven > row->lower_bound_cycles || isnan(row->lower_bound_cycles))
+  if (sel->ops->own_ops)
+    row->lower_bound_cycles = proven > 0 ? (double)proven : NAN;
+  else if ((double)proven > row->lower_bound_cycles || isnan(row->lower_bound_cycles))
     row->lower_bound_cycles = (double)proven;
   loop_figures(s, row);
   row->peak_cmx_bytes = st.peak_cmx_bytes;

@@ -21,6 +21,7 @@ static const struct acs_sched_ops *const variants[] = {
   &acs_sched_naive,
   &acs_sched_modulo,
   &acs_sched_affine,
+  &acs_sched_cascade,
 };
 
 const struct acs_sched_ops *const *acs_sched_list(size_t *n)

@@ -75,6 +75,11 @@ struct acs_sched_ops {
   int searches;          /* 1: searches until --time-limit (seconds to minutes a run);
                           * `acsim sweep` leaves such variants out unless asked */
   int memory_model;      /* enum acs_mem_model */
+  /* 1: the schedule's ops are the variant's own work items (cascade
+   * stripes), not the problem graph's ops, so the graph's lower bounds
+   * (critical path of whole layers) do not bound it; only the bound it
+   * reports in lower_bound does. */
+  int own_ops;
   /*
    * Fills `out` (already initialised by acs_schedule_init_problem) with a
    * complete schedule. Returns ACS_OK; ACS_EINFEASIBLE with the reason in d;
@@ -112,5 +117,6 @@ extern const struct acs_sched_ops acs_sched_tiling;
 extern const struct acs_sched_ops acs_sched_naive;
 extern const struct acs_sched_ops acs_sched_modulo;
 extern const struct acs_sched_ops acs_sched_affine;
+extern const struct acs_sched_ops acs_sched_cascade;     /* core/sched/cascade/variant.c */
 
 #endif

@@ -1,0 +1,311 @@
+/*
+ * check.c - the cascade family's own checker (see cascade.h).
+ *
+ * It shares nothing with the planner but the layer graph: regions come
+ * from acs_lnode_input_box (direct index arithmetic, not the propagators),
+ * coverage is decided exactly by coordinate compression (the boxes' edges
+ * cut the region into cells; every cell must lie in some box), and memory
+ * from the schedule's own statistics. With the common verifier (capacity,
+ * address overlap, residency along data edges, precedence) this proves the
+ * lowered schedule computes the network:
+ *  - every compute op's duration is its work at the PE's MAC rate, and
+ *    every DMA's its bytes at the DDR rate;
+ *  - what each compute op reads, slot by slot, is covered by its data
+ *    predecessors of that tensor (the blocks, loads or resident pieces
+ *    the verifier then proves are held while it runs);
+ *  - a load of an activation is covered by stores of it that precede it,
+ *    and a store by the compute ops that made what it writes;
+ *  - every Part's output is computed whole;
+ *  - the peak CMX is within the budget and the planner's prediction.
+ * O(E + sum of cells over the checks); cells are at most the product of
+ * the boxes' edges met per axis.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sched/cascade/cascade.h"
+
+#define FAIL(d, ...) acs_diag_set((d), ACS_EVERIFY, NULL, 0, 0, __VA_ARGS__)
+
+/* Regions beyond this many cells are not checked cell by cell (none of a
+ * shipped network comes near: a region's cells are its pieces'). */
+#define MAX_CELLS (1 << 24)
+
+struct cover {
+  const struct acs_lbox *need;
+  const struct acs_lbox **box;
+  size_t n, cap;
+};
+
+static int cover_add(struct cover *c, const struct acs_lbox *b)
+{
+  if (acs_grow((void **)&c->box, sizeof(*c->box), &c->cap, c->n + 1) < 0)
+    return ACS_ENOMEM;
+  c->box[c->n++] = b;
+  return ACS_OK;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return (a > b) - (a < b);
+}
+
+/* The sorted distinct cuts of axis a inside the region: its ends and the
+ * boxes' edges. */
+static size_t cuts_of(const struct cover *c, int a, int64_t *v)
+{
+  size_t n = 0, k = 0;
+
+  v[n++] = c->need->lo[a];
+  v[n++] = c->need->hi[a];
+  for (size_t i = 0; i < c->n; i++) {
+    if (c->box[i]->lo[a] > c->need->lo[a] && c->box[i]->lo[a] < c->need->hi[a])
+      v[n++] = c->box[i]->lo[a];
+    if (c->box[i]->hi[a] > c->need->lo[a] && c->box[i]->hi[a] < c->need->hi[a])
+      v[n++] = c->box[i]->hi[a];
+  }
+  qsort(v, n, sizeof(*v), cmp_i64);
+  for (size_t i = 0; i < n; i++)
+    if (k == 0 || v[i] != v[k - 1])
+      v[k++] = v[i];
+  return k;
+}
+
+static size_t find_cut(const int64_t *v, size_t n, int64_t x)
+{
+  size_t lo = 0, hi = n;
+
+  while (lo + 1 < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (v[mid] <= x)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Marks the cells of box b (clipped to the region). */
+static void mark(const struct cover *c, int64_t *const *cuts, const size_t *ncut,
+                 const struct acs_lbox *b, uint8_t *cell)
+{
+  int r = c->need->rank;
+  size_t lo[ACS_LAYER_MAX_RANK], hi[ACS_LAYER_MAX_RANK], at[ACS_LAYER_MAX_RANK];
+
+  for (int a = 0; a < r; a++) {
+    int64_t l = b->lo[a] > c->need->lo[a] ? b->lo[a] : c->need->lo[a];
+    int64_t h = b->hi[a] < c->need->hi[a] ? b->hi[a] : c->need->hi[a];
+    if (h <= l)
+      return;
+    lo[a] = at[a] = find_cut(cuts[a], ncut[a], l);
+    hi[a] = find_cut(cuts[a], ncut[a], h);
+  }
+  for (;;) {
+    size_t idx = 0;
+    int a;
+    for (a = 0; a < r; a++)
+      idx = idx * (ncut[a] - 1) + at[a];
+    cell[idx] = 1;
+    for (a = r - 1; a >= 0; a--) {
+      if (++at[a] < hi[a])
+        break;
+      at[a] = lo[a];
+    }
+    if (a < 0)
+      return;
+  }
+}
+
+/* 1 when the boxes cover the region, 0 when not, or a negative error. */
+static int covered(const struct cover *c)
+{
+  int r = c->need->rank, res = ACS_ENOMEM;
+  int64_t *cuts[ACS_LAYER_MAX_RANK] = {NULL};
+  size_t ncut[ACS_LAYER_MAX_RANK], cells = 1;
+  uint8_t *cell = NULL;
+
+  if (acs_lbox_elems(c->need) == 0)
+    return 1;
+  for (int a = 0; a < r; a++) {
+    if (!(cuts[a] = malloc((2 * c->n + 2) * sizeof(**cuts))))
+      goto out;
+    ncut[a] = cuts_of(c, a, cuts[a]);
+    if (cells > MAX_CELLS / (ncut[a] - 1)) {
+      res = ACS_ERANGE;
+      goto out;
+    }
+    cells *= ncut[a] - 1;
+  }
+  if (!(cell = calloc(cells, 1)))
+    goto out;
+  for (size_t i = 0; i < c->n; i++)
+    mark(c, cuts, ncut, c->box[i], cell);
+  res = 1;
+  for (size_t i = 0; i < cells && res; i++)
+    res = cell[i];
+out:
+  free(cell);
+  for (int a = 0; a < r; a++)
+    free(cuts[a]);
+  return res;
+}
+
+/* Data-predecessor index: for each op, its data predecessors (CSR). */
+struct preds {
+  int32_t *off, *src;
+};
+
+static int preds_build(const struct acs_schedule *s, struct preds *p)
+{
+  p->off = calloc((size_t)s->nops + 2, sizeof(*p->off));
+  p->src = malloc(((size_t)s->nedges + 1) * sizeof(*p->src));
+  if (!p->off || !p->src)
+    return ACS_ENOMEM;
+  for (int32_t e = 0; e < s->nedges; e++)
+    if (s->edges[e].kind == ACS_EDGE_DATA)
+      p->off[s->edges[e].dst + 2]++;
+  for (int32_t v = 0; v < s->nops; v++)
+    p->off[v + 2] += p->off[v + 1];
+  for (int32_t e = 0; e < s->nedges; e++)
+    if (s->edges[e].kind == ACS_EDGE_DATA)
+      p->src[p->off[s->edges[e].dst + 1]++] = s->edges[e].src;
+  return ACS_OK;
+}
+
+static const char *tname(const struct acs_cas_env *env, int32_t t)
+{
+  return env->cg->lg->t[env->cg->tensors[t].lt].name;
+}
+
+/* Region `need` of tensor t, read by op i, covered by i's data
+ * predecessors that are `what` ops of t. */
+static int check_fed(const struct acs_cas_env *env, const struct acs_cas_tag *tags,
+                     const struct acs_schedule *s, const struct preds *p, int32_t i,
+                     int32_t t, int what, const struct acs_lbox *need, struct acs_diag *d)
+{
+  struct cover c = {need, NULL, 0, 0};
+  int res = ACS_OK;
+
+  for (int32_t k = p->off[i]; k < p->off[i + 1] && res == ACS_OK; k++) {
+    const struct acs_cas_tag *q = &tags[p->src[k]];
+    if (q->tensor == t && (q->what == what || (what == ACS_CAS_OP_COMPUTE &&
+                                               q->what == ACS_CAS_OP_LOAD)))
+      res = cover_add(&c, &q->box);
+  }
+  if (res == ACS_OK && (res = covered(&c)) == 0)
+    res = FAIL(d, "cascade check: '%s' reads a region of '%s' that no predecessor of it "
+               "produced or loaded", s->ops[i].name, tname(env, t));
+  free(c.box);
+  return res < 0 ? res : ACS_OK;
+}
+
+static int check_compute(const struct acs_cas_env *env, const struct acs_cas_tag *tags,
+                         const struct acs_schedule *s, const struct preds *p, int32_t i,
+                         struct acs_diag *d)
+{
+  const struct acs_cpart *pt = &env->cg->parts[tags[i].part];
+  int64_t work, dur;
+  int err;
+
+  if ((err = acs_lnode_work(env->cg->lg, pt->node, &tags[i].box, &work)) < 0)
+    return err;
+  dur = work / env->macs_per_cycle + (work % env->macs_per_cycle != 0);
+  if (s->ops[i].dur != dur)
+    return FAIL(d, "cascade check: '%s' lasts %lld cycles for %lld MACs (expected %lld)",
+                s->ops[i].name, (long long)s->ops[i].dur, (long long)work, (long long)dur);
+  for (int slot = 0; slot < pt->nin; slot++) {
+    struct acs_lbox need;
+    int32_t t = pt->in[slot];
+    if (t < 0)
+      continue;
+    if ((err = acs_lnode_input_box(env->cg->lg, pt->node, slot, &tags[i].box, &need)) < 0 ||
+        (err = check_fed(env, tags, s, p, i, t, ACS_CAS_OP_COMPUTE, &need, d)) < 0)
+      return err;
+  }
+  return ACS_OK;
+}
+
+static int check_dma(const struct acs_cas_env *env, const struct acs_cas_tag *tags,
+                     const struct acs_schedule *s, const struct preds *p, int32_t i,
+                     struct acs_diag *d)
+{
+  const struct acs_sop *o = &s->ops[i];
+  const struct acs_cas_tag *g = &tags[i];
+  int64_t bytes = acs_lbox_elems(&g->box) * env->elem_bytes;
+
+  if (o->bytes != bytes || o->dur != acs_platform_ddr_cycles(env->plat, bytes))
+    return FAIL(d, "cascade check: '%s' moves %lld bytes in %lld cycles; its region has "
+                "%lld bytes", o->name, (long long)o->bytes, (long long)o->dur,
+                (long long)bytes);
+  if (g->what == ACS_CAS_OP_STORE)
+    return check_fed(env, tags, s, p, i, g->tensor, ACS_CAS_OP_COMPUTE, &g->box, d);
+  if (env->cg->tensors[g->tensor].producer >= 0)
+    return check_fed(env, tags, s, p, i, g->tensor, ACS_CAS_OP_STORE, &g->box, d);
+  return ACS_OK;
+}
+
+/* Every Part's output, computed whole by its compute ops. */
+static int check_parts(const struct acs_cas_env *env, const struct acs_cas_tag *tags,
+                       const struct acs_schedule *s, struct acs_diag *d)
+{
+  const struct acs_cgraph *cg = env->cg;
+  struct cover *c = calloc((size_t)cg->nparts + 1, sizeof(*c));
+  struct acs_lbox *whole = malloc(((size_t)cg->nparts + 1) * sizeof(*whole));
+  int err = ACS_ENOMEM;
+
+  if (!c || !whole)
+    goto out;
+  err = ACS_OK;
+  for (int32_t k = 0; k < cg->nparts; k++) {
+    acs_ltensor_box(&cg->lg->t[cg->tensors[cg->parts[k].out].lt], &whole[k]);
+    c[k].need = &whole[k];
+  }
+  for (int32_t i = 0; i < s->nops && err == ACS_OK; i++)
+    if (tags[i].what == ACS_CAS_OP_COMPUTE)
+      err = cover_add(&c[tags[i].part], &tags[i].box);
+  for (int32_t k = 0; k < cg->nparts && err == ACS_OK; k++)
+    if ((err = covered(&c[k])) == 0)
+      err = FAIL(d, "cascade check: the output of '%s' is not computed whole",
+                 cg->lg->n[cg->parts[k].node].name);
+out:
+  for (int32_t k = 0; c && k < cg->nparts; k++)
+    free(c[k].box);
+  free(c);
+  free(whole);
+  return err < 0 ? err : ACS_OK;
+}
+
+int acs_cas_check(const struct acs_cas_env *env, const struct acs_cas_tag *tags,
+                  int64_t budget, int64_t predicted, const struct acs_schedule *s,
+                  struct acs_diag *d)
+{
+  struct acs_schedule_stats st;
+  struct preds p = {NULL, NULL};
+  int err;
+
+  if ((err = preds_build(s, &p)) < 0)
+    goto out;
+  for (int32_t i = 0; i < s->nops && err == ACS_OK; i++) {
+    if (tags[i].what == ACS_CAS_OP_COMPUTE)
+      err = check_compute(env, tags, s, &p, i, d);
+    else if (tags[i].what != ACS_CAS_OP_OTHER)
+      err = check_dma(env, tags, s, &p, i, d);
+  }
+  if (err == ACS_OK)
+    err = check_parts(env, tags, s, d);
+  if (err < 0)
+    goto out;
+  acs_schedule_stats(s, &st);
+  if (st.peak_cmx_bytes > budget || st.peak_cmx_bytes > predicted)
+    err = FAIL(d, "cascade check: peak CMX %lld bytes exceeds the budget (%lld) or the "
+               "planner's prediction (%lld)", (long long)st.peak_cmx_bytes, (long long)budget,
+               (long long)predicted);
+out:
+  free(p.off);
+  free(p.src);
+  return err;
+}

@@ -1,0 +1,251 @@
+/*
+ * plans.c - Part groups and their plans (seed 002, step 2; see cascade.h).
+ *
+ * For a group, the option grid is: stripe heights (the whole H axis, then
+ * powers of two below it, at most `heights` of them), channel stripes for
+ * a group of one Part with weights (C, C/2, ... `chan_splits` halvings),
+ * which stripe axis is outermost when both are cut, one or two buffers,
+ * the output's home, and a buffering mode per tensor the group makes
+ * (rolled or recomputed; `modes` narrows this). Every point is walked dry
+ * (walk.c) for its memory and cycles. Step 2 is O(P G W N) for N Parts,
+ * groups of at most P Parts, G grid points and W the cost of a walk.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sched/cascade/cascade.h"
+
+int acs_cas_env_init(struct acs_cas_env *env, const struct acs_cgraph *cg,
+                     const struct acs_platform *plat, int64_t split, int res_pe, int res_dma)
+{
+  int64_t pes = (int64_t)acs_platform_get(plat, ACS_P_PE_COUNT);
+
+  memset(env, 0, sizeof(*env));
+  env->cg = cg;
+  env->plat = plat;
+  env->align = (int64_t)acs_platform_get(plat, ACS_P_CMX_ALIGN_BYTES);
+  env->elem_bytes = (int64_t)acs_platform_get(plat, ACS_P_BYTES_PER_ELEM);
+  env->pes = (int32_t)pes;
+  /* A block is cut in at most 64 channel slices: beyond that the ops and
+   * edges of a stripe grow faster than the parallelism they expose. */
+  env->split = (int32_t)(split > 0 && split < pes ? split : pes);
+  if (env->split > 64)
+    env->split = 64;
+  env->dma = (int32_t)acs_platform_get(plat, ACS_P_DMA_CHANNELS);
+  env->macs_per_cycle = (int64_t)acs_platform_get(plat, ACS_P_PE_MACS_PER_CYCLE);
+  env->res_pe = res_pe;
+  env->res_dma = res_dma;
+  return env->pes > 0 && env->dma > 0 && env->macs_per_cycle > 0 ? ACS_OK : ACS_EINVAL;
+}
+
+static int is_net_output(const struct acs_cgraph *cg, int32_t t)
+{
+  return cg->lg->t[cg->tensors[t].lt].is_output;
+}
+
+/* Adds activation tensor t entering the group, kept sorted by id. */
+static int ext_add(struct acs_cas_group *g, const struct acs_cgraph *cg, int32_t t)
+{
+  int32_t i = 0;
+
+  while (i < g->nin && g->in[i] < t)
+    i++;
+  if (i < g->nin && g->in[i] == t)
+    return 1;
+  if (g->nin == ACS_CAS_MAX_EXT)
+    return 0;
+  memmove(g->in + i + 1, g->in + i, (size_t)(g->nin - i) * sizeof(*g->in));
+  memmove(g->in_net + i + 1, g->in_net + i, (size_t)(g->nin - i) * sizeof(*g->in_net));
+  g->in[i] = t;
+  g->in_net[i] = cg->tensors[t].producer < 0;
+  g->nin++;
+  return 1;
+}
+
+int acs_cas_group_of(const struct acs_cgraph *cg, int32_t first, int32_t nparts,
+                     struct acs_cas_group *g)
+{
+  int32_t last = first + nparts - 1;
+  const struct acs_ctensor *ot;
+
+  memset(g, 0, sizeof(*g));
+  if (first < 0 || nparts < 1 || nparts > ACS_CAS_MAX_PARTS || last >= cg->nparts)
+    return 0;
+  g->first = first;
+  g->nparts = nparts;
+  g->next = first + nparts;
+  /* Inner outputs are read, and only inside. */
+  for (int32_t k = first; k < last; k++) {
+    const struct acs_ctensor *t = &cg->tensors[cg->parts[k].out];
+    if (t->ncons == 0 || is_net_output(cg, cg->parts[k].out))
+      return 0;
+    for (int32_t c = 0; c < t->ncons; c++)
+      if (cg->cons[t->cons_off + c].part > last)
+        return 0;
+  }
+  for (int32_t k = first; k <= last; k++) {
+    const struct acs_cpart *pt = &cg->parts[k];
+    for (int s = 0; s < pt->nin; s++) {
+      int32_t t = pt->in[s];
+      if (t < 0 || cg->tensors[t].weight || cg->tensors[t].producer >= first)
+        continue;
+      if (!ext_add(g, cg, t))
+        return 0;
+    }
+  }
+  ot = &cg->tensors[cg->parts[last].out];
+  g->out_is_net = is_net_output(cg, cg->parts[last].out);
+  g->next_last = -1;
+  for (int32_t c = 0; c < ot->ncons; c++)
+    if (cg->cons[ot->cons_off + c].part > g->next_last)
+      g->next_last = cg->cons[ot->cons_off + c].part;
+  g->next_reads = g->next_last >= 0 || g->out_is_net;
+  return 1;
+}
+
+/* ---- the grid ---- */
+
+struct grid {
+  int64_t hs[64], cs[64];
+  int nh, nc;
+  uint32_t masks[2 + (1u << 10)];
+  int nmasks;
+};
+
+static int has_weights(const struct acs_cgraph *cg, int32_t k)
+{
+  const struct acs_cpart *pt = &cg->parts[k];
+
+  for (int s = 0; s < pt->nin; s++)
+    if (pt->in[s] >= 0 && cg->tensors[pt->in[s]].weight && cg->tensors[pt->in[s]].bytes > 0)
+      return 1;
+  return 0;
+}
+
+static void grid_make(const struct acs_cas_env *env, const struct acs_cas_opts *o,
+                      const struct acs_cas_group *g, struct grid *gr)
+{
+  const struct acs_cgraph *cg = env->cg;
+  int32_t last = g->first + g->nparts - 1;
+  const struct acs_ltensor *t = &cg->lg->t[cg->tensors[cg->parts[last].out].lt];
+  int ha = acs_cas_h_axis(t->rank), ca = acs_cas_c_axis(t->rank);
+  uint32_t all = (1u << (g->nparts + 1)) - 1;
+
+  gr->nh = gr->nc = gr->nmasks = 0;
+  if (ha < 0) {
+    gr->hs[gr->nh++] = 1;
+  } else {
+    int64_t H = t->dims[ha], v = 1;
+    gr->hs[gr->nh++] = H;
+    while (v * 2 < H)
+      v *= 2;
+    for (; v >= 1 && gr->nh < o->heights && gr->nh < 64; v /= 2)
+      if (v < H)
+        gr->hs[gr->nh++] = v;
+  }
+  if (ca < 0) {
+    gr->cs[gr->nc++] = 1;
+  } else {
+    int64_t C = t->dims[ca], c = C;
+    gr->cs[gr->nc++] = C;
+    for (int k = 0; g->nparts == 1 && has_weights(cg, last) && k < o->chan_splits && gr->nc < 64;
+         k++) {
+      int64_t nx = (c + 1) / 2;
+      if (nx >= c)
+        break;
+      gr->cs[gr->nc++] = c = nx;
+    }
+  }
+  if (o->modes == 0 && g->nparts <= 10) {
+    for (uint32_t m = 0; m <= all; m++)
+      gr->masks[gr->nmasks++] = m;
+  } else {
+    if (o->modes != 3)
+      gr->masks[gr->nmasks++] = 0;
+    if (o->modes != 2)
+      gr->masks[gr->nmasks++] = all;
+  }
+}
+
+static int plan_push(struct acs_cas_plan **v, int32_t *n, size_t *cap, const struct acs_cas_plan *p)
+{
+  if (acs_grow((void **)v, sizeof(**v), cap, (size_t)*n + 1) < 0)
+    return ACS_ENOMEM;
+  (*v)[(*n)++] = *p;
+  return ACS_OK;
+}
+
+static int cmp_plan(const void *x, const void *y)
+{
+  const struct acs_cas_plan *a = x, *b = y;
+#define CMP(f)                                                                                     \
+  if (a->f != b->f)                                                                                \
+    return a->f < b->f ? -1 : 1;
+  CMP(out_home) CMP(mem) CMP(cycles) CMP(ddr_bytes) CMP(h) CMP(c) CMP(chan_major) CMP(nbuf)
+  CMP(rolling)
+#undef CMP
+  return 0;
+}
+
+int32_t acs_cas_pareto(struct acs_cas_plan *p, int32_t n)
+{
+  int32_t k = 0;
+
+  qsort(p, (size_t)n, sizeof(*p), cmp_plan);
+  for (int32_t i = 0; i < n; i++)
+    if (k == 0 || p[i].out_home != p[k - 1].out_home || p[i].cycles < p[k - 1].cycles)
+      p[k++] = p[i];
+  return k;
+}
+
+int acs_cas_plans(const struct acs_cas_env *env, const struct acs_cas_opts *o,
+                  const struct acs_cas_group *g, uint32_t in_cmx, int cull,
+                  const volatile sig_atomic_t *interrupted,
+                  struct acs_cas_plan **out, int32_t *n)
+{
+  struct grid gr;
+  struct acs_cas_plan *v = NULL, p;
+  size_t cap = 0;
+  int err = ACS_OK;
+
+  *n = 0;
+  grid_make(env, o, g, &gr);
+  memset(&p, 0, sizeof(p));
+  p.first = g->first;
+  p.nparts = g->nparts;
+  p.in_cmx = in_cmx;
+  for (int ih = 0; ih < gr.nh && err == ACS_OK; ih++)
+    for (int ic = 0; ic < gr.nc && err == ACS_OK; ic++)
+      for (int cm = 0; cm < 2 && err == ACS_OK; cm++)
+        for (int nb = 1; nb <= 2 && err == ACS_OK; nb++)
+          for (int home = 0; home < 2 && err == ACS_OK; home++)
+            for (int m = 0; m < gr.nmasks && err == ACS_OK; m++) {
+              if (interrupted && *interrupted)
+                return free(v), ACS_EINTERRUPTED;
+              if ((cm && (ih == 0 || ic == 0)) || (home == ACS_CAS_HOME_CMX &&
+                  (g->out_is_net || g->next_last < 0)))
+                continue;
+              p.h = gr.hs[ih];
+              p.c = gr.cs[ic];
+              p.chan_major = (uint8_t)cm;
+              p.nbuf = (uint8_t)nb;
+              p.out_home = (uint8_t)home;
+              p.rolling = gr.masks[m];
+              if ((err = acs_cas_walk(env, g, &p, NULL)) == ACS_OK && p.steps == 1 &&
+                  (nb == 2 || p.rolling != 0))
+                continue; /* one stripe: buffering changes nothing */
+              if (err == ACS_OK)
+                err = plan_push(&v, n, &cap, &p);
+            }
+  if (err < 0) {
+    free(v);
+    *n = 0;
+    return err;
+  }
+  if (cull)
+    *n = acs_cas_pareto(v, *n);
+  *out = v;
+  return ACS_OK;
+}
