@@ -108,6 +108,7 @@ struct acs_cas_opts {
   int64_t chan_splits;       /* most halvings of the channel stripe */
   int64_t modes;             /* 0: recompute and rolling per tensor, 1: the same for all, 2: recompute only, 3: rolling only */
   int64_t split;             /* most channel slices of a block (0: the PE count) */
+  int64_t max_stripes;       /* plans of more stripes are not tried */
 };
 
 /* ---- groups (plans.c) ---- */

@@ -39,16 +39,19 @@ static int part_build(struct acs_cgraph *cg, int32_t k, int32_t v, int32_t *slot
   p->nin = n->nin;
   p->in = cg->slot_in + *slot_off;
   p->prop = cg->slot_prop + *slot_off;
+  p->iprop = cg->slot_iprop + *slot_off;
   *slot_off += n->nin;
   for (int s = 0; s < n->nin; s++) {
     int used = n->in[s] >= 0 && (n->role[s] == ACS_LR_DATA || n->role[s] == ACS_LR_WEIGHT);
     p->in[s] = used ? tensor_get(cg, n->in[s], elem_bytes, n->role[s] == ACS_LR_WEIGHT) : -1;
+    memset(&p->iprop[s], 0, sizeof(p->iprop[s]));
     if (n->in[s] < 0) {
       memset(&p->prop[s], 0, sizeof(p->prop[s]));
       continue;
     }
     if ((err = acs_prop_of(cg->lg, v, s, &p->prop[s])) < 0)
       return err;
+    acs_iprop_make(&p->prop[s], &p->iprop[s]);
   }
   p->out = tensor_get(cg, n->out[0], elem_bytes, 0);
   cg->tensors[p->out].producer = k;
@@ -100,7 +103,9 @@ int acs_cgraph_build(const struct acs_lgraph *lg, int64_t elem_bytes, struct acs
   cg->tensor_of = malloc(((size_t)lg->ntensors + 1) * sizeof(*cg->tensor_of));
   cg->slot_in = malloc((slots + 1) * sizeof(*cg->slot_in));
   cg->slot_prop = malloc((slots + 1) * sizeof(*cg->slot_prop));
-  if (!cg->parts || !cg->tensors || !cg->tensor_of || !cg->slot_in || !cg->slot_prop)
+  cg->slot_iprop = malloc((slots + 1) * sizeof(*cg->slot_iprop));
+  if (!cg->parts || !cg->tensors || !cg->tensor_of || !cg->slot_in || !cg->slot_prop ||
+      !cg->slot_iprop)
     goto out_with_graph;
   for (int32_t t = 0; t < lg->ntensors; t++)
     cg->tensor_of[t] = -1;
@@ -125,5 +130,6 @@ void acs_cgraph_free(struct acs_cgraph *cg)
   free(cg->tensor_of);
   free(cg->slot_in);
   free(cg->slot_prop);
+  free(cg->slot_iprop);
   memset(cg, 0, sizeof(*cg));
 }

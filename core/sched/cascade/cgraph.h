@@ -28,6 +28,7 @@ struct acs_cpart {
   int nin;                       /* input slots, as the node's */
   int32_t *in;                   /* Tensor per slot, -1 for an omitted or parameter slot */
   struct acs_prop *prop;         /* per slot (the whole input where in[slot] < 0) */
+  struct acs_iprop *iprop;       /* per slot, the integer form (ok = 0: use prop) */
   int32_t out;                   /* Tensor of output 0 */
 };
 
@@ -53,6 +54,7 @@ struct acs_cgraph {
   int32_t *tensor_of;            /* layer tensor id -> Tensor, or -1 */
   int32_t *slot_in;              /* storage of every Part's in[] */
   struct acs_prop *slot_prop;    /* and prop[] */
+  struct acs_iprop *slot_iprop;  /* and iprop[] */
 };
 
 /*

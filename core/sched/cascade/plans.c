@@ -109,6 +109,7 @@ int acs_cas_group_of(const struct acs_cgraph *cg, int32_t first, int32_t nparts,
 
 struct grid {
   int64_t hs[64], cs[64];
+  int64_t nsteps[64][64];    /* stripes of heights[i] x channels[j] */
   int nh, nc;
   uint32_t masks[2 + (1u << 10)];
   int nmasks;
@@ -158,6 +159,10 @@ static void grid_make(const struct acs_cas_env *env, const struct acs_cas_opts *
       gr->cs[gr->nc++] = c = nx;
     }
   }
+  for (int i = 0; i < gr->nh; i++)
+    for (int j = 0; j < gr->nc; j++)
+      gr->nsteps[i][j] = (ha < 0 ? 1 : (t->dims[ha] + gr->hs[i] - 1) / gr->hs[i]) *
+                         (ca < 0 ? 1 : (t->dims[ca] + gr->cs[j] - 1) / gr->cs[j]);
   if (o->modes == 0 && g->nparts <= 10) {
     for (uint32_t m = 0; m <= all; m++)
       gr->masks[gr->nmasks++] = m;
@@ -224,7 +229,8 @@ int acs_cas_plans(const struct acs_cas_env *env, const struct acs_cas_opts *o,
             for (int m = 0; m < gr.nmasks && err == ACS_OK; m++) {
               if (interrupted && *interrupted)
                 return free(v), ACS_EINTERRUPTED;
-              if ((cm && (ih == 0 || ic == 0)) || (home == ACS_CAS_HOME_CMX &&
+              if (gr.nsteps[ih][ic] > o->max_stripes ||
+                  (cm && (ih == 0 || ic == 0)) || (home == ACS_CAS_HOME_CMX &&
                   (g->out_is_net || g->next_last < 0)))
                 continue;
               p.h = gr.hs[ih];

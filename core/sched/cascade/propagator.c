@@ -326,3 +326,61 @@ void acs_stripe_of_box(const struct acs_lbox *b, struct acs_stripe *s)
     s->shape[i] = (double)(b->hi[i] - b->lo[i]);
   }
 }
+
+/* An integer that a double holds exactly, within 2^53. */
+static int integral(double v, int64_t *out)
+{
+  if (!(v > -9007199254740992.0 && v < 9007199254740992.0) || v != floor(v))
+    return 0;
+  *out = (int64_t)v;
+  return 1;
+}
+
+void acs_iprop_make(const struct acs_prop *p, struct acs_iprop *ip)
+{
+  memset(ip, 0, sizeof(*ip));
+  ip->rin = p->rin;
+  ip->rout = p->rout;
+  for (int i = 0; i < p->rin; i++) {
+    if (!integral(p->b[i], &ip->b[i]) || !integral(p->c[i], &ip->c[i]))
+      return;
+    for (int j = 0; j < p->rout; j++) {
+      int64_t v;
+      if (!integral(p->a[i][j], &v))
+        return;
+      if (v != 0) {
+        ip->j[i][ip->nt[i]] = (int8_t)j;
+        ip->a[i][ip->nt[i]++] = v;
+      }
+    }
+  }
+  ip->ok = 1;
+}
+
+void acs_iprop_box(const struct acs_iprop *ip, const struct acs_lbox *out,
+                   const struct acs_ltensor *t, struct acs_lbox *in)
+{
+  int empty = 0;
+
+  in->rank = ip->rin;
+  for (int i = 0; i < ip->rin; i++) {
+    int64_t lo = ip->c[i], hi, sh = ip->b[i];
+    int64_t dim = i < t->rank ? t->dims[i] : 1;
+    for (int k = 0; k < ip->nt[i]; k++) {
+      int j = ip->j[i][k];
+      if (j >= out->rank)
+        continue;
+      lo += ip->a[i][k] * out->lo[j];
+      sh += ip->a[i][k] * (out->hi[j] - out->lo[j]);
+    }
+    hi = lo + sh;
+    lo = lo < 0 ? 0 : lo > dim ? dim : lo;
+    hi = hi > dim ? dim : hi < lo ? lo : hi;
+    in->lo[i] = lo;
+    in->hi[i] = hi;
+    empty |= hi <= lo;
+  }
+  if (empty)
+    for (int i = 0; i < in->rank; i++)
+      in->lo[i] = in->hi[i] = 0;
+}

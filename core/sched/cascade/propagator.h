@@ -79,4 +79,22 @@ void acs_prop_clip(const struct acs_stripe *s, const struct acs_ltensor *t, stru
 /* The stripe of a box. */
 void acs_stripe_of_box(const struct acs_lbox *b, struct acs_stripe *s);
 
+/*
+ * A propagator with integer entries, kept sparse: what the planner's walk
+ * applies millions of times. acs_iprop_make gives ok = 0 when some entry
+ * is not an integer (then the caller uses acs_prop_apply and
+ * acs_prop_clip); otherwise acs_iprop_box equals apply-then-clip exactly,
+ * in O(rank + nonzeros).
+ */
+struct acs_iprop {
+  int ok, rin, rout;
+  int64_t b[ACS_PROP_RANK], c[ACS_PROP_RANK];
+  int nt[ACS_PROP_RANK];                    /* nonzeros of row i */
+  int8_t j[ACS_PROP_RANK][ACS_PROP_RANK];   /* their columns */
+  int64_t a[ACS_PROP_RANK][ACS_PROP_RANK];  /* and values */
+};
+void acs_iprop_make(const struct acs_prop *p, struct acs_iprop *ip);
+void acs_iprop_box(const struct acs_iprop *ip, const struct acs_lbox *out,
+                   const struct acs_ltensor *t, struct acs_lbox *in);
+
 #endif

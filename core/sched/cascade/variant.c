@@ -34,6 +34,9 @@ static const struct acs_opt_desc cascade_opts_desc[] = {
    "up to 10 layers), uniform (all the same), recompute, rolling"},
   {"split", ACS_OPT_INT, offsetof(struct acs_cas_opts, split), "0", 0, 64, NULL,
    "most channel slices (one PE each) of a stripe's block (0: the PE count, at most 64)"},
+  {"max_stripes", ACS_OPT_INT, offsetof(struct acs_cas_opts, max_stripes), "128", 1, 1e9, NULL,
+   "plans of more stripes than this are not tried (each stripe costs a DMA and a "
+   "synchronisation; planning time grows with stripes)"},
   {NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 

@@ -70,9 +70,17 @@ struct wbuf {
   struct wslot *slots;
 };
 
+/* A buffer's regions at one stripe, as pass 1 found them. */
+struct wrec {
+  struct acs_lbox newr;
+  int64_t held_lo;
+  uint8_t held_ok;
+};
+
 struct wop {
   int64_t start, end;
   int32_t gid;               /* schedule op, or -1 in a dry run */
+  uint32_t mark;             /* == walk's stamp: in the scratch predecessors */
   uint8_t has_pred, has_succ;
 };
 
@@ -93,10 +101,18 @@ struct walk {
   int64_t *pe_free, *dma_free;
   int32_t *preds;                         /* scratch: predecessors of one op */
   size_t npreds, cap_preds;
+  uint32_t stamp;                         /* marks the ops in preds[] */
   int32_t *war;                           /* scratch: a claimed slot's previous holders */
   size_t nwar, cap_war;
   struct acs_cas_ids gp;                  /* scratch: data predecessors in earlier groups */
+  int32_t *sr;                            /* scratch: slots a slice reads (b * 65536 + slot) */
+  size_t nsr, cap_sr;
+  int32_t *saved;                         /* a block's reads, for its invariant slices */
+  size_t nsaved, cap_saved;
+  struct acs_cas_ids gp_saved;
   int64_t macs, ddr_bytes;
+  struct wrec *rec;                       /* steps x nbufs, or NULL: recompute */
+  uint64_t *rmask;                        /* per step, the buffers restarted */
 };
 
 /* ---- boxes ---- */
@@ -161,11 +177,16 @@ static void part_reads(const struct walk *w, int32_t k, int slot, const struct a
                        struct acs_lbox *in)
 {
   const struct acs_cpart *pt = &w->cg->parts[k];
+  const struct acs_ltensor *t = &w->lg->t[w->cg->tensors[pt->in[slot]].lt];
   struct acs_stripe so, si;
 
+  if (pt->iprop[slot].ok) {
+    acs_iprop_box(&pt->iprop[slot], out, t, in);
+    return;
+  }
   acs_stripe_of_box(out, &so);
   acs_prop_apply(&pt->prop[slot], &so, &si);
-  acs_prop_clip(&si, &w->lg->t[w->cg->tensors[pt->in[slot]].lt], in);
+  acs_prop_clip(&si, t, in);
 }
 
 /* ---- buffers ---- */
@@ -423,12 +444,57 @@ static void held_reset(struct walk *w)
   }
 }
 
+/* Regions do not depend on sigma or on anything passes 2 and 3 compute,
+ * so pass 1 records them (when they fit in a few MB) and the later passes
+ * replay them. */
+#define REC_MAX (1 << 15)
+
+static void regions_record(struct walk *w, int64_t j, uint64_t restarted)
+{
+  if (!w->rec)
+    return;
+  w->rmask[j] = restarted;
+  for (int32_t b = 0; b < w->nbufs; b++) {
+    const struct wbuf *B = &w->bufs[b];
+    struct wrec *r = &w->rec[j * w->nbufs + b];
+    r->newr = B->newr;
+    r->held_lo = B->h >= 0 ? B->held.lo[B->h] : 0;
+    r->held_ok = (uint8_t)B->held_ok;
+  }
+}
+
+static uint64_t regions_at(struct walk *w, int64_t j)
+{
+  if (!w->rec)
+    return stripe_regions(w, j);
+  for (int32_t b = 0; b < w->nbufs; b++) {
+    struct wbuf *B = &w->bufs[b];
+    const struct wrec *r = &w->rec[j * w->nbufs + b];
+    B->newr = r->newr;
+    if (B->h >= 0)
+      B->held.lo[B->h] = r->held_lo;
+    B->held_ok = r->held_ok;
+  }
+  return w->rmask[j];
+}
+
 /* Pass 1: sigma of each rolling buffer. */
 static void pass_sigma(struct walk *w, int64_t steps)
 {
+  if (steps * w->nbufs <= REC_MAX) {
+    w->rec = malloc((size_t)(steps * w->nbufs + 1) * sizeof(*w->rec));
+    w->rmask = malloc((size_t)(steps + 1) * sizeof(*w->rmask));
+    if (!w->rec || !w->rmask) { /* not an error: the later passes recompute */
+      free(w->rec);
+      free(w->rmask);
+      w->rec = NULL;
+      w->rmask = NULL;
+    }
+  }
   held_reset(w);
   for (int64_t j = 0; j < steps; j++) {
     uint64_t restarted = stripe_regions(w, j);
+    regions_record(w, j, restarted);
     for (int32_t b = 0; b < w->nbufs; b++) {
       struct wbuf *B = &w->bufs[b];
       int64_t rows;
@@ -460,7 +526,7 @@ static int pass_size(struct walk *w, int64_t steps)
 {
   held_reset(w);
   for (int64_t j = 0; j < steps; j++) {
-    uint64_t restarted = stripe_regions(w, j);
+    uint64_t restarted = regions_at(w, j);
     for (int32_t b = 0; b < w->nbufs; b++) {
       struct wbuf *B = &w->bufs[b];
       int64_t nb = block_count(B), live = 0;
@@ -503,11 +569,22 @@ static int pass_size(struct walk *w, int64_t steps)
 
 /* ---- pass 3: ops ---- */
 
+/* Empties the scratch predecessors: O(1), by a new stamp. */
+static void preds_reset(struct walk *w)
+{
+  w->npreds = 0;
+  if (++w->stamp == 0) {
+    for (size_t i = 0; i < w->nops; i++)
+      w->ops[i].mark = 0;
+    w->stamp = 1;
+  }
+}
+
 static int preds_add(struct walk *w, int32_t op)
 {
-  for (size_t i = 0; i < w->npreds; i++)
-    if (w->preds[i] == op)
-      return ACS_OK;
+  if (w->ops[op].mark == w->stamp)
+    return ACS_OK;
+  w->ops[op].mark = w->stamp;
   if (acs_grow((void **)&w->preds, sizeof(*w->preds), &w->cap_preds, w->npreds + 1) < 0)
     return ACS_ENOMEM;
   w->preds[w->npreds++] = op;
@@ -685,7 +762,7 @@ static int emit_loads(struct walk *w, int32_t b, int64_t step)
     size_t data;
     int32_t id;
     block_box(B, i, &bb);
-    w->npreds = 0;
+    preds_reset(w);
     w->gp.n = 0;
     if (w->lw && (err = acs_cas_lower_ddr_preds(w->lw, B->tensor, &bb, &w->gp)) < 0)
       return err;
@@ -753,7 +830,7 @@ static int emit_store(struct walk *w, struct wslot *S, int64_t step, int64_t bi)
   int32_t id;
   int err;
 
-  w->npreds = 0;
+  preds_reset(w);
   w->gp.n = 0;
   sop_init(&o, ACS_OP_DMA);
   for (int32_t k = 0; k < S->npieces; k++) {
@@ -779,70 +856,135 @@ static int emit_store(struct walk *w, struct wslot *S, int64_t step, int64_t bi)
                : ACS_OK;
 }
 
-/* One block of Part k's region: a compute op per channel slice. */
-static int emit_block(struct walk *w, int32_t k, const struct acs_lbox *bb, int64_t step,
-                      int64_t bi)
+/* Whether every channel slice of Part k's blocks reads the same regions:
+ * no input axis of any slot depends on the output's channel axis (a conv,
+ * not a depthwise one). Then a block's reads are looked up once. */
+static int slice_invariant(const struct walk *w, int32_t k)
+{
+  const struct acs_cpart *pt = &w->cg->parts[w->p->first + k];
+  int ca = acs_cas_c_axis(w->lg->t[w->cg->tensors[pt->out].lt].rank);
+
+  for (int s = 0; s < pt->nin; s++) {
+    const struct acs_iprop *ip = &pt->iprop[s];
+    if (pt->in[s] < 0)
+      continue;
+    if (!ip->ok)
+      return 0;
+    for (int i = 0; i < ip->rin; i++)
+      for (int t = 0; t < ip->nt[i]; t++)
+        if (ip->j[i][t] == ca)
+          return 0;
+  }
+  return 1;
+}
+
+/* The data predecessors of one slice (or of every slice, when invariant):
+ * into the scratch predecessors, w->gp and w->sr. */
+static int block_reads(struct walk *w, int32_t k, const struct acs_lbox *box, int out_cmx)
+{
+  int err;
+
+  preds_reset(w);
+  w->gp.n = 0;
+  w->nsr = 0;
+  if ((err = slice_reads(w, k, box, &w->sr, &w->nsr, &w->cap_sr)) < 0)
+    return err;
+  return out_cmx && w->lw ? acs_cas_lower_out_alloc(w->lw, &w->gp) : ACS_OK;
+}
+
+/* Saves (save = 1) or restores the reads block_reads found. */
+static int reads_keep(struct walk *w, int save)
+{
+  size_t n = save ? w->npreds : w->nsaved;
+
+  if (save) {
+    if (acs_grow((void **)&w->saved, sizeof(*w->saved), &w->cap_saved, n + 1) < 0)
+      return ACS_ENOMEM;
+    memcpy(w->saved, w->preds, n * sizeof(*w->saved));
+    w->nsaved = n;
+    w->gp_saved.n = 0;
+    for (size_t i = 0; i < w->gp.n; i++)
+      if (acs_cas_ids_add(&w->gp_saved, w->gp.v[i]) < 0)
+        return ACS_ENOMEM;
+    return ACS_OK;
+  }
+  preds_reset(w);
+  for (size_t i = 0; i < n; i++)
+    if (preds_add(w, w->saved[i]) < 0)
+      return ACS_ENOMEM;
+  w->gp.n = 0;
+  for (size_t i = 0; i < w->gp_saved.n; i++)
+    if (acs_cas_ids_add(&w->gp, w->gp_saved.v[i]) < 0)
+      return ACS_ENOMEM;
+  return ACS_OK;
+}
+
+/* The compute op of slice sb of Part k's block, into slot S at off. */
+static int emit_slice(struct walk *w, int32_t k, const struct acs_lbox *sb, struct wslot *S,
+                      int64_t off, int64_t step, int64_t label, int32_t pe, int32_t *out)
 {
   const struct acs_cpart *pt = &w->cg->parts[w->p->first + k];
   const struct acs_lnode *n = &w->lg->n[pt->node];
   struct wbuf *B = &w->bufs[w->pbuf[k]];
+  size_t data = w->npreds;
+  struct acs_sop o;
+  int64_t work;
+  int err;
+
+  if (B->kind != B_OUT_CMX && (err = preds_add_war(w)) < 0)
+    return err;
+  sop_init(&o, op_kind_of(n->op));
+  if ((err = acs_lnode_work(w->lg, pt->node, sb, &work)) < 0)
+    return err;
+  o.dur = work / w->env->macs_per_cycle + (work % w->env->macs_per_cycle != 0);
+  o.out_bytes = box_bytes(w, sb);
+  if (B->kind != B_OUT_CMX) {
+    o.cmx_offset = slot_offset(w, B, S) + off;
+    o.cmx_bytes = acs_cas_align(o.out_bytes, w->env->align);
+  }
+  if (w->lw) {
+    acs_cas_lower_name(w->lw, &o, n->name, "s", step, label);
+    acs_cas_lower_tag(w->lw, ACS_CAS_OP_COMPUTE, w->p->first + k, B->tensor, sb);
+  }
+  if ((err = op_make(w, &o, data, pe, out)) < 0)
+    return err;
+  w->macs += work;
+  for (size_t i = 0; i < w->nsr && err == ACS_OK; i++)
+    err = slot_reader(&w->bufs[w->sr[i] / 65536].slots[w->sr[i] % 65536], *out);
+  if (err == ACS_OK && B->kind == B_OUT_CMX && w->lw)
+    err = acs_cas_lower_out_piece(w->lw, B->tensor, sb, w->ops[*out].gid);
+  if (err == ACS_OK && B->kind != B_OUT_CMX)
+    S->pieces[S->npieces++] = (struct wpiece){*out, *sb, off, o.cmx_bytes};
+  return err;
+}
+
+/* One block of Part k's region: a compute op per channel slice. */
+static int emit_block(struct walk *w, int32_t k, const struct acs_lbox *bb, int64_t step,
+                      int64_t bi)
+{
+  struct wbuf *B = &w->bufs[w->pbuf[k]];
   struct wslot *S = NULL;
   int32_t ns = slice_count(w, bb);
-  int32_t *sr = NULL;
-  size_t nsr = 0, cap = 0;
+  int inv = ns > 1 && slice_invariant(w, k), out_cmx = B->kind == B_OUT_CMX;
   int64_t off = 0;
   int err = ACS_OK;
 
-  if (B->kind != B_OUT_CMX && (err = slot_claim(w, B, &S)) < 0)
+  if (!out_cmx && (err = slot_claim(w, B, &S)) < 0)
+    return err;
+  if (inv && ((err = block_reads(w, k, bb, out_cmx)) < 0 || (err = reads_keep(w, 1)) < 0))
     return err;
   for (int32_t q = 0; q < ns && err == ACS_OK; q++) {
-    struct acs_sop o;
     struct acs_lbox sb;
-    int64_t work;
-    size_t data;
     int32_t id;
     slice_box(bb, q, ns, &sb);
-    w->npreds = 0;
-    w->gp.n = 0;
-    nsr = 0;
-    if ((err = slice_reads(w, k, &sb, &sr, &nsr, &cap)) < 0)
-      break;
-    if (B->kind == B_OUT_CMX && w->lw && (err = acs_cas_lower_out_alloc(w->lw, &w->gp)) < 0)
-      break;
-    data = w->npreds;
-    if (B->kind != B_OUT_CMX && (err = preds_add_war(w)) < 0)
-      break;
-    sop_init(&o, op_kind_of(n->op));
-    if ((err = acs_lnode_work(w->lg, pt->node, &sb, &work)) < 0)
-      break;
-    o.dur = work / w->env->macs_per_cycle + (work % w->env->macs_per_cycle != 0);
-    o.out_bytes = box_bytes(w, &sb);
-    if (B->kind != B_OUT_CMX) {
-      o.cmx_offset = slot_offset(w, B, S) + off;
-      o.cmx_bytes = acs_cas_align(o.out_bytes, w->env->align);
-    }
-    if (w->lw) {
-      acs_cas_lower_name(w->lw, &o, n->name, "s", step, bi * 1000 + q);
-      acs_cas_lower_tag(w->lw, ACS_CAS_OP_COMPUTE, w->p->first + k, B->tensor, &sb);
-    }
-    if ((err = op_make(w, &o, data, q % w->env->pes, &id)) < 0)
-      break;
-    w->macs += work;
-    for (size_t i = 0; i < nsr && err == ACS_OK; i++)
-      err = slot_reader(&w->bufs[sr[i] / 65536].slots[sr[i] % 65536], id);
-    if (err < 0)
-      break;
-    if (B->kind == B_OUT_CMX) {
-      if (w->lw)
-        err = acs_cas_lower_out_piece(w->lw, B->tensor, &sb, w->ops[id].gid);
-      continue;
-    }
-    S->pieces[S->npieces++] = (struct wpiece){id, sb, off, o.cmx_bytes};
-    off += o.cmx_bytes;
+    err = inv ? reads_keep(w, 0) : block_reads(w, k, &sb, out_cmx);
+    if (err == ACS_OK)
+      err = emit_slice(w, k, &sb, S, off, step, bi * 1000 + q, q % w->env->pes, &id);
+    if (err == ACS_OK && !out_cmx)
+      off += S->pieces[S->npieces - 1].bytes;
   }
   if (err == ACS_OK && B->kind == B_OUT_DDR)
     err = emit_store(w, S, step, bi);
-  free(sr);
   return err;
 }
 
@@ -851,7 +993,7 @@ static int stripe_emit(struct walk *w, int64_t step)
 {
   int err;
 
-  stripe_regions(w, step);
+  regions_at(w, step);
   for (int32_t b = 0; b < w->nbufs; b++)
     if (w->bufs[b].kind == B_LOAD && (err = emit_loads(w, b, step)) < 0)
       return err;
@@ -911,6 +1053,11 @@ static void walk_free(struct walk *w)
   free(w->preds);
   free(w->war);
   free(w->gp.v);
+  free(w->sr);
+  free(w->rec);
+  free(w->rmask);
+  free(w->saved);
+  free(w->gp_saved.v);
 }
 
 /* The group's sync follows its ops that nothing in the group follows. */
