@@ -12,9 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/load/load.h"
 #include "core/model/layer.h"
+#include "core/model/platform.h"
+#include "core/model/problem.h"
+#include "core/sched/cascade/cascade.h"
 #include "core/sched/cascade/cgraph.h"
 #include "core/sched/cascade/propagator.h"
+#include "core/sched/sched.h"
 #include "tests/testutil.h"
 
 /* ---- building graphs ---- */
@@ -485,4 +490,494 @@ Test(cgraph, uninferred_graph_is_einval)
   cr_assert_eq(acs_cgraph_build(&lg, 1, &cg), ACS_EINVAL);
   acs_cgraph_free(&cg);
   acs_lgraph_destroy(&lg);
+}
+
+/* ---- the integer propagators ---- */
+
+/* acs_iprop_box equals apply-then-clip on random boxes of random layers. */
+Test(propagator, integer_form_equals_apply_and_clip)
+{
+  struct acs_rng r;
+
+  acs_rng_seed(&r, 7);
+  for (int iter = 0; iter < 200; iter++) {
+    struct acs_lgraph lg;
+    int32_t v;
+    cr_assert_eq(acs_lgraph_init(&lg, "t", "t.onnx"), ACS_OK);
+    v = random_window(&lg, &r, iter % 3);
+    infer_ok(&lg);
+    for (int slot = 0; slot < lg.n[v].nin; slot++) {
+      struct acs_prop p;
+      struct acs_iprop ip;
+      if (lg.n[v].in[slot] < 0)
+        continue;
+      cr_assert_eq(acs_prop_of(&lg, v, slot, &p), ACS_OK);
+      acs_iprop_make(&p, &ip);
+      if (!ip.ok)
+        continue;
+      for (int k = 0; k < 20; k++) {
+        struct acs_lbox ob, a, b;
+        random_box(&r, &lg.t[lg.n[v].out[0]], &ob);
+        propagated(&lg, v, slot, &ob, &a);
+        acs_iprop_box(&ip, &ob, &lg.t[lg.n[v].in[slot]], &b);
+        assert_box_eq(&a, &b, "integer form");
+      }
+    }
+    acs_lgraph_destroy(&lg);
+  }
+}
+
+/* ---- plans ---- */
+
+/* A platform whose figures make costs countable by hand: one PE doing one
+ * MAC (or elementary op) a cycle, DMA and DDR moving a byte a cycle with no
+ * latency, bytes of one byte, no alignment. */
+static const char *const HAND[] = {
+  "pe_count=1", "pe_macs_per_cycle=1", "dma_channels=2", "freq_mhz=1000", "dma_gbps=1",
+  "ddr_ratio=1", "ddr_latency_cycles=0", "cmx_align_bytes=1", "bytes_per_elem=1", NULL};
+
+struct rig {
+  struct acs_graph g;
+  struct acs_problem pb;
+  struct acs_schedule s;
+  struct acs_cgraph cg;
+  struct acs_cas_env env;
+};
+
+/* Binds lg to a platform (`sets` over the defaults) and a schedule to
+ * lower into (the problem graph is a placeholder: lowering clears it). */
+static void rig_make(struct rig *r, const struct acs_lgraph *lg, const char *const *sets)
+{
+  tu_graph_npu(&r->g, "placeholder");
+  tu_op(&r->g, "x", ACS_OP_DPU, 1);
+  tu_finalize(&r->g);
+  tu_problem(&r->pb, &r->g, sets);
+  acs_schedule_init(&r->s);
+  cr_assert_eq(acs_schedule_init_problem(&r->s, &r->pb), ACS_OK);
+  cr_assert_eq(acs_cgraph_build(lg, 1, &r->cg), ACS_OK);
+  cr_assert_eq(acs_cas_env_init(&r->env, &r->cg, &r->pb.plat, 0, r->s.res_pe, r->s.res_dma),
+               ACS_OK);
+}
+
+static void rig_free(struct rig *r)
+{
+  acs_cgraph_free(&r->cg);
+  acs_schedule_destroy(&r->s);
+  acs_problem_destroy(&r->pb);
+  acs_graph_destroy(&r->g);
+}
+
+static void walk_ok(const struct rig *r, int32_t first, int32_t nparts, struct acs_cas_plan *p)
+{
+  struct acs_cas_group g;
+
+  cr_assert(acs_cas_group_of(&r->cg, first, nparts, &g));
+  p->first = first;
+  p->nparts = nparts;
+  cr_assert_eq(acs_cas_walk(&r->env, &g, p, NULL), ACS_OK);
+}
+
+/* Lowers plans, verifies the schedule, and checks it: the cycles are the
+ * plans' sum and the peak CMX at most their memory. */
+static void lower_ok(struct rig *r, const struct acs_cas_plan *plans, int32_t n,
+                     int64_t predicted)
+{
+  struct acs_schedule_stats st;
+  struct acs_cas_tag *tags;
+  struct acs_diag d;
+  int64_t cycles = 0;
+
+  acs_diag_init(&d);
+  cr_assert_eq(acs_cas_lower(&r->env, plans, n, r->s.cmx_capacity, &r->s, &tags, &d), ACS_OK,
+               "%s", d.msg);
+  tu_assert_verified(&r->s);
+  cr_assert_eq(acs_cas_check(&r->env, tags, r->s.cmx_capacity, predicted, &r->s, &d), ACS_OK,
+               "%s", d.msg);
+  free(tags);
+  acs_schedule_stats(&r->s, &st);
+  for (int32_t i = 0; i < n; i++)
+    cycles += plans[i].cycles;
+  cr_assert_eq(st.makespan, cycles);
+  cr_assert_leq(st.peak_cmx_bytes, predicted);
+}
+
+/* x (1, 2, 4, 4) -> relu: two stripes of 2 rows, by hand on HAND. Each
+ * stripe loads 16 bytes (16 cycles), computes 16 elements (16 cycles) and
+ * stores 16 bytes (16 cycles). One slot per buffer: 0-16 load 0 (channel
+ * 0), 16-32 relu 0, 32-48 store 0 (channel 1, free first) and load 1
+ * (channel 0: the input slot frees when relu 0 ends), 48-64 relu 1 (the
+ * output slot frees when store 0 ends), 64-80 store 1: 80 cycles, 32
+ * bytes. Double buffering (two slots each, 64 bytes): load 1 runs at 16-32
+ * beside relu 0, relu 1 at 32-48, store 1 at 48-64: 64 cycles. */
+Test(plans, one_layer_by_hand)
+{
+  struct acs_lgraph lg;
+  struct acs_lattrs a0;
+  struct rig r;
+  struct acs_cas_plan p;
+
+  memset(&a0, 0, sizeof(a0));
+  cr_assert_eq(acs_lgraph_init(&lg, "t", "t.onnx"), ACS_OK);
+  node(&lg, "relu", ACS_LOP_RELU, &a0, 1, (int32_t[]){INPUT(&lg, "x", 1, 2, 4, 4)}, DATA2, "y");
+  lg.t[lg.n[0].out[0]].is_output = 1;
+  infer_ok(&lg);
+  rig_make(&r, &lg, HAND);
+  memset(&p, 0, sizeof(p));
+  p.h = 2;
+  p.c = 2;
+  p.nbuf = 1;
+  walk_ok(&r, 0, 1, &p);
+  cr_assert_eq(p.steps, 2);
+  cr_assert_eq(p.cycles, 80);
+  cr_assert_eq(p.mem, 32);
+  cr_assert_eq(p.ddr_bytes, 64);
+  cr_assert_eq(p.macs, 32);
+  cr_assert_eq(p.ops, 6);
+  lower_ok(&r, &p, 1, p.mem);
+  p.nbuf = 2;
+  walk_ok(&r, 0, 1, &p);
+  cr_assert_eq(p.cycles, 64);
+  cr_assert_eq(p.mem, 64);
+  lower_ok(&r, &p, 1, p.mem);
+  rig_free(&r);
+  acs_lgraph_destroy(&lg);
+}
+
+/* x (1, 4, 8, 8) -> conv 3x3 pad 1 (8 filters) -> y -> relu -> z, one
+ * cascade of 4 stripes of 2 rows, by hand. MACs: 8 x 8 x 8 outputs x 36
+ * taps + 512 relus = 18944, once whatever the buffering (y's stripes do
+ * not overlap). Recompute: x rows [0,3) [1,5) [3,7) [5,8) = 14 rows of 32
+ * bytes = 448 loaded, the 288 bytes of weights once, z's 512 stored:
+ * 1248 bytes; buffers: x 4 rows (128), y 2 rows (128), weights 288, z 2
+ * rows (128) = 672. Rolling: x rows [0,3) then 2 new rows a stripe, [7,8)
+ * last: 8 rows = 256 loaded, 1056 in all; x's ring has blocks of sigma = 2
+ * rows (64 bytes) and at most 3 of them meet a window (rows 1-4 after
+ * stripe 1: blocks [0,2) [2,3) [3,5)): 192 bytes, 736 in all. */
+Test(plans, conv_relu_cascade_by_hand)
+{
+  struct acs_lgraph lg;
+  struct acs_lattrs a3 = window(3, 1, 1, 1, 1, 1), a0;
+  struct rig r;
+  struct acs_cas_plan p;
+  int32_t c;
+
+  memset(&a0, 0, sizeof(a0));
+  cr_assert_eq(acs_lgraph_init(&lg, "t", "t.onnx"), ACS_OK);
+  c = node(&lg, "conv", ACS_LOP_CONV, &a3, 2,
+           (int32_t[]){INPUT(&lg, "x", 1, 4, 8, 8), WEIGHT(&lg, "w", 8, 4, 3, 3)}, ROLES, "y");
+  node(&lg, "relu", ACS_LOP_RELU, &a0, 1, (int32_t[]){lg.n[c].out[0]}, DATA2, "z");
+  lg.t[lg.n[1].out[0]].is_output = 1;
+  infer_ok(&lg);
+  rig_make(&r, &lg, HAND);
+  memset(&p, 0, sizeof(p));
+  p.h = 2;
+  p.c = 8;
+  p.nbuf = 1;
+  walk_ok(&r, 0, 2, &p);
+  cr_assert_eq(p.steps, 4);
+  cr_assert_eq(p.macs, 18944);
+  cr_assert_eq(p.ddr_bytes, 1248);
+  cr_assert_eq(p.mem, 672);
+  lower_ok(&r, &p, 1, p.mem);
+  p.rolling = 1 | 4; /* bit 0: y (Part 0's output); bit nparts = 2: the loads */
+  walk_ok(&r, 0, 2, &p);
+  cr_assert_eq(p.macs, 18944);
+  cr_assert_eq(p.ddr_bytes, 1056);
+  cr_assert_eq(p.mem, 736);
+  lower_ok(&r, &p, 1, p.mem);
+  rig_free(&r);
+  acs_lgraph_destroy(&lg);
+}
+
+/* ---- proposals: the dynamic programming against brute force ---- */
+
+struct bf {
+  const struct rig *r;
+  const struct acs_cas_opts *o;
+  struct acs_cas_plan *plans[ACS_CAS_MAX_PARTS][ACS_CAS_MAX_PARTS + 1][2];
+  int32_t nplans[ACS_CAS_MAX_PARTS][ACS_CAS_MAX_PARTS + 1][2];
+  struct acs_cas_point *pt;
+  size_t n, cap;
+};
+
+static int cmp_point(const void *x, const void *y)
+{
+  const struct acs_cas_point *a = x, *b = y;
+
+  if (a->mem != b->mem)
+    return a->mem < b->mem ? -1 : 1;
+  return (a->cycles > b->cycles) - (a->cycles < b->cycles);
+}
+
+/* Every plan of group [at, at + len) reading its input from CMX (ctx 1)
+ * or DDR, uncull'd, computed once. */
+static void bf_plans(struct bf *b, int32_t at, int32_t len, uint32_t ctx,
+                     struct acs_cas_plan **v, int32_t *n)
+{
+  struct acs_cas_group g;
+
+  if (!b->plans[at][len][ctx]) {
+    cr_assert(acs_cas_group_of(&b->r->cg, at, len, &g));
+    cr_assert_eq(acs_cas_plans(&b->r->env, b->o, &g, ctx, 0, NULL, &b->plans[at][len][ctx],
+                               &b->nplans[at][len][ctx]),
+                 ACS_OK);
+  }
+  *v = b->plans[at][len][ctx];
+  *n = b->nplans[at][len][ctx];
+}
+
+/* Every grouping of a chain's Parts [at, N) and every plan of each group:
+ * the tensor entering `at` is in CMX when in_cmx. */
+static void bf_rec(struct bf *b, int32_t at, int in_cmx, int64_t mem, int64_t cycles)
+{
+  const struct acs_cgraph *cg = &b->r->cg;
+  int64_t live = 0;
+
+  if (at == cg->nparts) {
+    cr_assert_eq(acs_grow((void **)&b->pt, sizeof(*b->pt), &b->cap, b->n + 1), ACS_OK);
+    b->pt[b->n++] = (struct acs_cas_point){mem, cycles};
+    return;
+  }
+  if (in_cmx)
+    live = acs_cas_align(cg->tensors[cg->parts[at].in[0]].bytes, b->r->env.align);
+  for (int32_t len = 1; len <= b->o->max_parts && at + len <= cg->nparts; len++) {
+    struct acs_cas_group g;
+    struct acs_cas_plan *v;
+    int32_t n;
+    if (!acs_cas_group_of(cg, at, len, &g))
+      continue;
+    bf_plans(b, at, len, (uint32_t)in_cmx, &v, &n);
+    for (int32_t q = 0; q < n; q++) {
+      int64_t m = live + v[q].mem > mem ? live + v[q].mem : mem;
+      bf_rec(b, at + len, v[q].out_home == ACS_CAS_HOME_CMX, m, cycles + v[q].cycles);
+    }
+  }
+}
+
+/* The Pareto front of the points, by memory (ties: fewest cycles). */
+static size_t bf_front(struct bf *b)
+{
+  size_t k = 0;
+
+  qsort(b->pt, b->n, sizeof(*b->pt), cmp_point);
+  for (size_t i = 0; i < b->n; i++)
+    if (k == 0 || b->pt[i].cycles < b->pt[k - 1].cycles)
+      b->pt[k++] = b->pt[i];
+  return k;
+}
+
+/* A chain of `n` layers on x (1, 4, 16, 16): conv 3x3 (8 filters), relu,
+ * depthwise 3x3 stride 2, conv 1x1 (16 filters), in that order. */
+static void chain(struct acs_lgraph *lg, int n)
+{
+  static struct acs_lattrs a3, a0, dw, a1;
+  int32_t t, v;
+
+  a3 = window(3, 1, 1, 1, 1, 1);
+  a1 = window(1, 1, 1, 0, 0, 1);
+  dw = window(3, 2, 1, 1, 1, 8);
+  memset(&a0, 0, sizeof(a0));
+  cr_assert_eq(acs_lgraph_init(lg, "chain", "chain.onnx"), ACS_OK);
+  t = INPUT(lg, "x", 1, 4, 16, 16);
+  /* node() may move lg->n: take the id first. */
+  v = node(lg, "conv", ACS_LOP_CONV, &a3, 2, (int32_t[]){t, WEIGHT(lg, "w1", 8, 4, 3, 3)}, ROLES,
+           "y1");
+  t = lg->n[v].out[0];
+  if (n >= 2) {
+    v = node(lg, "relu", ACS_LOP_RELU, &a0, 1, (int32_t[]){t}, DATA2, "y2");
+    t = lg->n[v].out[0];
+  }
+  if (n >= 3) {
+    v = node(lg, "dw", ACS_LOP_CONV, &dw, 2, (int32_t[]){t, WEIGHT(lg, "w3", 8, 1, 3, 3)}, ROLES,
+             "y3");
+    t = lg->n[v].out[0];
+  }
+  if (n >= 4) {
+    v = node(lg, "pw", ACS_LOP_CONV, &a1, 2, (int32_t[]){t, WEIGHT(lg, "w4", 16, 8, 1, 1)},
+             ROLES, "y4");
+    t = lg->n[v].out[0];
+  }
+  lg->t[t].is_output = 1;
+  infer_ok(lg);
+}
+
+static void dp_equals_brute_force(int n, const struct acs_cas_opts *o, const char *const *sets)
+{
+  struct acs_lgraph lg;
+  struct rig r;
+  struct bf b;
+  struct acs_cas_result res;
+  struct acs_diag d;
+  size_t k;
+
+  chain(&lg, n);
+  rig_make(&r, &lg, sets);
+  memset(&b, 0, sizeof(b));
+  b.r = &r;
+  b.o = o;
+  bf_rec(&b, 0, 0, 0, 0);
+  k = bf_front(&b);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_cas_propose(&r.env, o, INT64_MAX / 4, NULL, &res, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq((size_t)res.nfront, k, "%d layers: front of %d points, brute force %zu", n,
+               (int)res.nfront, k);
+  for (size_t i = 0; i < k; i++) {
+    cr_assert_eq(res.front[i].mem, b.pt[i].mem, "%d layers, point %zu", n, i);
+    cr_assert_eq(res.front[i].cycles, b.pt[i].cycles, "%d layers, point %zu", n, i);
+  }
+  /* The chosen proposal (the fastest: no budget) lowers as planned. */
+  cr_assert_eq(res.chosen, res.nfront - 1);
+  lower_ok(&r, res.plans, res.nplans, res.front[res.chosen].mem);
+  acs_cas_result_free(&res);
+  for (int i = 0; i < ACS_CAS_MAX_PARTS; i++)
+    for (int j = 0; j <= ACS_CAS_MAX_PARTS; j++)
+      free(b.plans[i][j][0]), free(b.plans[i][j][1]);
+  free(b.pt);
+  rig_free(&r);
+  acs_lgraph_destroy(&lg);
+}
+
+/* max_proposals beyond any front: the DP keeps every Pareto point, so its
+ * front must be brute force's exactly (a few thousand to a few hundred
+ * thousand complete proposals each). Per-tensor buffering on 2 layers, the
+ * two uniform modes on 3 and 4, recompute only on 4 on HAND's figures. */
+Test(proposals, dp_front_equals_brute_force_on_chains)
+{
+  static const char *const plat[] = {"pe_count=2", "cmx_align_bytes=16", "bytes_per_elem=1",
+                                     "cmx_kib=4096", NULL};
+  struct acs_cas_opts o = {4, 1000000, 0, 3, 1, 0, 0, 1000000};
+
+  dp_equals_brute_force(2, &o, plat);
+  o.modes = 1;
+  dp_equals_brute_force(3, &o, plat);
+  dp_equals_brute_force(4, &o, plat);
+  o.modes = 2;
+  o.heights = 2;
+  dp_equals_brute_force(4, &o, HAND);
+}
+
+/* ---- the variant on shipped networks ---- */
+
+struct net_run {
+  struct acs_workload *w;
+  struct acs_graph g;
+  struct acs_problem pb;
+  struct acs_schedule s;
+};
+
+/* Runs `cascade` with options (NULL-ended "k=v") on a shipped network. */
+static int net_schedule(struct net_run *n, const char *rel, const char *const *sets,
+                        const char *const *opts, struct acs_diag *d)
+{
+  const struct acs_sched_ops *ops = acs_sched_find("cascade");
+  struct acs_platform p;
+  struct acs_cas_opts o;
+  struct acs_sched_ctx ctx = {1, 0, NULL};
+
+  cr_assert_not_null(ops);
+  acs_diag_init(d);
+  cr_assert_eq(acs_workload_load(tu_path(rel), &n->w, d), ACS_OK, "%s", d->msg);
+  acs_platform_init(&p);
+  for (; sets && *sets; sets++)
+    cr_assert_eq(acs_platform_set_kv(&p, *sets, d), ACS_OK, "%s", d->msg);
+  cr_assert_eq(acs_workload_build(n->w, &p, &n->g, d), ACS_OK, "%s", d->msg);
+  cr_assert_eq(acs_problem_init(&n->pb, &n->g, &p, d), ACS_OK, "%s", d->msg);
+  n->pb.wl = n->w;
+  cr_assert_eq(acs_sched_opts_defaults(ops, &o), ACS_OK);
+  for (; opts && *opts; opts++) {
+    char key[64];
+    const char *eq = strchr(*opts, '=');
+    snprintf(key, sizeof(key), "%.*s", (int)(eq - *opts), *opts);
+    cr_assert_eq(acs_sched_opts_set(ops, &o, key, eq + 1, d), ACS_OK, "%s", d->msg);
+  }
+  acs_schedule_init(&n->s);
+  cr_assert_eq(acs_schedule_init_problem(&n->s, &n->pb), ACS_OK);
+  return ops->schedule(&n->pb, &o, &ctx, &n->s, d);
+}
+
+static void net_free(struct net_run *n)
+{
+  acs_schedule_destroy(&n->s);
+  acs_problem_destroy(&n->pb);
+  acs_graph_destroy(&n->g);
+  acs_workload_free(n->w);
+}
+
+/* The chosen front point of a run: its memory and cycles. */
+static void chosen_point(const struct acs_schedule *s, int64_t *mem, int64_t *cycles)
+{
+  const struct acs_rtab *t = acs_schedule_find_rtab(s, "cascade_front");
+  int found = 0;
+
+  cr_assert_not_null(t);
+  for (int64_t i = 0; i < t->nrows; i++)
+    if (acs_rtab_get(t, i, 2).i) {
+      *mem = acs_rtab_get(t, i, 0).i;
+      *cycles = acs_rtab_get(t, i, 1).i;
+      found++;
+    }
+  cr_assert_eq(found, 1);
+}
+
+/* The seed's headline: MobileNetV1 (224, int8) needs 1,204,224 bytes run
+ * layer by layer (test-onnx checks that figure) and under 300 kB
+ * cascaded. At cmx_kib=256 the schedule verifies, its peak is within the
+ * budget and the front point it came from, and its makespan is that
+ * point's cycles (groups run one after another). */
+Test(variant, mobilenet_v1_within_256_kib)
+{
+  static const char *const sets[] = {"cmx_kib=256", NULL};
+  static const char *const opts[] = {"max_parts=6", "heights=6", NULL};
+  struct acs_schedule_stats st;
+  struct net_run n;
+  struct acs_diag d;
+  int64_t mem, cycles;
+
+  cr_assert_eq(net_schedule(&n, "workloads/onnx/mobilenet_v1.onnx", sets, opts, &d), ACS_OK,
+               "%s", d.msg);
+  tu_assert_verified(&n.s);
+  acs_schedule_stats(&n.s, &st);
+  chosen_point(&n.s, &mem, &cycles);
+  cr_assert_leq(st.peak_cmx_bytes, 256 * 1024);
+  cr_assert_leq(st.peak_cmx_bytes, mem);
+  cr_assert_lt(st.peak_cmx_bytes, 300000);
+  cr_assert_eq(st.makespan, cycles);
+  cr_assert_eq(st.spill_bytes, 0);
+  cr_assert_not_null(acs_schedule_find_rtab(&n.s, "cascade_plans"));
+  net_free(&n);
+}
+
+/* Residual blocks (the skip tensor enters a cascade twice, or stays in
+ * CMX across cascades) at a small budget. */
+Test(variant, resnet18_small_budget_verifies)
+{
+  static const char *const sets[] = {"cmx_kib=192", NULL};
+  static const char *const opts[] = {"max_parts=4", "heights=4", NULL};
+  struct acs_schedule_stats st;
+  struct net_run n;
+  struct acs_diag d;
+  int64_t mem, cycles;
+
+  cr_assert_eq(net_schedule(&n, "workloads/onnx/resnet18.onnx", sets, opts, &d), ACS_OK, "%s",
+               d.msg);
+  tu_assert_verified(&n.s);
+  acs_schedule_stats(&n.s, &st);
+  chosen_point(&n.s, &mem, &cycles);
+  cr_assert_leq(st.peak_cmx_bytes, mem);
+  cr_assert_eq(st.makespan, cycles);
+  net_free(&n);
+}
+
+/* A budget below the smallest proposal: infeasible, with the figure. */
+Test(variant, budget_below_every_proposal_is_infeasible)
+{
+  static const char *const sets[] = {"cmx_kib=256", NULL};
+  static const char *const opts[] = {"budget_kib=8", "max_parts=2", "heights=2", NULL};
+  struct net_run n;
+  struct acs_diag d;
+
+  cr_assert_eq(net_schedule(&n, "workloads/onnx/mobilenet_v1.onnx", sets, opts, &d),
+               ACS_EINFEASIBLE);
+  cr_assert(strstr(d.msg, "smallest proposal needs"), "%s", d.msg);
+  net_free(&n);
 }
