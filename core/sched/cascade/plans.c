@@ -3,7 +3,10 @@
  *
  * For a group, the option grid is: stripe heights (the whole H axis, then
  * powers of two below it, at most `heights` of them), channel stripes for
- * a group of one Part with weights (C, C/2, ... `chan_splits` halvings),
+ * a group of one Part with weights (C, C/2, ... `chan_splits` halvings;
+ * every halving down to one channel when the output has no H axis, as a
+ * fully connected layer's, whose weights only channels can stripe), and
+ * at most max_stripes stripes where there is an H axis to trade against,
  * which stripe axis is outermost when both are cut, one or two buffers,
  * the output's home, and a buffering mode per tensor the group makes
  * (rolled or recomputed; `modes` narrows this). Every point is walked dry
@@ -151,7 +154,10 @@ static void grid_make(const struct acs_cas_env *env, const struct acs_cas_opts *
   } else {
     int64_t C = t->dims[ca], c = C;
     gr->cs[gr->nc++] = C;
-    for (int k = 0; g->nparts == 1 && has_weights(cg, last) && k < o->chan_splits && gr->nc < 64;
+    /* Without an H axis (a fully connected layer) channels are the only
+     * way to stripe the weights: every halving, down to one channel. */
+    int64_t splits = ha < 0 ? 63 : o->chan_splits;
+    for (int k = 0; g->nparts == 1 && has_weights(cg, last) && k < splits && gr->nc < 64;
          k++) {
       int64_t nx = (c + 1) / 2;
       if (nx >= c)
@@ -229,7 +235,7 @@ int acs_cas_plans(const struct acs_cas_env *env, const struct acs_cas_opts *o,
             for (int m = 0; m < gr.nmasks && err == ACS_OK; m++) {
               if (interrupted && *interrupted)
                 return free(v), ACS_EINTERRUPTED;
-              if (gr.nsteps[ih][ic] > o->max_stripes ||
+              if ((gr.nsteps[ih][ic] > o->max_stripes && gr.nh > 1) ||
                   (cm && (ih == 0 || ic == 0)) || (home == ACS_CAS_HOME_CMX &&
                   (g->out_is_net || g->next_last < 0)))
                 continue;
@@ -239,10 +245,9 @@ int acs_cas_plans(const struct acs_cas_env *env, const struct acs_cas_opts *o,
               p.nbuf = (uint8_t)nb;
               p.out_home = (uint8_t)home;
               p.rolling = gr.masks[m];
-              if ((err = acs_cas_walk(env, g, &p, NULL)) == ACS_OK && p.steps == 1 &&
-                  (nb == 2 || p.rolling != 0))
+              if (gr.nsteps[ih][ic] == 1 && (nb == 2 || p.rolling != 0))
                 continue; /* one stripe: buffering changes nothing */
-              if (err == ACS_OK)
+              if ((err = acs_cas_walk(env, g, &p, NULL)) == ACS_OK)
                 err = plan_push(&v, n, &cap, &p);
             }
   if (err < 0) {

@@ -31,6 +31,11 @@
 
 enum { B_PART, B_OUT_DDR, B_OUT_CMX, B_LOAD, B_EXT_CMX };
 
+/* acs_grow, with the common case (room left) inline: the walk appends to
+ * these arrays millions of times while planning. */
+#define GROW(arr, cap, need)                                                                       \
+  ((need) <= (cap) ? 0 : acs_grow((void **)&(arr), sizeof(*(arr)), &(cap), (need)))
+
 struct wpiece {
   int32_t op;                /* local op */
   struct acs_lbox box;
@@ -515,7 +520,7 @@ static void pass_sigma(struct walk *w, int64_t steps)
 
 static int fifo_push(struct wbuf *b, int64_t lo, int64_t hi)
 {
-  if (acs_grow((void **)&b->fifo, sizeof(*b->fifo), &b->cap_fifo, b->nfifo + 1) < 0)
+  if (GROW(b->fifo, b->cap_fifo, b->nfifo + 1) < 0)
     return ACS_ENOMEM;
   b->fifo[b->nfifo++] = (struct wblk){lo, hi};
   return ACS_OK;
@@ -585,7 +590,7 @@ static int preds_add(struct walk *w, int32_t op)
   if (w->ops[op].mark == w->stamp)
     return ACS_OK;
   w->ops[op].mark = w->stamp;
-  if (acs_grow((void **)&w->preds, sizeof(*w->preds), &w->cap_preds, w->npreds + 1) < 0)
+  if (GROW(w->preds, w->cap_preds, w->npreds + 1) < 0)
     return ACS_ENOMEM;
   w->preds[w->npreds++] = op;
   return ACS_OK;
@@ -595,7 +600,7 @@ static int slot_reader(struct wslot *s, int32_t op)
 {
   if (s->nreaders > 0 && s->readers[s->nreaders - 1] == op)
     return ACS_OK;
-  if (acs_grow((void **)&s->readers, sizeof(*s->readers), &s->cap, s->nreaders + 1) < 0)
+  if (GROW(s->readers, s->cap, s->nreaders + 1) < 0)
     return ACS_ENOMEM;
   s->readers[s->nreaders++] = op;
   return ACS_OK;
@@ -637,7 +642,7 @@ static int op_make(struct walk *w, struct acs_sop *o, size_t ndata, int32_t pe, 
   }
   if (start > ACS_QTY_MAX - o->dur)
     return ACS_ERANGE;
-  if (acs_grow((void **)&w->ops, sizeof(*w->ops), &w->cap_ops, w->nops + 1) < 0)
+  if (GROW(w->ops, w->cap_ops, w->nops + 1) < 0)
     return ACS_ENOMEM;
   r = &w->ops[w->nops++];
   memset(r, 0, sizeof(*r));
@@ -684,7 +689,8 @@ static int reads_add(struct walk *w, int32_t b, const struct acs_lbox *r,
         met = 1;
       }
     if (met) {
-      if (acs_grow((void **)slots_read, sizeof(**slots_read), cap, *nslots_read + 1) < 0)
+      if (*nslots_read + 1 > *cap &&
+          acs_grow((void **)slots_read, sizeof(**slots_read), cap, *nslots_read + 1) < 0)
         return ACS_ENOMEM;
       (*slots_read)[(*nslots_read)++] = b * 65536 + s;
     }
@@ -694,7 +700,7 @@ static int reads_add(struct walk *w, int32_t b, const struct acs_lbox *r,
 
 static int war_add(struct walk *w, int32_t op)
 {
-  if (acs_grow((void **)&w->war, sizeof(*w->war), &w->cap_war, w->nwar + 1) < 0)
+  if (GROW(w->war, w->cap_war, w->nwar + 1) < 0)
     return ACS_ENOMEM;
   w->war[w->nwar++] = op;
   return ACS_OK;
