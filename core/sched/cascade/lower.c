@@ -52,13 +52,27 @@ struct acs_cas_lower {
 
 int acs_cas_ids_add(struct acs_cas_ids *l, int32_t id)
 {
-  for (size_t i = 0; i < l->n; i++)
-    if (l->v[i] == id)
-      return ACS_OK;
-  if (acs_grow((void **)&l->v, sizeof(*l->v), &l->cap, l->n + 1) < 0)
+  if (l->n + 1 > l->cap && acs_grow((void **)&l->v, sizeof(*l->v), &l->cap, l->n + 1) < 0)
     return ACS_ENOMEM;
   l->v[l->n++] = id;
   return ACS_OK;
+}
+
+static int cmp_id(const void *x, const void *y)
+{
+  int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+  return (a > b) - (a < b);
+}
+
+void acs_cas_ids_unique(struct acs_cas_ids *l)
+{
+  size_t k = 0;
+
+  qsort(l->v, l->n, sizeof(*l->v), cmp_id);
+  for (size_t i = 0; i < l->n; i++)
+    if (k == 0 || l->v[i] != l->v[k - 1])
+      l->v[k++] = l->v[i];
+  l->n = k;
 }
 
 static int lvec_add(struct lvec *l, int32_t gid, const struct acs_lbox *box)

@@ -19,7 +19,10 @@ struct acs_cas_ids {
   int32_t *v;
   size_t n, cap;
 };
+/* Appends (duplicates allowed: O(1)); unique sorts and drops them,
+ * O(n log n), once before the ids become edges. */
 int acs_cas_ids_add(struct acs_cas_ids *l, int32_t id);
+void acs_cas_ids_unique(struct acs_cas_ids *l);
 
 /* Appends o (times from the group's start, offsets in its arena); an op
  * without predecessors in its group follows the previous group's sync. */

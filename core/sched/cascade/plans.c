@@ -3,9 +3,11 @@
  *
  * For a group, the option grid is: stripe heights (the whole H axis, then
  * powers of two below it, at most `heights` of them), channel stripes for
- * a group of one Part with weights (C, C/2, ... `chan_splits` halvings;
- * every halving down to one channel when the output has no H axis, as a
- * fully connected layer's, whose weights only channels can stripe), and
+ * a group of one Part whose reads shrink with them (weights, or inputs
+ * whose channels follow the output's) (C, C/2, ... `chan_splits` halvings;
+ * every halving down to one channel for a fully connected layer, whose
+ * weights only channels can stripe; none for other Parts without an H
+ * axis, which have nothing to save), and
  * at most max_stripes stripes where there is an H axis to trade against,
  * which stripe axis is outermost when both are cut, one or two buffers,
  * the output's home, and a buffering mode per tensor the group makes
@@ -118,6 +120,9 @@ struct grid {
   int nmasks;
 };
 
+/* Whether striping Part k's output channels shrinks what it reads: it has
+ * weights (a conv's filters), or a data input whose channels follow the
+ * output's (depthwise conv, pooling, elementwise ops). */
 static int has_weights(const struct acs_cgraph *cg, int32_t k)
 {
   const struct acs_cpart *pt = &cg->parts[k];
@@ -125,6 +130,25 @@ static int has_weights(const struct acs_cgraph *cg, int32_t k)
   for (int s = 0; s < pt->nin; s++)
     if (pt->in[s] >= 0 && cg->tensors[pt->in[s]].weight && cg->tensors[pt->in[s]].bytes > 0)
       return 1;
+  return 0;
+}
+
+static int chan_stripes_help(const struct acs_cgraph *cg, int32_t k)
+{
+  const struct acs_cpart *pt = &cg->parts[k];
+  int ca = acs_cas_c_axis(cg->lg->t[cg->tensors[pt->out].lt].rank);
+
+  for (int s = 0; s < pt->nin; s++) {
+    const struct acs_iprop *ip = &pt->iprop[s];
+    if (pt->in[s] < 0)
+      continue;
+    if (cg->tensors[pt->in[s]].weight && cg->tensors[pt->in[s]].bytes > 0)
+      return 1;
+    for (int i = 0; ip->ok && i < ip->rin; i++)
+      for (int t = 0; t < ip->nt[i]; t++)
+        if (ip->j[i][t] == ca)
+          return 1;
+  }
   return 0;
 }
 
@@ -156,8 +180,9 @@ static void grid_make(const struct acs_cas_env *env, const struct acs_cas_opts *
     gr->cs[gr->nc++] = C;
     /* Without an H axis (a fully connected layer) channels are the only
      * way to stripe the weights: every halving, down to one channel. */
-    int64_t splits = ha < 0 ? 63 : o->chan_splits;
-    for (int k = 0; g->nparts == 1 && has_weights(cg, last) && k < splits && gr->nc < 64;
+    int fc = ha < 0 && has_weights(cg, last);
+    int64_t splits = fc ? 63 : ha < 0 ? 0 : o->chan_splits;
+    for (int k = 0; g->nparts == 1 && chan_stripes_help(cg, last) && k < splits && gr->nc < 64;
          k++) {
       int64_t nx = (c + 1) / 2;
       if (nx >= c)

@@ -27,7 +27,7 @@ static const struct acs_opt_desc cascade_opts_desc[] = {
    "CMX budget in KiB (0: the platform's cmx_kib)"},
   {"heights", ACS_OPT_INT, offsetof(struct acs_cas_opts, heights), "8", 1, 64, NULL,
    "most stripe heights tried per cascade (the whole height, then powers of two)"},
-  {"chan_splits", ACS_OPT_INT, offsetof(struct acs_cas_opts, chan_splits), "5", 0, 63, NULL,
+  {"chan_splits", ACS_OPT_INT, offsetof(struct acs_cas_opts, chan_splits), "7", 0, 63, NULL,
    "most halvings of the output channels of a one-layer cascade (weights stripe too)"},
   {"modes", ACS_OPT_ENUM, offsetof(struct acs_cas_opts, modes), "uniform", 0, 0, modes_choices,
    "buffering of intermediate tensors: per-tensor (recompute or rolling each, cascades of "

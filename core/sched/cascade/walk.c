@@ -663,6 +663,7 @@ static int op_make(struct walk *w, struct acs_sop *o, size_t ndata, int32_t pe, 
     if ((err = acs_cas_lower_edge(w->lw, w->ops[w->preds[i]].gid, r->gid, kind)) < 0)
       return err;
   }
+  acs_cas_ids_unique(&w->gp);
   for (size_t i = 0; i < w->gp.n; i++)
     if ((err = acs_cas_lower_edge(w->lw, w->gp.v[i], r->gid, ACS_EDGE_DATA)) < 0)
       return err;

@@ -1,0 +1,229 @@
+/*
+ * bench-cascade.c - figures of the cascading scheduler, seed 002 (not
+ * tests).
+ *
+ * usage: bench-cascade [SRCDIR]
+ *
+ *  1. Planning time on one core (the planner is single-threaded), default
+ *     options, cmx_kib=256, best of 3: Parts N, (group, context) pairs
+ *     costed, Pareto plans kept, the time of steps 1-3 (CascaderGraph,
+ *     plans, proposals) and of the whole variant (with the lowering and
+ *     both checkers), against the goals (MobileNetV1 1 s, ResNet-50 5 s).
+ *     Time per Part is the check on the seed's O(N): groups are at most
+ *     max_parts long, so the pairs grow linearly with N.
+ *  2. Peak CMX: the naive working set (layer by layer, the largest inputs
+ *     plus output of one layer) against the smallest proposal on the
+ *     front and the schedule chosen within 300 kB (budget_kib=292), whose
+ *     peak is measured on the lowered schedule. The seed's reference:
+ *     MobileNetV1, 1.2 MB naive, about 300 kB cascaded.
+ *  3. Against `spill` at every CMX size of the grid below a network's
+ *     naive working set: DDR bytes and planned makespans side by side.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/benchutil.h"
+#include "core/load/load.h"
+#include "core/model/layer.h"
+#include "core/sched/cascade/cascade.h"
+
+#define REPS 3
+
+static const char *const NETS[] = {"mobilenet_v1", "mobilenet_v2", "resnet18", "resnet50",
+                                   "alexnet",      "squeezenet1_1", "tiny_yolov2", "unet"};
+
+struct net {
+  struct acs_workload *w;
+  struct acs_platform plat;
+  struct acs_graph g;
+  struct acs_problem pb;
+};
+
+static int net_open(struct net *n, const char *srcdir, const char *name, int64_t cmx_kib)
+{
+  char path[1024], kv[64];
+  struct acs_diag d;
+
+  acs_diag_init(&d);
+  snprintf(path, sizeof(path), "%s/workloads/onnx/%s.onnx", srcdir, name);
+  snprintf(kv, sizeof(kv), "cmx_kib=%lld", (long long)cmx_kib);
+  acs_platform_init(&n->plat);
+  if (acs_workload_load(path, &n->w, &d) != ACS_OK ||
+      acs_platform_set_kv(&n->plat, kv, &d) != ACS_OK ||
+      acs_workload_build(n->w, &n->plat, &n->g, &d) != ACS_OK ||
+      acs_problem_init(&n->pb, &n->g, &n->plat, &d) != ACS_OK) {
+    fprintf(stderr, "bench-cascade: %s: %s\n", name, d.msg);
+    return -1;
+  }
+  n->pb.wl = n->w;
+  return 0;
+}
+
+static void net_close(struct net *n)
+{
+  acs_problem_destroy(&n->pb);
+  acs_graph_destroy(&n->g);
+  acs_workload_free(n->w);
+}
+
+/* Steps 1-3 alone, with the default options: seconds, and the result. */
+static double plan_seconds(const struct net *n, struct acs_cas_result *r, int32_t *nparts)
+{
+  const struct acs_sched_ops *ops = acs_sched_find("cascade");
+  struct acs_cas_opts o;
+  struct acs_cgraph cg;
+  struct acs_cas_env env;
+  struct acs_diag d;
+  double t0 = acs_now_seconds(), t;
+
+  acs_diag_init(&d);
+  acs_sched_opts_defaults(ops, &o);
+  if (acs_cgraph_build(acs_workload_lgraph(n->w),
+                       (int64_t)acs_platform_get(&n->plat, ACS_P_BYTES_PER_ELEM), &cg) != ACS_OK)
+    return -1;
+  *nparts = cg.nparts;
+  if (acs_cas_env_init(&env, &cg, &n->plat, o.split, -1, -1) != ACS_OK ||
+      acs_cas_propose(&env, &o, acs_platform_cmx_bytes(&n->plat), NULL, r, &d) != ACS_OK) {
+    acs_cgraph_free(&cg);
+    return -1;
+  }
+  t = acs_now_seconds() - t0;
+  acs_cgraph_free(&cg);
+  return t;
+}
+
+static void bench_time(const char *srcdir)
+{
+  printf("1. Planning time, one core, default options, cmx_kib=256 (best of %d)\n", REPS);
+  printf("  %-14s %6s %9s %7s %10s %10s %12s %8s\n", "network", "parts", "pairs", "plans",
+         "plan s", "variant s", "us/part", "goal s");
+  for (size_t i = 0; i < sizeof(NETS) / sizeof(NETS[0]); i++) {
+    double best = 1e30, whole = 1e30;
+    int64_t pairs = 0, plans = 0;
+    int32_t nparts = 0;
+    struct net n;
+    if (net_open(&n, srcdir, NETS[i], 256) < 0)
+      continue;
+    for (int rep = 0; rep < REPS; rep++) {
+      struct acs_cas_result r;
+      struct acs_schedule s;
+      struct acs_diag d;
+      double t = plan_seconds(&n, &r, &nparts), tv;
+      if (t >= 0) {
+        best = t < best ? t : best;
+        pairs = r.groups_tried;
+        plans = r.plans_costed;
+        acs_cas_result_free(&r);
+      }
+      acs_diag_init(&d);
+      acs_schedule_init(&s);
+      if (bench_run("cascade", &n.pb, NULL, &s, &tv, &d) == ACS_OK && tv < whole)
+        whole = tv;
+      acs_schedule_destroy(&s);
+    }
+    printf("  %-14s %6d %9lld %7lld %10.3f %10.3f %12.0f %8s\n", NETS[i], (int)nparts,
+           (long long)pairs, (long long)plans, best, whole, best / (nparts ? nparts : 1) * 1e6,
+           strcmp(NETS[i], "mobilenet_v1") == 0 ? "1" : strcmp(NETS[i], "resnet50") == 0 ? "5"
+                                                                                       : "-");
+    net_close(&n);
+  }
+}
+
+/* The lowered schedule's stats, or -1 in st->makespan when not ok. */
+static void run_stats(const char *sched, const struct net *n, const char *const *opts,
+                      struct acs_schedule_stats *st)
+{
+  struct acs_schedule s;
+  struct acs_diag d;
+  double t;
+
+  acs_diag_init(&d);
+  acs_schedule_init(&s);
+  memset(st, 0, sizeof(*st));
+  st->makespan = -1;
+  if (bench_run(sched, &n->pb, opts, &s, &t, &d) == ACS_OK && acs_schedule_verify(&s, &d) == 0)
+    acs_schedule_stats(&s, st);
+  acs_schedule_destroy(&s);
+}
+
+static void bench_memory(const char *srcdir)
+{
+  static const char *const within[] = {"budget_kib=292", NULL};
+
+  printf("\n2. Peak CMX: layer by layer against cascaded (bytes)\n");
+  printf("  %-14s %12s %14s %8s %16s %12s\n", "network", "naive", "smallest plan", "cut",
+         "peak <= 300 kB", "cycles");
+  for (size_t i = 0; i < sizeof(NETS) / sizeof(NETS[0]); i++) {
+    struct acs_lgraph_totals tot;
+    struct acs_schedule_stats st;
+    struct acs_cas_result r;
+    int32_t nparts;
+    struct net n;
+    if (net_open(&n, srcdir, NETS[i], 4096) < 0)
+      continue;
+    if (acs_lgraph_totals(acs_workload_lgraph(n.w), 1, &tot) != ACS_OK ||
+        plan_seconds(&n, &r, &nparts) < 0) {
+      net_close(&n);
+      continue;
+    }
+    run_stats("cascade", &n, within, &st);
+    printf("  %-14s %12lld %14lld %7.1fx ", NETS[i], (long long)tot.naive_ws,
+           (long long)r.front[0].mem, (double)tot.naive_ws / (double)r.front[0].mem);
+    if (st.makespan >= 0)
+      printf("%16lld %12lld\n", (long long)st.peak_cmx_bytes, (long long)st.makespan);
+    else
+      printf("%16s %12s\n", "infeasible", "-");
+    acs_cas_result_free(&r);
+    net_close(&n);
+  }
+}
+
+static void bench_spill(const char *srcdir)
+{
+  static const int64_t grid[] = {64, 128, 256, 512, 1024, 2048};
+
+  printf("\n3. cascade against spill below the naive working set (planned schedules)\n");
+  printf("  %-14s %8s %14s %14s %12s %12s %6s\n", "network", "cmx_kib", "ddr cascade",
+         "ddr spill", "mk cascade", "mk spill", "fewer");
+  for (size_t i = 0; i < 4; i++) {
+    struct acs_lgraph_totals tot;
+    struct net n0;
+    if (net_open(&n0, srcdir, NETS[i], 256) < 0)
+      continue;
+    acs_lgraph_totals(acs_workload_lgraph(n0.w), 1, &tot);
+    net_close(&n0);
+    for (size_t k = 0; k < sizeof(grid) / sizeof(grid[0]); k++) {
+      struct acs_schedule_stats c, s;
+      struct net n;
+      if (grid[k] * 1024 >= tot.naive_ws || net_open(&n, srcdir, NETS[i], grid[k]) < 0)
+        continue;
+      run_stats("cascade", &n, NULL, &c);
+      run_stats("spill", &n, NULL, &s);
+      printf("  %-14s %8lld ", NETS[i], (long long)grid[k]);
+      if (c.makespan >= 0)
+        printf("%14lld ", (long long)c.ddr_bytes);
+      else
+        printf("%14s ", "infeasible");
+      if (s.makespan >= 0)
+        printf("%14lld ", (long long)s.ddr_bytes);
+      else
+        printf("%14s ", "infeasible");
+      printf("%12lld %12lld %6s\n", (long long)c.makespan, (long long)s.makespan,
+             c.makespan < 0 ? "-" : s.makespan < 0 || c.ddr_bytes < s.ddr_bytes ? "yes" : "NO");
+      net_close(&n);
+    }
+  }
+}
+
+int main(int argc, char **argv)
+{
+  const char *srcdir = argc > 1 ? argv[1] : ".";
+
+  bench_time(srcdir);
+  bench_memory(srcdir);
+  bench_spill(srcdir);
+  return 0;
+}
