@@ -19,7 +19,7 @@ static const char *const modes_choices[] = {"per-tensor", "uniform", "recompute"
                                             NULL};
 
 static const struct acs_opt_desc cascade_opts_desc[] = {
-  {"max_parts", ACS_OPT_INT, offsetof(struct acs_cas_opts, max_parts), "8", 1,
+  {"max_parts", ACS_OPT_INT, offsetof(struct acs_cas_opts, max_parts), "6", 1,
    ACS_CAS_MAX_PARTS, NULL, "most Parts (fused layers) in one cascade"},
   {"max_proposals", ACS_OPT_INT, offsetof(struct acs_cas_opts, max_proposals), "64", 2, 1e6,
    NULL, "most proposals kept per state of the dynamic programming (TVM's max_proposals)"},
