@@ -953,6 +953,29 @@ static int spawn(struct sweep *sw, int slot)
   return ACS_OK;
 }
 
+/*
+ * A schedule not kept still keeps its family's result tables (a cascade's
+ * plans and Pareto front, a modulo schedule's II): they are small, and the
+ * report plots them for every run. 1 and the tables (no ops) in *s when
+ * the run has some.
+ */
+static int tables_only(const void *blob, size_t len, struct acs_schedule *s)
+{
+  if (acs_wire_get_schedule(blob, len, s) != ACS_OK) {
+    acs_schedule_destroy(s);
+    return 0;
+  }
+  if (s->ntables == 0) {
+    acs_schedule_destroy(s);
+    return 0;
+  }
+  s->nops = s->norig = 0;
+  s->nedges = 0;
+  s->nwaits = 0;
+  s->makespan = 0;
+  return 1;
+}
+
 /* ---- the parent: storing results ---- */
 
 static int store(struct sweep *sw, const struct acs_wire_head *h, const unsigned char *blob)
@@ -962,7 +985,7 @@ static int store(struct sweep *sw, const struct acs_wire_head *h, const unsigned
   struct acs_workload_row wrow;
   struct acs_run_row row = h->row;
   struct acs_schedule s;
-  int err, st, with = 0;
+  int err, st, with = 0, tables = 0;
 
   if (sw->pid_of[t->plat] < 0 &&
       (err = acs_results_add_platform(sw->res, &sw->plats[t->plat], &sw->pid_of[t->plat])) < 0)
@@ -984,12 +1007,13 @@ static int store(struct sweep *sw, const struct acs_wire_head *h, const unsigned
       acs_schedule_destroy(&s);
   } else {
     extreme_update(&sw->ext[t->wl], &row);
+    tables = h->sched_len > 0 && tables_only(blob, h->sched_len, &s);
   }
   /* A retried error run takes the place of its stored row. */
   row.run_id = t->replace;
-  err = t->replace > 0 ? acs_results_replace_run(sw->res, &row, with ? &s : NULL)
-                       : acs_results_add_run(sw->res, &row, with ? &s : NULL);
-  if (with)
+  err = t->replace > 0 ? acs_results_replace_run(sw->res, &row, with || tables ? &s : NULL)
+                       : acs_results_add_run(sw->res, &row, with || tables ? &s : NULL);
+  if (with || tables)
     acs_schedule_destroy(&s);
   if (err < 0)
     return err;

@@ -760,6 +760,12 @@ static void gpanel_load(const struct acs__study *s, const struct acs__srun *r, s
     snprintf(gp->why, sizeof(gp->why), "%s", d.msg);
     return;
   }
+  if (gp->sc.nops == 0) { /* the sweep kept only its result tables */
+    acs_schedule_destroy(&gp->sc);
+    snprintf(gp->why, sizeof(gp->why), "only the result tables of run %lld were kept",
+             (long long)r->r->run_id);
+    return;
+  }
   gp->have = 1;
   gp->npe = (int)r->p->v[ACS_P_PE_COUNT];
   gp->ndma = (int)r->p->v[ACS_P_DMA_CHANNELS];
@@ -1314,6 +1320,102 @@ static int sdf_plots(struct acs__plots *pl, const struct acs__study *s, int wl)
   return plot_sdf_pe_vmem(pl, s, wl);
 }
 
+/* ---- the cascading scheduler's Pareto fronts ---- */
+
+/* The cascade_front table of run r (rows: memory, cycles, chosen; the
+ * budget as an attribute), or NULL with nothing to free. */
+static const struct acs_rtab *front_of(const struct acs__study *s, const struct acs__srun *r,
+                                       struct acs_schedule *sc, int64_t *budget)
+{
+  const struct acs_rtab_attr *a;
+  const struct acs_rtab *t;
+  struct acs_diag d;
+
+  acs_diag_init(&d);
+  if (acs_results_read_schedule(s->path, r->r->run_id, sc, &d) < 0)
+    return NULL;
+  t = acs_schedule_find_rtab(sc, "cascade_front");
+  if (!t || t->ncols < 3 || t->nrows == 0 || !(a = acs_rtab_attr_find(t, "budget_bytes")) ||
+      a->type != ACS_RTAB_I64) {
+    acs_schedule_destroy(sc);
+    return NULL;
+  }
+  *budget = a->v.i;
+  return t;
+}
+
+/* Up to 32 runs' chosen points and budgets beside the front of the run
+ * with the largest budget (the least thinned near the fast end). */
+#define FRONT_RUNS 32
+
+static int plot_cascade_front(struct acs__plots *pl, const struct acs__study *s, int wl)
+{
+  struct acs_schedule sc[FRONT_RUNS];
+  const struct acs_rtab *t[FRONT_RUNS];
+  int64_t budget[FRONT_RUNS];
+  size_t n = 0, src = 0;
+  double mmax = 0, cmax = 0;
+  struct acs__scale sb, scy;
+  struct acs__plot *p;
+  char name[200];
+  FILE *gp, *dat;
+  int err;
+
+  for (size_t i = 0; i < s->nruns && n < FRONT_RUNS; i++) {
+    const struct acs__srun *r = &s->runs[i];
+    if (r->wl != wl || strncmp(s->sched[r->sched], "cascade", 7) != 0 ||
+        !(t[n] = front_of(s, r, &sc[n], &budget[n])))
+      continue;
+    if (budget[n] > budget[src])
+      src = n;
+    for (int64_t k = 0; k < t[n]->nrows; k++) {
+      mmax = fmax(mmax, (double)acs_rtab_get(t[n], k, 0).i);
+      cmax = fmax(cmax, (double)acs_rtab_get(t[n], k, 1).i);
+    }
+    mmax = fmax(mmax, (double)budget[n]);
+    n++;
+  }
+  if (n == 0)
+    return ACS_OK;
+  sb = acs__scale_bytes(mmax);
+  scy = acs__scale_cycles(cmax);
+  stem(name, sizeof(name), "cascadefront", s, wl, 0);
+  err = gp_begin(pl, name, wl, -1, 900, 420, &gp, &dat, &p);
+  if (err == ACS_OK) {
+    snprintf(p->title, sizeof(p->title), "cascade: Pareto front of proposals (CMX against %s)",
+             mk_word(s));
+    fprintf(dat, "# front of the run with the largest budget: cmx_%s cycles_%s\n", sb.unit,
+            scy.unit);
+    for (int64_t k = 0; k < t[src]->nrows; k++)
+      fprintf(dat, "%.10g %.10g\n", (double)acs_rtab_get(t[src], k, 0).i / sb.div,
+              (double)acs_rtab_get(t[src], k, 1).i / scy.div);
+    fprintf(dat, "\n\n# chosen proposal of each run: cmx cycles budget\n");
+    for (size_t j = 0; j < n; j++)
+      for (int64_t k = 0; k < t[j]->nrows; k++)
+        if (acs_rtab_get(t[j], k, 2).i)
+          fprintf(dat, "%.10g %.10g %.10g\n", (double)acs_rtab_get(t[j], k, 0).i / sb.div,
+                  (double)acs_rtab_get(t[j], k, 1).i / scy.div, (double)budget[j] / sb.div);
+    for (size_t j = 0; j < n; j++)
+      fprintf(gp, "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead dt 2 lc rgb '#bbbbbb'\n",
+              (double)budget[j] / sb.div, (double)budget[j] / sb.div);
+    fprintf(gp, "set logscale x 2\nset xlabel 'CMX the proposal needs (%s)'\n"
+                "set ylabel 'planned cycles (%s)'\nset yrange [0:*]\nset key top right\n"
+                "plot '%s.dat' index 0 using 1:2 with steps ls 1 title 'Pareto front', \\\n"
+                "  '' index 0 using 1:2 with points ls 1 notitle, \\\n"
+                "  '' index 1 using 1:2 with points pt 7 ps 1.4 lc rgb '#e15759' "
+                "title 'chosen within the budget'\n", sb.unit, scy.unit, name);
+    caption(p, "Each point is a proposal of the cascading scheduler (seed 002): the CMX it needs "
+               "and its planned cycles; no proposal is better in both. Dashed lines mark the "
+               "budgets of the runs (cmx_kib or budget_kib); the red points are the proposals "
+               "chosen within them, the fastest that fits. Left of the front no grouping fits; "
+               "moving right along it shows what each kilobyte more buys.");
+    err = gp_end(gp, dat);
+  }
+  for (size_t j = 0; j < n; j++)
+    acs_schedule_destroy(&sc[j]);
+  return err;
+}
+
 static int workload_plots(struct acs__plots *pl, const struct acs__study *s, int wl)
 {
   int err = ACS_OK;
@@ -1337,6 +1439,8 @@ static int workload_plots(struct acs__plots *pl, const struct acs__study *s, int
     err = plot_gantt(pl, s, wl);
   if (err == ACS_OK)
     err = sdf_plots(pl, s, wl);
+  if (err == ACS_OK)
+    err = plot_cascade_front(pl, s, wl);
   return err;
 }
 
