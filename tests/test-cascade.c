@@ -840,16 +840,20 @@ static void dp_equals_brute_force(int n, const struct acs_cas_opts *o, const cha
 /* max_proposals beyond any front: the DP keeps every Pareto point, so its
  * front must be brute force's exactly (a few thousand to a few hundred
  * thousand complete proposals each). Per-tensor buffering on 2 layers, the
- * two uniform modes on 3 and 4, recompute only on 4 on HAND's figures. */
+ * two uniform modes on 3 (with stripes cut along W too) and 4, recompute
+ * only on 4 on HAND's figures. */
 Test(proposals, dp_front_equals_brute_force_on_chains)
 {
   static const char *const plat[] = {"pe_count=2", "cmx_align_bytes=16", "bytes_per_elem=1",
                                      "cmx_kib=4096", NULL};
-  struct acs_cas_opts o = {4, 1000000, 0, 3, 1, 0, 0, 1000000};
+  struct acs_cas_opts o = {.max_parts = 4, .max_proposals = 1000000, .heights = 3, .widths = 1,
+                           .chan_splits = 1, .modes = 0, .max_stripes = 1000000};
 
   dp_equals_brute_force(2, &o, plat);
   o.modes = 1;
+  o.widths = 2;
   dp_equals_brute_force(3, &o, plat);
+  o.widths = 1;
   dp_equals_brute_force(4, &o, plat);
   o.modes = 2;
   o.heights = 2;

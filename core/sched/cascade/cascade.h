@@ -12,8 +12,9 @@
  *    (the skip tensor enters the group twice) and branches that join inside.
  *
  *  - Plans (step 2): how a group runs. The output is cut into stripes of h
- *    rows (the H axis, axis 2 of an N-D tensor) and, for a group of one
- *    Part with weights, c output channels (axis 1), so weights stripe too;
+ *    rows (the H axis, axis 2 of an N-D tensor), w columns (the W axis,
+ *    axis 3) and, for a group of one Part with weights, c output channels
+ *    (axis 1), so weights stripe too;
  *    for every stripe, each Part computes the region its consumers in the
  *    group need (propagated stripes, clipped). Per tensor produced or
  *    loaded in the group, a buffering mode: recompute (a buffer of one
@@ -84,6 +85,7 @@ struct acs_cas_group {
 struct acs_cas_plan {
   int32_t first, nparts;
   int64_t h, c;              /* output stripe: rows along H, channels */
+  int64_t w;                 /* columns along W (axis 3 of a rank-4 tensor); <= 0: all */
   uint8_t chan_major;        /* channel stripes outermost (weights loaded once each) */
   uint8_t nbuf;              /* 1, or 2: double buffering */
   uint8_t out_home;          /* ACS_CAS_HOME_* */
@@ -105,6 +107,7 @@ struct acs_cas_opts {
   int64_t max_proposals;     /* most proposals kept per state */
   int64_t budget_kib;        /* 0: the platform's CMX */
   int64_t heights;           /* most stripe heights tried per group */
+  int64_t widths;            /* most stripe widths tried per group (1: whole rows) */
   int64_t chan_splits;       /* most halvings of the channel stripe */
   int64_t modes;             /* 0: recompute and rolling per tensor, 1: the same for all, 2: recompute only, 3: rolling only */
   int64_t split;             /* most channel slices of a block (0: the PE count) */
@@ -239,6 +242,11 @@ static inline int64_t acs_cas_align(int64_t v, int64_t a)
 static inline int acs_cas_h_axis(int rank)
 {
   return rank >= 3 ? 2 : -1;
+}
+/* The W axis (3 for rank >= 4), -1. */
+static inline int acs_cas_w_axis(int rank)
+{
+  return rank >= 4 ? 3 : -1;
 }
 /* The channel axis (1 for rank >= 2), -1. */
 static inline int acs_cas_c_axis(int rank)

@@ -2,7 +2,8 @@
  * plans.c - Part groups and their plans (seed 002, step 2; see cascade.h).
  *
  * For a group, the option grid is: stripe heights (the whole H axis, then
- * powers of two below it, at most `heights` of them), channel stripes for
+ * powers of two below it, at most `heights` of them), widths likewise
+ * (`widths`; 1: whole rows), channel stripes for
  * a group of one Part whose reads shrink with them (weights, or inputs
  * whose channels follow the output's) (C, C/2, ... `chan_splits` halvings;
  * every halving down to one channel for a fully connected layer, whose
@@ -112,17 +113,21 @@ int acs_cas_group_of(const struct acs_cgraph *cg, int32_t first, int32_t nparts,
 
 /* ---- the grid ---- */
 
+/* A stripe shape of the grid. */
+struct shape {
+  int64_t h, w, c, steps;
+  uint8_t spatial, chan;     /* cut along H or W; along the channels */
+};
+
+#define MAX_SHAPES 4096
+
 struct grid {
-  int64_t hs[64], cs[64];
-  int64_t nsteps[64][64];    /* stripes of heights[i] x channels[j] */
-  int nh, nc;
+  struct shape sh[MAX_SHAPES];
+  int nsh;
   uint32_t masks[2 + (1u << 10)];
   int nmasks;
 };
 
-/* Whether striping Part k's output channels shrinks what it reads: it has
- * weights (a conv's filters), or a data input whose channels follow the
- * output's (depthwise conv, pooling, elementwise ops). */
 static int has_weights(const struct acs_cgraph *cg, int32_t k)
 {
   const struct acs_cpart *pt = &cg->parts[k];
@@ -152,48 +157,73 @@ static int chan_stripes_help(const struct acs_cgraph *cg, int32_t k)
   return 0;
 }
 
+/* Sizes along an axis of length D: D, then the powers of two below it,
+ * at most `most` of them. */
+static int axis_sizes(int64_t D, int64_t most, int64_t *out)
+{
+  int64_t v = 1;
+  int n = 0;
+
+  out[n++] = D;
+  while (v * 2 < D)
+    v *= 2;
+  for (; v >= 1 && n < most && n < 64; v /= 2)
+    if (v < D)
+      out[n++] = v;
+  return n;
+}
+
+/* Channel stripe sizes: C, then halvings. Without an H axis (a fully
+ * connected layer) channels are the only way to stripe the weights: every
+ * halving, down to one channel; none for other Parts without an H axis. */
+static int chan_sizes(const struct acs_cgraph *cg, const struct acs_cas_opts *o,
+                      const struct acs_cas_group *g, int64_t C, int ha, int64_t *out)
+{
+  int32_t last = g->first + g->nparts - 1;
+  int64_t splits = ha < 0 ? (has_weights(cg, last) ? 63 : 0) : o->chan_splits, c = C;
+  int n = 0;
+
+  out[n++] = C;
+  for (int k = 0; g->nparts == 1 && chan_stripes_help(cg, last) && k < splits && n < 64; k++) {
+    int64_t nx = (c + 1) / 2;
+    if (nx >= c)
+      break;
+    out[n++] = c = nx;
+  }
+  return n;
+}
+
 static void grid_make(const struct acs_cas_env *env, const struct acs_cas_opts *o,
                       const struct acs_cas_group *g, struct grid *gr)
 {
   const struct acs_cgraph *cg = env->cg;
   int32_t last = g->first + g->nparts - 1;
   const struct acs_ltensor *t = &cg->lg->t[cg->tensors[cg->parts[last].out].lt];
-  int ha = acs_cas_h_axis(t->rank), ca = acs_cas_c_axis(t->rank);
+  int ha = acs_cas_h_axis(t->rank), wa = acs_cas_w_axis(t->rank), ca = acs_cas_c_axis(t->rank);
+  int64_t hs[64], ws[64], cs[64];
+  int nh = ha < 0 ? (hs[0] = 1, 1) : axis_sizes(t->dims[ha], o->heights, hs);
+  int nw = wa < 0 ? (ws[0] = 0, 1) : axis_sizes(t->dims[wa], o->widths, ws);
+  int nc = ca < 0 ? (cs[0] = 1, 1) : chan_sizes(cg, o, g, t->dims[ca], ha, cs);
   uint32_t all = (1u << (g->nparts + 1)) - 1;
 
-  gr->nh = gr->nc = gr->nmasks = 0;
-  if (ha < 0) {
-    gr->hs[gr->nh++] = 1;
-  } else {
-    int64_t H = t->dims[ha], v = 1;
-    gr->hs[gr->nh++] = H;
-    while (v * 2 < H)
-      v *= 2;
-    for (; v >= 1 && gr->nh < o->heights && gr->nh < 64; v /= 2)
-      if (v < H)
-        gr->hs[gr->nh++] = v;
-  }
-  if (ca < 0) {
-    gr->cs[gr->nc++] = 1;
-  } else {
-    int64_t C = t->dims[ca], c = C;
-    gr->cs[gr->nc++] = C;
-    /* Without an H axis (a fully connected layer) channels are the only
-     * way to stripe the weights: every halving, down to one channel. */
-    int fc = ha < 0 && has_weights(cg, last);
-    int64_t splits = fc ? 63 : ha < 0 ? 0 : o->chan_splits;
-    for (int k = 0; g->nparts == 1 && chan_stripes_help(cg, last) && k < splits && gr->nc < 64;
-         k++) {
-      int64_t nx = (c + 1) / 2;
-      if (nx >= c)
-        break;
-      gr->cs[gr->nc++] = c = nx;
-    }
-  }
-  for (int i = 0; i < gr->nh; i++)
-    for (int j = 0; j < gr->nc; j++)
-      gr->nsteps[i][j] = (ha < 0 ? 1 : (t->dims[ha] + gr->hs[i] - 1) / gr->hs[i]) *
-                         (ca < 0 ? 1 : (t->dims[ca] + gr->cs[j] - 1) / gr->cs[j]);
+  gr->nsh = gr->nmasks = 0;
+  for (int i = 0; i < nh; i++)
+    for (int j = 0; j < nw; j++)
+      for (int k = 0; k < nc && gr->nsh < MAX_SHAPES; k++) {
+        struct shape *x = &gr->sh[gr->nsh];
+        x->h = hs[i];
+        x->w = j == 0 ? 0 : ws[j]; /* 0: whole rows */
+        x->c = cs[k];
+        x->steps = (ha < 0 ? 1 : (t->dims[ha] + x->h - 1) / x->h) *
+                   (x->w <= 0 ? 1 : (t->dims[wa] + x->w - 1) / x->w) *
+                   (ca < 0 ? 1 : (t->dims[ca] + x->c - 1) / x->c);
+        x->spatial = i > 0 || j > 0;
+        x->chan = k > 0;
+        /* max_stripes bounds the plans where an H axis trades memory
+         * against stripes; a fully connected layer has only channels. */
+        if (x->steps <= o->max_stripes || ha < 0)
+          gr->nsh++;
+      }
   if (o->modes == 0 && g->nparts <= 10) {
     for (uint32_t m = 0; m <= all; m++)
       gr->masks[gr->nmasks++] = m;
@@ -219,7 +249,7 @@ static int cmp_plan(const void *x, const void *y)
 #define CMP(f)                                                                                     \
   if (a->f != b->f)                                                                                \
     return a->f < b->f ? -1 : 1;
-  CMP(out_home) CMP(mem) CMP(cycles) CMP(ddr_bytes) CMP(h) CMP(c) CMP(chan_major) CMP(nbuf)
+  CMP(out_home) CMP(mem) CMP(cycles) CMP(ddr_bytes) CMP(h) CMP(w) CMP(c) CMP(chan_major) CMP(nbuf)
   CMP(rolling)
 #undef CMP
   return 0;
@@ -241,40 +271,44 @@ int acs_cas_plans(const struct acs_cas_env *env, const struct acs_cas_opts *o,
                   const volatile sig_atomic_t *interrupted,
                   struct acs_cas_plan **out, int32_t *n)
 {
-  struct grid gr;
+  struct grid *gr = malloc(sizeof(*gr));
   struct acs_cas_plan *v = NULL, p;
   size_t cap = 0;
   int err = ACS_OK;
 
   *n = 0;
-  grid_make(env, o, g, &gr);
+  if (!gr)
+    return ACS_ENOMEM;
+  grid_make(env, o, g, gr);
   memset(&p, 0, sizeof(p));
   p.first = g->first;
   p.nparts = g->nparts;
   p.in_cmx = in_cmx;
-  for (int ih = 0; ih < gr.nh && err == ACS_OK; ih++)
-    for (int ic = 0; ic < gr.nc && err == ACS_OK; ic++)
-      for (int cm = 0; cm < 2 && err == ACS_OK; cm++)
-        for (int nb = 1; nb <= 2 && err == ACS_OK; nb++)
-          for (int home = 0; home < 2 && err == ACS_OK; home++)
-            for (int m = 0; m < gr.nmasks && err == ACS_OK; m++) {
-              if (interrupted && *interrupted)
-                return free(v), ACS_EINTERRUPTED;
-              if ((gr.nsteps[ih][ic] > o->max_stripes && gr.nh > 1) ||
-                  (cm && (ih == 0 || ic == 0)) || (home == ACS_CAS_HOME_CMX &&
-                  (g->out_is_net || g->next_last < 0)))
-                continue;
-              p.h = gr.hs[ih];
-              p.c = gr.cs[ic];
-              p.chan_major = (uint8_t)cm;
-              p.nbuf = (uint8_t)nb;
-              p.out_home = (uint8_t)home;
-              p.rolling = gr.masks[m];
-              if (gr.nsteps[ih][ic] == 1 && (nb == 2 || p.rolling != 0))
-                continue; /* one stripe: buffering changes nothing */
-              if ((err = acs_cas_walk(env, g, &p, NULL)) == ACS_OK)
-                err = plan_push(&v, n, &cap, &p);
+  for (int k = 0; k < gr->nsh && err == ACS_OK; k++)
+    for (int cm = 0; cm < 2 && err == ACS_OK; cm++)
+      for (int nb = 1; nb <= 2 && err == ACS_OK; nb++)
+        for (int home = 0; home < 2 && err == ACS_OK; home++)
+          for (int m = 0; m < gr->nmasks && err == ACS_OK; m++) {
+            const struct shape *x = &gr->sh[k];
+            if (interrupted && *interrupted) {
+              err = ACS_EINTERRUPTED;
+              break;
             }
+            if ((cm && !(x->spatial && x->chan)) ||
+                (home == ACS_CAS_HOME_CMX && (g->out_is_net || g->next_last < 0)) ||
+                (x->steps == 1 && (nb == 2 || gr->masks[m] != 0)))
+              continue; /* the same plan as another, or one stripe: buffering changes nothing */
+            p.h = x->h;
+            p.w = x->w;
+            p.c = x->c;
+            p.chan_major = (uint8_t)cm;
+            p.nbuf = (uint8_t)nb;
+            p.out_home = (uint8_t)home;
+            p.rolling = gr->masks[m];
+            if ((err = acs_cas_walk(env, g, &p, NULL)) == ACS_OK)
+              err = plan_push(&v, n, &cap, &p);
+          }
+  free(gr);
   if (err < 0) {
     free(v);
     *n = 0;

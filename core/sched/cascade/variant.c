@@ -27,6 +27,8 @@ static const struct acs_opt_desc cascade_opts_desc[] = {
    "CMX budget in KiB (0: the platform's cmx_kib)"},
   {"heights", ACS_OPT_INT, offsetof(struct acs_cas_opts, heights), "8", 1, 64, NULL,
    "most stripe heights tried per cascade (the whole height, then powers of two)"},
+  {"widths", ACS_OPT_INT, offsetof(struct acs_cas_opts, widths), "1", 1, 64, NULL,
+   "most stripe widths tried per cascade (1: whole rows; then halvings by powers of two)"},
   {"chan_splits", ACS_OPT_INT, offsetof(struct acs_cas_opts, chan_splits), "7", 0, 63, NULL,
    "most halvings of the output channels of a one-layer cascade (weights stripe too)"},
   {"modes", ACS_OPT_ENUM, offsetof(struct acs_cas_opts, modes), "uniform", 0, 0, modes_choices,
@@ -67,27 +69,31 @@ static int plans_table(const struct acs_cas_env *env, const struct acs_cas_resul
   static const struct acs_rtab_col cols[] = {
     {"group", ACS_RTAB_I64, NULL},       {"first_layer", ACS_RTAB_STR, NULL},
     {"last_layer", ACS_RTAB_STR, NULL},  {"parts", ACS_RTAB_I64, NULL},
-    {"stripe_h", ACS_RTAB_I64, "rows"},  {"stripe_c", ACS_RTAB_I64, "channels"},
-    {"order", ACS_RTAB_STR, NULL},       {"buffering", ACS_RTAB_STR, NULL},
-    {"buffers", ACS_RTAB_I64, NULL},     {"out_home", ACS_RTAB_STR, NULL},
-    {"memory_bytes", ACS_RTAB_I64, "bytes"}, {"cycles", ACS_RTAB_I64, "cycles"},
-    {"ddr_bytes", ACS_RTAB_I64, "bytes"}, {"macs", ACS_RTAB_I64, NULL},
-    {"stripes", ACS_RTAB_I64, NULL},     {"ops", ACS_RTAB_I64, NULL},
+    {"stripe_h", ACS_RTAB_I64, "rows"},  {"stripe_w", ACS_RTAB_I64, "columns"},
+    {"stripe_c", ACS_RTAB_I64, "channels"}, {"order", ACS_RTAB_STR, NULL},
+    {"buffering", ACS_RTAB_STR, NULL},   {"buffers", ACS_RTAB_I64, NULL},
+    {"out_home", ACS_RTAB_STR, NULL},    {"memory_bytes", ACS_RTAB_I64, "bytes"},
+    {"cycles", ACS_RTAB_I64, "cycles"},  {"ddr_bytes", ACS_RTAB_I64, "bytes"},
+    {"macs", ACS_RTAB_I64, NULL},        {"stripes", ACS_RTAB_I64, NULL},
+    {"ops", ACS_RTAB_I64, NULL},
   };
   const struct acs_cgraph *cg = env->cg;
   struct acs_rtab *t;
   int err;
 
-  if ((err = acs_schedule_add_rtab(s, "cascade_plans", cols, 16, &t)) < 0)
+  if ((err = acs_schedule_add_rtab(s, "cascade_plans", cols, 17, &t)) < 0)
     return err;
   t->show = 1;
   for (int32_t g = 0; g < r->nplans; g++) {
     const struct acs_cas_plan *p = &r->plans[g];
-    int64_t row = acs_rtab_add_row(t);
+    const struct acs_ltensor *ot = &cg->lg->t[cg->tensors[cg->parts[p->first + p->nparts - 1]
+                                                             .out].lt];
+    int wa = acs_cas_w_axis(ot->rank);
+    int64_t row = acs_rtab_add_row(t), width = wa < 0 ? 1 : p->w > 0 ? p->w : ot->dims[wa];
     char mbuf[ACS_CAS_MAX_PARTS + 2];
-    const int64_t iv[] = {g, p->nparts, p->h, p->c, p->nbuf, p->mem, p->cycles,
+    const int64_t iv[] = {g, p->nparts, p->h, width, p->c, p->nbuf, p->mem, p->cycles,
                           p->ddr_bytes, p->macs, p->steps, p->ops};
-    const int ic[] = {0, 3, 4, 5, 8, 10, 11, 12, 13, 14, 15};
+    const int ic[] = {0, 3, 4, 5, 6, 9, 11, 12, 13, 14, 15, 16};
     if (row < 0)
       return (int)row;
     for (size_t i = 0; i < sizeof(ic) / sizeof(ic[0]) && err == ACS_OK; i++)
@@ -97,11 +103,11 @@ static int plans_table(const struct acs_cas_env *env, const struct acs_cas_resul
     if (err == ACS_OK)
       err = acs_rtab_set_str(t, row, 2, cg->lg->n[cg->parts[p->first + p->nparts - 1].node].name);
     if (err == ACS_OK)
-      err = acs_rtab_set_str(t, row, 6, p->chan_major ? "channels" : "rows");
+      err = acs_rtab_set_str(t, row, 7, p->chan_major ? "channels" : "rows");
     if (err == ACS_OK)
-      err = acs_rtab_set_str(t, row, 7, mode_text(p, mbuf, sizeof(mbuf)));
+      err = acs_rtab_set_str(t, row, 8, mode_text(p, mbuf, sizeof(mbuf)));
     if (err == ACS_OK)
-      err = acs_rtab_set_str(t, row, 9, p->out_home == ACS_CAS_HOME_CMX ? "cmx" : "ddr");
+      err = acs_rtab_set_str(t, row, 10, p->out_home == ACS_CAS_HOME_CMX ? "cmx" : "ddr");
     if (err < 0)
       return err;
   }

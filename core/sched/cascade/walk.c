@@ -292,36 +292,48 @@ static const struct acs_ltensor *out_tensor(const struct walk *w)
   return &w->lg->t[w->cg->tensors[w->cg->parts[last].out].lt];
 }
 
-/* Stripes of the plan: along H by h, along channels by c. */
-static void stripe_counts(const struct walk *w, int64_t *nh, int64_t *nc)
+/* Stripes of the plan along H by h, W by w and channels by c. */
+static void stripe_counts(const struct walk *w, int64_t *nh, int64_t *nw, int64_t *nc)
 {
   const struct acs_ltensor *t = out_tensor(w);
-  int ha = acs_cas_h_axis(t->rank), ca = acs_cas_c_axis(t->rank);
+  int ha = acs_cas_h_axis(t->rank), wa = acs_cas_w_axis(t->rank), ca = acs_cas_c_axis(t->rank);
 
   *nh = ha >= 0 ? ceil_div(t->dims[ha], w->p->h) : 1;
+  *nw = wa >= 0 && w->p->w > 0 ? ceil_div(t->dims[wa], w->p->w) : 1;
   *nc = ca >= 0 ? ceil_div(t->dims[ca], w->p->c) : 1;
 }
 
+/* Stripe i of n along axis a of t, by `size` (the whole axis for n == 1). */
+static void stripe_cut(struct acs_lbox *b, const struct acs_ltensor *t, int a, int64_t i,
+                       int64_t n, int64_t size)
+{
+  if (a < 0 || n <= 1)
+    return;
+  b->lo[a] = i * size;
+  b->hi[a] = b->lo[a] + size < t->dims[a] ? b->lo[a] + size : t->dims[a];
+}
+
+/* Step `step` in the plan's order: rows, then columns, then channels
+ * innermost; channel-major puts channels outermost. */
 static void stripe_box(struct walk *w, int64_t step)
 {
   const struct acs_ltensor *t = out_tensor(w);
-  int ha = acs_cas_h_axis(t->rank), ca = acs_cas_c_axis(t->rank);
-  int64_t nh, nc, ih, ic;
+  int64_t nh, nw, nc, ih, iw, ic, sp;
 
-  stripe_counts(w, &nh, &nc);
-  ih = w->p->chan_major ? step % nh : step / nc;
-  ic = w->p->chan_major ? step / nh : step % nc;
+  stripe_counts(w, &nh, &nw, &nc);
+  if (w->p->chan_major) {
+    ic = step / (nh * nw);
+    sp = step % (nh * nw);
+  } else {
+    ic = step % nc;
+    sp = step / nc;
+  }
+  ih = sp / nw;
+  iw = sp % nw;
   acs_ltensor_box(t, &w->stripe);
-  if (ha >= 0) {
-    w->stripe.lo[ha] = ih * w->p->h;
-    w->stripe.hi[ha] = w->stripe.lo[ha] + w->p->h < t->dims[ha] ? w->stripe.lo[ha] + w->p->h
-                                                                  : t->dims[ha];
-  }
-  if (ca >= 0) {
-    w->stripe.lo[ca] = ic * w->p->c;
-    w->stripe.hi[ca] = w->stripe.lo[ca] + w->p->c < t->dims[ca] ? w->stripe.lo[ca] + w->p->c
-                                                                 : t->dims[ca];
-  }
+  stripe_cut(&w->stripe, t, acs_cas_h_axis(t->rank), ih, nh, w->p->h);
+  stripe_cut(&w->stripe, t, acs_cas_w_axis(t->rank), iw, nw, w->p->w);
+  stripe_cut(&w->stripe, t, acs_cas_c_axis(t->rank), ic, nc, w->p->c);
 }
 
 /*
@@ -436,9 +448,9 @@ static int64_t block_bytes(const struct walk *w, const struct wbuf *b, const str
 
 static int64_t steps_of(const struct walk *w)
 {
-  int64_t nh, nc;
-  stripe_counts(w, &nh, &nc);
-  return nh * nc;
+  int64_t nh, nw, nc;
+  stripe_counts(w, &nh, &nw, &nc);
+  return nh * nw * nc;
 }
 
 static void held_reset(struct walk *w)
