@@ -14,7 +14,8 @@
  *  2. Peak CMX: the naive working set (layer by layer, the largest inputs
  *     plus output of one layer) against the smallest proposal on the
  *     front and the schedule chosen within 300 kB (budget_kib=292), whose
- *     peak is measured on the lowered schedule. The seed's reference:
+ *     peak is measured on the lowered schedule, beside the memory the
+ *     planner predicted for it (an upper bound). The seed's reference:
  *     MobileNetV1, 1.2 MB naive, about 300 kB cascaded.
  *  3. Against `spill` at every CMX size of the grid below a network's
  *     naive working set: DDR bytes and planned makespans side by side.
@@ -132,20 +133,26 @@ static void bench_time(const char *srcdir)
   }
 }
 
-/* The lowered schedule's stats, or -1 in st->makespan when not ok. */
+/* The lowered schedule's stats, or -1 in st->makespan when not ok; a
+ * cascade's predicted memory (its chosen front point) in *predicted. */
 static void run_stats(const char *sched, const struct net *n, const char *const *opts,
-                      struct acs_schedule_stats *st)
+                      struct acs_schedule_stats *st, int64_t *predicted)
 {
+  const struct acs_rtab *t;
   struct acs_schedule s;
   struct acs_diag d;
-  double t;
+  double sec;
 
   acs_diag_init(&d);
   acs_schedule_init(&s);
   memset(st, 0, sizeof(*st));
   st->makespan = -1;
-  if (bench_run(sched, &n->pb, opts, &s, &t, &d) == ACS_OK && acs_schedule_verify(&s, &d) == 0)
+  if (bench_run(sched, &n->pb, opts, &s, &sec, &d) == ACS_OK && acs_schedule_verify(&s, &d) == 0)
     acs_schedule_stats(&s, st);
+  if (predicted && (t = acs_schedule_find_rtab(&s, "cascade_front")))
+    for (int64_t k = 0; k < t->nrows; k++)
+      if (acs_rtab_get(t, k, 2).i)
+        *predicted = acs_rtab_get(t, k, 0).i;
   acs_schedule_destroy(&s);
 }
 
@@ -154,12 +161,13 @@ static void bench_memory(const char *srcdir)
   static const char *const within[] = {"budget_kib=292", NULL};
 
   printf("\n2. Peak CMX: layer by layer against cascaded (bytes)\n");
-  printf("  %-14s %12s %14s %8s %16s %12s\n", "network", "naive", "smallest plan", "cut",
-         "peak <= 300 kB", "cycles");
+  printf("  %-14s %12s %14s %8s %16s %12s %12s\n", "network", "naive", "smallest plan", "cut",
+         "peak <= 300 kB", "predicted", "cycles");
   for (size_t i = 0; i < sizeof(NETS) / sizeof(NETS[0]); i++) {
     struct acs_lgraph_totals tot;
     struct acs_schedule_stats st;
     struct acs_cas_result r;
+    int64_t predicted = -1;
     int32_t nparts;
     struct net n;
     if (net_open(&n, srcdir, NETS[i], 4096) < 0)
@@ -169,13 +177,14 @@ static void bench_memory(const char *srcdir)
       net_close(&n);
       continue;
     }
-    run_stats("cascade", &n, within, &st);
+    run_stats("cascade", &n, within, &st, &predicted);
     printf("  %-14s %12lld %14lld %7.1fx ", NETS[i], (long long)tot.naive_ws,
            (long long)r.front[0].mem, (double)tot.naive_ws / (double)r.front[0].mem);
     if (st.makespan >= 0)
-      printf("%16lld %12lld\n", (long long)st.peak_cmx_bytes, (long long)st.makespan);
+      printf("%16lld %12lld %12lld\n", (long long)st.peak_cmx_bytes, (long long)predicted,
+             (long long)st.makespan);
     else
-      printf("%16s %12s\n", "infeasible", "-");
+      printf("%16s %12s %12s\n", "infeasible", "-", "-");
     acs_cas_result_free(&r);
     net_close(&n);
   }
@@ -200,8 +209,8 @@ static void bench_spill(const char *srcdir)
       struct net n;
       if (grid[k] * 1024 >= tot.naive_ws || net_open(&n, srcdir, NETS[i], grid[k]) < 0)
         continue;
-      run_stats("cascade", &n, NULL, &c);
-      run_stats("spill", &n, NULL, &s);
+      run_stats("cascade", &n, NULL, &c, NULL);
+      run_stats("spill", &n, NULL, &s, NULL);
       printf("  %-14s %8lld ", NETS[i], (long long)grid[k]);
       if (c.makespan >= 0)
         printf("%14lld ", (long long)c.ddr_bytes);
@@ -211,7 +220,15 @@ static void bench_spill(const char *srcdir)
         printf("%14lld ", (long long)s.ddr_bytes);
       else
         printf("%14s ", "infeasible");
-      printf("%12lld %12lld %6s\n", (long long)c.makespan, (long long)s.makespan,
+      if (c.makespan >= 0)
+        printf("%12lld ", (long long)c.makespan);
+      else
+        printf("%12s ", "-");
+      if (s.makespan >= 0)
+        printf("%12lld ", (long long)s.makespan);
+      else
+        printf("%12s ", "-");
+      printf("%6s\n",
              c.makespan < 0 ? "-" : s.makespan < 0 || c.ddr_bytes < s.ddr_bytes ? "yes" : "NO");
       net_close(&n);
     }

@@ -537,6 +537,7 @@ static const char *const HAND[] = {
   "ddr_ratio=1", "ddr_latency_cycles=0", "cmx_align_bytes=1", "bytes_per_elem=1", NULL};
 
 struct rig {
+  int64_t peak;              /* of the last lowering */
   struct acs_graph g;
   struct acs_problem pb;
   struct acs_schedule s;
@@ -599,6 +600,7 @@ static void lower_ok(struct rig *r, const struct acs_cas_plan *plans, int32_t n,
     cycles += plans[i].cycles;
   cr_assert_eq(st.makespan, cycles);
   cr_assert_leq(st.peak_cmx_bytes, predicted);
+  r->peak = st.peak_cmx_bytes;
 }
 
 /* x (1, 2, 4, 4) -> relu: two stripes of 2 rows, by hand on HAND. Each
@@ -634,11 +636,16 @@ Test(plans, one_layer_by_hand)
   cr_assert_eq(p.macs, 32);
   cr_assert_eq(p.ops, 6);
   lower_ok(&r, &p, 1, p.mem);
+  cr_assert_eq(r.peak, 32); /* 16-32: load 0's slot (read by relu 0) and relu 0's */
   p.nbuf = 2;
   walk_ok(&r, 0, 1, &p);
   cr_assert_eq(p.cycles, 64);
   cr_assert_eq(p.mem, 64);
   lower_ok(&r, &p, 1, p.mem);
+  /* The plan counts its rings whole (4 slots, 64 bytes); held ranges peak
+   * at 48: at 16-32 both input slots and relu 0's output, at 32-48 load
+   * 1's input and both outputs. A ring is an upper bound on what is held. */
+  cr_assert_eq(r.peak, 48);
   rig_free(&r);
   acs_lgraph_destroy(&lg);
 }

@@ -68,6 +68,8 @@ void acs_cas_ids_unique(struct acs_cas_ids *l)
 {
   size_t k = 0;
 
+  if (l->n < 2)
+    return;
   qsort(l->v, l->n, sizeof(*l->v), cmp_id);
   for (size_t i = 0; i < l->n; i++)
     if (k == 0 || l->v[i] != l->v[k - 1])

@@ -259,6 +259,8 @@ int32_t acs_cas_pareto(struct acs_cas_plan *p, int32_t n)
 {
   int32_t k = 0;
 
+  if (n < 2)
+    return n;
   qsort(p, (size_t)n, sizeof(*p), cmp_plan);
   for (int32_t i = 0; i < n; i++)
     if (k == 0 || p[i].out_home != p[k - 1].out_home || p[i].cycles < p[k - 1].cycles)

@@ -238,7 +238,8 @@ static int plans_get(struct dp *dp, const struct acs_cas_group *g, uint32_t ctx,
     free(v);
     return ACS_ENOMEM;
   }
-  memcpy(dp->pool + dp->npool, v, (size_t)nv * sizeof(*v));
+  if (nv > 0)
+    memcpy(dp->pool + dp->npool, v, (size_t)nv * sizeof(*v));
   free(v);
   dp->c[dp->nc++] = (struct cache){g->first, g->nparts, ctx, (int32_t)dp->npool, nv, 1};
   *off = (int32_t)dp->npool;

@@ -919,7 +919,8 @@ static int reads_keep(struct walk *w, int save)
   if (save) {
     if (acs_grow((void **)&w->saved, sizeof(*w->saved), &w->cap_saved, n + 1) < 0)
       return ACS_ENOMEM;
-    memcpy(w->saved, w->preds, n * sizeof(*w->saved));
+    if (n)
+      memcpy(w->saved, w->preds, n * sizeof(*w->saved));
     w->nsaved = n;
     w->gp_saved.n = 0;
     for (size_t i = 0; i < w->gp.n; i++)
