@@ -92,7 +92,7 @@ struct acs_cas_plan {
   uint32_t rolling;          /* bit k: output of Part first + k rolled; bit nparts: loads rolled */
   uint32_t in_cmx;           /* bit i: entering activation i is in CMX (the context) */
   /* Costs, from the walk. */
-  int64_t mem;               /* bytes of CMX the group holds (buffers, weights, its output if home CMX) */
+  int64_t mem;               /* CMX bytes the group holds: rings, weights, its output if home CMX */
   int64_t out_bytes;         /* CMX bytes of the output when home CMX (aligned), else 0 */
   int64_t cycles;            /* makespan of the group's ops */
   int64_t ddr_bytes;         /* loaded from and stored to DDR */
@@ -109,7 +109,8 @@ struct acs_cas_opts {
   int64_t heights;           /* most stripe heights tried per group */
   int64_t widths;            /* most stripe widths tried per group (1: whole rows) */
   int64_t chan_splits;       /* most halvings of the channel stripe */
-  int64_t modes;             /* 0: recompute and rolling per tensor, 1: the same for all, 2: recompute only, 3: rolling only */
+  int64_t modes;             /* 0: recompute or rolling per tensor, 1: one for all, 2: recompute
+                              * only, 3: rolling only */
   int64_t split;             /* most channel slices of a block (0: the PE count) */
   int64_t max_stripes;       /* plans of more stripes are not tried */
 };

@@ -1,0 +1,176 @@
+/*
+ * walk.h - the walk's state, shared by walk.c (regions, sizing, layout)
+ * and emit.c (pass 3: the ops), internal to core/sched/cascade.
+ */
+#ifndef ACS_SCHED_CASCADE_WALK_H
+#define ACS_SCHED_CASCADE_WALK_H
+
+#include "core/sched/cascade/cascade.h"
+#include "core/sched/cascade/lower.h"
+
+enum { B_PART, B_OUT_DDR, B_OUT_CMX, B_LOAD, B_EXT_CMX };
+
+/* acs_grow, with the common case (room left) inline: the walk appends to
+ * these arrays millions of times while planning. */
+#define GROW(arr, cap, need)                                                                       \
+  ((need) <= (cap) ? 0 : acs_grow((void **)&(arr), sizeof(*(arr)), &(cap), (need)))
+
+struct wpiece {
+  int32_t op;                /* local op */
+  struct acs_lbox box;
+  int64_t off, bytes;        /* in the slot; bytes as held (aligned) */
+};
+
+struct wslot {
+  int32_t npieces;
+  struct wpiece *pieces;     /* split of them */
+  int32_t *readers;          /* local ops that read the occupant */
+  size_t nreaders, cap;
+};
+
+/* A block's H range, for sizing (pass 2). */
+struct wblk {
+  int64_t lo, hi;
+};
+
+struct wbuf {
+  int32_t tensor;            /* cgraph Tensor */
+  int kind;
+  int rolling;
+  int h;                     /* H axis of the tensor, -1 */
+  const struct acs_ltensor *lt;
+  struct acs_lbox need, held, newr;
+  int held_ok;
+  /* pass 1 */
+  int64_t sig_steady, sig_any, sigma;
+  /* pass 2 */
+  struct wblk *fifo;
+  size_t nfifo, cap_fifo, fifo_head;
+  int64_t nblocks, slot_bytes;
+  int32_t max_live, nslots;
+  /* pass 3 */
+  int64_t base;              /* ring offset in the arena */
+  int32_t next;              /* next slot, round robin */
+  struct wslot *slots;
+};
+
+/* A buffer's regions at one stripe, as pass 1 found them. */
+struct wrec {
+  struct acs_lbox newr;
+  int64_t held_lo;
+  uint8_t held_ok;
+};
+
+struct wop {
+  int64_t start, end;
+  int32_t gid;               /* schedule op, or -1 in a dry run */
+  uint32_t mark;             /* == walk's stamp: in the scratch predecessors */
+  uint8_t has_pred, has_succ;
+};
+
+struct walk {
+  const struct acs_cas_env *env;
+  const struct acs_cgraph *cg;
+  const struct acs_lgraph *lg;
+  const struct acs_cas_group *g;
+  struct acs_cas_plan *p;
+  struct acs_cas_lower *lw;
+  int32_t nbufs;
+  struct wbuf bufs[2 * ACS_CAS_MAX_PARTS + ACS_CAS_MAX_EXT + 8];
+  int32_t pbuf[ACS_CAS_MAX_PARTS];       /* buffer of each Part's output */
+  struct acs_lbox comp[ACS_CAS_MAX_PARTS]; /* region each Part computes this stripe */
+  struct acs_lbox stripe;
+  struct wop *ops;
+  size_t nops, cap_ops;
+  int64_t *pe_free, *dma_free;
+  int32_t *preds;                         /* scratch: predecessors of one op */
+  size_t npreds, cap_preds;
+  uint32_t stamp;                         /* marks the ops in preds[] */
+  int32_t *war;                           /* scratch: a claimed slot's previous holders */
+  size_t nwar, cap_war;
+  struct acs_cas_ids gp;                  /* scratch: data predecessors in earlier groups */
+  int32_t *sr;                            /* scratch: slots a slice reads (b * 65536 + slot) */
+  size_t nsr, cap_sr;
+  int32_t *saved;                         /* a block's reads, for its invariant slices */
+  size_t nsaved, cap_saved;
+  struct acs_cas_ids gp_saved;
+  int64_t macs, ddr_bytes;
+  struct wrec *rec;                       /* steps x nbufs, or NULL: recompute */
+  uint64_t *rmask;                        /* per step, the buffers restarted */
+};
+
+/* ---- boxes (inline: the walk calls them per op) ---- */
+
+static inline int box_empty(const struct acs_lbox *b)
+{
+  for (int i = 0; i < b->rank; i++)
+    if (b->hi[i] <= b->lo[i])
+      return 1;
+  return b->rank == 0 ? 0 : 0;
+}
+
+static inline void box_clear(struct acs_lbox *b, int rank)
+{
+  b->rank = rank;
+  for (int i = 0; i < rank; i++)
+    b->lo[i] = 0, b->hi[i] = 0;
+}
+
+static inline int box_meets(const struct acs_lbox *a, const struct acs_lbox *b)
+{
+  for (int i = 0; i < a->rank; i++)
+    if (a->hi[i] <= b->lo[i] || b->hi[i] <= a->lo[i] || a->hi[i] <= a->lo[i])
+      return 0;
+  return 1;
+}
+
+static inline int box_eq(const struct acs_lbox *a, const struct acs_lbox *b)
+{
+  if (a->rank != b->rank)
+    return 0;
+  for (int i = 0; i < a->rank; i++)
+    if (a->lo[i] != b->lo[i] || a->hi[i] != b->hi[i])
+      return 0;
+  return 1;
+}
+
+/* a = the bounding box of a and b (a may be empty). */
+static inline void box_hull(struct acs_lbox *a, const struct acs_lbox *b)
+{
+  if (box_empty(b))
+    return;
+  if (box_empty(a)) {
+    *a = *b;
+    return;
+  }
+  for (int i = 0; i < a->rank; i++) {
+    if (b->lo[i] < a->lo[i])
+      a->lo[i] = b->lo[i];
+    if (b->hi[i] > a->hi[i])
+      a->hi[i] = b->hi[i];
+  }
+}
+
+/* walk.c */
+int64_t acs__cw_box_bytes(const struct walk *w, const struct acs_lbox *b);
+/* The region of input slot `slot` of Part k that computing `out` reads. */
+void acs__cw_part_reads(const struct walk *w, int32_t k, int slot, const struct acs_lbox *out,
+                        struct acs_lbox *in);
+int32_t acs__cw_buf_of(const struct walk *w, int32_t tensor);
+/* Blocks of a buffer's new region, and block i. */
+int64_t acs__cw_block_count(const struct wbuf *b);
+void acs__cw_block_box(const struct wbuf *b, int64_t i, struct acs_lbox *out);
+/* Channel slices of a computed block, and slice k of n. */
+int32_t acs__cw_slice_count(const struct walk *w, const struct acs_lbox *box);
+void acs__cw_slice_box(const struct acs_lbox *box, int32_t k, int32_t n, struct acs_lbox *out);
+/* Every buffer's regions at stripe j (recorded by pass 1, or recomputed);
+ * the buffers restarted. */
+uint64_t acs__cw_regions_at(struct walk *w, int64_t j);
+
+/* emit.c */
+/* Pass 3 for stripe `step`: its loads, then each Part's blocks in order. */
+int acs__cw_stripe_emit(struct walk *w, int64_t step);
+/* Ends a lowered group: its sync after the ops nothing in it follows. */
+int acs__cw_group_end(struct walk *w, int64_t cycles);
+
+#endif
