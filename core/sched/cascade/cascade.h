@@ -55,7 +55,10 @@ enum { ACS_CAS_HOME_DDR = 0, ACS_CAS_HOME_CMX = 1 };
 /* At most this many Parts in a group (the rolling mask has a bit each). */
 #define ACS_CAS_MAX_PARTS 16
 /* At most this many activations enter a group (the context mask). */
-#define ACS_CAS_MAX_EXT 16
+#define ACS_CAS_MAX_EXT 32
+/* At most this many buffers in a group: Part outputs, entering activations
+ * and weight tensors (a walk's restart mask has a bit each). */
+#define ACS_CAS_MAX_BUFS 63
 
 /* What plans are costed against: the graph and the platform's figures. */
 struct acs_cas_env {

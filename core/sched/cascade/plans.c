@@ -73,7 +73,7 @@ static int ext_add(struct acs_cas_group *g, const struct acs_cgraph *cg, int32_t
 int acs_cas_group_of(const struct acs_cgraph *cg, int32_t first, int32_t nparts,
                      struct acs_cas_group *g)
 {
-  int32_t last = first + nparts - 1;
+  int32_t last = first + nparts - 1, nweights = 0;
   const struct acs_ctensor *ot;
 
   memset(g, 0, sizeof(*g));
@@ -95,12 +95,16 @@ int acs_cas_group_of(const struct acs_cgraph *cg, int32_t first, int32_t nparts,
     const struct acs_cpart *pt = &cg->parts[k];
     for (int s = 0; s < pt->nin; s++) {
       int32_t t = pt->in[s];
+      if (t >= 0 && cg->tensors[t].weight)
+        nweights++;
       if (t < 0 || cg->tensors[t].weight || cg->tensors[t].producer >= first)
         continue;
       if (!ext_add(g, cg, t))
         return 0;
     }
   }
+  if (nparts + g->nin + nweights > ACS_CAS_MAX_BUFS)
+    return 0; /* more buffers than a walk tracks: smaller groups cover these Parts */
   ot = &cg->tensors[cg->parts[last].out];
   g->out_is_net = is_net_output(cg, cg->parts[last].out);
   g->next_last = -1;

@@ -8,6 +8,11 @@
 #include "core/sched/cascade/cascade.h"
 #include "core/sched/cascade/lower.h"
 
+/* Buffer kinds: an inner Part's output (a ring of blocks); the group's
+ * output going back to DDR (a ring of nbuf slots, a store per block) or
+ * kept whole in CMX (its region, placed by lower.c); a load from DDR
+ * (weights, activations streamed in); an entering activation already in
+ * CMX (read in place). */
 enum { B_PART, B_OUT_DDR, B_OUT_CMX, B_LOAD, B_EXT_CMX };
 
 /* acs_grow, with the common case (room left) inline: the walk appends to
@@ -23,7 +28,7 @@ struct wpiece {
 
 struct wslot {
   int32_t npieces;
-  struct wpiece *pieces;     /* split of them */
+  struct wpiece *pieces;     /* up to split: one per channel slice of the block */
   int32_t *readers;          /* local ops that read the occupant */
   size_t nreaders, cap;
 };
@@ -76,7 +81,7 @@ struct walk {
   struct acs_cas_plan *p;
   struct acs_cas_lower *lw;
   int32_t nbufs;
-  struct wbuf bufs[2 * ACS_CAS_MAX_PARTS + ACS_CAS_MAX_EXT + 8];
+  struct wbuf bufs[ACS_CAS_MAX_BUFS];
   int32_t pbuf[ACS_CAS_MAX_PARTS];       /* buffer of each Part's output */
   struct acs_lbox comp[ACS_CAS_MAX_PARTS]; /* region each Part computes this stripe */
   struct acs_lbox stripe;
@@ -106,7 +111,7 @@ static inline int box_empty(const struct acs_lbox *b)
   for (int i = 0; i < b->rank; i++)
     if (b->hi[i] <= b->lo[i])
       return 1;
-  return b->rank == 0 ? 0 : 0;
+  return 0;
 }
 
 static inline void box_clear(struct acs_lbox *b, int rank)
