@@ -46,6 +46,7 @@
 #ifndef ACS_SCHED_CASCADE_CASCADE_H
 #define ACS_SCHED_CASCADE_CASCADE_H
 
+#include "core/load/load.h"
 #include "core/model/schedule.h"
 #include "core/sched/cascade/cgraph.h"
 
@@ -187,9 +188,30 @@ struct acs_cas_result {
 int acs_cas_propose(const struct acs_cas_env *env, const struct acs_cas_opts *o, int64_t budget,
                     const volatile sig_atomic_t *interrupted, struct acs_cas_result *r,
                     struct acs_diag *d);
+/* ACS_EINFEASIBLE, saying what the smallest proposal needs (no point of a
+ * filled result fits its budget). */
+int acs_cas_result_none(const struct acs_cas_result *r, struct acs_diag *d);
 /* Makes front point k the chosen one: r->plans, r->nplans its proposal. */
 int acs_cas_result_pick(struct acs_cas_result *r, int32_t k);
 void acs_cas_result_free(struct acs_cas_result *r);
+
+/* ---- the memo of recent proposals (memo.c) ---- */
+
+/* What steps 1-3 depend on: the workload's content, every platform
+ * parameter but the barrier ones, the options and the budget. */
+struct acs_cas_memo_key {
+  char digest[ACS_DIGEST_HEX + 1];
+  double v[ACS_PARAM_COUNT];
+  struct acs_cas_opts o;
+  int64_t budget;
+};
+/* Fills k; 0 when the workload has no digest (nothing is memoised). */
+int acs_cas_memo_key(struct acs_cas_memo_key *k, const struct acs_workload *wl,
+                     const struct acs_platform *p, const struct acs_cas_opts *o, int64_t budget);
+/* 1 and a copy of the result planned for k, or 0. */
+int acs_cas_memo_get(const struct acs_cas_memo_key *k, struct acs_cas_result *r);
+/* Keeps a copy of r for k (silently not, out of memory). */
+void acs_cas_memo_put(const struct acs_cas_memo_key *k, const struct acs_cas_result *r);
 
 /* ---- lowering (lower.c) ---- */
 

@@ -430,16 +430,17 @@ int acs_cas_propose(const struct acs_cas_env *env, const struct acs_cas_opts *o,
   }
   if ((err = result_fill(&dp, r, F)) < 0)
     goto out;
-  if (r->chosen < 0) {
-    err = acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
-                       "cascade: the smallest proposal needs %lld bytes of CMX; the budget is "
-                       "%lld", (long long)r->front[0].mem, (long long)budget);
-    goto out;
-  }
-  err = acs_cas_result_pick(r, r->chosen);
+  err = r->chosen < 0 ? acs_cas_result_none(r, d) : acs_cas_result_pick(r, r->chosen);
 out:
   dp_free(&dp);
   return err;
+}
+
+int acs_cas_result_none(const struct acs_cas_result *r, struct acs_diag *d)
+{
+  return acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
+                      "cascade: the smallest proposal needs %lld bytes of CMX; the budget is %lld",
+                      (long long)(r->nfront > 0 ? r->front[0].mem : -1), (long long)r->budget);
 }
 
 int acs_cas_result_pick(struct acs_cas_result *r, int32_t k)

@@ -183,6 +183,25 @@ static int64_t budget_of(const struct acs_cas_opts *o, const struct acs_schedule
   return b;
 }
 
+/* Steps 1-3, or their result for the same problem planned before in this
+ * process (memo.c: a sweep over barrier counts plans each CMX size once). */
+static int propose(const struct acs_cas_env *env, const struct acs_cas_opts *o, int64_t budget,
+                   const struct acs_problem *pb, const volatile sig_atomic_t *intr,
+                   struct acs_cas_result *r, struct acs_diag *d)
+{
+  struct acs_cas_memo_key k;
+  int keyed = acs_cas_memo_key(&k, pb->wl, &pb->plat, o, budget), err;
+
+  if (keyed && acs_cas_memo_get(&k, r))
+    return r->chosen < 0 ? acs_cas_result_none(r, d) : ACS_OK;
+  err = acs_cas_propose(env, o, budget, intr, r, d);
+  /* A front that does not fit is an answer too; no front at all is not
+   * kept (nothing to copy, and planning it again says the same). */
+  if (keyed && r->nfront > 0 && (err == ACS_OK || err == ACS_EINFEASIBLE))
+    acs_cas_memo_put(&k, r);
+  return err;
+}
+
 /* Lowers the chosen proposal; when its buffers do not pack into the
  * budget, the next cheaper-in-memory point of the front. */
 static int lower_some(const struct acs_cas_env *env, struct acs_cas_result *r,
@@ -227,7 +246,7 @@ static int cascade_schedule(const struct acs_problem *pb, const void *opts,
   if ((err = graph_supported(&cg, d)) < 0 ||
       (err = acs_cas_env_init(&env, &cg, &pb->plat, o->split, out->res_pe, out->res_dma)) < 0)
     goto out_with_cg;
-  if ((err = acs_cas_propose(&env, o, budget, intr, &r, d)) < 0)
+  if ((err = propose(&env, o, budget, pb, intr, &r, d)) < 0)
     goto out_with_result;
   if (intr && *intr) {
     err = ACS_EINTERRUPTED;
