@@ -1051,3 +1051,19 @@ Test(memo, keyed_by_everything_but_barriers)
   rig_free(&rg);
   acs_lgraph_destroy(&lg);
 }
+
+/* What the variant refuses, each with one clear message. */
+Test(variant, refusals_say_why)
+{
+  static const char *const sets[] = {"cmx_kib=128", NULL};
+  static const char *const big[] = {"budget_kib=129", NULL};
+  struct net_run n;
+  struct acs_diag d;
+
+  cr_assert_eq(net_schedule(&n, "workloads/onnx/alexnet.onnx", sets, big, &d), ACS_EINFEASIBLE);
+  cr_assert(strstr(d.msg, "exceeds the platform's CMX"), "%s", d.msg);
+  net_free(&n);
+  cr_assert_eq(net_schedule(&n, "workloads/dnn/alexnet.csv", sets, NULL, &d), ACS_EINFEASIBLE);
+  cr_assert(strstr(d.msg, "needs a layer graph"), "%s", d.msg);
+  net_free(&n);
+}
