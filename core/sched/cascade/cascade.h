@@ -212,6 +212,8 @@ int acs_cas_memo_key(struct acs_cas_memo_key *k, const struct acs_workload *wl,
 int acs_cas_memo_get(const struct acs_cas_memo_key *k, struct acs_cas_result *r);
 /* Keeps a copy of r for k (silently not, out of memory). */
 void acs_cas_memo_put(const struct acs_cas_memo_key *k, const struct acs_cas_result *r);
+/* Forgets every result (benchmarks timing a cold run). */
+void acs_cas_memo_clear(void);
 
 /* ---- lowering (lower.c) ---- */
 

@@ -114,3 +114,12 @@ void acs_cas_memo_put(const struct acs_cas_memo_key *k, const struct acs_cas_res
   memo[v].tick = ++memo_tick;
   memo[v].used = 1;
 }
+
+void acs_cas_memo_clear(void)
+{
+  for (int i = 0; i < MEMO_SLOTS; i++)
+    if (memo[i].used)
+      acs_cas_result_free(&memo[i].r);
+  memset(memo, 0, sizeof(memo));
+  memo_tick = 0;
+}

@@ -357,30 +357,3 @@ void acs_iprop_make(const struct acs_prop *p, struct acs_iprop *ip)
   ip->ok = 1;
 }
 
-void acs_iprop_box(const struct acs_iprop *ip, const struct acs_lbox *out,
-                   const struct acs_ltensor *t, struct acs_lbox *in)
-{
-  int empty = 0;
-
-  in->rank = ip->rin;
-  for (int i = 0; i < ip->rin; i++) {
-    int64_t lo = ip->c[i], hi, sh = ip->b[i];
-    int64_t dim = i < t->rank ? t->dims[i] : 1;
-    for (int k = 0; k < ip->nt[i]; k++) {
-      int j = ip->j[i][k];
-      if (j >= out->rank)
-        continue;
-      lo += ip->a[i][k] * out->lo[j];
-      sh += ip->a[i][k] * (out->hi[j] - out->lo[j]);
-    }
-    hi = lo + sh;
-    lo = lo < 0 ? 0 : lo > dim ? dim : lo;
-    hi = hi > dim ? dim : hi < lo ? lo : hi;
-    in->lo[i] = lo;
-    in->hi[i] = hi;
-    empty |= hi <= lo;
-  }
-  if (empty)
-    for (int i = 0; i < in->rank; i++)
-      in->lo[i] = in->hi[i] = 0;
-}

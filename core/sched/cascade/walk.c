@@ -28,11 +28,6 @@
 
 #include "core/sched/cascade/walk.h"
 
-int64_t acs__cw_box_bytes(const struct walk *w, const struct acs_lbox *b)
-{
-  return acs_lbox_elems(b) * w->env->elem_bytes;
-}
-
 /* The region of input slot `slot` of Part k that computing `out` reads. */
 void acs__cw_part_reads(const struct walk *w, int32_t k, int slot, const struct acs_lbox *out,
                         struct acs_lbox *in)

@@ -156,8 +156,21 @@ static inline void box_hull(struct acs_lbox *a, const struct acs_lbox *b)
   }
 }
 
+/* Bytes of a box of a tensor: its elements fit (a box lies inside its
+ * tensor, whose size the layer graph bounds). */
+static inline int64_t acs__cw_box_bytes(const struct walk *w, const struct acs_lbox *b)
+{
+  int64_t e = w->env->elem_bytes;
+
+  for (int i = 0; i < b->rank; i++) {
+    if (b->hi[i] <= b->lo[i])
+      return 0;
+    e *= b->hi[i] - b->lo[i];
+  }
+  return e;
+}
+
 /* walk.c */
-int64_t acs__cw_box_bytes(const struct walk *w, const struct acs_lbox *b);
 /* The region of input slot `slot` of Part k that computing `out` reads. */
 void acs__cw_part_reads(const struct walk *w, int32_t k, int slot, const struct acs_lbox *out,
                         struct acs_lbox *in);
