@@ -39,9 +39,12 @@
  *    (CMX or DDR) of every tensor crossing the boundary, and each state
  *    keeps a Pareto front of (peak memory, cycles).
  *
+ *    memo.c keeps the last few results of steps 1-3 per process.
+ *
  *  - Lowering (lower.c, step 4): places CMX-resident tensors and each
- *    group's buffers in the CMX, walks the plans into the schedule with
- *    ranges and edges, and writes the result tables.
+ *    group's buffers in the CMX and walks the plans into the schedule with
+ *    ranges and edges; check.c checks the result with code of its own;
+ *    variant.c ties the steps together and writes the result tables.
  */
 #ifndef ACS_SCHED_CASCADE_CASCADE_H
 #define ACS_SCHED_CASCADE_CASCADE_H
