@@ -1354,7 +1354,7 @@ static int plot_cascade_front(struct acs__plots *pl, const struct acs__study *s,
   const struct acs_rtab *t[FRONT_RUNS];
   int64_t budget[FRONT_RUNS];
   size_t n = 0, src = 0;
-  double mmax = 0, cmax = 0;
+  double mmax = 0, cmax = 0, mmin = INFINITY;
   struct acs__scale sb, scy;
   struct acs__plot *p;
   char name[200];
@@ -1369,6 +1369,7 @@ static int plot_cascade_front(struct acs__plots *pl, const struct acs__study *s,
     if (budget[n] > budget[src])
       src = n;
     for (int64_t k = 0; k < t[n]->nrows; k++) {
+      mmin = fmin(mmin, (double)acs_rtab_get(t[n], k, 0).i);
       mmax = fmax(mmax, (double)acs_rtab_get(t[n], k, 0).i);
       cmax = fmax(cmax, (double)acs_rtab_get(t[n], k, 1).i);
     }
@@ -1398,6 +1399,8 @@ static int plot_cascade_front(struct acs__plots *pl, const struct acs__study *s,
     for (size_t j = 0; j < n; j++)
       fprintf(gp, "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead dt 2 lc rgb '#bbbbbb'\n",
               (double)budget[j] / sb.div, (double)budget[j] / sb.div);
+    /* Every budget in view, also those beyond the largest proposal. */
+    fprintf(gp, "set xrange [%.10g:%.10g]\n", mmin / sb.div / 1.2, mmax / sb.div * 1.2);
     fprintf(gp, "set logscale x 2\nset xlabel 'CMX the proposal needs (%s)'\n"
                 "set ylabel 'planned cycles (%s)'\nset yrange [0:*]\nset key top right\n"
                 "plot '%s.dat' index 0 using 1:2 with steps ls 1 title 'Pareto front', \\\n"
