@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sched/cascade/box.h"
 #include "core/sched/cascade/lower.h"
 
 struct lpiece {
@@ -85,18 +86,10 @@ static int lvec_add(struct lvec *l, int32_t gid, const struct acs_lbox *box)
   return ACS_OK;
 }
 
-static int meets(const struct acs_lbox *a, const struct acs_lbox *b)
-{
-  for (int i = 0; i < a->rank; i++)
-    if (a->hi[i] <= b->lo[i] || b->hi[i] <= a->lo[i])
-      return 0;
-  return 1;
-}
-
 static int lvec_preds(const struct lvec *l, const struct acs_lbox *box, struct acs_cas_ids *ids)
 {
   for (size_t i = 0; i < l->n; i++)
-    if (meets(&l->v[i].box, box)) {
+    if (box_meets(&l->v[i].box, box)) {
       int err = acs_cas_ids_add(ids, l->v[i].gid);
       if (err < 0)
         return err;

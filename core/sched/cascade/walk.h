@@ -5,6 +5,7 @@
 #ifndef ACS_SCHED_CASCADE_WALK_H
 #define ACS_SCHED_CASCADE_WALK_H
 
+#include "core/sched/cascade/box.h"
 #include "core/sched/cascade/cascade.h"
 #include "core/sched/cascade/lower.h"
 
@@ -103,58 +104,6 @@ struct walk {
   struct wrec *rec;                       /* steps x nbufs, or NULL: recompute */
   uint64_t *rmask;                        /* per step, the buffers restarted */
 };
-
-/* ---- boxes (inline: the walk calls them per op) ---- */
-
-static inline int box_empty(const struct acs_lbox *b)
-{
-  for (int i = 0; i < b->rank; i++)
-    if (b->hi[i] <= b->lo[i])
-      return 1;
-  return 0;
-}
-
-static inline void box_clear(struct acs_lbox *b, int rank)
-{
-  b->rank = rank;
-  for (int i = 0; i < rank; i++)
-    b->lo[i] = 0, b->hi[i] = 0;
-}
-
-static inline int box_meets(const struct acs_lbox *a, const struct acs_lbox *b)
-{
-  for (int i = 0; i < a->rank; i++)
-    if (a->hi[i] <= b->lo[i] || b->hi[i] <= a->lo[i] || a->hi[i] <= a->lo[i])
-      return 0;
-  return 1;
-}
-
-static inline int box_eq(const struct acs_lbox *a, const struct acs_lbox *b)
-{
-  if (a->rank != b->rank)
-    return 0;
-  for (int i = 0; i < a->rank; i++)
-    if (a->lo[i] != b->lo[i] || a->hi[i] != b->hi[i])
-      return 0;
-  return 1;
-}
-
-/* a = the bounding box of a and b (a may be empty). */
-static inline void box_hull(struct acs_lbox *a, const struct acs_lbox *b)
-{
-  if (box_empty(b))
-    return;
-  if (box_empty(a)) {
-    *a = *b;
-    return;
-  }
-  for (int i = 0; i < a->rank; i++) {
-    if (b->lo[i] < a->lo[i])
-      a->lo[i] = b->lo[i];
-    if (b->hi[i] > a->hi[i])
-      a->hi[i] = b->hi[i];
-  }
-}
 
 /* Bytes of a box of a tensor: its elements fit (a box lies inside its
  * tensor, whose size the layer graph bounds). */
