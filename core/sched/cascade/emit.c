@@ -188,16 +188,6 @@ static int64_t slot_offset(const struct walk *w, const struct wbuf *B, const str
   return B->base + (int64_t)(S - B->slots) * B->slot_bytes;
 }
 
-static void sop_init(struct acs_sop *o, int kind)
-{
-  memset(o, 0, sizeof(*o));
-  o->kind = (uint8_t)kind;
-  o->cmx_offset = -1;
-  o->cmx_bytes = -1;
-  o->update_barrier = -1;
-  o->slots = 1;
-}
-
 /* Loads of buffer b's new region (a weight or an entering activation). */
 static int emit_loads(struct walk *w, int32_t b, int64_t step)
 {
@@ -219,7 +209,7 @@ static int emit_loads(struct walk *w, int32_t b, int64_t step)
     data = w->npreds;
     if ((err = slot_claim(w, B, &S)) < 0 || (err = preds_add_war(w)) < 0)
       return err;
-    sop_init(&o, ACS_OP_DMA);
+    acs_cas_sop_init(&o, ACS_OP_DMA);
     o.src = ACS_MEM_DDR;
     o.dst = ACS_MEM_CMX;
     o.bytes = acs__cw_box_bytes(w, &bb);
@@ -282,7 +272,7 @@ static int emit_store(struct walk *w, struct wslot *S, int64_t step, int64_t bi)
 
   preds_reset(w);
   w->gp.n = 0;
-  sop_init(&o, ACS_OP_DMA);
+  acs_cas_sop_init(&o, ACS_OP_DMA);
   for (int32_t k = 0; k < S->npieces; k++) {
     if ((err = preds_add(w, S->pieces[k].op)) < 0)
       return err;
@@ -384,7 +374,7 @@ static int emit_slice(struct walk *w, int32_t k, const struct acs_lbox *sb, stru
 
   if (B->kind != B_OUT_CMX && (err = preds_add_war(w)) < 0)
     return err;
-  sop_init(&o, op_kind_of(n->op));
+  acs_cas_sop_init(&o, op_kind_of(n->op));
   if ((err = acs_lnode_work(w->lg, pt->node, sb, &work)) < 0)
     return err;
   o.dur = work / w->env->macs_per_cycle + (work % w->env->macs_per_cycle != 0);

@@ -99,6 +99,17 @@ static int lvec_preds(const struct lvec *l, const struct acs_lbox *box, struct a
 
 /* ---- what the walk calls ---- */
 
+void acs_cas_sop_init(struct acs_sop *o, int kind)
+{
+  memset(o, 0, sizeof(*o));
+  o->kind = (uint8_t)kind;
+  o->unit = -1;
+  o->cmx_offset = o->cmx_bytes = -1;
+  o->update_barrier = -1;
+  o->slots = 1;
+  o->cmx_alloc = o->cmx_free = o->sim_start = o->sim_end = NAN;
+}
+
 void acs_cas_lower_tag(struct acs_cas_lower *lw, int what, int32_t part, int32_t tensor,
                        const struct acs_lbox *box)
 {
@@ -212,14 +223,8 @@ int acs_cas_lower_group_end(struct acs_cas_lower *lw, int64_t cycles, const int3
   int32_t id;
   int err = ACS_OK;
 
-  memset(&o, 0, sizeof(o));
-  o.kind = ACS_OP_SYNC;
-  o.unit = -1;
-  o.cmx_offset = o.cmx_bytes = -1;
-  o.update_barrier = -1;
-  o.slots = 1;
+  acs_cas_sop_init(&o, ACS_OP_SYNC);
   o.start = o.end = lw->t0 + cycles;
-  o.cmx_alloc = o.cmx_free = o.sim_start = o.sim_end = NAN;
   snprintf(lw->name, sizeof(lw->name), "cascade.sync%lld", (long long)lw->s->nops);
   o.name = lw->name;
   if ((id = add_op(lw, &o)) < 0)
@@ -353,16 +358,11 @@ static int out_alloc(struct acs_cas_lower *lw, const struct acs_cas_plan *p, int
   lw->out_alloc = -1;
   if (p->out_home != ACS_CAS_HOME_CMX)
     return ACS_OK;
-  memset(&o, 0, sizeof(o));
-  o.kind = ACS_OP_SYNC;
-  o.unit = -1;
-  o.update_barrier = -1;
-  o.slots = 1;
+  acs_cas_sop_init(&o, ACS_OP_SYNC);
   o.start = o.end = lw->t0;
   o.cmx_offset = off;
   o.cmx_bytes = p->out_bytes;
   o.cmx_alloc = o.cmx_free = (double)lw->t0;
-  o.sim_start = o.sim_end = NAN;
   snprintf(lw->name, sizeof(lw->name), "%.*s.cmx", ACS_NAME_MAX - 8,
            cg->lg->t[cg->tensors[t].lt].name);
   o.name = lw->name;

@@ -24,6 +24,10 @@ struct acs_cas_ids {
 int acs_cas_ids_add(struct acs_cas_ids *l, int32_t id);
 void acs_cas_ids_unique(struct acs_cas_ids *l);
 
+/* An op of `kind` with nothing set: no unit, no CMX range, no barrier,
+ * not simulated. */
+void acs_cas_sop_init(struct acs_sop *o, int kind);
+
 /* Appends o (times from the group's start, offsets in its arena); an op
  * without predecessors in its group follows the previous group's sync. */
 int acs_cas_lower_op(struct acs_cas_lower *lw, const struct acs_cas_env *env, struct acs_sop *o,
