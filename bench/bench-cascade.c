@@ -99,6 +99,15 @@ static double plan_seconds(const struct net *n, struct acs_cas_result *r, int32_
   return t;
 }
 
+/* A right-aligned figure, or `none` when the run was not ok. */
+static void cell(int width, int ok, int64_t v, const char *none)
+{
+  if (ok)
+    printf("%*lld ", width, (long long)v);
+  else
+    printf("%*s ", width, none);
+}
+
 static void bench_time(const char *srcdir)
 {
   printf("1. Planning time, one core, default options, cmx_kib=256 (best of %d)\n", REPS);
@@ -194,11 +203,10 @@ static void bench_memory(const char *srcdir)
     run_stats("cascade", &n, within, &st, &predicted);
     printf("  %-14s %12lld %14lld %7.1fx ", NETS[i], (long long)tot.naive_ws,
            (long long)r.front[0].mem, (double)tot.naive_ws / (double)r.front[0].mem);
-    if (st.makespan >= 0)
-      printf("%16lld %12lld %12lld\n", (long long)st.peak_cmx_bytes, (long long)predicted,
-             (long long)st.makespan);
-    else
-      printf("%16s %12s %12s\n", "infeasible", "-", "-");
+    cell(16, st.makespan >= 0, st.peak_cmx_bytes, "infeasible");
+    cell(12, st.makespan >= 0, predicted, "-");
+    cell(12, st.makespan >= 0, st.makespan, "-");
+    printf("\n");
     acs_cas_result_free(&r);
     net_close(&n);
   }
@@ -226,22 +234,10 @@ static void bench_spill(const char *srcdir)
       run_stats("cascade", &n, NULL, &c, NULL);
       run_stats("spill", &n, NULL, &s, NULL);
       printf("  %-14s %8lld ", NETS[i], (long long)grid[k]);
-      if (c.makespan >= 0)
-        printf("%14lld ", (long long)c.ddr_bytes);
-      else
-        printf("%14s ", "infeasible");
-      if (s.makespan >= 0)
-        printf("%14lld ", (long long)s.ddr_bytes);
-      else
-        printf("%14s ", "infeasible");
-      if (c.makespan >= 0)
-        printf("%12lld ", (long long)c.makespan);
-      else
-        printf("%12s ", "-");
-      if (s.makespan >= 0)
-        printf("%12lld ", (long long)s.makespan);
-      else
-        printf("%12s ", "-");
+      cell(14, c.makespan >= 0, c.ddr_bytes, "infeasible");
+      cell(14, s.makespan >= 0, s.ddr_bytes, "infeasible");
+      cell(12, c.makespan >= 0, c.makespan, "-");
+      cell(12, s.makespan >= 0, s.makespan, "-");
       printf("%6s\n",
              c.makespan < 0 ? "-" : s.makespan < 0 || c.ddr_bytes < s.ddr_bytes ? "yes" : "NO");
       net_close(&n);

@@ -536,6 +536,10 @@ static const char *const HAND[] = {
   "pe_count=1", "pe_macs_per_cycle=1", "dma_channels=2", "freq_mhz=1000", "dma_gbps=1",
   "ddr_ratio=1", "ddr_latency_cycles=0", "cmx_align_bytes=1", "bytes_per_elem=1", NULL};
 
+/* Two PEs, 16-byte alignment, bytes of one byte, room for anything. */
+static const char *const CHAIN[] = {"pe_count=2", "cmx_align_bytes=16", "bytes_per_elem=1",
+                                    "cmx_kib=4096", NULL};
+
 struct rig {
   int64_t peak;              /* of the last lowering */
   struct acs_graph g;
@@ -546,10 +550,12 @@ struct rig {
 };
 
 /* Binds lg to a platform (`sets` over the defaults) and a schedule to
- * lower into (the problem graph is a placeholder: lowering clears it). */
+ * lower into. acs_schedule_init_problem gives the schedule the platform's
+ * resources and CMX; it needs a problem graph, here one op, which the
+ * lowering replaces with the cascade's ops. */
 static void rig_make(struct rig *r, const struct acs_lgraph *lg, const char *const *sets)
 {
-  tu_graph_npu(&r->g, "placeholder");
+  tu_graph_npu(&r->g, "one-op");
   tu_op(&r->g, "x", ACS_OP_DPU, 1);
   tu_finalize(&r->g);
   tu_problem(&r->pb, &r->g, sets);
@@ -851,17 +857,15 @@ static void dp_equals_brute_force(int n, const struct acs_cas_opts *o, const cha
  * only on 4 on HAND's figures. */
 Test(proposals, dp_front_equals_brute_force_on_chains)
 {
-  static const char *const plat[] = {"pe_count=2", "cmx_align_bytes=16", "bytes_per_elem=1",
-                                     "cmx_kib=4096", NULL};
   struct acs_cas_opts o = {.max_parts = 4, .max_proposals = 1000000, .heights = 3, .widths = 1,
                            .chan_splits = 1, .modes = 0, .max_stripes = 1000000};
 
-  dp_equals_brute_force(2, &o, plat);
+  dp_equals_brute_force(2, &o, CHAIN);
   o.modes = 1;
   o.widths = 2;
-  dp_equals_brute_force(3, &o, plat);
+  dp_equals_brute_force(3, &o, CHAIN);
   o.widths = 1;
-  dp_equals_brute_force(4, &o, plat);
+  dp_equals_brute_force(4, &o, CHAIN);
   o.modes = 2;
   o.heights = 2;
   dp_equals_brute_force(4, &o, HAND);
@@ -999,8 +1003,6 @@ Test(variant, budget_below_every_proposal_is_infeasible)
  * the barrier parameters and nothing else; a hit is a deep copy. */
 Test(memo, keyed_by_everything_but_barriers)
 {
-  static const char *const plat[] = {"pe_count=2", "cmx_align_bytes=16", "bytes_per_elem=1",
-                                     "cmx_kib=4096", NULL};
   struct acs_cas_opts o = {.max_parts = 3, .max_proposals = 64, .heights = 3, .widths = 1,
                            .chan_splits = 1, .modes = 1, .max_stripes = 128};
   struct acs_cas_memo_key k;
@@ -1012,7 +1014,7 @@ Test(memo, keyed_by_everything_but_barriers)
   struct rig rg;
 
   chain(&lg, 3);
-  rig_make(&rg, &lg, plat);
+  rig_make(&rg, &lg, CHAIN);
   acs_diag_init(&d);
   cr_assert_eq(acs_cas_propose(&rg.env, &o, 1 << 20, NULL, &r, &d), ACS_OK, "%s", d.msg);
   memset(&wl, 0, sizeof(wl));
