@@ -1069,3 +1069,76 @@ Test(variant, refusals_say_why)
   cr_assert(strstr(d.msg, "needs a layer graph"), "%s", d.msg);
   net_free(&n);
 }
+
+/* ---- the grid ---- */
+
+/* max_stripes bounds the stripes of every plan of a group with an H axis
+ * (the 4-layer chain's last conv is 8 x 8 with 16 channels: heights 8, 4,
+ * 2, 1 and channel halvings 16, 8 give 1 to 16 stripes). */
+Test(plans, max_stripes_bounds_every_plan)
+{
+  struct acs_cas_opts o = {.max_parts = 4, .max_proposals = 64, .heights = 8, .widths = 1,
+                           .chan_splits = 1, .modes = 1, .max_stripes = 1000};
+  struct acs_cas_group g;
+  struct acs_cas_plan *v;
+  struct acs_lgraph lg;
+  struct rig r;
+  int32_t n, most = 0;
+
+  chain(&lg, 4);
+  rig_make(&r, &lg, CHAIN);
+  cr_assert(acs_cas_group_of(&r.cg, 3, 1, &g));
+  cr_assert_eq(acs_cas_plans(&r.env, &o, &g, 0, 0, NULL, &v, &n), ACS_OK);
+  for (int32_t i = 0; i < n; i++)
+    most = v[i].steps > most ? (int32_t)v[i].steps : most;
+  cr_assert_eq(most, 16);
+  free(v);
+  o.max_stripes = 4;
+  cr_assert_eq(acs_cas_plans(&r.env, &o, &g, 0, 0, NULL, &v, &n), ACS_OK);
+  cr_assert_gt(n, 0);
+  for (int32_t i = 0; i < n; i++)
+    cr_assert_leq(v[i].steps, 4, "plan %d: %lld stripes", (int)i, (long long)v[i].steps);
+  free(v);
+  rig_free(&r);
+  acs_lgraph_destroy(&lg);
+}
+
+/* A fully connected layer (no H axis) stripes its weights by every
+ * channel halving down to one, whatever chan_splits and max_stripes say:
+ * 12 outputs give 12, 6, 3, 2, 1. */
+Test(plans, fully_connected_layer_stripes_down_to_one_channel)
+{
+  struct acs_cas_opts o = {.max_parts = 1, .max_proposals = 64, .heights = 8, .widths = 1,
+                           .chan_splits = 0, .modes = 1, .max_stripes = 2};
+  static const int64_t want[] = {12, 6, 3, 2, 1};
+  struct acs_lattrs a;
+  struct acs_cas_group g;
+  struct acs_cas_plan *v;
+  struct acs_lgraph lg;
+  struct rig r;
+  int32_t n, seen = 0;
+
+  memset(&a, 0, sizeof(a));
+  a.trans_b = 1;
+  cr_assert_eq(acs_lgraph_init(&lg, "fc", "fc.onnx"), ACS_OK);
+  node(&lg, "fc", ACS_LOP_GEMM, &a, 3,
+       (int32_t[]){INPUT(&lg, "f", 1, 10), WEIGHT(&lg, "fw", 12, 10), WEIGHT(&lg, "fb", 12)},
+       ROLES, "g");
+  lg.t[lg.n[0].out[0]].is_output = 1;
+  infer_ok(&lg);
+  rig_make(&r, &lg, HAND);
+  cr_assert(acs_cas_group_of(&r.cg, 0, 1, &g));
+  cr_assert_eq(acs_cas_plans(&r.env, &o, &g, 0, 0, NULL, &v, &n), ACS_OK);
+  for (int32_t i = 0; i < n; i++)
+    for (int k = 0; k < 5; k++)
+      if (v[i].c == want[k]) {
+        cr_assert_eq(v[i].steps, 12 / want[k] + (12 % want[k] != 0));
+        seen |= 1 << k;
+      }
+  cr_assert_eq(seen, 31, "channel stripes seen: %#x", seen);
+  for (int32_t i = 0; i < n; i++)
+    lower_ok(&r, &v[i], 1, v[i].mem);
+  free(v);
+  rig_free(&r);
+  acs_lgraph_destroy(&lg);
+}
