@@ -248,15 +248,18 @@ int acs_cas_tables(const struct acs_cas_env *env, const struct acs_cas_result *r
 /* ---- the independent checker (check.c) ---- */
 
 /*
- * Checks a lowered cascade schedule against the plans it came from, with
- * code of its own (not the walk's): every Part's output computed exactly
- * once per stripe of its plan where it is not recomputed, and at least
- * once overall, element for element (the union of the compute ops' boxes
- * equals the tensor, by counting); every compute op's inputs produced or
- * loaded before it starts and held in CMX until it ends; every ring slot
- * reused only after its readers end; the schedule's peak CMX at most the
- * budget and at most the proposal's memory. ACS_EVERIFY with the first
- * violation in d.
+ * Checks a lowered cascade schedule (tags: what each op is, from the
+ * lowering) with code of its own, not the walk's: every compute op lasts
+ * its work at the PE rate and every DMA its bytes at the DDR rate; what a
+ * compute op reads, slot by slot (acs_lnode_input_box), is covered by its
+ * data predecessors of that tensor; a load of an activation is covered by
+ * stores of it, a store by the compute ops that made it; every Part's
+ * output is computed whole (coverage decided exactly by coordinate
+ * compression); the peak CMX is at most the budget and `predicted`. The
+ * common verifier adds what this leaves to it: precedence, residency of
+ * each read range while its reader runs, no two live ranges overlapping
+ * (so a ring slot is not overwritten while read). ACS_EVERIFY with the
+ * first violation in d.
  */
 int acs_cas_check(const struct acs_cas_env *env, const struct acs_cas_tag *tags,
                   int64_t budget, int64_t predicted, const struct acs_schedule *s,
