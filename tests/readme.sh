@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# tests/readme.sh - every command of README.md runs as written from the root
-# of a fresh clone.
+# tests/readme.sh - every command of README.md and of the manual (docs/*.md)
+# runs as written from the root of a fresh clone.
 #
 # What it runs: every command of every ```sh block and every ```python block
-# of README.md, in README order, from the root of a scratch copy of what a
+# of README.md and then of each page of docs/ in the order of the README's
+# table of pages, from the root of a scratch copy of what a
 # clone holds that the commands use (platforms/, workloads/, tests/data/,
 # tests/check_schedules.py) plus the acsim just built (as ./acsim and on
 # PATH as acsim, with ACSIM_DATADIR pointing at the copy so nothing falls
@@ -33,6 +34,13 @@ set -u
 ACSIM=${ACSIM:-./acsim}
 SRC=${ACS_SRCDIR:-.}
 README=$SRC/README.md
+# The pages in the order the README lists them, then any page it does not.
+DOCS=$(grep -oE '\(docs/[a-z0-9_-]+\.md\)' "$README" | tr -d '()' | awk '!seen[$0]++' | tr '\n' ' ')
+for f in "$SRC"/docs/*.md; do
+  f=docs/${f##*/}
+  case " $DOCS " in *" $f "*) ;; *) DOCS="$DOCS $f" ;; esac
+done
+PAGES="README.md $DOCS"
 PY=/usr/bin/python3
 W=$(mktemp -d /tmp/acsim-readme-XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -53,7 +61,8 @@ export SLURM_ARRAY_TASK_ID=1 SLURM_CPUS_PER_TASK=2
 
 # Extraction: one record per command, "LINE<TAB>LANG<TAB>EXPECT<TAB>TEXT";
 # a python block is one record, its newlines as \001.
-awk -v OFS='\t' '
+for page in $PAGES; do
+awk -v OFS='\t' -v page="$page" '
   /^```/ {
     if (lang == "") {
       lang = substr($0, 4); sub(/[ \t].*/, "", lang)
@@ -61,7 +70,7 @@ awk -v OFS='\t' '
       start = NR + 1; cmd = ""; text = ""
       next
     }
-    if (lang == "python") print start, "python", 0, text
+    if (lang == "python") print page ":" start, "python", 0, text
     lang = ""; next
   }
   lang == "python" { text = text $0 "\001"; next }
@@ -73,10 +82,11 @@ awk -v OFS='\t' '
     cmd = cmd line
     expect = 0
     if (match(cmd, /\(expect exit [0-9]+\)/)) expect = substr(cmd, RSTART + 13, RLENGTH - 14)
-    print at, "sh", expect, cmd
+    print page ":" at, "sh", expect, cmd
     cmd = ""
   }
-' "$README" >"$W/commands" || exit 2
+' "$SRC/$page" || exit 2
+done >"$W/commands"
 [ -s "$W/commands" ] || { echo "no commands found in $README"; exit 2; }
 
 n=0
@@ -87,16 +97,16 @@ while IFS='	' read -r line lang expect text; do
   begin=$(date +%s)
   if [ "$lang" = python ]; then
     if ! [ -x "$PY" ] || ! "$PY" -c 'import h5py' 2>/dev/null; then
-      skip "README.md:$line python block (python3-h5py missing)"; continue
+      skip "$line python block (python3-h5py missing)"; continue
     fi
     (cd "$W/clone" && printf '%s\n' "$text" | "$PY" -) >"$W/out" 2>&1
   else
     case "$text" in
       ./quickstart.sh*|autoreconf*|./configure*|make*)
-        skip "README.md:$line $first (installs or builds acsim: CI's ./quickstart.sh check)"
+        skip "$line $first (installs or builds acsim: CI's ./quickstart.sh check)"
         continue ;;
       contrib/slurm/*|sbatch*|job=\$\(sbatch*)
-        skip "README.md:$line $first (needs a Slurm cluster: tests/slurm.sh runs it)"
+        skip "$line $first (needs a Slurm cluster: tests/slurm.sh runs it)"
         continue ;;
     esac
     (cd "$W/clone" && bash -c "$text") >"$W/out" 2>&1
@@ -104,9 +114,9 @@ while IFS='	' read -r line lang expect text; do
   rc=$?
   end=$(date +%s); secs=$((end - begin))
   first="$first [${secs}s]"
-  if [ "$rc" = "$expect" ]; then ok "README.md:$line $first"
+  if [ "$rc" = "$expect" ]; then ok "$line $first"
   else
-    bad "README.md:$line $first (exit $rc, want $expect)"
+    bad "$line $first (exit $rc, want $expect)"
     tail -n 8 "$W/out" | sed 's/^/     | /'
   fi
 done <"$W/commands"
@@ -126,7 +136,7 @@ awk '
       s = substr(s, RSTART + RLENGTH)
     }
   }
-' "$README" >"$W/usage"
+' $(for page in $PAGES; do echo "$SRC/$page"; done) >"$W/usage"
 for c in $(awk '$1 == "C" { print $2 }' "$W/usage" | sort -u); do
   awk -v c="$c" '$1 == "O" && $2 == c { print $3 }' "$W/usage" | sort -u >"$W/readme.$c"
   "$ACSIM" "$c" --help | awk '/^usage:/ { u = 1 } u && /^$/ { exit } u' |
