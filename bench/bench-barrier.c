@@ -37,12 +37,12 @@ static void print_stats(const struct acs_barrier_stats *st)
 {
   printf("   edges %lld reduced %lld classes %d uses %d joins %d shares %d refused %d "
          "reuses %d steals %d waited %d attempts %lld blocked %lld starved %lld "
-         "reuse+ %lld coprod+ %lld marker+ %lld retimed %d released %d\n",
+         "reuse+ %lld coprod+ %lld marker+ %lld retimed %d released %d policy %d sweeps %d\n",
          (long long)st->edges, (long long)st->reduced, st->classes, st->uses, st->joins,
          st->shares, st->refused_joins, st->reuses, st->steals, st->waited,
          (long long)st->attempts, (long long)st->blocked, (long long)st->starved,
          (long long)st->reuse_edges, (long long)st->coproducer_edges,
-         (long long)st->marker_edges, st->retimed, st->released);
+         (long long)st->marker_edges, st->retimed, st->released, st->policy, st->sweeps);
 }
 
 /* Producers and consumers per use of the program, read back (bprog.h). */

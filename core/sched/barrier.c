@@ -128,26 +128,50 @@ static int32_t end_count(const struct acs__balloc *a, int32_t x)
   return a->use[x].ncons > 0 ? a->use[x].ncons : a->use[x].nprod;
 }
 
-/* The members of x's end that v can follow at t only if a path already
- * orders them before v (see edges_after), worked out once per decision
- * time and state; more than RISKY_MAX of them make x unusable at t. */
-static int32_t risky(struct acs__balloc *a, int32_t x, int64_t t)
-{
-  struct use *u = &a->use[x];
+/* Members on a barrier with a producer running that followable() looks at
+ * one by one; a use with more is refused at once. */
+#define RISKY_MAX 4
 
-  if (u->risky_t != t || u->risky_ver != a->ver) {
-    u->nrisky = 0;
-    ACS__FOR_END(a, x, m, {
-      if (a->end[m] > t || a->use[a->bar[a->use[a->use_of[m]].barrier].cur].prod_end > t) {
-        if (u->nrisky < RISKY_MAX)
-          u->risky[u->nrisky] = m;
-        u->nrisky++;
-      }
-    });
-    u->risky_t = t;
-    u->risky_ver = a->ver;
+/*
+ * Can v follow every member of x's end at t, as far as their barriers go?
+ * A member that v does not follow by a path yet needs an edge, and v then
+ * waits on the member's barrier, whose current use must not have a
+ * producer running. So every member on a barrier that has one must be
+ * ordered before v already; with more than RISKY_MAX such members x is
+ * refused without looking. O(barriers of x's consumers), plus O(consumers)
+ * when a few members must be looked at.
+ */
+static int followable(struct acs__balloc *a, int32_t x, int32_t v, int64_t t)
+{
+  int32_t risky = 0;
+
+  if (acs__use_done(a, x) > t)
+    return 0; /* a member has not ended */
+  if (a->use[x].ncons == 0) {
+    int32_t b = a->use[x].barrier;
+    if (a->use[a->bar[b].cur].prod_end <= t)
+      return 1;
+    for (int32_t m = a->use[x].prod; m >= 0; m = a->prod_next[m])
+      if (m == v || !acs__ordered_before(a, m, v))
+        return 0;
+    return 1;
   }
-  return u->nrisky;
+  for (int32_t e = a->use[x].cbar; e >= 0; e = a->cbar.next[e])
+    if (a->use[a->bar[a->cbar.a[e]].cur].prod_end > t) {
+      if ((risky += a->cbar.b[e]) > RISKY_MAX)
+        return 0;
+      if (a->cbar.b[e] == 1 && !acs__ordered_before(a, a->cbar_member[e], v))
+        return 0;
+    }
+  if (risky == 0)
+    return 1;
+  for (int32_t k = a->use[x].cons; k >= 0; k = a->cons.next[k]) {
+    int32_t m = a->cons.a[k];
+    if (a->use[a->bar[a->use[a->use_of[m]].barrier].cur].prod_end > t &&
+        !acs__ordered_before(a, m, v))
+      return 0;
+  }
+  return 1;
 }
 
 /*
@@ -167,11 +191,8 @@ static int64_t edges_after(struct acs__balloc *a, int32_t x, int32_t v, int64_t 
 
   if (x < 0)
     return 0;
-  if (risky(a, x, t) > RISKY_MAX)
+  if (!followable(a, x, v, t))
     return -1;
-  for (int32_t k = 0; k < a->use[x].nrisky; k++)
-    if (a->use[x].risky[k] == v || !acs__reached_before(a, a->use[x].risky[k], v))
-      return -1;
   if (end_count(a, x) > EXACT_MAX && join < 0)
     return end_count(a, x);
   a->pstamp++;
@@ -377,6 +398,24 @@ static void reuse_near(struct acs__balloc *a, int32_t v, int64_t t, struct choic
   }
 }
 
+/* A share that delays nobody replaces a fresh barrier in *best. */
+static void share_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t y,
+                       struct choice *best)
+{
+  int32_t n = 0;
+
+  for (int32_t b = a->ohead; b >= 0 && n < CANDIDATES; b = a->bar[b].onext) {
+    struct choice c = {K_SHARE, b, a->bar[b].cur, 0, 0, 0};
+    if (c.use == y)
+      continue;
+    price_share(a, v, t, b, &c);
+    n++;
+    if (c.edges >= 0 && c.over == 0 && c.delay == 0 &&
+        (best->kind == K_FRESH || c.edges < best->edges))
+      *best = c;
+  }
+}
+
 /* The best barrier for v at t (kind K_NONE: none can be had now). */
 static struct choice choose(struct acs__balloc *a, int32_t v, int64_t t)
 {
@@ -393,6 +432,8 @@ static struct choice choose(struct acs__balloc *a, int32_t v, int64_t t)
   if (a->nbar < a->nb) {
     struct choice c = {K_FRESH, a->nbar, -1, 0, 0, 0};
     reuse_near(a, v, t, &c);
+    if (c.kind == K_FRESH && a->policy == ACS__BP_SHARE)
+      share_free(a, v, t, y, &c);
     consider(&best, &c);
     return best;
   }
@@ -408,7 +449,7 @@ static struct choice choose(struct acs__balloc *a, int32_t v, int64_t t)
       n++;
     }
   }
-  n = 0;
+  n = a->policy == ACS__BP_NOSHARE ? CANDIDATES : 0;
   for (int32_t b = a->ohead; b >= 0 && n < CANDIDATES && tier(&best) == 3; b = a->bar[b].onext) {
     struct choice c = {K_SHARE, b, a->bar[b].cur, 0, 0, 0};
     if (c.use == y)
@@ -450,13 +491,14 @@ static int try_start(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int fo
   }
   if (c.kind == K_NONE)
     return ACS_EINVAL; /* forced with nothing to take: cannot happen */
-  if ((c.over > 0 || c.delay > 0) && !force) {
+  if ((c.over > 0 || c.delay > 0) && !force && a->policy != ACS__BP_TAKE) {
     /* Delay the op that costs least: v until a barrier completes, or the
      * ops the choice holds back. */
     int64_t until = acs__bars_next_done(a);
     int64_t wait_over = until == INT64_MAX ? INT64_MAX : overrun(until, a->p->lst[v]);
     int64_t wait_delay = until == INT64_MAX ? INT64_MAX : until - t;
-    if (wait_over < c.over || (wait_over == c.over && wait_delay <= c.delay)) {
+    if ((a->policy == ACS__BP_WAIT && until != INT64_MAX) || wait_over < c.over ||
+        (wait_over == c.over && wait_delay <= c.delay)) {
       if (a->st)
         a->st->waited++;
       return 0;

@@ -46,6 +46,8 @@ struct acs_barrier_stats {
   int64_t marker_edges;     /* edges the program's reading rule needs (bprog.h) */
   int retimed;              /* 1 when the times changed */
   int released;             /* 1 when the kept sweep kept every op at or after its plan */
+  int policy;               /* the allocator policy of the kept sweep (barrier_int.h) */
+  int sweeps;               /* sweeps made */
 };
 
 /*

@@ -11,9 +11,6 @@
 
 /* Ops the backward search for existing paths visits at most. */
 #define ANC_BUDGET 64
-/* A use with more members than this that v cannot follow at once is not
- * looked at member by member (barrier.c, edges_after). */
-#define RISKY_MAX 4
 
 struct use {
   int32_t barrier, prev;  /* physical barrier; previous use of it, -1 */
@@ -23,11 +20,8 @@ struct use {
   int64_t slots;          /* slot demand of its producers */
   int64_t prod_end;       /* latest end among its producers */
   int64_t cons_end;       /* latest end among its consumers */
-  int64_t risky_t, risky_ver; /* when `nrisky` was worked out */
-  int32_t nrisky;         /* members that must precede the next use of the
-                           * barrier and have not ended, or update a barrier
-                           * whose use has a producer running (barrier.c) */
-  int32_t risky[RISKY_MAX]; /* the first of them */
+  int32_t cbar;           /* the barriers its consumers update: entries of
+                           * a->cbar (barrier, consumers on it, one of them) */
   uint8_t joinable;       /* open: no consumer has started, more producers may join */
 };
 
@@ -60,6 +54,7 @@ struct acs__balloc {
   struct acs_barrier_stats *st;
   int32_t n, nb;          /* ops; barriers allowed */
   int64_t plimit;         /* slots per barrier, 0 = none */
+  int policy;             /* enum acs__bpolicy */
   int32_t nbar;           /* barriers touched so far: ids [0, nbar) */
   struct bar *bar;        /* min(nb, n) of them at most */
   int32_t head[3], tail[3]; /* the L_* lists, oldest first */
@@ -80,6 +75,9 @@ struct acs__balloc {
   struct list waits;      /* (op, barrier) */
   struct list opcons;     /* a: a use an op consumed; next: per op */
   int32_t *opcons_head;
+  struct list cbar;       /* a: barrier, b: count; next: per use (use.cbar) */
+  int32_t *cbar_member;   /* per entry of cbar: a consumer updating it */
+  size_t cbar_cap;
   int64_t ver;            /* one more per op started */
   /* scratch for one request */
   int32_t epoch, pstamp;

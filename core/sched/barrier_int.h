@@ -80,8 +80,16 @@ int acs__sgs_apply(struct acs_schedule *s, const int64_t *start);
 
 struct acs__balloc;
 
+/* How the allocator trades a delay for a barrier (barrier.c, try_start):
+ * by the costs of waiting and of taking (the default); never sharing a
+ * use of another class; taking any barrier it can rather than waiting;
+ * waiting whenever taking would delay an op; sharing a use of another
+ * class when that delays nobody rather than taking a fresh barrier. */
+enum acs__bpolicy { ACS__BP_COST, ACS__BP_NOSHARE, ACS__BP_TAKE, ACS__BP_WAIT, ACS__BP_SHARE,
+                    ACS__BP_N };
+
 int acs__balloc_init(struct acs__balloc **a, const struct acs_schedule *s,
-                     const struct acs__bprep *p, struct acs_barrier_stats *st);
+                     const struct acs__bprep *p, int policy, struct acs_barrier_stats *st);
 void acs__balloc_destroy(struct acs__balloc *a);
 void acs__balloc_hooks(struct acs__balloc *a, struct acs__sgs_hooks *hk);
 /* Writes the program and the added edges into s (after acs__sgs_apply). */

@@ -61,7 +61,8 @@ static void sweep_free(struct sweep *w)
 }
 
 static int sweep_run(struct sweep *w, const struct acs_schedule *s, const struct acs__bprep *p,
-                     int release, const volatile sig_atomic_t *interrupted, struct acs_diag *d)
+                     int release, int policy, const volatile sig_atomic_t *interrupted,
+                     struct acs_diag *d)
 {
   struct acs__sgs_hooks hk;
   int err;
@@ -69,7 +70,7 @@ static int sweep_run(struct sweep *w, const struct acs_schedule *s, const struct
   memset(w, 0, sizeof(*w));
   if (!(w->start = malloc(((size_t)s->nops + 1) * sizeof(int64_t))))
     return ACS_ENOMEM;
-  if ((err = acs__balloc_init(&w->alloc, s, p, &w->st)) < 0)
+  if ((err = acs__balloc_init(&w->alloc, s, p, policy, &w->st)) < 0)
     return err;
   acs__balloc_hooks(w->alloc, &hk);
   hk.interrupted = interrupted;
@@ -79,6 +80,7 @@ static int sweep_run(struct sweep *w, const struct acs_schedule *s, const struct
     if (w->start[i] + acs__sgs_dur(s, i) > w->makespan)
       w->makespan = w->start[i] + acs__sgs_dur(s, i);
   w->st.released = release;
+  w->st.policy = policy;
   return ACS_OK;
 }
 
@@ -89,7 +91,7 @@ static int apply(struct acs_schedule *s, struct sweep *w, const struct acs__bpre
   int moved = 0, err;
 
   for (int32_t i = 0; i < s->nops && !moved; i++)
-    moved = w->start[i] != s->ops[i].start;
+    moved = w->start[i] != s->ops[i].start || acs__sgs_dur(s, i) != s->ops[i].dur;
   if (moved && (err = acs__sgs_apply(s, w->start)) < 0)
     return err;
   if ((err = acs__balloc_emit(w->alloc, s)) < 0)
@@ -103,31 +105,56 @@ static int apply(struct acs_schedule *s, struct sweep *w, const struct acs__bpre
   return ACS_OK;
 }
 
+/* The sweeps tried, in order, while the barriers delay the plan: the
+ * allocator's policies (barrier_int.h) with release times and without.
+ * Each is tried on schedules of up to max_ops ops: the greedy policies
+ * differ most on small, tight programs, and each sweep costs a full pass
+ * over the schedule. */
+static const struct {
+  int policy, release;
+  int32_t max_ops;
+} variants[] = {
+    {ACS__BP_COST, 1, INT32_MAX}, {ACS__BP_COST, 0, INT32_MAX}, {ACS__BP_SHARE, 1, 20000},
+    {ACS__BP_SHARE, 0, 2000},     {ACS__BP_TAKE, 1, 2000},      {ACS__BP_TAKE, 0, 2000},
+};
+#define NVARIANTS (int)(sizeof(variants) / sizeof(variants[0]))
+
 int acs__barrier_run(struct acs_schedule *s, struct acs_barrier_stats *st,
                      const volatile sig_atomic_t *interrupted, struct acs_diag *d)
 {
   struct acs__bprep p;
-  struct sweep w[2];
-  int err, keep = 0;
+  struct sweep best, w;
+  int err, sweeps = 0;
 
-  memset(w, 0, sizeof(w));
+  memset(&best, 0, sizeof(best));
   if ((err = check_limits(s, d)) < 0)
     return err;
   if ((err = acs__bprep_init(&p, s)) < 0)
     return err == ACS_ECYCLE
                ? acs_diag_set(d, ACS_EINVAL, NULL, 0, 0, "barrier pass: the edges have a cycle")
                : err;
-  if ((err = sweep_run(&w[0], s, &p, 1, interrupted, d)) < 0)
-    goto out_with_sweeps;
-  if (w[0].makespan > s->makespan) {
-    if ((err = sweep_run(&w[1], s, &p, 0, interrupted, d)) < 0)
+  for (int k = 0; k < NVARIANTS; k++) {
+    if (k > 0 && best.makespan <= s->makespan)
+      break; /* nothing delayed: no sweep can do better */
+    if (s->nops > variants[k].max_ops)
+      continue;
+    if ((err = sweep_run(&w, s, &p, variants[k].release, variants[k].policy, interrupted, d)) <
+        0) {
+      sweep_free(&w);
       goto out_with_sweeps;
-    keep = w[1].makespan < w[0].makespan;
+    }
+    sweeps++;
+    if (k == 0 || w.makespan < best.makespan) {
+      sweep_free(&best);
+      best = w;
+    } else {
+      sweep_free(&w);
+    }
   }
-  err = apply(s, &w[keep], &p, st);
+  best.st.sweeps = sweeps;
+  err = apply(s, &best, &p, st);
 out_with_sweeps:
-  sweep_free(&w[0]);
-  sweep_free(&w[1]);
+  sweep_free(&best);
   acs__bprep_destroy(&p);
   return err;
 }

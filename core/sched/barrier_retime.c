@@ -19,7 +19,13 @@
  * every scheduler does (lowest free PE or channel at its start, by start,
  * id).
  *
- * Durations come from acs__sgs_dur alone: the planned duration of each op.
+ * Durations come from acs__sgs_dur alone: the planned duration of each op,
+ * except a transfer that crosses the shared DDR link (core/model/ddrlink.h)
+ * of a schedule that records the link: it takes the time it needs alone at
+ * a transfer's full rate, and holds one of the link's lanes while it runs
+ * (the schedule's DDR resource, or, for a planner that timed its transfers
+ * itself and has none, the lanes the link has), so that whatever the sweep
+ * moves, the link can carry it.
  *
  * CMX ranges move with their ops: a range is held from `cmx_alloc` (kept at
  * the same distance before its op's start) until its last holder ends (its
@@ -58,12 +64,37 @@ struct acs__sgs {
   int64_t *start;            /* -1 until started */
   uint8_t *done;
   int64_t use[ACS_MAX_RES];
+  int64_t lanes, lanes_used; /* implicit_lanes(), and those held */
   struct acs_heap ready, run, wait;
 };
 
+/* Does op v move bytes over the DDR link that s records? */
+static int on_link(const struct acs_schedule *s, int32_t v)
+{
+  const struct acs_sop *o = &s->ops[v];
+
+  return s->link.link_bpc > 0 && o->kind == ACS_OP_DMA && o->bytes > 0 &&
+         acs_ddrlink_crosses(o->src, o->dst);
+}
+
 int64_t acs__sgs_dur(const struct acs_schedule *s, int32_t v)
 {
-  return s->ops[v].dur;
+  return on_link(s, v) ? acs_ddrlink_min_cycles(&s->link, s->ops[v].bytes) : s->ops[v].dur;
+}
+
+/* The link's lanes when the schedule has no DDR resource to hold them
+ * (as acs_ddrlink_lanes: at least one, no more than the DMA channels);
+ * 0 when there is a resource, or no link. */
+static int64_t implicit_lanes(const struct acs_schedule *s)
+{
+  double lanes;
+
+  if (s->link.link_bpc <= 0 || s->link.xfer_bpc <= 0 || s->res_ddr >= 0)
+    return 0;
+  lanes = floor(s->link.link_bpc / s->link.xfer_bpc + 1e-9);
+  if (s->res_dma >= 0 && lanes > (double)s->res_cap[s->res_dma])
+    lanes = (double)s->res_cap[s->res_dma];
+  return lanes < 1 ? 1 : (int64_t)lanes;
 }
 
 int acs__sgs_done(const struct acs__sgs *g, int32_t v)
@@ -101,6 +132,8 @@ int acs__sgs_add_edge(struct acs__sgs *g, int32_t src, int32_t dst)
 
 static int fits(const struct acs__sgs *g, int32_t v)
 {
+  if (g->lanes > 0 && on_link(g->s, v) && g->lanes_used >= g->lanes)
+    return 0;
   for (int r = 0; r < g->s->nres; r++)
     if (g->use[r] + acs_schedule_demand(g->s, v, r) > g->s->res_cap[r])
       return 0;
@@ -131,6 +164,7 @@ static int begin(struct acs__sgs *g, int32_t v, int64_t t)
     return finish(g, v);
   for (int r = 0; r < g->s->nres; r++)
     g->use[r] += acs_schedule_demand(g->s, v, r);
+  g->lanes_used += g->lanes > 0 && on_link(g->s, v);
   return acs_heap_push(&g->run, t + dur, v) < 0 ? ACS_ENOMEM : ACS_OK;
 }
 
@@ -201,6 +235,7 @@ static int advance(struct acs__sgs *g, int64_t t)
     int32_t v = acs_heap_pop(&g->run).id;
     for (int r = 0; r < g->s->nres; r++)
       g->use[r] -= acs_schedule_demand(g->s, v, r);
+    g->lanes_used -= g->lanes > 0 && on_link(g->s, v);
     err = finish(g, v);
   }
   return err;
@@ -248,6 +283,7 @@ static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int releas
   g->hk = hk;
   g->release = release;
   g->start = start;
+  g->lanes = implicit_lanes(s);
   g->succ_off = calloc(n + 1, sizeof(int32_t));
   g->succ = malloc(((size_t)s->nedges + 1) * sizeof(int32_t));
   g->indeg = calloc(n, sizeof(int32_t));

@@ -371,7 +371,7 @@ static int open_use(struct acs__balloc *a, int32_t v, int64_t t, const struct ch
     a->ucap = cap;
   }
   y = a->nuse++;
-  a->use[y] = (struct use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, t, -1, -1, 0, {0}, 1};
+  a->use[y] = (struct use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, t, -1, 1};
   /* A use that took its barrier from waiters takes no other producer: a
    * later one might follow such a waiter. */
   a->use[y].joinable = c->kind != K_STEAL;
@@ -402,6 +402,32 @@ static int consume_all(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int
   for (int32_t k = from; k < nw; k++)
     if ((err = consume(a, g, v, t, a->wb[k], a->wz[k])) < 0)
       return err;
+  return ACS_OK;
+}
+
+/* v, a consumer of use z, updates barrier b: counted in z's consumer
+ * barriers (what the reuse of z's barrier must check, barrier.c). */
+static int note_consumer(struct acs__balloc *a, int32_t z, int32_t b, int32_t v)
+{
+  int32_t e;
+
+  for (e = a->use[z].cbar; e >= 0; e = a->cbar.next[e])
+    if (a->cbar.a[e] == b) {
+      a->cbar.b[e]++;
+      return ACS_OK;
+    }
+  if ((e = list_push(&a->cbar, b, 1, a->use[z].cbar)) < 0)
+    return e;
+  if ((size_t)a->cbar.n > a->cbar_cap) {
+    size_t cap = a->cbar.cap;
+    int32_t *m = realloc(a->cbar_member, cap * sizeof(*m));
+    if (!m)
+      return ACS_ENOMEM;
+    a->cbar_member = m;
+    a->cbar_cap = cap;
+  }
+  a->cbar_member[e] = v;
+  a->use[z].cbar = e;
   return ACS_OK;
 }
 
@@ -447,13 +473,16 @@ int acs__commit(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int64_t t,
     a->use[y].prod_end = a->end[v];
   if ((err = touch(a, a->use[y].barrier)) < 0)
     return err;
+  for (int32_t k = 0; k < nw; k++)
+    if ((err = note_consumer(a, a->wz[k], a->use[y].barrier, v)) < 0)
+      return err;
   return register_succ(a, v, a->use[y].barrier);
 }
 
 /* ---- setup and output ---- */
 
 int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
-                     const struct acs__bprep *p, struct acs_barrier_stats *st)
+                     const struct acs__bprep *p, int policy, struct acs_barrier_stats *st)
 {
   struct acs__balloc *a = calloc(1, sizeof(*a));
   size_t n = (size_t)s->nops + 1, nb;
@@ -466,6 +495,7 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->n = s->nops;
   a->nb = s->barriers;
   a->plimit = s->barrier_slots > 0 ? s->barrier_slots : 0;
+  a->policy = policy;
   a->open_sink = a->ohead = a->otail = -1;
   a->now = -1;
   for (int l = 0; l < 3; l++)
@@ -520,7 +550,8 @@ void acs__balloc_destroy(struct acs__balloc *a)
   free(a->pred_mark), free(a->anc_mark), free(a->bar_mark), free(a->pull_mark);
   free(a->try_mark), free(a->queue), free(a->wb), free(a->wz);
   list_free(&a->cons), list_free(&a->reg), list_free(&a->add), list_free(&a->waits);
-  list_free(&a->opcons);
+  list_free(&a->opcons), list_free(&a->cbar);
+  free(a->cbar_member);
   free(a);
 }
 
