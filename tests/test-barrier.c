@@ -240,10 +240,16 @@ Test(barrier, seed_example_bounds_the_antichain_by_4)
   fig12(&g, &pb, &s);
   before = op_width(&s);
   cr_assert_eq(before, 6, "the six middle ops are independent");
+  cr_assert_eq(s.makespan, 120, "5 + 80 + 30 + 5 on 8 PEs");
   set_limits(&s, 4, 1);
   pass_ok(&s);
   after = op_width(&s);
   cr_assert_leq(after, 4, "antichain of %d ops after the pass", after);
+  /* 190 cycles, as with the construction this pass replaced: with one
+   * slot each op is a use of its own, a's lives until all six middle ops
+   * have ended and each join's until k has, so at most two barriers are
+   * left for the middle ops at most times. */
+  cr_assert_eq(s.makespan, 190);
   cr_assert_eq(acs_bprog_use_width(&s, &uw), ACS_OK);
   cr_assert_leq(uw, 4);
   for (int32_t i = 0; i < s.nops; i++)
