@@ -87,6 +87,8 @@
  * product of the two. Joins within a class have no such limit. */
 #define SHARE_MAX_PROD 16
 #define SHARE_MAX_CONS 64
+/* Sinks (no successor) sharing one use, at most (see joinable_use). */
+#define SINK_MAX_PROD 256
 /* Uses with more members to precede the next one are priced at one edge
  * each without looking for paths: the count only breaks ties, and looking
  * costs O(members) on every request. */
@@ -272,9 +274,12 @@ static int32_t joinable_use(struct acs__balloc *a, int32_t v, int64_t t)
   if (y < 0)
     return -1;
   const struct use *u = &a->use[y];
+  /* Sinks join a sink use only while one of its producers runs, and up to
+   * SINK_MAX_PROD of them: with no consumer, the next use of the barrier
+   * follows each producer, so a sink use costs an edge per producer. */
   if (!u->joinable || a->bar[u->barrier].cur != y || a->bar_mark[u->barrier] == a->epoch ||
       (a->plimit > 0 && u->slots + acs_barrier_slot_demand(&a->s->ops[v]) > a->plimit) ||
-      (cls < 0 && u->prod_end <= t))
+      (cls < 0 && (u->prod_end <= t || u->nprod >= SINK_MAX_PROD)))
     return -1;
   return y;
 }

@@ -114,8 +114,8 @@ static const struct {
   int policy, release;
   int32_t max_ops;
 } variants[] = {
-    {ACS__BP_COST, 1, INT32_MAX}, {ACS__BP_COST, 0, INT32_MAX}, {ACS__BP_SHARE, 1, 20000},
-    {ACS__BP_SHARE, 0, 2000},     {ACS__BP_TAKE, 1, 2000},      {ACS__BP_TAKE, 0, 2000},
+    {ACS__BP_COST, 1, INT32_MAX}, {ACS__BP_COST, 0, INT32_MAX}, {ACS__BP_SHARE, 1, 5000},
+    {ACS__BP_SHARE, 0, 2000},     {ACS__BP_TAKE, 1, 2000},  {ACS__BP_TAKE, 0, 2000},
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(variants[0]))
 

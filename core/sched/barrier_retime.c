@@ -65,7 +65,12 @@ struct acs__sgs {
   uint8_t *done;
   int64_t use[ACS_MAX_RES];
   int64_t lanes, lanes_used; /* implicit_lanes(), and those held */
-  struct acs_heap ready, run, wait;
+  /* Ready ops by the unit they need: a PE, a DMA channel, or none (or no
+   * time). A decision skips a queue whose units are all busy instead of
+   * setting its ops aside one by one: on wide graphs most ready ops wait
+   * for a unit. */
+  struct acs_heap ready[3];
+  struct acs_heap run, wait;
 };
 
 /* Does op v move bytes over the DDR link that s records? */
@@ -102,9 +107,43 @@ int acs__sgs_done(const struct acs__sgs *g, int32_t v)
   return g->done[v];
 }
 
+static int queue_of(const struct acs__sgs *g, int32_t v)
+{
+  const struct acs_schedule *s = g->s;
+
+  if (acs__sgs_dur(s, v) == 0)
+    return 2;
+  if (s->res_pe >= 0 && acs_schedule_demand(s, v, s->res_pe) > 0)
+    return 0;
+  if (s->res_dma >= 0 && acs_schedule_demand(s, v, s->res_dma) > 0)
+    return 1;
+  return 2;
+}
+
 static int push_ready(struct acs__sgs *g, int32_t v)
 {
-  return acs_heap_push(&g->ready, g->s->ops[v].start, v);
+  return acs_heap_push(&g->ready[queue_of(g, v)], g->s->ops[v].start, v);
+}
+
+/* The queue whose first op comes first among those with a free unit, or -1. */
+static int next_queue(const struct acs__sgs *g)
+{
+  int best = -1;
+
+  for (int q = 0; q < 3; q++) {
+    if (acs_heap_empty(&g->ready[q]))
+      continue;
+    if (q < 2) {
+      int r = q == 0 ? g->s->res_pe : g->s->res_dma;
+      if (g->use[r] >= g->s->res_cap[r])
+        continue;
+    }
+    if (best < 0 || acs_heap_peek(&g->ready[q]).key < acs_heap_peek(&g->ready[best]).key ||
+        (acs_heap_peek(&g->ready[q]).key == acs_heap_peek(&g->ready[best]).key &&
+         acs_heap_peek(&g->ready[q]).id < acs_heap_peek(&g->ready[best]).id))
+      best = q;
+  }
+  return best;
 }
 
 int acs__sgs_add_edge(struct acs__sgs *g, int32_t src, int32_t dst)
@@ -177,9 +216,11 @@ static int32_t decide(struct acs__sgs *g, int64_t t, int force)
   int32_t placed = 0, naside = 0, refused = 0;
   int err = ACS_OK;
 
-  while (!acs_heap_empty(&g->ready) && naside < SET_ASIDE_MAX && refused < REFUSED_MAX &&
-         err == ACS_OK) {
-    int32_t v = acs_heap_pop(&g->ready).id;
+  while (naside < SET_ASIDE_MAX && refused < REFUSED_MAX && err == ACS_OK) {
+    int q = next_queue(g);
+    if (q < 0)
+      break;
+    int32_t v = acs_heap_pop(&g->ready[q]).id;
     int64_t retry = INT64_MAX;
     int ok;
     if (g->start[v] >= 0 || g->indeg[v] > 0)
@@ -207,7 +248,7 @@ static int32_t decide(struct acs__sgs *g, int64_t t, int force)
     placed++;
   }
   for (int32_t k = 0; k < naside && err == ACS_OK; k++)
-    if (acs_heap_push(&g->ready, g->s->ops[g->aside[k]].start, g->aside[k]) < 0)
+    if (push_ready(g, g->aside[k]) < 0)
       err = ACS_ENOMEM;
   return err < 0 ? err : placed;
 }
@@ -292,7 +333,8 @@ static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int releas
   g->done = calloc(n, 1);
   fill = malloc(n * sizeof(int32_t));
   if (!g->succ_off || !g->succ || !g->indeg || !g->aside || !g->dhead || !g->done || !fill ||
-      acs_heap_init(&g->ready, n) < 0 || acs_heap_init(&g->run, n) < 0 ||
+      acs_heap_init(&g->ready[0], n) < 0 || acs_heap_init(&g->ready[1], n) < 0 ||
+      acs_heap_init(&g->ready[2], n) < 0 || acs_heap_init(&g->run, n) < 0 ||
       acs_heap_init(&g->wait, n) < 0) {
     free(fill);
     return ACS_ENOMEM;
@@ -317,7 +359,8 @@ static void sgs_free(struct acs__sgs *g)
 {
   free(g->succ_off), free(g->succ), free(g->indeg), free(g->aside), free(g->dhead);
   free(g->dnext), free(g->ddst), free(g->done);
-  acs_heap_destroy(&g->ready);
+  for (int q = 0; q < 3; q++)
+    acs_heap_destroy(&g->ready[q]);
   acs_heap_destroy(&g->run);
   acs_heap_destroy(&g->wait);
 }
