@@ -16,7 +16,10 @@
  * the use its class opened while that use is still open (no consumer has
  * started), the slots allow it and its barrier is still on that use. This
  * costs nothing, since each consumer of the class waits for every member
- * anyway. Sinks share a use with the sinks running at the same time.
+ * anyway. Sinks share a use with the sinks running at the same time. An op
+ * may also share the open use of another class (its consumers then wait
+ * for every producer of that use, and that use's consumers for it), priced
+ * by the delays this brings and capped in size (price_share).
  *
  * Waits. An op waits only on the barriers of its reduced predecessors (the
  * edges no path implies), and on each it consumes the barrier's *current*
@@ -32,9 +35,12 @@
  * and, when none is free, either waiting for one to complete or taking a
  * barrier whose current use still has consumers to come (a steal: they
  * will wait on the new use instead, after its producers). Between waiting
- * and stealing the allocator delays the op that costs least: each op's
- * latest start (barrier_prep.c) says how far it can slip without
- * lengthening the plan, and the cheaper overrun wins (ties: wait). Taking a
+ * and taking a choice that delays other ops (a steal, a share) the
+ * allocator delays the op that costs least: each op's latest start
+ * (barrier_prep.c) says how far it can slip without lengthening the plan,
+ * and the smaller overrun wins, then the smaller delay (ties: wait); the
+ * policies of barrier_int.h shift this balance, and the pass keeps the
+ * best of several (barrier_pass.c). Taking a
  * barrier in plan order as soon as its use completes is interval colouring
  * of the uses' lifetimes: with as many barriers as uses overlap in the plan,
  * nothing waits.
