@@ -482,3 +482,45 @@ Test(barrier_exec, verifier_names_the_op_and_the_barrier)
   acs_problem_destroy(&pb);
   acs_graph_destroy(&g);
 }
+
+/*
+ * A planner that timed two DDR transfers itself, sharing the link: x and y
+ * move 8,000 bytes each over [0, 1600) side by side, and c follows both.
+ * The default platform's link carries 8 GB/s at 700 MHz, 11.43 bytes a
+ * cycle, which is also one transfer's full rate: one lane. The pass's
+ * re-timing runs every transfer it times at the full rate through a lane,
+ * 100 cycles of latency + 8,000 / 11.43 = 700 cycles of bytes = 800 cycles,
+ * one after the other: x [0, 800), y [800, 1600), c [1600, 1610), and the
+ * verifier's check of the link (acs_ddrlink_check) holds.
+ */
+Test(barrier_exec, transfers_are_timed_through_the_ddr_link)
+{
+  enum { X, Y, C, N };
+  struct acs_graph g;
+  struct acs_problem pb;
+  struct acs_schedule s;
+
+  tu_graph_npu(&g, "link");
+  cr_assert_eq(tu_op(&g, "x", ACS_OP_DMA, 1600), X);
+  cr_assert_eq(tu_op(&g, "y", ACS_OP_DMA, 1600), Y);
+  cr_assert_eq(tu_op(&g, "c", ACS_OP_SHAVE, 10), C);
+  g.ops[X].bytes = g.ops[Y].bytes = 8000;
+  tu_edge(&g, X, C);
+  tu_edge(&g, Y, C);
+  tu_finalize(&g);
+  tu_problem(&pb, &g, NULL);
+  schedule_list(&pb, &s);
+  cr_assert(s.res_ddr < 0 && s.ops[X].start == 0 && s.ops[Y].start == 0);
+  acs_ddrlink_from_platform(&s.link, &pb.plat);
+  tu_assert_verified(&s); /* the shared plan fits the link */
+  pass_ok(&s, 4, 0);
+  cr_assert_eq(s.ops[X].start, 0);
+  cr_assert_eq(s.ops[X].end, 800);
+  cr_assert_eq(s.ops[Y].start, 800);
+  cr_assert_eq(s.ops[Y].end, 1600);
+  cr_assert_eq(s.ops[C].start, 1600);
+  cr_assert_eq(s.makespan, 1610);
+  acs_schedule_destroy(&s);
+  acs_problem_destroy(&pb);
+  acs_graph_destroy(&g);
+}
