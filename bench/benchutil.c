@@ -5,10 +5,20 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include "bench/benchutil.h"
+
+double bench_cpu_seconds(void)
+{
+  struct timespec ts;
+
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 double bench_peak_rss_mib(void)
 {

@@ -9,6 +9,11 @@
 /* Peak resident set size of this process so far, in MiB (getrusage). */
 double bench_peak_rss_mib(void);
 
+/* CPU seconds this process has used (CLOCK_PROCESS_CPUTIME_ID): on a
+ * machine shared with other work, the figure that does not depend on the
+ * load, beside the wall-clock one. */
+double bench_cpu_seconds(void);
+
 /*
  * A random layered DAG shaped like a DNN on an NPU: layers of 16 to 256 ops;
  * a quarter are dma transfers (one DMA channel, CMX bytes of the tile moved),

@@ -30,11 +30,6 @@
 
 #include "core/model/schedule.h"
 
-/* Schedules with more ops than this get only the linear barrier checks: the
- * antichain bound and the every-execution reuse check need the transitive
- * closure, n^2 / 8 bytes (50 MB at the limit). */
-#define ACS_BARRIER_CHECK_MAX_OPS 20000
-
 /* Producer slots an op takes on the barrier it updates: 1 for a DMA (one
  * descriptor), otherwise its `slots` (a DPU op's workloads), at least 1. */
 static inline int64_t acs_barrier_slot_demand(const struct acs_sop *o)
@@ -65,12 +60,16 @@ void acs_bprog_destroy(struct acs_bprog *bp);
 int acs_bprog_present(const struct acs_schedule *s);
 
 /* The largest number of uses of s's program that can be live at once in
- * some execution (the width the verifier bounds by `barriers`, by
- * Dilworth's theorem; bprog_check.c). ACS_ERANGE above
- * ACS_BARRIER_CHECK_MAX_OPS ops. */
+ * some execution: the width of the order of uses, by Dilworth's theorem
+ * (bprog_width.c). s must pass the verifier's barrier checks (the uses of
+ * each barrier must form a chain). ACS_ERANGE when the program is too large
+ * for the exact computation (the verifier's bound needs none). */
 int acs_bprog_use_width(const struct acs_schedule *s, int32_t *width);
 
 /* The verifier's barrier-program checks (verify.c calls it), bprog_check.c. */
 int acs__bprog_verify(const struct acs_schedule *s, struct acs_diag *d);
+/* Its bound on the uses live at once (bprog_width.c), after the order checks. */
+int acs__bprog_check_width(const struct acs_schedule *s, const struct acs_bprog *bp,
+                           struct acs_diag *d);
 
 #endif

@@ -1,33 +1,34 @@
 /*
  * bprog_check.c - the verifier's checks of a barrier program (the rule that
  * recovers uses from a schedule is in bprog.h). Each check is independent of
- * how the program was built:
+ * how the program was built, and each covers schedules of any size: the
+ * checks that need reachability ask acs_dag_reach (reach.h) only the
+ * questions a direct edge does not answer.
  *
- * Linear, always (O((V + E) log V + E w + W log W)):
- *  - every edge is enforced by the barriers: its source updates a barrier and
- *    its destination waits on it;
+ * Linear (O((V + E) log V + E w + W log W)):
  *  - the producers of one use take at most `barrier_slots` slots;
  *  - the plan is an execution of the program: a consumer starts after every
  *    producer of the use it waits on has ended, and the producers of a use
  *    start after the previous use of their barrier is complete (its producers
  *    ended, its consumers started).
  *
- * With the transitive closure, for schedules of at most
- * ACS_BARRIER_CHECK_MAX_OPS ops (O(V * (V + E) / 64) time, V^2 / 8 bytes):
- *  - the edges hold every order the barriers impose (each producer of a use
- *    reaches each of its consumers), so the order of uses below is transitive;
+ * With reachability:
+ *  - every edge is enforced by the barriers: its source reaches its
+ *    destination through the program alone (producer -> use -> consumer
+ *    steps), so the hardware keeps every edge, directly (the destination
+ *    waits on the source's use) or through others (an edge implied by a path
+ *    needs no wait of its own);
+ *  - the edges hold every order the barriers impose: each producer of a use
+ *    reaches each of its consumers by edges. With the first check, the
+ *    executions that respect the edges are exactly those the hardware runs;
  *  - the reuse rule holds in every execution, not just the plan: each
- *    consumer of a use (or, for a use without consumers, each producer)
- *    reaches every producer of the next use of its barrier;
- *  - at most `barriers` uses can be live at once in any execution: use X
- *    precedes use Y when every consumer of X (every producer, if X has none)
- *    is or reaches every producer of Y, so X is complete before Y starts; the
- *    largest antichain of that order, computed by Dilworth's theorem
- *    (antichain.h), is at most `barriers`. With one producer per use, as with
- *    one-slot barriers, this also bounds the barrier-holding ops active at
- *    once (seed 000, Theorem-1).
- * Above the limit the closure checks are skipped and the verifier reports
- * that through acs_diag_warn (the run's message says so).
+ *    consumer of a use (or, for a use without consumers, each producer) is
+ *    or reaches every producer of the next use of its barrier;
+ *  - at most `barriers` uses can be live at once in any execution
+ *    (bprog_width.c: Dilworth's theorem on the order of uses).
+ * Each costs O(V + E + Q log Q) for its Q questions plus the sweeps of
+ * reach.h, O((V + E) S / 64) word operations for S distinct sources at
+ * worst, far less when they are local in time, as in barrier programs.
  */
 #include "config.h"
 
@@ -35,52 +36,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/model/antichain.h"
 #include "core/model/bprog.h"
+#include "core/model/reach.h"
 
 #define FAIL(d, ...) acs_diag_set((d), ACS_EVERIFY, NULL, 0, 0, __VA_ARGS__)
 
 static const char *op_name(const struct acs_schedule *s, int32_t i)
 {
   return s->ops[i].name;
-}
-
-/* Every edge (w, v): w updates a barrier and v waits on it. */
-static int check_coverage(const struct acs_schedule *s, const struct acs_bprog *bp,
-                          struct acs_diag *d)
-{
-  int32_t *wait_off = calloc((size_t)s->nops + 2, sizeof(*wait_off));
-  int32_t *wb = malloc(((size_t)s->nwaits + 1) * sizeof(*wb));
-  int err = ACS_OK;
-
-  if (!wait_off || !wb) {
-    err = ACS_ENOMEM;
-    goto out_with_waits;
-  }
-  for (int32_t w = 0; w < s->nwaits; w++)
-    wait_off[s->waits[w].op + 2]++;
-  for (int32_t v = 0; v < s->nops; v++)
-    wait_off[v + 2] += wait_off[v + 1];
-  for (int32_t w = 0; w < s->nwaits; w++)
-    wb[wait_off[s->waits[w].op + 1]++] = s->waits[w].barrier;
-  for (int32_t v = 0; v < s->nops && err == ACS_OK; v++)
-    for (int32_t k = bp->pred_off[v]; k < bp->pred_off[v + 1] && err == ACS_OK; k++) {
-      int32_t w = bp->pred[k], b = s->ops[w].update_barrier, found = 0;
-      for (int32_t j = wait_off[v]; j < wait_off[v + 1] && !found; j++)
-        found = wb[j] == b;
-      if (b < 0)
-        err = FAIL(d, "'%s' precedes '%s' but updates no barrier, so nothing tells '%s' "
-                      "that '%s' has ended", op_name(s, w), op_name(s, v), op_name(s, v),
-                   op_name(s, w));
-      else if (!found)
-        err = FAIL(d, "'%s' precedes '%s' but '%s' does not wait on barrier %d, which '%s' "
-                      "updates", op_name(s, w), op_name(s, v), op_name(s, v), b,
-                   op_name(s, w));
-    }
-out_with_waits:
-  free(wait_off);
-  free(wb);
-  return err;
 }
 
 /* Ordinal of use u among the uses of its barrier (1 = first), for messages. */
@@ -181,36 +144,195 @@ static int check_plan_reuse(const struct acs_schedule *s, const struct acs_bprog
   return ACS_OK;
 }
 
-/* ---- with the transitive closure ---- */
+/* ---- reachability questions ---- */
 
-struct closure {
+struct questions {
   int32_t n;
-  size_t words;
-  uint64_t *rows;   /* strict descendants of every op */
+  size_t cap;
+  int32_t *src, *dst, *tag;   /* tag: what the caller needs to name a failure */
+  uint8_t *ans;
 };
 
-static int reaches(const struct closure *c, int32_t a, int32_t b)
+static int ask(struct questions *q, int32_t src, int32_t dst, int32_t tag)
 {
-  return a == b || acs_bit_get(c->rows + (size_t)a * c->words, b);
-}
-
-static int check_reach_consumers(const struct acs_schedule *s, const struct acs_bprog *bp,
-                                 const struct closure *c, struct acs_diag *d)
-{
-  for (int32_t u = 0; u < bp->nuses; u++)
-    for (int32_t k = bp->cons_off[u]; k < bp->cons_off[u + 1]; k++)
-      for (int32_t j = bp->prod_off[u]; j < bp->prod_off[u + 1]; j++)
-        if (!reaches(c, bp->prod[j], bp->cons[k]))
-          return FAIL(d, "'%s' waits on barrier %d, so it runs after '%s', which updates it, "
-                         "but no path of edges says so (the edges must hold every order the "
-                         "barriers impose)", op_name(s, bp->cons[k]), bp->barrier[u],
-                      op_name(s, bp->prod[j]));
+  if ((size_t)q->n == q->cap) {
+    size_t cap = q->cap ? 2 * q->cap : 1024;
+    int32_t *a = realloc(q->src, cap * sizeof(*a));
+    if (a)
+      q->src = a;
+    int32_t *b = realloc(q->dst, cap * sizeof(*b));
+    if (b)
+      q->dst = b;
+    int32_t *c = realloc(q->tag, cap * sizeof(*c));
+    if (c)
+      q->tag = c;
+    if (!a || !b || !c || q->n == INT32_MAX)
+      return ACS_ENOMEM;
+    q->cap = cap;
+  }
+  q->src[q->n] = src;
+  q->dst[q->n] = dst;
+  q->tag[q->n++] = tag;
   return ACS_OK;
 }
 
+static int answer(struct questions *q, const struct acs_dag *g)
+{
+  if (!(q->ans = malloc((size_t)q->n + 1)))
+    return ACS_ENOMEM;
+  return acs_dag_reach(g, q->n, q->src, q->dst, q->ans);
+}
+
+static void questions_free(struct questions *q)
+{
+  free(q->src), free(q->dst), free(q->tag), free(q->ans);
+  memset(q, 0, sizeof(*q));
+}
+
+/* The edges as a DAG, ordered by planned start. */
+static int edge_dag(const struct acs_schedule *s, struct acs_dag *g)
+{
+  int32_t m = s->nedges, *src = malloc(((size_t)m + 1) * sizeof(int32_t));
+  int32_t *dst = malloc(((size_t)m + 1) * sizeof(int32_t));
+  int64_t *key = malloc(((size_t)s->nops + 1) * sizeof(int64_t));
+  int err = ACS_ENOMEM;
+
+  if (src && dst && key) {
+    for (int32_t e = 0; e < m; e++) {
+      src[e] = s->edges[e].src;
+      dst[e] = s->edges[e].dst;
+    }
+    for (int32_t i = 0; i < s->nops; i++)
+      key[i] = s->ops[i].start;
+    err = acs_dag_build(g, s->nops, m, src, dst, key);
+  }
+  free(src), free(dst), free(key);
+  return err;
+}
+
+/* The program as a DAG: op p -> node n + u for the use u it produces, and
+ * n + u -> c for each consumer c of u. Keys follow time (a use after its
+ * producers' ends) so that the sweeps of reach.h stay local. */
+static int program_dag(const struct acs_schedule *s, const struct acs_bprog *bp,
+                       struct acs_dag *g)
+{
+  int32_t n = s->nops, m = 0, cap = n + bp->cons_off[bp->nuses];
+  int32_t *src = malloc(((size_t)cap + 1) * sizeof(int32_t));
+  int32_t *dst = malloc(((size_t)cap + 1) * sizeof(int32_t));
+  int64_t *key = malloc(((size_t)n + (size_t)bp->nuses + 1) * sizeof(int64_t));
+  int err = ACS_ENOMEM;
+
+  if (src && dst && key) {
+    for (int32_t i = 0; i < n; i++) {
+      key[i] = s->ops[i].start;
+      if (bp->use_of[i] >= 0) {
+        src[m] = i;
+        dst[m++] = n + bp->use_of[i];
+      }
+    }
+    for (int32_t u = 0; u < bp->nuses; u++) {
+      key[n + u] = INT64_MIN;
+      for (int32_t k = bp->prod_off[u]; k < bp->prod_off[u + 1]; k++)
+        if (s->ops[bp->prod[k]].end > key[n + u])
+          key[n + u] = s->ops[bp->prod[k]].end;
+      for (int32_t k = bp->cons_off[u]; k < bp->cons_off[u + 1]; k++) {
+        src[m] = n + u;
+        dst[m++] = bp->cons[k];
+      }
+    }
+    err = acs_dag_build(g, n + bp->nuses, m, src, dst, key);
+  }
+  free(src), free(dst), free(key);
+  return err;
+}
+
+/* Marks the direct predecessors of v over the edges (mark[x] == stamp). */
+static void mark_preds(const struct acs_bprog *bp, int32_t v, int32_t *mark, int32_t stamp)
+{
+  for (int32_t k = bp->pred_off[v]; k < bp->pred_off[v + 1]; k++)
+    mark[bp->pred[k]] = stamp;
+}
+
+/* ---- every edge enforced ---- */
+
+/* The uses op v consumes, marked (mark[u] == v + 1). */
+static void mark_consumed(const struct acs_schedule *s, const struct acs_bprog *bp,
+                          const int32_t *wait_off, const int32_t *wait, int32_t v, int32_t *mark)
+{
+  (void)s;
+  for (int32_t k = wait_off[v]; k < wait_off[v + 1]; k++)
+    if (bp->wait_use[wait[k]] >= 0)
+      mark[bp->wait_use[wait[k]]] = v + 1;
+}
+
+static int coverage_questions(const struct acs_schedule *s, const struct acs_bprog *bp,
+                              struct questions *q, struct acs_diag *d)
+{
+  int32_t n = s->nops, *wait_off = calloc((size_t)n + 2, sizeof(int32_t));
+  int32_t *wait = malloc(((size_t)s->nwaits + 1) * sizeof(int32_t));
+  int32_t *mark = calloc((size_t)bp->nuses + 1, sizeof(int32_t));
+  int err = ACS_OK;
+
+  if (!wait_off || !wait || !mark) {
+    err = ACS_ENOMEM;
+    goto out_with_marks;
+  }
+  for (int32_t w = 0; w < s->nwaits; w++)
+    wait_off[s->waits[w].op + 2]++;
+  for (int32_t v = 0; v < n; v++)
+    wait_off[v + 2] += wait_off[v + 1];
+  for (int32_t w = 0; w < s->nwaits; w++)
+    wait[wait_off[s->waits[w].op + 1]++] = w;
+  for (int32_t v = 0; v < n && err == ACS_OK; v++) {
+    mark_consumed(s, bp, wait_off, wait, v, mark);
+    for (int32_t k = bp->pred_off[v]; k < bp->pred_off[v + 1] && err == ACS_OK; k++) {
+      int32_t w = bp->pred[k], u = bp->use_of[w];
+      if (u < 0)
+        err = FAIL(d, "'%s' precedes '%s' but updates no barrier, so nothing tells '%s' "
+                      "that '%s' has ended", op_name(s, w), op_name(s, v), op_name(s, v),
+                   op_name(s, w));
+      else if (mark[u] != v + 1)
+        err = ask(q, w, v, k);
+    }
+  }
+out_with_marks:
+  free(wait_off), free(wait), free(mark);
+  return err;
+}
+
+/* Every edge (w, v): v waits on w's use, or the program orders them
+ * through other uses (an edge implied by others needs no wait). */
+static int check_coverage(const struct acs_schedule *s, const struct acs_bprog *bp,
+                          struct acs_diag *d)
+{
+  struct questions q = {0};
+  struct acs_dag g;
+  int err;
+
+  if ((err = coverage_questions(s, bp, &q, d)) < 0 || q.n == 0)
+    goto out_with_questions;
+  if ((err = program_dag(s, bp, &g)) < 0)
+    goto out_with_questions;
+  if ((err = answer(&q, &g)) == ACS_OK)
+    for (int32_t i = 0; i < q.n && err == ACS_OK; i++)
+      if (!q.ans[i]) {
+        int32_t w = q.src[i], v = q.dst[i];
+        err = FAIL(d, "'%s' precedes '%s' but '%s' does not wait on barrier %d, which '%s' "
+                      "updates, nor does any chain of barrier waits lead from '%s' to '%s'",
+                   op_name(s, w), op_name(s, v), op_name(s, v), s->ops[w].update_barrier,
+                   op_name(s, w), op_name(s, w), op_name(s, v));
+      }
+  acs_dag_destroy(&g);
+out_with_questions:
+  questions_free(&q);
+  return err;
+}
+
+/* ---- the edges hold the barriers' orders, and the reuse rule ---- */
+
 /* Members of use u that must be done before the next use of its barrier:
  * its consumers (they start after all its producers end), or its producers
- * when it has no consumer. */
+ * when it has none. */
 static void use_end(const struct acs_bprog *bp, int32_t u, const int32_t **m, int32_t *nm)
 {
   if (bp->cons_off[u + 1] > bp->cons_off[u]) {
@@ -222,132 +344,80 @@ static void use_end(const struct acs_bprog *bp, int32_t u, const int32_t **m, in
   }
 }
 
-static int check_reach_reuse(const struct acs_schedule *s, const struct acs_bprog *bp,
-                             const struct closure *c, struct acs_diag *d)
+/* Questions tagged 2u (producer of u -> consumer of u) and 2u + 1 (end of
+ * the previous use of u's barrier -> producer of u). */
+static int order_questions(const struct acs_bprog *bp, struct questions *q, int32_t *mark)
 {
-  for (int32_t u = 0; u < bp->nuses; u++) {
-    const int32_t *m;
-    int32_t nm, q = bp->prev[u];
-    if (q < 0)
-      continue;
-    use_end(bp, q, &m, &nm);
-    for (int32_t k = 0; k < nm; k++)
-      for (int32_t j = bp->prod_off[u]; j < bp->prod_off[u + 1]; j++)
-        if (!reaches(c, m[k], bp->prod[j]))
-          return FAIL(d, "barrier %d is reused by '%s' while '%s', %s of its previous use, "
-                         "may not have %s in some execution (no path of edges between them)",
-                      bp->barrier[u], op_name(s, bp->prod[j]), op_name(s, m[k]),
-                      bp->cons_off[q + 1] > bp->cons_off[q] ? "a consumer" : "a producer",
-                      bp->cons_off[q + 1] > bp->cons_off[q] ? "started" : "ended");
-  }
-  return ACS_OK;
-}
+  int err = ACS_OK;
 
-/* Row X of the use order: every use Y != X all of whose producers are in
- * R = the intersection over X's end members e of (descendants of e, and e). */
-static void use_row(const struct acs_bprog *bp, const struct closure *c, int32_t x,
-                    uint64_t *r, int32_t *cnt, int32_t *touched, uint64_t *urow)
-{
-  const int32_t *m;
-  int32_t nm, nt = 0;
-
-  use_end(bp, x, &m, &nm);
-  for (size_t w = 0; w < c->words; w++)
-    r[w] = ~(uint64_t)0;
-  for (int32_t k = 0; k < nm; k++) {
-    const uint64_t *row = c->rows + (size_t)m[k] * c->words;
-    uint64_t self[1];
-    for (size_t w = 0; w < c->words; w++) {
-      self[0] = (size_t)m[k] >> 6 == w ? (uint64_t)1 << (m[k] & 63) : 0;
-      r[w] &= row[w] | self[0];
+  for (int32_t u = 0; u < bp->nuses && err == ACS_OK; u++) {
+    int32_t pv = bp->prev[u], nm = 0;
+    const int32_t *m = NULL;
+    for (int32_t k = bp->cons_off[u]; k < bp->cons_off[u + 1] && err == ACS_OK; k++) {
+      int32_t c = bp->cons[k];
+      mark_preds(bp, c, mark, c);
+      for (int32_t j = bp->prod_off[u]; j < bp->prod_off[u + 1] && err == ACS_OK; j++)
+        if (mark[bp->prod[j]] != c)
+          err = ask(q, bp->prod[j], c, 2 * u);
+    }
+    if (pv >= 0)
+      use_end(bp, pv, &m, &nm);
+    for (int32_t j = bp->prod_off[u]; j < bp->prod_off[u + 1] && pv >= 0 && err == ACS_OK; j++) {
+      int32_t p = bp->prod[j];
+      mark_preds(bp, p, mark, p);
+      for (int32_t k = 0; k < nm && err == ACS_OK; k++)
+        if (m[k] != p && mark[m[k]] != p)
+          err = ask(q, m[k], p, 2 * u + 1);
     }
   }
-  for (size_t w = 0; w < c->words; w++)
-    for (uint64_t bits = r[w]; bits; bits &= bits - 1) {
-      int32_t p = (int32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
-      int32_t y = p < c->n ? bp->use_of[p] : -1;
-      if (y >= 0 && cnt[y]++ == 0)
-        touched[nt++] = y;
-    }
-  for (int32_t k = 0; k < nt; k++) {
-    int32_t y = touched[k];
-    if (y != x && cnt[y] == bp->prod_off[y + 1] - bp->prod_off[y])
-      acs_bit_set(urow, y);
-    cnt[y] = 0;
-  }
-}
-
-/* The width of the use order, a largest antichain of uses in members. */
-static int use_width(const struct acs_bprog *bp, const struct closure *c, int32_t *width,
-                     int32_t *members)
-{
-  int32_t nu = bp->nuses;
-  size_t uw = acs_bits_words(nu), bytes;
-  uint64_t *urows = NULL, *r = malloc((c->words + 1) * sizeof(*r));
-  int32_t *cnt = calloc((size_t)nu + 1, sizeof(*cnt));
-  int32_t *touched = malloc(((size_t)nu + 1) * sizeof(*touched));
-  int err = ACS_ENOMEM;
-
-  if (!acs_mul_size((size_t)nu, uw * sizeof(uint64_t), &bytes))
-    urows = calloc(bytes + 1, 1);
-  if (urows && r && cnt && touched) {
-    for (int32_t x = 0; x < nu; x++)
-      use_row(bp, c, x, r, cnt, touched, urows + (size_t)x * uw);
-    err = acs_poset_width(nu, urows, uw, width, members);
-  }
-  free(urows), free(r), free(cnt), free(touched);
   return err;
 }
 
-static int check_width(const struct acs_schedule *s, const struct acs_bprog *bp,
-                       const struct closure *c, struct acs_diag *d)
+static int order_failure(const struct acs_schedule *s, const struct acs_bprog *bp,
+                         const struct questions *q, int32_t i, struct acs_diag *d)
 {
-  int32_t width = 0, *members = malloc(((size_t)bp->nuses + 1) * sizeof(*members));
+  int32_t u = q->tag[i] / 2, pv = bp->prev[u], a = q->src[i], b = q->dst[i];
+  int used = pv >= 0 && bp->cons_off[pv + 1] > bp->cons_off[pv];
+
+  if (q->tag[i] % 2 == 0)
+    return FAIL(d, "'%s' waits on barrier %d, so it runs after '%s', which updates it, but no "
+                   "path of edges says so (the edges must hold every order the barriers "
+                   "impose)", op_name(s, b), bp->barrier[u], op_name(s, a));
+  return FAIL(d, "barrier %d is reused by '%s' while '%s', %s of its previous use, may not "
+                 "have %s in some execution (no path of edges between them)",
+              bp->barrier[u], op_name(s, b), op_name(s, a), used ? "a consumer" : "a producer",
+              used ? "started" : "ended");
+}
+
+static int check_orders(const struct acs_schedule *s, const struct acs_bprog *bp,
+                        struct acs_diag *d)
+{
+  struct questions q = {0};
+  struct acs_dag g;
+  int32_t *mark = malloc(((size_t)s->nops + 1) * sizeof(int32_t));
   int err = ACS_ENOMEM;
 
-  if (!members || (err = use_width(bp, c, &width, members)) < 0)
-    goto out_with_members;
-  if (width > s->barriers) {
-    char list[256] = "";
-    size_t len = 0;
-    for (int32_t k = 0; k < width && k < 6 && len < sizeof(list); k++)
-      len += (size_t)snprintf(list + len, sizeof(list) - len, "%s'%s'", k ? ", " : "",
-                              op_name(s, bp->prod[bp->prod_off[members[k]]]));
-    err = FAIL(d, "%d barrier uses can be live at once in some execution, more than the %d "
-                  "barriers (largest antichain by Dilworth's theorem: the uses updated by "
-                  "%s%s)", width, s->barriers, list, width > 6 ? ", ..." : "");
+  if (!mark)
+    goto out_with_questions;
+  for (int32_t v = 0; v < s->nops; v++)
+    mark[v] = -1;
+  if ((err = order_questions(bp, &q, mark)) < 0 || q.n == 0)
+    goto out_with_questions;
+  if ((err = edge_dag(s, &g)) < 0)
+    goto out_with_questions;
+  if ((err = answer(&q, &g)) == ACS_OK) {
+    int32_t worst = -1;
+    /* Report in the order of the uses: the first use's failure first. */
+    for (int32_t i = 0; i < q.n; i++)
+      if (!q.ans[i] && (worst < 0 || q.tag[i] < q.tag[worst]))
+        worst = i;
+    if (worst >= 0)
+      err = order_failure(s, bp, &q, worst, d);
   }
-out_with_members:
-  free(members);
-  return err;
-}
-
-static int closure_init(struct closure *c, const struct acs_schedule *s,
-                        const struct acs_bprog *bp)
-{
-  size_t bytes;
-
-  c->n = s->nops;
-  c->words = acs_bits_words(s->nops);
-  if (acs_mul_size((size_t)s->nops, c->words * sizeof(uint64_t), &bytes) ||
-      !(c->rows = calloc(bytes + 1, 1)))
-    return ACS_ENOMEM;
-  acs_dag_descendants(s->nops, bp->succ_off, bp->succ, bp->order, c->rows);
-  return ACS_OK;
-}
-
-static int check_closure(const struct acs_schedule *s, const struct acs_bprog *bp,
-                         struct acs_diag *d)
-{
-  struct closure c;
-  int err;
-
-  if ((err = closure_init(&c, s, bp)) < 0)
-    return err;
-  if ((err = check_reach_consumers(s, bp, &c, d)) == ACS_OK &&
-      (err = check_reach_reuse(s, bp, &c, d)) == ACS_OK && s->barriers > 0)
-    err = check_width(s, bp, &c, d);
-  free(c.rows);
+  acs_dag_destroy(&g);
+out_with_questions:
+  questions_free(&q);
+  free(mark);
   return err;
 }
 
@@ -362,34 +432,11 @@ int acs__bprog_verify(const struct acs_schedule *s, struct acs_diag *d)
     return FAIL(d, "the edges form a cycle");
   if (err < 0)
     return err == ACS_EINVAL ? FAIL(d, "an edge or a wait refers to a missing op") : err;
-  if ((err = check_coverage(s, &bp, d)) == ACS_OK && (err = check_slots(s, &bp, d)) == ACS_OK &&
-      (err = check_plan_waits(s, &bp, d)) == ACS_OK &&
-      (err = check_plan_reuse(s, &bp, d)) == ACS_OK) {
-    if (s->nops <= ACS_BARRIER_CHECK_MAX_OPS)
-      err = check_closure(s, &bp, d);
-    else
-      acs_diag_warn(d, NULL, 0, 0,
-                    "barrier antichain bound not checked: %d ops, more than %d (linear "
-                    "barrier checks only)", s->nops, ACS_BARRIER_CHECK_MAX_OPS);
-  }
-  acs_bprog_destroy(&bp);
-  return err;
-}
-
-int acs_bprog_use_width(const struct acs_schedule *s, int32_t *width)
-{
-  struct acs_bprog bp;
-  struct closure c;
-  int err;
-
-  if (s->nops > ACS_BARRIER_CHECK_MAX_OPS)
-    return ACS_ERANGE;
-  if ((err = acs_bprog_build(s, &bp)) < 0)
-    return err;
-  if ((err = closure_init(&c, s, &bp)) == ACS_OK) {
-    err = use_width(&bp, &c, width, NULL);
-    free(c.rows);
-  }
+  if ((err = check_slots(s, &bp, d)) == ACS_OK && (err = check_plan_waits(s, &bp, d)) == ACS_OK &&
+      (err = check_plan_reuse(s, &bp, d)) == ACS_OK &&
+      (err = check_coverage(s, &bp, d)) == ACS_OK && (err = check_orders(s, &bp, d)) == ACS_OK &&
+      s->barriers > 0)
+    err = acs__bprog_check_width(s, &bp, d);
   acs_bprog_destroy(&bp);
   return err;
 }

@@ -114,16 +114,17 @@ void acs_schedule_finish(struct acs_schedule *s);
  *  - barriers: update ids in [0, barriers) and at most barrier_slots slots on
  *    one barrier use when limits are set; every wait refers to a barrier some
  *    predecessor updates; and, when a barrier program is present, the rules
- *    of core/model/bprog_check.c (every edge enforced by a wait, the plan an
- *    execution of the program, the reuse rule, and at most `barriers` uses
- *    live at once by Dilworth's theorem on schedules of up to 20000 ops; a
- *    warning through d when that bound is not checked).
+ *    of core/model/bprog_check.c (every edge enforced by the program, the
+ *    edges holding every order the program imposes, the plan an execution
+ *    of the program, the reuse rule in every execution, and at most
+ *    `barriers` uses live at once by Dilworth's theorem), at any size.
  *  - PE-to-PE transfers (dma ops from pe to pe): no channel, one data
  *    predecessor computing on a PE, data successors computing on one other PE.
  *  - the DDR link (when s->link is known): every DDR transfer takes at least
  *    its latency plus its bytes at one transfer's rate, and the link could
  *    have carried all of them as planned (acs_ddrlink_check).
- * O((V + E) log V), plus O(V (V + E) / 64) for the barrier bound.
+ * O((V + E) log V), plus the reachability sweeps of the barrier checks
+ * (core/model/reach.h, at worst O((V + E) V / 64) word operations).
  */
 int acs_schedule_verify(const struct acs_schedule *s, struct acs_diag *d);
 

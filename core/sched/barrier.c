@@ -1,81 +1,83 @@
 /*
- * barrier.c - barrier programs for b hardware barriers of p producer slots
- * (seed 000: "Scheduling with Barrier Resource Constraints", "An Algorithm
- * to Solve Concurrency Control Problem", GenerateMaximumIndependentSetEdges,
- * "Barrier Slots and Wait Lists"). The hardware model and the rule that
- * reads a program back are in core/model/bprog.h.
+ * barrier.c - the barrier allocator: which barrier each op updates, what it
+ * waits on, and which edges that needs (seed 000: "Scheduling with Barrier
+ * Resource Constraints", "Barrier Slots and Wait Lists"; the hardware model
+ * and the rule that reads a program back are in core/model/bprog.h).
  *
- * Which ops hold a barrier: every op. The seed gives one to every op with an
- * outgoing edge, because a barrier is the only way an op tells its
- * successors it has ended. Two more kinds need one: a sink, because the
- * runtime learns that the network has finished only through barriers, and
- * any op that consumes a use of a barrier that is reprogrammed later: the
- * next producers of that barrier must know that it has started, so it gains
- * a successor while the program is built. Giving every op its barrier up
- * front keeps the construction one pass. Sync ops are lowered to a
- * zero-length task, as hardware without a join primitive does.
+ * It runs inside the time sweep (barrier_retime.c), which asks it before
+ * starting each op, so every choice is made with the times the program
+ * will have: an op that finds no barrier waits, and the ops after it move
+ * with it.
  *
- * Construction. The seed runs a unit-delay list schedule over the barrier
- * resource (each op takes one step; an op is ready when its predecessors
- * started at earlier steps) and then GenerateMaximumIndependentSetEdges.
- * Both orders are here (enum acs_barrier_mode): the seed's steps, and the
- * plan's own order (a topological order by planned start), which is what
- * makes the result cheap on real plans: the unit-delay steps start every
- * ready op at once whatever the PEs, so uses live far longer than in the
- * plan (resnet18 with `list` and 16 barriers: +15% makespan in steps, +0%
- * in plan order). In either order each op p gets a physical barrier as one
- * of: a fresh barrier; a reuse of barrier B (whose current use is X); or a
- * join of B's current use as one more producer (the seed's producer slots:
- * the slots must allow it, nobody may have consumed the use yet, p must not
- * follow one of its producers, and a use takes at most JOIN_MAX producers).
- * The cheapest choice wins: fewest cycles by which the plan contradicts the
- * edges it adds (plan order), then fewest added edges, then reuse, fresh,
- * join, then the lowest barrier.
+ * Uses. Every op updates one barrier (a barrier is the only way an op tells
+ * its successors, the runtime, or the next producers of a reused barrier
+ * that it has ended). Ops of one consumer class (equal reduced successor
+ * sets, barrier_prep.c) share one use of one barrier: a later member joins
+ * the use its class opened while that use is still open (no consumer has
+ * started), the slots allow it and its barrier is still on that use. This
+ * costs nothing, since each consumer of the class waits for every member
+ * anyway. Sinks share a use with the sinks running at the same time. An op
+ * may also share the open use of another class (its consumers then wait
+ * for every producer of that use, and that use's consumers for it), priced
+ * by the delays this brings and capped in size (price_share).
  *
- * Edges. Reusing B for p adds the seed's edges and those it misses:
- *  - every consumer of X that has started -> p; when X has no consumer,
- *    every producer of X -> p (the seed's lastOp[B] -> p).
- * A joiner gets the same edges from the consumers of the use its use
- * replaced. And when an op v starts it consumes, for every barrier that a
- * direct predecessor updates (W(v) = {U(w) | (w, v) an edge}, the seed's
- * wait list), that barrier's *current* use, and every producer of that use
- * that is not yet a predecessor of v gets an edge to it (v waits for all of
- * them). An op that was waiting for an older use of B when B was reused
- * thus waits for the newer one, which comes after the older one: no edge is
- * needed for it until it starts.
+ * Waits. An op waits only on the barriers of its reduced predecessors (the
+ * edges no path implies), and on each it consumes the barrier's *current*
+ * use: that is its predecessor's use, or a later use of the same barrier,
+ * which comes after it in every execution; the producers of the consumed
+ * use get an edge to the op when no path already orders them (co-producer
+ * edges), so the edges hold every order the barriers impose.
  *
- * Why the hardware rule holds (a barrier is reprogrammed only after every
- * consumer of its previous use has started waiting on it) in every
- * execution that respects the edges, not only in the plan: the consumers of
- * X are exactly the ops that started while X was B's current use. Each of
- * them either precedes p by an edge (so it has ended, hence started, before
- * p starts), or is p itself (it starts, completing X, before it ends and
- * updates B). A joiner has the same edges, and joining is refused when the
- * opener itself consumed X (the joiner could otherwise finish before the
- * opener has started). Every producer of X precedes p (through a consumer
- * of X, or directly). So the uses of one barrier follow each other in every
- * execution and, as every op updates one of b barriers, at most b uses are
- * live at once (Theorem-1 applied to uses; with one-slot barriers a use is
- * one op, so any antichain of ops has at most b of them).
+ * Physical barriers. A new use takes, in order of preference: a barrier
+ * whose current use is complete (its producers have ended, its consumers
+ * have started and ended, no op is left to wait on it) when no edge is
+ * needed; a barrier never used; a complete barrier with the fewest edges;
+ * and, when none is free, either waiting for one to complete or taking a
+ * barrier whose current use still has consumers to come (a steal: they
+ * will wait on the new use instead, after its producers). Between waiting
+ * and taking a choice that delays other ops (a steal, a share) the
+ * allocator delays the op that costs least: each op's latest start
+ * (barrier_prep.c) says how far it can slip without lengthening the plan,
+ * and the smaller overrun wins, then the smaller delay (ties: wait); the
+ * policies of barrier_int.h shift this balance, and the pass keeps the
+ * best of several (barrier_pass.c). Taking a
+ * barrier in plan order as soon as its use completes is interval colouring
+ * of the uses' lifetimes: with as many barriers as uses overlap in the plan,
+ * nothing waits.
  *
- * Deadlock freedom: every added edge goes from an op taken earlier to the
- * op being taken (in unit-delay steps, from an earlier step: an op whose
- * barrier got a new use in its own step waits a step), so the final graph
- * is acyclic and the plan re-timed on it is an execution of the program.
- * Progress: reuse is always possible in plan order, and at the start of
- * every step in unit-delay order.
+ * Edges for a reused barrier B (previous use X, new use Y): every consumer
+ * of X (every producer, when X has none) must have started before any
+ * producer of Y starts, in every execution; since an edge orders an end
+ * before a start, each of them gets an edge to each producer of Y unless a
+ * path already orders them. Those ops have ended when Y's producers start
+ * (the sweep waits for it), so the plan keeps every added edge.
  *
- * Where the seed's construction falls short (tested in test-barrier.c):
- * its edges lastOp[B] -> v order the producers of one barrier, but not the
- * consumers of a use before the next producer, so a consumer still waiting
- * on a use can be overtaken by its reprogramming; with producer slots its
- * lastOp chain would also serialize the producers that share a use.
+ * Why the hardware rule holds in every execution that respects the edges:
+ * the consumers of X are exactly the ops that started while X was B's
+ * current use; each of them is, or precedes by a path of edges, every
+ * producer of Y (the edges above), and every producer of X precedes its
+ * consumers. A steal leaves X's unstarted waiters to consume Y, after Y's
+ * producers (co-producer edges), and a use opened by a steal takes no other
+ * producer (a later one might follow such a waiter). So the uses of one
+ * barrier follow each other in every execution, and since every op updates
+ * one of b barriers, at most b uses are live at once (Theorem-1 applied to
+ * uses; with one-slot barriers a use is one op, so at most b ops run at
+ * once). Every added edge goes from an op that has started to one that is
+ * starting or has not, so the graph stays acyclic.
  *
- * Cost: O((V + E) log V) for the orders and heaps plus, per op, O(b)
- * candidate barriers each priced in O(producers + consumers) of its current
- * use (bounded by JOIN_MAX producers); memory O(V + E + added edges).
- * Re-timing: barrier_retime.c; the choice among constructions:
- * barrier_search.c.
+ * The reading rule (bprog.h) must find the uses the allocator built: a
+ * producer of a later use of a barrier needs a direct predecessor in the
+ * previous use, and a consumer of a later use a direct predecessor among
+ * its producers. Where paths made every such edge unnecessary, one is
+ * added anyway (a marker edge; it is implied, so it needs no wait).
+ *
+ * Cost: per request, at most CANDIDATES barriers of each kind are priced,
+ * each in O(EXACT_MAX) (or O(1) for a use with more members), plus a
+ * backward search of at most ANC_BUDGET ops for the paths that make edges
+ * unnecessary, and O(degree) for the waits; the barrier lists cost
+ * O(log k) per change for the k <= min(b, V) barriers in use
+ * (barrier_state.c). So the work per op does not grow with the barrier
+ * count. Memory O(V + E + added edges + k).
  */
 #include "config.h"
 
@@ -83,817 +85,442 @@
 #include <string.h>
 
 #include "core/model/bprog.h"
-#include "core/sched/barrier.h"
-#include "core/sched/heap.h"
+#include "core/sched/barrier_alloc.h"
 
-/* ---- the graph, with the edges added so far ---- */
+/* Sharing a use of another class stops at this many producers or ops to
+ * wait on it: each consumer waits for each producer, and the next use of
+ * the barrier for each consumer, so a shared use costs edges in the
+ * product of the two. Joins within a class have no such limit. */
+#define SHARE_MAX_PROD 16
+#define SHARE_MAX_CONS 64
+/* Sinks (no successor) sharing one use, at most (see joinable_use). */
+#define SINK_MAX_PROD 256
+/* Uses with more members to precede the next one are priced at one edge
+ * each without looking for paths: the count only breaks ties, and looking
+ * costs O(members) on every request. */
+#define EXACT_MAX 16
+/* Barriers of each kind (free, stealable, open) priced per request, oldest
+ * first: the oldest free barrier is the most likely to need no edges. */
+#define CANDIDATES 16
 
-struct dyn {
-  int32_t n;
-  int32_t *in_off, *in, *out_off, *out;   /* the schedule's edges, CSR */
-  int32_t nadd;
-  size_t cap;
-  int32_t *asrc, *adst, *anext_out, *anext_in;
-  int32_t *head_out, *head_in;            /* added edges, linked by op */
-};
+/* ---- what an op already has ---- */
 
-/* Calls `body` with x bound to each direct predecessor (or successor) of v. */
-#define FOR_PRED(g, v, x, body)                                                   \
-  do {                                                                            \
-    for (int32_t k_ = (g)->in_off[v]; k_ < (g)->in_off[(v) + 1]; k_++) {          \
-      int32_t x = (g)->in[k_];                                                    \
-      body;                                                                       \
-    }                                                                             \
-    for (int32_t e_ = (g)->head_in[v]; e_ >= 0; e_ = (g)->anext_in[e_]) {         \
-      int32_t x = (g)->asrc[e_];                                                  \
-      body;                                                                       \
-    }                                                                             \
-  } while (0)
-#define FOR_SUCC(g, v, x, body)                                                   \
-  do {                                                                            \
-    for (int32_t k_ = (g)->out_off[v]; k_ < (g)->out_off[(v) + 1]; k_++) {        \
-      int32_t x = (g)->out[k_];                                                   \
-      body;                                                                       \
-    }                                                                             \
-    for (int32_t e_ = (g)->head_out[v]; e_ >= 0; e_ = (g)->anext_out[e_]) {       \
-      int32_t x = (g)->adst[e_];                                                  \
-      body;                                                                       \
-    }                                                                             \
-  } while (0)
-
-static int dyn_init(struct dyn *g, const struct acs_schedule *s)
+/* The barriers of v's reduced predecessors, distinct, in wb; returns how
+ * many, or -1 when the use v would consume on one of them still has a
+ * producer running at t: v must wait for it, until *retry at least. */
+static int32_t base_waits(struct acs__balloc *a, int32_t v, int64_t t, int64_t *retry)
 {
-  int32_t n = s->nops, m = s->nedges;
+  const struct acs__bprep *p = a->p;
+  int32_t nw = 0;
 
-  memset(g, 0, sizeof(*g));
-  g->n = n;
-  g->in_off = calloc((size_t)n + 2, sizeof(int32_t));
-  g->out_off = calloc((size_t)n + 2, sizeof(int32_t));
-  g->in = malloc(((size_t)m + 1) * sizeof(int32_t));
-  g->out = malloc(((size_t)m + 1) * sizeof(int32_t));
-  g->head_in = malloc(((size_t)n + 1) * sizeof(int32_t));
-  g->head_out = malloc(((size_t)n + 1) * sizeof(int32_t));
-  if (!g->in_off || !g->out_off || !g->in || !g->out || !g->head_in || !g->head_out)
-    return ACS_ENOMEM;
-  for (int32_t e = 0; e < m; e++) {
-    g->in_off[s->edges[e].dst + 2]++;
-    g->out_off[s->edges[e].src + 2]++;
+  for (int32_t k = p->rp_off[v]; k < p->rp_off[v + 1]; k++) {
+    int32_t b = a->use[a->use_of[p->rp[k]]].barrier;
+    int64_t end = a->use[a->bar[b].cur].prod_end;
+    if (a->bar_mark[b] == a->epoch)
+      continue;
+    a->bar_mark[b] = a->epoch;
+    if (end > t)
+      nw = -1;
+    if (end > t && end < *retry)
+      *retry = end;
+    if (nw >= 0)
+      a->wb[nw++] = b;
   }
-  for (int32_t v = 0; v < n; v++) {
-    g->in_off[v + 2] += g->in_off[v + 1];
-    g->out_off[v + 2] += g->out_off[v + 1];
-    g->head_in[v] = g->head_out[v] = -1;
-  }
-  for (int32_t e = 0; e < m; e++) {
-    g->in[g->in_off[s->edges[e].dst + 1]++] = s->edges[e].src;
-    g->out[g->out_off[s->edges[e].src + 1]++] = s->edges[e].dst;
-  }
-  return ACS_OK;
+  return nw;
 }
 
-static void dyn_free(struct dyn *g)
+/* ---- pricing a choice ---- */
+
+static int32_t end_count(const struct acs__balloc *a, int32_t x)
 {
-  free(g->in_off), free(g->in), free(g->out_off), free(g->out);
-  free(g->asrc), free(g->adst), free(g->anext_out), free(g->anext_in);
-  free(g->head_out), free(g->head_in);
+  return a->use[x].ncons > 0 ? a->use[x].ncons : a->use[x].nprod;
 }
 
-static int dyn_add(struct dyn *g, int32_t u, int32_t v)
-{
-  if ((size_t)g->nadd == g->cap) {
-    size_t cap = g->cap ? 2 * g->cap : 256;
-    int32_t *a = realloc(g->asrc, cap * sizeof(*a));
-    if (a)
-      g->asrc = a;
-    int32_t *b = realloc(g->adst, cap * sizeof(*b));
-    if (b)
-      g->adst = b;
-    int32_t *c = realloc(g->anext_out, cap * sizeof(*c));
-    if (c)
-      g->anext_out = c;
-    int32_t *e = realloc(g->anext_in, cap * sizeof(*e));
-    if (e)
-      g->anext_in = e;
-    if (!a || !b || !c || !e || g->nadd == INT32_MAX)
-      return ACS_ENOMEM;
-    g->cap = cap;
-  }
-  g->asrc[g->nadd] = u;
-  g->adst[g->nadd] = v;
-  g->anext_out[g->nadd] = g->head_out[u];
-  g->anext_in[g->nadd] = g->head_in[v];
-  g->head_out[u] = g->head_in[v] = g->nadd++;
-  return ACS_OK;
-}
-
-/* ---- the barrier list schedule ---- */
-
-struct use {
-  int32_t barrier, prev;     /* physical barrier; previous use of it, -1 */
-  int32_t step;              /* step (or position, in plan order) it was opened at */
-  int32_t prod;              /* producers: linked through st->prod_next */
-  int32_t cons;              /* started consumers: linked through st->cons_* */
-  int32_t nprod;
-  int64_t slots;             /* slot demand of its producers */
-  int64_t maxend;            /* latest planned end of its producers */
-  uint8_t joinable;          /* other ops may join it as producers */
-};
-
-struct st {
-  struct acs_schedule *s;
-  struct acs_barrier_stats *stats;
-  const volatile sig_atomic_t *interrupted; /* polled at every op; may be NULL */
-  struct dyn g;
-  int mode;                  /* enum acs_barrier_mode */
-  int32_t n, nb;
-  int64_t plimit;            /* slots per barrier, 0 = none */
-  int32_t t;                 /* current step (unit delay) or position (plan order) */
-  int32_t *step, *npend, *ready_at, *upd, *mark, *prod_next;
-  uint8_t *in_heap;
-  int32_t *bar_use, *bar_cstep;   /* per barrier: current use; step a consumer of it last started */
-  struct use *use;
-  int32_t nuse;
-  size_t ucap;
-  int32_t *cons_op, *cons_next;
-  int32_t ncons;
-  size_t ccap;
-  int32_t *wbar;             /* scratch: distinct barriers one op waits on */
-  struct acs_heap ready;
-  /* Per barrier, the ops that have not started and will wait on it (a
-   * direct predecessor updates it): how many, and their planned starts in
-   * a heap (entries of ops that started since are dropped lazily). */
-  int32_t *bcount;
-  struct acs_heap *bwait;
-  int32_t *reg_head, *reg_bar, *reg_next;  /* per op: barriers it is counted on */
-  int32_t nreg;
-  size_t rcap;
-};
-
-enum cand { C_NONE, C_REUSE, C_FRESH, C_JOIN };
-
-static int new_use(struct st *st, int32_t barrier, int joinable)
-{
-  if ((size_t)st->nuse == st->ucap) {
-    size_t cap = st->ucap ? 2 * st->ucap : 256;
-    struct use *u = realloc(st->use, cap * sizeof(*u));
-    if (!u)
-      return ACS_ENOMEM;
-    st->use = u;
-    st->ucap = cap;
-  }
-  st->use[st->nuse] = (struct use){barrier, st->bar_use[barrier], st->t, -1, -1, 0, 0, 0,
-                                   (uint8_t)joinable};
-  st->bar_use[barrier] = st->nuse;
-  if (st->stats)
-    st->stats->uses++;
-  return st->nuse++;
-}
-
-static int add_consumer(struct st *st, int32_t u, int32_t op)
-{
-  if ((size_t)st->ncons == st->ccap) {
-    size_t cap = st->ccap ? 2 * st->ccap : 256;
-    int32_t *a = realloc(st->cons_op, cap * sizeof(*a));
-    if (a)
-      st->cons_op = a;
-    int32_t *b = realloc(st->cons_next, cap * sizeof(*b));
-    if (b)
-      st->cons_next = b;
-    if (!a || !b)
-      return ACS_ENOMEM;
-    st->ccap = cap;
-  }
-  st->cons_op[st->ncons] = op;
-  st->cons_next[st->ncons] = st->use[u].cons;
-  st->use[u].cons = st->ncons++;
-  return ACS_OK;
-}
-
-/* Marks the direct predecessors of p (mark[x] == p). */
-static void mark_neighbours(struct st *st, int32_t p)
-{
-  FOR_PRED(&st->g, p, x, st->mark[x] = p);
-}
-
-/* Adds u -> p unless u already precedes p directly. u has started (at an
- * earlier step, or earlier in plan order), so p stays ready. */
-static int edge_to(struct st *st, int32_t u, int32_t p, int64_t *count)
-{
-  int err;
-
-  if (u == p || st->mark[u] == p)
-    return ACS_OK;
-  if ((err = dyn_add(&st->g, u, p)) < 0)
-    return err;
-  st->mark[u] = p;
-  if (count)
-    (*count)++;
-  return ACS_OK;
-}
-
-/* Counts v (not started) as waiting on barrier b, once. */
-static int register_wait(struct st *st, int32_t v, int32_t b)
-{
-  for (int32_t k = st->reg_head[v]; k >= 0; k = st->reg_next[k])
-    if (st->reg_bar[k] == b)
-      return ACS_OK;
-  if ((size_t)st->nreg == st->rcap) {
-    size_t cap = st->rcap ? 2 * st->rcap : 256;
-    int32_t *a = realloc(st->reg_bar, cap * sizeof(*a));
-    if (a)
-      st->reg_bar = a;
-    int32_t *c = realloc(st->reg_next, cap * sizeof(*c));
-    if (c)
-      st->reg_next = c;
-    if (!a || !c)
-      return ACS_ENOMEM;
-    st->rcap = cap;
-  }
-  st->reg_bar[st->nreg] = b;
-  st->reg_next[st->nreg] = st->reg_head[v];
-  st->reg_head[v] = st->nreg++;
-  st->bcount[b]++;
-  return acs_heap_push(&st->bwait[b], st->s->ops[v].start, v);
-}
-
-/* The earliest planned start among the ops waiting on barrier b other than
- * p, or INT64_MAX. Drops the entries of ops that have started. */
-static int64_t first_waiting(struct st *st, int32_t b, int32_t p)
-{
-  struct acs_heap *h = &st->bwait[b];
-  struct acs_heap_item top;
-  int64_t t = INT64_MAX;
-
-  while (!acs_heap_empty(h) && st->step[acs_heap_peek(h).id] >= 0)
-    acs_heap_pop(h);
-  if (acs_heap_empty(h))
-    return t;
-  if (acs_heap_peek(h).id != p)
-    return acs_heap_peek(h).key;
-  top = acs_heap_pop(h);
-  while (!acs_heap_empty(h) && st->step[acs_heap_peek(h).id] >= 0)
-    acs_heap_pop(h);
-  if (!acs_heap_empty(h))
-    t = acs_heap_peek(h).key;
-  acs_heap_push(&st->bwait[b], top.key, top.id); /* room: it was just popped */
-  return t;
-}
-
-/* ---- what a choice costs ---- */
-
-struct cost {
-  int64_t viol;   /* cycles by which the plan contradicts added edges (plan order) */
-  int64_t edges;  /* added edges */
-};
-
-static void price(const struct st *st, struct cost *c, int32_t a, int32_t b)
-{
-  c->edges++;
-  if (st->mode == ACS_BARRIER_PLAN && st->s->ops[b].start < st->s->ops[a].end)
-    c->viol += st->s->ops[a].end - st->s->ops[b].start;
-}
-
-static int is_producer_pred(const struct st *st, int32_t u, int32_t p)
-{
-  for (int32_t w = st->use[u].prod; w >= 0; w = st->prod_next[w])
-    if (st->mark[w] == p)
-      return 1;
-  return 0;
-}
+/* Members on a barrier with a producer running that followable() looks at
+ * one by one; a use with more is refused at once. */
+#define RISKY_MAX 4
 
 /*
- * Would an edge c -> p (c started earlier, not yet a predecessor of p)
- * keep to the unit-delay steps? p then waits on c's barrier, whose current
- * use may be newer than c's own: when that use was opened in this very
- * step, p would wait for ops of its own step. (In plan order every earlier
- * op has its barrier already, so any edge from it is fine.)
+ * Can v follow every member of x's end at t, as far as their barriers go?
+ * A member that v does not follow by a path yet needs an edge, and v then
+ * waits on the member's barrier, whose current use must not have a
+ * producer running. So every member on a barrier that has one must be
+ * ordered before v already; with more than RISKY_MAX such members x is
+ * refused without looking. O(barriers of x's consumers), plus O(consumers)
+ * when a few members must be looked at.
  */
-static int edge_in_step(const struct st *st, int32_t c, int32_t p)
+static int followable(struct acs__balloc *a, int32_t x, int32_t v, int64_t t)
 {
-  return st->mode == ACS_BARRIER_UNIT_DELAY && st->mark[c] != p &&
-         st->use[st->bar_use[st->upd[c]]].step == st->t;
-}
+  int32_t risky = 0;
 
-/* Can p wait for every started consumer of use u (consumers, added edges)? */
-static int consumers_usable(const struct st *st, int32_t u, int32_t p)
-{
-  for (int32_t k = u >= 0 ? st->use[u].cons : -1; k >= 0; k = st->cons_next[k])
-    if (edge_in_step(st, st->cons_op[k], p))
+  if (acs__use_done(a, x) > t)
+    return 0; /* a member has not ended */
+  if (a->use[x].ncons == 0) {
+    int32_t b = a->use[x].barrier;
+    if (a->use[a->bar[b].cur].prod_end <= t)
+      return 1;
+    for (int32_t m = a->use[x].prod; m >= 0; m = a->prod_next[m])
+      if (m == v || !acs__ordered_before(a, m, v))
+        return 0;
+    return 1;
+  }
+  for (int32_t e = a->use[x].cbar; e >= 0; e = a->cbar.next[e])
+    if (a->use[a->bar[a->cbar.a[e]].cur].prod_end > t) {
+      if ((risky += a->cbar.b[e]) > RISKY_MAX)
+        return 0;
+      if (a->cbar.b[e] == 1 && !acs__ordered_before(a, a->cbar_member[e], v))
+        return 0;
+    }
+  if (risky == 0)
+    return 1;
+  for (int32_t k = a->use[x].cons; k >= 0; k = a->cons.next[k]) {
+    int32_t m = a->cons.a[k];
+    if (a->use[a->bar[a->use[a->use_of[m]].barrier].cur].prod_end > t &&
+        !acs__ordered_before(a, m, v))
       return 0;
+  }
   return 1;
 }
 
-/* May p reuse barrier bar (current use u) now? In unit-delay steps, not
- * when u was opened, or a consumer of it started, in this very step (the
- * edge to p would stay inside the step), nor when an edge from one of its
- * consumers would (edge_in_step). */
-static int reusable(const struct st *st, int32_t bar, int32_t u, int32_t p)
+/*
+ * Edges that v needs to come after use x (the previous use of the barrier
+ * it takes), or -1 when it cannot take it at t: a member that must precede
+ * v has not ended, or its barrier's current use still has a producer
+ * running (v would wait on it), or (joining `join`) it is a producer of the
+ * use v would join. `marker`: v must find a direct predecessor in x. An
+ * edge that makes v wait on a barrier it did not counts that barrier's
+ * producers too (v comes after each of them).
+ */
+static int64_t edges_after(struct acs__balloc *a, int32_t x, int32_t v, int64_t t,
+                           int32_t join, int marker)
 {
-  return st->mode == ACS_BARRIER_PLAN ||
-         (st->use[u].step != st->t && st->bar_cstep[bar] != st->t &&
-          consumers_usable(st, u, p));
-}
+  int64_t edges = 0;
+  int bad = 0;
 
-/* Reusing use u's barrier for p: started consumers -> p (or, with none,
- * producers -> p), p after every producer when p consumes u, and p ->
- * every unstarted consumer. p's neighbours are marked. */
-/* The ops still to wait on barrier b will wait for p (it produces b's
- * next use): one edge each, and the plan is contradicted by as much as p
- * ends after the first of them starts. */
-static void price_waiting(struct st *st, struct cost *c, int32_t b, int32_t p)
-{
-  int64_t first = first_waiting(st, b, p);
-
-  c->edges += st->bcount[b];
-  if (st->mode == ACS_BARRIER_PLAN && first < st->s->ops[p].end)
-    c->viol += st->s->ops[p].end - first;
-}
-
-static struct cost price_reuse(struct st *st, int32_t u, int32_t p, int *takeover)
-{
-  struct cost c = {0, 0};
-  int started = 0;
-
-  *takeover = is_producer_pred(st, u, p);
-  for (int32_t k = st->use[u].cons; k >= 0; k = st->cons_next[k]) {
-    started = 1;
-    if (st->mark[st->cons_op[k]] != p)
-      price(st, &c, st->cons_op[k], p);
-  }
-  if (!started || *takeover)
-    for (int32_t w = st->use[u].prod; w >= 0; w = st->prod_next[w])
-      if (st->mark[w] != p)
-        price(st, &c, w, p);
-  price_waiting(st, &c, st->use[u].barrier, p);
-  return c;
-}
-
-/* Producers per use at most, whatever the slots allow: its C consumers
- * each get an edge from each of its P producers, and the next use of the
- * barrier an edge from each consumer, so a use of P producers costs about
- * P x C edges (16 x 256 for a layer of a wide network). */
-#define JOIN_MAX 16
-
-/* May p join use u as one more producer? Only while nobody has consumed u,
- * when its opener did not consume the previous use (joinable), when the
- * slots allow, and (plan order) when p does not follow a producer of u
- * directly (it would then come after the use, not in it). In unit-delay
- * steps: only in the step u was opened, which implies the rest. */
-static int can_join(const struct st *st, int32_t u, int32_t p)
-{
-  const struct use *x = &st->use[u];
-  int64_t dem = acs_barrier_slot_demand(&st->s->ops[p]);
-
-  if (!x->joinable || x->nprod >= JOIN_MAX || (st->plimit > 0 && x->slots + dem > st->plimit))
+  if (x < 0)
     return 0;
-  if (st->mode == ACS_BARRIER_UNIT_DELAY)
-    return x->step == st->t && consumers_usable(st, x->prev, p);
-  return x->cons < 0 && !is_producer_pred(st, u, p);
-}
-
-/* Joining u: the previous use's consumers -> p now; later, p -> u's
- * consumers and u's producers -> p's successors (co-producer edges). */
-static struct cost price_join(struct st *st, int32_t u, int32_t p)
-{
-  struct cost c = {0, 0};
-  int32_t q = st->use[u].prev;
-
-  if (q >= 0)
-    for (int32_t k = st->use[q].cons; k >= 0; k = st->cons_next[k])
-      if (st->mark[st->cons_op[k]] != p)
-        price(st, &c, st->cons_op[k], p);
-  price_waiting(st, &c, st->use[u].barrier, p);
-  FOR_SUCC(&st->g, p, x, {
-    c.edges += st->use[u].nprod;
-    if (st->mode == ACS_BARRIER_PLAN && st->s->ops[x].start < st->use[u].maxend)
-      c.viol += st->use[u].maxend - st->s->ops[x].start;
+  if (!followable(a, x, v, t))
+    return -1;
+  if (end_count(a, x) > EXACT_MAX && join < 0)
+    return end_count(a, x);
+  a->pstamp++;
+  ACS__FOR_END(a, x, m, {
+    if (bad || m == v || acs__reached_before(a, m, v))
+      continue;
+    int32_t b = a->use[a->use_of[m]].barrier, z = a->bar[b].cur;
+    if (a->pull_mark[b] == a->pstamp)
+      continue; /* v waits on b for another member already: ordered */
+    if (join >= 0 && b == a->use[join].barrier)
+      bad = 1; /* v would wait on the use it joins */
+    a->pull_mark[b] = a->pstamp;
+    edges += 1 + a->use[z].nprod;
   });
-  return c;
+  if (bad)
+    return -1;
+  return edges + (marker && edges == 0 && !acs__has_direct_member(a, x));
 }
 
-struct choice {
-  int kind;        /* enum cand */
-  int32_t bar;
-  struct cost cost;
-  int takeover;
-};
-
-/* Best first: in plan order, the fewest cycles by which the plan
- * contradicts the added edges; then the fewest added edges (each one is a
- * dependency the hardware enforces, and a shared use of P producers and C
- * consumers costs P x C of them); then reuse over a fresh barrier (fresh
- * ones are kept for when reuse would cost edges) over a join; then
- * takeovers, then the lowest barrier (the caller's scan order). */
-static int better(const struct choice *a, const struct choice *b)
+/* The smallest key in h among ops other than v that have not started. */
+static int64_t first_waiting(struct acs__balloc *a, struct acs_heap *h, int32_t v)
 {
-  static const int rank[] = {[C_NONE] = 9, [C_REUSE] = 0, [C_FRESH] = 1, [C_JOIN] = 2};
+  int64_t key = INT64_MAX;
+  struct acs_heap_item held = {0, -1};
 
-  if (a->cost.viol != b->cost.viol)
-    return a->cost.viol < b->cost.viol;
-  if (a->cost.edges != b->cost.edges)
-    return a->cost.edges < b->cost.edges;
-  if (rank[a->kind] != rank[b->kind])
-    return rank[a->kind] < rank[b->kind];
-  return a->kind == C_REUSE && a->takeover > b->takeover;
-}
-
-/* The best barrier for p now (kind C_NONE when none). p's neighbours are
- * marked. */
-static struct choice choose(struct st *st, int32_t p)
-{
-  struct choice best = {C_NONE, -1, {0, 0}, 0};
-  int fresh_seen = 0;
-
-  for (int32_t b = 0; b < st->nb; b++) {
-    struct choice c = {C_NONE, b, {0, 0}, 0};
-    int32_t u = st->bar_use[b];
-    if (u < 0) {
-      if (fresh_seen++)
-        continue; /* fresh barriers are all alike: the lowest stands for them */
-      c.kind = C_FRESH;
-    } else if (can_join(st, u, p)) {
-      c.kind = C_JOIN;
-      c.cost = price_join(st, u, p);
-    } else if (reusable(st, b, u, p)) {
-      c.kind = C_REUSE;
-      c.cost = price_reuse(st, u, p, &c.takeover);
-    }
-    if (c.kind != C_NONE && (best.kind == C_NONE || better(&c, &best)))
-      best = c;
-    if (best.kind == C_REUSE && best.cost.edges == 0 && best.takeover)
+  while (!acs_heap_empty(h)) {
+    struct acs_heap_item top = acs_heap_peek(h);
+    if (a->use_of[top.id] >= 0)
+      acs_heap_pop(h); /* started since */
+    else if (top.id == v && held.id < 0)
+      held = acs_heap_pop(h);
+    else {
+      key = top.key;
       break;
+    }
+  }
+  if (held.id >= 0)
+    acs_heap_push(h, held.key, held.id); /* room: it was just popped */
+  return key;
+}
+
+static int64_t overrun(int64_t when, int64_t lst)
+{
+  return lst == INT64_MAX || when <= lst ? 0 : when - lst;
+}
+
+/* What holding back every op other than v still to wait on barrier b
+ * until `until` costs: the overrun of their latest starts and the delay of
+ * their planned starts (no op starts before t). */
+static void hold_waiters(struct acs__balloc *a, int32_t b, int32_t v, int64_t t, int64_t until,
+                         struct choice *c)
+{
+  int64_t start = first_waiting(a, &a->bar[b].by_start, v), o, d;
+
+  o = overrun(until, first_waiting(a, &a->bar[b].by_lst, v));
+  d = start == INT64_MAX ? 0 : until - (start > t ? start : t);
+  c->over = o > c->over ? o : c->over;
+  c->delay = d > c->delay ? d : c->delay;
+}
+
+/* The earliest latest start among v's reduced successors. */
+static int64_t succ_lst(const struct acs__balloc *a, int32_t v)
+{
+  int64_t m = INT64_MAX;
+
+  for (int32_t k = a->p->rs_off[v]; k < a->p->rs_off[v + 1]; k++)
+    if (a->p->lst[a->p->rs[k]] < m)
+      m = a->p->lst[a->p->rs[k]];
+  return m;
+}
+
+/* The use of v's class that v may join at t, or -1. */
+static int32_t joinable_use(struct acs__balloc *a, int32_t v, int64_t t)
+{
+  int32_t cls = a->p->cls[v], y = cls >= 0 ? a->open_cls[cls] : a->open_sink;
+
+  if (y < 0)
+    return -1;
+  const struct use *u = &a->use[y];
+  /* Sinks join a sink use only while one of its producers runs, and up to
+   * SINK_MAX_PROD of them: with no consumer, the next use of the barrier
+   * follows each producer, so a sink use costs an edge per producer. */
+  if (!u->joinable || a->bar[u->barrier].cur != y || a->bar_mark[u->barrier] == a->epoch ||
+      (a->plimit > 0 && u->slots + acs_barrier_slot_demand(&a->s->ops[v]) > a->plimit) ||
+      (cls < 0 && (u->prod_end <= t || u->nprod >= SINK_MAX_PROD)))
+    return -1;
+  return y;
+}
+
+/*
+ * May v share use x (open, of another class) on barrier b? Then every op to
+ * wait on x also waits for v, and v's successors for every producer of x:
+ * priced by how far that pushes them past their latest starts and planned
+ * starts, and by the producer-consumer pairs it adds. v must not wait on x
+ * itself, nor follow one of its producers directly (the reading rule would
+ * see a new use).
+ */
+static void price_share(struct acs__balloc *a, int32_t v, int64_t t, int32_t b,
+                        struct choice *c)
+{
+  const struct use *x = &a->use[a->bar[b].cur];
+  int64_t end = t + acs__sgs_dur(a->s, v), nsucc = a->p->rs_off[v + 1] - a->p->rs_off[v];
+
+  c->edges = -1;
+  if (a->bar_mark[b] == a->epoch || x->nprod >= SHARE_MAX_PROD ||
+      a->bar[b].pending + nsucc > SHARE_MAX_CONS ||
+      (a->plimit > 0 && x->slots + acs_barrier_slot_demand(&a->s->ops[v]) > a->plimit))
+    return;
+  for (int32_t m = x->prod; m >= 0; m = a->prod_next[m])
+    if (a->pred_mark[m] == a->epoch)
+      return;
+  hold_waiters(a, b, v, t, end, c);
+  if (x->prod_end > end) { /* v's successors wait for x's producers */
+    int64_t o = overrun(x->prod_end, succ_lst(a, v));
+    c->over = o > c->over ? o : c->over;
+    c->delay = x->prod_end - end > c->delay ? x->prod_end - end : c->delay;
+  }
+  c->edges = edges_after(a, x->prev, v, t, a->bar[b].cur, x->open_t == t);
+  if (c->edges >= 0)
+    c->edges += x->nprod * nsucc + a->bar[b].pending;
+}
+
+/* Reuse or steal barrier b (its current use is done). */
+static void price_take(struct acs__balloc *a, int32_t v, int64_t t, int32_t b, struct choice *c)
+{
+  int32_t others = a->bar[b].pending - acs__registered(a, v, b);
+
+  *c = (struct choice){others > 0 ? K_STEAL : K_REUSE, b, -1, 0, 0, 0};
+  c->edges = edges_after(a, a->bar[b].cur, v, t, -1, 1);
+  if (c->kind == K_STEAL)
+    hold_waiters(a, b, v, t, t + acs__sgs_dur(a->s, v), c);
+}
+
+/* ---- choosing ---- */
+
+/* Choices that cost nothing: a join or a reuse without edges, a fresh
+ * barrier (in this order); then the least overrun, the least delay, the
+ * fewest edges, and joins and reuses before sharing and stealing. Ties go
+ * to the candidate seen first. */
+static int tier(const struct choice *c)
+{
+  if (c->kind == K_FRESH)
+    return 2;
+  if (c->edges == 0 && (c->kind == K_JOIN || c->kind == K_REUSE))
+    return c->kind == K_JOIN ? 0 : 1;
+  return 3;
+}
+
+static int better(const struct choice *c, const struct choice *b)
+{
+  static const int rank[] = {[K_NONE] = 9, [K_JOIN] = 0, [K_REUSE] = 1, [K_SHARE] = 2,
+                             [K_STEAL] = 3, [K_FRESH] = 4};
+
+  if (tier(c) != tier(b))
+    return tier(c) < tier(b);
+  if (c->over != b->over)
+    return c->over < b->over;
+  if (c->delay != b->delay)
+    return c->delay < b->delay;
+  if (c->edges != b->edges)
+    return c->edges < b->edges;
+  return rank[c->kind] < rank[b->kind];
+}
+
+static void consider(struct choice *best, const struct choice *c)
+{
+  if (c->edges >= 0 && (best->kind == K_NONE || better(c, best)))
+    *best = *c;
+}
+
+/* Is use u, current on its barrier and done, one v can reuse without
+ * edges? Then it goes into *best. Each barrier is tried once per request. */
+static int reuse_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t u,
+                      struct choice *best)
+{
+  int32_t b = a->use[u].barrier;
+  struct choice c;
+
+  if (a->bar[b].cur != u || a->try_mark[b] == a->epoch || acs__use_done(a, u) > t)
+    return 0;
+  a->try_mark[b] = a->epoch;
+  price_take(a, v, t, b, &c);
+  if (c.kind != K_REUSE || c.edges != 0)
+    return 0;
+  *best = c;
+  return 1;
+}
+
+/*
+ * With a fresh barrier at hand, only a reuse without edges is better. Its
+ * use must have a member among v's direct predecessors (the reading rule
+ * needs one), so only the uses they produce or consume are tried:
+ * O(in-degree x waits), whatever the number of barriers.
+ */
+static void reuse_near(struct acs__balloc *a, int32_t v, int64_t t, struct choice *best)
+{
+  const struct acs_dag *g = &a->p->g;
+
+  for (int32_t k = g->pred_off[v]; k < g->pred_off[v + 1]; k++) {
+    int32_t m = g->pred[k];
+    if (reuse_free(a, v, t, a->use_of[m], best))
+      return;
+    for (int32_t j = a->opcons_head[m]; j >= 0; j = a->opcons.next[j])
+      if (reuse_free(a, v, t, a->opcons.a[j], best))
+        return;
+  }
+}
+
+/* A share that delays nobody replaces a fresh barrier in *best. */
+static void share_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t y,
+                       struct choice *best)
+{
+  int32_t n = 0;
+
+  for (int32_t b = a->ohead; b >= 0 && n < CANDIDATES; b = a->bar[b].onext) {
+    struct choice c = {K_SHARE, b, a->bar[b].cur, 0, 0, 0};
+    if (c.use == y)
+      continue;
+    price_share(a, v, t, b, &c);
+    n++;
+    if (c.edges >= 0 && c.over == 0 && c.delay == 0 &&
+        (best->kind == K_FRESH || c.edges < best->edges))
+      *best = c;
+  }
+}
+
+/* The best barrier for v at t (kind K_NONE: none can be had now). */
+static struct choice choose(struct acs__balloc *a, int32_t v, int64_t t)
+{
+  struct choice best = {K_NONE, -1, -1, 0, 0, 0};
+  int32_t y = joinable_use(a, v, t), n;
+
+  if (y >= 0) {
+    struct choice c = {K_JOIN, a->use[y].barrier, y, 0, 0, 0};
+    c.edges = edges_after(a, a->use[y].prev, v, t, y, a->use[y].open_t == t);
+    consider(&best, &c);
+    if (best.kind == K_JOIN && best.edges == 0)
+      return best;
+  }
+  if (a->nbar < a->nb) {
+    struct choice c = {K_FRESH, a->nbar, -1, 0, 0, 0};
+    reuse_near(a, v, t, &c);
+    if (c.kind == K_FRESH && a->policy == ACS__BP_SHARE)
+      share_free(a, v, t, y, &c);
+    consider(&best, &c);
+    return best;
+  }
+  reuse_near(a, v, t, &best);
+  if (tier(&best) <= 1)
+    return best;
+  for (int l = L_FREE; l <= L_STEAL; l++) {
+    n = 0;
+    for (int32_t b = a->tail[l]; b >= 0 && n < CANDIDATES && tier(&best) > 1; b = a->bar[b].prev) {
+      struct choice c;
+      price_take(a, v, t, b, &c);
+      consider(&best, &c);
+      n++;
+    }
+  }
+  n = a->policy == ACS__BP_NOSHARE ? CANDIDATES : 0;
+  for (int32_t b = a->ohead; b >= 0 && n < CANDIDATES && tier(&best) == 3; b = a->bar[b].onext) {
+    struct choice c = {K_SHARE, b, a->bar[b].cur, 0, 0, 0};
+    if (c.use == y)
+      continue;
+    price_share(a, v, t, b, &c);
+    consider(&best, &c);
+    n++;
   }
   return best;
 }
 
-/* ---- applying a choice ---- */
+/* ---- the hook ---- */
 
-/* Reusing use u's barrier for p (see the file comment). Sets *consumed
- * when p consumes u (it then takes the barrier over from u). */
-static int reuse_edges(struct st *st, int32_t u, int32_t p, int *consumed)
+static int try_start(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int force,
+                     int64_t *retry)
 {
-  int64_t *cnt = st->stats ? &st->stats->reuse_edges : NULL;
-  int started = 0, err = ACS_OK;
-
-  *consumed = is_producer_pred(st, u, p);
-  for (int32_t c = st->use[u].cons; c >= 0 && err == ACS_OK; c = st->cons_next[c]) {
-    started = 1;
-    err = edge_to(st, st->cons_op[c], p, cnt);
-  }
-  if (!started && !*consumed) {
-    for (int32_t w = st->use[u].prod; w >= 0 && err == ACS_OK; w = st->prod_next[w])
-      err = edge_to(st, w, p, cnt);
-    *consumed = 1;
-  }
-  return err;
-}
-
-/* p starts: it consumes the current use of every barrier a direct pred
- * updates, after every producer of that use (co-producer edges). Records
- * the distinct barriers in wbar; returns their number or an error. */
-static int consume(struct st *st, int32_t p)
-{
-  int32_t nw = 0;
-  int err = ACS_OK;
-
-  FOR_PRED(&st->g, p, x, {
-    int32_t b = st->upd[x];
-    int dup = 0;
-    for (int32_t k = 0; k < nw; k++)
-      dup |= st->wbar[k] == b;
-    if (!dup)
-      st->wbar[nw++] = b;
-  });
-  for (int32_t k = 0; k < nw && err == ACS_OK; k++) {
-    int32_t b = st->wbar[k], u = st->bar_use[b];
-    for (int32_t w = st->use[u].prod; w >= 0 && err == ACS_OK; w = st->prod_next[w])
-      err = edge_to(st, w, p, st->stats ? &st->stats->coproducer_edges : NULL);
-    if (err == ACS_OK)
-      err = add_consumer(st, u, p);
-    st->bar_cstep[b] = st->t;
-  }
-  return err < 0 ? err : nw;
-}
-
-static int push_ready(struct st *st, int32_t v)
-{
-  if (st->in_heap[v])
-    return ACS_OK;
-  st->in_heap[v] = 1;
-  return acs_heap_push(&st->ready, st->s->ops[v].start, v);
-}
-
-/* A joiner comes after the consumers of the use its use replaced. */
-static int join_edges(struct st *st, int32_t u, int32_t p)
-{
-  int32_t q = st->use[u].prev;
+  struct acs__balloc *a = ctx;
+  struct choice c;
+  int32_t nw;
   int err;
 
-  for (int32_t k = q >= 0 ? st->use[q].cons : -1; k >= 0; k = st->cons_next[k])
-    if ((err = edge_to(st, st->cons_op[k], p, st->stats ? &st->stats->reuse_edges : NULL)) < 0)
-      return err;
-  if (st->stats)
-    st->stats->joins++;
-  return ACS_OK;
-}
-
-/* Unit-delay steps: p's successors whose last predecessor p was become
- * ready at the next step. */
-static int release(struct st *st, int32_t p)
-{
-  int err;
-
-  FOR_SUCC(&st->g, p, v, {
-    if (--st->npend[v] == 0) {
-      st->ready_at[v] = st->t + 1;
-      if ((err = push_ready(st, v)) < 0)
-        return err;
-    }
-  });
-  return ACS_OK;
-}
-
-/* p starts now with barrier choice c. */
-static int start_op(struct st *st, int32_t p, const struct choice *c)
-{
-  int32_t u = c->kind == C_FRESH ? -1 : st->bar_use[c->bar];
-  int consumed = 0, nw, err;
-
-  if (c->kind == C_REUSE && (err = reuse_edges(st, u, p, &consumed)) < 0)
+  a->epoch++;
+  a->anc_done = 0;
+  if (a->st)
+    a->st->attempts++;
+  if ((err = acs__bars_advance(a, t)) < 0)
     return err;
-  if (c->kind == C_JOIN && (err = join_edges(st, u, p)) < 0)
-    return err;
-  if ((nw = consume(st, p)) < 0)
-    return nw;
-  for (int32_t k = 0; k < nw; k++)
-    if ((err = acs_schedule_add_wait(st->s, p, st->wbar[k])) < 0)
-      return err;
-  if (c->kind != C_JOIN && (u = new_use(st, c->bar, !consumed)) < 0)
-    return u;
-  st->prod_next[p] = st->use[u].prod;
-  st->use[u].prod = p;
-  st->use[u].nprod++;
-  st->use[u].slots += acs_barrier_slot_demand(&st->s->ops[p]);
-  if (st->s->ops[p].end > st->use[u].maxend)
-    st->use[u].maxend = st->s->ops[p].end;
-  st->upd[p] = c->bar;
-  st->step[p] = st->t;
-  for (int32_t k = st->reg_head[p]; k >= 0; k = st->reg_next[k])
-    st->bcount[st->reg_bar[k]]--;
-  FOR_SUCC(&st->g, p, v, {
-    if (st->step[v] < 0 && (err = register_wait(st, v, c->bar)) < 0)
-      return err;
-  });
-  return st->mode == ACS_BARRIER_UNIT_DELAY ? release(st, p) : ACS_OK;
-}
-
-/* Unit-delay steps: p can start in this step only if no barrier it waits
- * on got a new use in this step (it would wait for ops of its own step). */
-static int waits_ready(const struct st *st, int32_t p)
-{
-  FOR_PRED(&st->g, p, x, {
-    if (st->use[st->bar_use[st->upd[x]]].step == st->t)
+  if ((nw = base_waits(a, v, t, retry)) < 0) {
+    if (a->st)
+      a->st->blocked++;
+    return 0; /* a use it must consume still has a producer running */
+  }
+  acs__mark_preds(a, v);
+  c = choose(a, v, t);
+  if (c.kind == K_NONE && !force) {
+    if (a->st)
+      a->st->starved++;
+    return 0;
+  }
+  if (c.kind == K_NONE)
+    return ACS_EINVAL; /* forced with nothing to take: cannot happen */
+  if ((c.over > 0 || c.delay > 0) && !force && a->policy != ACS__BP_TAKE) {
+    /* Delay the op that costs least: v until a barrier completes, or the
+     * ops the choice holds back. */
+    int64_t until = acs__bars_next_done(a);
+    int64_t wait_over = until == INT64_MAX ? INT64_MAX : overrun(until, a->p->lst[v]);
+    int64_t wait_delay = until == INT64_MAX ? INT64_MAX : until - t;
+    if ((a->policy == ACS__BP_WAIT && until != INT64_MAX) || wait_over < c.over ||
+        (wait_over == c.over && wait_delay <= c.delay)) {
+      if (a->st)
+        a->st->waited++;
       return 0;
-  });
-  return 1;
-}
-
-/* Is some barrier still usable in this step? */
-static int any_open(const struct st *st)
-{
-  for (int32_t b = 0; b < st->nb; b++) {
-    int32_t u = st->bar_use[b];
-    if (u < 0 || (st->use[u].step == st->t ? st->use[u].joinable
-                                           : st->bar_cstep[b] != st->t))
-      return 1;
-  }
-  return 0;
-}
-
-/* One unit-delay step: the ready ops in priority order, each started if a
- * barrier can be had. Returns the number started or an error. */
-static int run_step(struct st *st, int32_t *later, int32_t *nlater)
-{
-  int started = 0, err;
-
-  *nlater = 0;
-  while (!acs_heap_empty(&st->ready) && any_open(st)) {
-    int32_t p = acs_heap_pop(&st->ready).id;
-    struct choice c;
-    st->in_heap[p] = 0;
-    if (st->step[p] >= 0 || st->npend[p] > 0)
-      continue;
-    if (st->ready_at[p] > st->t) {
-      later[(*nlater)++] = p;
-      continue;
     }
-    mark_neighbours(st, p);
-    c.kind = C_NONE;
-    if (waits_ready(st, p))
-      c = choose(st, p);
-    if (c.kind == C_NONE) {
-      later[(*nlater)++] = p;
-      if (st->stats)
-        st->stats->deferred++;
-      continue;
-    }
-    if ((err = start_op(st, p, &c)) < 0)
-      return err;
-    started++;
   }
-  for (int32_t k = 0; k < *nlater; k++)
-    if ((err = push_ready(st, later[k])) < 0)
-      return err;
-  return started;
+  err = acs__commit(a, g, v, t, &c, nw);
+  return err < 0 ? err : 1;
 }
 
-static int st_init(struct st *st, struct acs_schedule *s, int mode,
-                   struct acs_barrier_stats *stats)
+void acs__balloc_hooks(struct acs__balloc *a, struct acs__sgs_hooks *hk)
 {
-  size_t n = (size_t)s->nops + 1, nb = (size_t)s->barriers + 1;
-  int err;
-
-  memset(st, 0, sizeof(*st));
-  st->s = s;
-  st->stats = stats;
-  st->mode = mode;
-  st->n = s->nops;
-  st->nb = s->barriers;
-  st->plimit = s->barrier_slots > 0 ? s->barrier_slots : 0;
-  if ((err = dyn_init(&st->g, s)) < 0)
-    return err;
-  st->step = malloc(n * sizeof(int32_t));
-  st->npend = calloc(n, sizeof(int32_t));
-  st->ready_at = calloc(n, sizeof(int32_t));
-  st->upd = malloc(n * sizeof(int32_t));
-  st->mark = malloc(n * sizeof(int32_t));
-  st->reg_head = malloc(n * sizeof(int32_t));
-  st->bcount = calloc(nb, sizeof(int32_t));
-  st->bwait = calloc(nb, sizeof(*st->bwait));
-  st->prod_next = malloc(n * sizeof(int32_t));
-  st->in_heap = calloc(n, 1);
-  st->bar_use = malloc(nb * sizeof(int32_t));
-  st->bar_cstep = malloc(nb * sizeof(int32_t));
-  st->wbar = malloc(nb * sizeof(int32_t));
-  if (!st->step || !st->npend || !st->ready_at || !st->upd || !st->mark || !st->reg_head ||
-      !st->bcount || !st->bwait || !st->prod_next || !st->in_heap || !st->bar_use ||
-      !st->bar_cstep || !st->wbar || acs_heap_init(&st->ready, n) < 0)
-    return ACS_ENOMEM;
-  for (int32_t b = 0; b < st->nb; b++)
-    if (acs_heap_init(&st->bwait[b], 16) < 0)
-      return ACS_ENOMEM;
-  for (int32_t i = 0; i < st->n; i++)
-    st->step[i] = st->upd[i] = st->prod_next[i] = st->mark[i] = st->reg_head[i] = -1;
-  for (int32_t b = 0; b < st->nb; b++)
-    st->bar_use[b] = st->bar_cstep[b] = -1;
-  return ACS_OK;
-}
-
-static void st_free(struct st *st)
-{
-  dyn_free(&st->g);
-  free(st->step), free(st->npend), free(st->ready_at), free(st->upd), free(st->mark);
-  free(st->reg_head), free(st->reg_bar), free(st->reg_next), free(st->bcount);
-  for (int32_t b = 0; st->bwait && b < st->nb; b++)
-    acs_heap_destroy(&st->bwait[b]);
-  free(st->bwait), free(st->prod_next), free(st->in_heap);
-  free(st->bar_use), free(st->bar_cstep), free(st->wbar), free(st->use), free(st->cons_op);
-  free(st->cons_next);
-  acs_heap_destroy(&st->ready);
-}
-
-/* The seed's unit-delay list schedule: steps until every op has started. */
-static int unit_delay_schedule(struct st *st, struct acs_diag *d)
-{
-  int32_t done = 0, nlater, *later = malloc(((size_t)st->n + 1) * sizeof(*later));
-  int err = ACS_OK;
-
-  if (!later)
-    return ACS_ENOMEM;
-  for (int32_t e = 0; e < st->s->nedges; e++)
-    st->npend[st->s->edges[e].dst]++;
-  for (int32_t v = 0; v < st->n && err == ACS_OK; v++)
-    if (st->npend[v] == 0)
-      err = push_ready(st, v);
-  for (st->t = 0; done < st->n && err == ACS_OK; st->t++) {
-    int k = st->interrupted && *st->interrupted ? ACS_EINTERRUPTED
-                                                : run_step(st, later, &nlater);
-    if (k < 0)
-      err = k;
-    else if (k == 0 && acs_heap_empty(&st->ready))
-      err = acs_diag_set(d, ACS_EINVAL, NULL, 0, 0,
-                         "barrier pass: %d ops never became ready (a cycle?)",
-                         (int)(st->n - done));
-    done += k;
-  }
-  if (st->stats)
-    st->stats->steps = st->t;
-  free(later);
-  return err;
-}
-
-/* Plan order: the ops one at a time in a topological order that follows
- * the planned starts (Kahn's algorithm taking the smallest (start, id)).
- * The edges added go from earlier to later ops of this order, so it stays
- * topological. */
-static int plan_order_schedule(struct st *st, struct acs_diag *d)
-{
-  int32_t *order = malloc(((size_t)st->n + 1) * sizeof(*order)), k = 0;
-  int err = ACS_OK;
-
-  if (!order)
-    return ACS_ENOMEM;
-  for (int32_t e = 0; e < st->s->nedges; e++)
-    st->npend[st->s->edges[e].dst]++;
-  for (int32_t v = 0; v < st->n && err == ACS_OK; v++)
-    if (st->npend[v] == 0)
-      err = acs_heap_push(&st->ready, st->s->ops[v].start, v);
-  while (err == ACS_OK && !acs_heap_empty(&st->ready)) {
-    int32_t u = acs_heap_pop(&st->ready).id;
-    order[k++] = u;
-    for (int32_t j = st->g.out_off[u]; j < st->g.out_off[u + 1] && err == ACS_OK; j++)
-      if (--st->npend[st->g.out[j]] == 0)
-        err = acs_heap_push(&st->ready, st->s->ops[st->g.out[j]].start, st->g.out[j]);
-  }
-  if (err == ACS_OK && k < st->n)
-    err = acs_diag_set(d, ACS_EINVAL, NULL, 0, 0, "barrier pass: the edges have a cycle");
-  for (st->t = 0; st->t < k && err == ACS_OK; st->t++) {
-    int32_t p = order[st->t];
-    struct choice c;
-    if (st->interrupted && *st->interrupted) {
-      err = ACS_EINTERRUPTED;
-      break;
-    }
-    mark_neighbours(st, p);
-    c = choose(st, p);
-    err = start_op(st, p, &c);
-  }
-  if (st->stats)
-    st->stats->steps = k;
-  free(order);
-  return err;
-}
-
-/* Slot demands that no barrier can hold make the platform infeasible. */
-static int check_slots(const struct acs_schedule *s, struct acs_diag *d)
-{
-  for (int32_t i = 0; s->barrier_slots > 0 && i < s->nops; i++)
-    if (acs_barrier_slot_demand(&s->ops[i]) > s->barrier_slots)
-      return acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
-                          "op '%s' needs %lld barrier producer slots but a barrier has %d "
-                          "(barrier_slots)", s->ops[i].name,
-                          (long long)acs_barrier_slot_demand(&s->ops[i]), s->barrier_slots);
-  return ACS_OK;
-}
-
-/* Writes the program and the added edges into s. */
-static int emit(struct st *st)
-{
-  int err;
-
-  for (int32_t i = 0; i < st->n; i++)
-    st->s->ops[i].update_barrier = st->upd[i];
-  for (int32_t e = 0; e < st->g.nadd; e++)
-    if ((err = acs_schedule_add_edge(st->s, st->g.asrc[e], st->g.adst[e],
-                                     ACS_EDGE_CONTROL)) < 0)
-      return err;
-  return ACS_OK;
-}
-
-int acs__barrier_run(struct acs_schedule *s, int mode, struct acs_barrier_stats *stats,
-                     const volatile sig_atomic_t *interrupted, struct acs_diag *d)
-{
-  struct acs_barrier_stats local;
-  struct st st;
-  int32_t first_new;
-  int err;
-
-  if (!stats)
-    stats = &local;
-  memset(stats, 0, sizeof(*stats));
-  if (s->barriers <= 0)
-    return acs_diag_set(d, ACS_EINVAL, NULL, 0, 0, "barrier pass: no barrier limit");
-  if ((err = check_slots(s, d)) < 0)
-    return err;
-  for (int32_t i = 0; i < s->nops; i++)
-    if (s->ops[i].start < 0)
-      return acs_diag_set(d, ACS_EINVAL, NULL, 0, 0, "barrier pass: op '%s' is not scheduled",
-                          s->ops[i].name);
-  s->nwaits = 0;
-  if ((err = st_init(&st, s, mode, stats)) < 0)
-    goto out_with_state;
-  st.interrupted = interrupted;
-  err = mode == ACS_BARRIER_UNIT_DELAY ? unit_delay_schedule(&st, d)
-                                       : plan_order_schedule(&st, d);
-  if (err < 0)
-    goto out_with_state;
-  first_new = s->nedges;
-  if ((err = emit(&st)) < 0)
-    goto out_with_state;
-  err = acs__barrier_retime(s, first_new, d);
-  stats->retimed = err > 0;
-  err = err < 0 ? err : ACS_OK;
-out_with_state:
-  st_free(&st);
-  return err;
+  hk->ctx = a;
+  hk->try_start = try_start;
 }

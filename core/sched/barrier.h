@@ -3,11 +3,13 @@
  * Constraints", "Barrier Slots and Wait Lists"): turns a complete, verified
  * schedule into one that runs with `barriers` hardware barriers of
  * `barrier_slots` producer slots each, by giving every op an update barrier
- * and a wait list and adding the control edges this needs. It runs after any
- * DAG scheduler when the platform sets `barriers` > 0 (cli/job.c).
+ * and a wait list, adding the control edges this needs and, where the
+ * barriers run short, delaying ops. It runs after any DAG scheduler when the
+ * platform sets `barriers` > 0 (cli/job.c).
  *
  * The hardware model and the rule that reads the program back are in
- * core/model/bprog.h; the construction and why it is correct in barrier.c.
+ * core/model/bprog.h; the construction and why it is correct in barrier.c;
+ * how the parts fit in barrier_int.h.
  */
 #ifndef ACS_SCHED_BARRIER_H
 #define ACS_SCHED_BARRIER_H
@@ -17,60 +19,65 @@
 #include "core/model/schedule.h"
 #include "core/sched/sched.h"
 
+/* The largest barrier count and slot count the pass accepts: the platform's
+ * own maxima (core/model/platform.h). A barrier id must fit the int32
+ * columns of the results, and slot sums an int64. */
+#define ACS_BARRIERS_MAX 65536
+#define ACS_BARRIER_SLOTS_MAX 65536
+
 struct acs_barrier_stats {
-  int32_t steps;           /* unit-delay steps of the barrier list schedule */
-  int32_t uses;            /* barrier uses (virtual barriers) programmed */
-  int32_t joins;           /* ops that joined a use as an extra producer */
-  int32_t deferred;        /* times a ready op found no barrier and waited a step */
-  int64_t reuse_edges;     /* previous use's consumers (or producers) -> new producer */
-  int64_t coproducer_edges;/* producers of the use an op waits on -> the op */
-  int retimed;             /* 1 when the times had to change */
-  /* acs_barrier_pass: the candidate kept, and how many were built */
-  int32_t limit;           /* the barrier limit it was built for (<= barriers) */
-  int mode;                /* enum acs_barrier_mode */
-  int32_t candidates;
+  int64_t edges;            /* distinct edges of the schedule before the pass */
+  int64_t reduced;          /* of those, not implied by others (the waits come from these) */
+  int32_t classes;          /* distinct reduced successor sets (consumer classes) */
+  int32_t uses;             /* barrier uses (virtual barriers) programmed */
+  int32_t barriers_used;    /* physical barriers touched */
+  int32_t joins;            /* producers that joined a use another op opened */
+  int32_t refused_joins;    /* producers whose class had an open use they could not join */
+  int32_t shares;           /* producers that joined the open use of another class */
+  int32_t reuses;           /* uses opened on a barrier whose previous use was complete */
+  int32_t steals;           /* uses opened on a barrier whose previous use still had
+                             * consumers to come (they wait on the new use instead) */
+  int32_t waited;           /* times an op found no barrier and waited */
+  int64_t attempts;         /* times the sweep asked for a barrier (started or not) */
+  int64_t blocked;          /* ... and the op had to wait for a use it consumes */
+  int64_t starved;          /* ... and no barrier could be had at all */
+  int64_t reuse_edges;      /* previous use's end -> new producer, not implied */
+  int64_t coproducer_edges; /* producers of a consumed use -> consumer, not implied */
+  int64_t marker_edges;     /* edges the program's reading rule needs (bprog.h) */
+  int retimed;              /* 1 when the times changed */
+  int released;             /* 1 when the kept sweep kept every op at or after its plan */
+  int policy;               /* the allocator policy of the kept sweep (barrier_int.h) */
+  int sweeps;               /* sweeps made */
 };
 
 /*
  * Builds the barrier program of s (complete and verified, s->barriers > 0;
  * s->barrier_slots 0 = unlimited): replaces every update_barrier and wait,
- * appends the added edges as ACS_EDGE_CONTROL and, when an added edge
- * contradicts the planned times, re-times s (units reassigned, CMX ranges
- * moved with their ops). Returns ACS_OK; ACS_EINFEASIBLE when an op needs
- * more producer slots than a barrier has (message names it); ACS_EINVAL when
+ * appends the added edges as ACS_EDGE_CONTROL and re-times s when the
+ * barriers delay an op (units reassigned, CMX ranges moved with their ops).
+ * Returns ACS_OK; ACS_EINFEASIBLE when no program exists for the limits
+ * (an op needs more producer slots than a barrier has, or a limit beyond
+ * what the model numbers; the message says which); ACS_EINVAL when
  * s->barriers <= 0 or s is not a complete acyclic schedule; ACS_ENOMEM.
  * `pb` is the problem s was made from (only for the platform; may be NULL).
  *
- * A program for fewer barriers is also one for `barriers`, so the pass
- * builds candidates for the limits b, b/2, b/4, ..., 1 in both orders
- * (enum acs_barrier_mode) and keeps the one with the shortest planned
- * makespan (then the fewest added edges, then the first built): doubling
- * `barriers` never lengthens the plan. 2 log2(b) + 2 constructions.
+ * Cost: O((V + E) log V) plus the transitive reduction (reach.h) plus, per
+ * op that opens a use, O(k) for the k <= min(barriers, V) barriers in use
+ * (barrier.c); memory O(V + E). Nothing is allocated per unused barrier.
  *
- * ctx (may be NULL) gives the interrupt flag: the constructions poll it at
- * every op (seconds in all on 10^5-op schedules) and the pass returns
- * ACS_EINTERRUPTED with s as it was.
+ * ctx (may be NULL) gives the interrupt flag, polled at every decision
+ * time: the pass then returns ACS_EINTERRUPTED with s as it was.
  */
 int acs_barrier_pass(const struct acs_problem *pb, struct acs_schedule *s,
                      const struct acs_sched_ctx *ctx, struct acs_diag *d);
-/* The same, reporting the kept candidate in st (may be NULL); interrupted
- * may be NULL. */
-int acs__barrier_search(struct acs_schedule *s, struct acs_barrier_stats *st,
-                        const volatile sig_atomic_t *interrupted, struct acs_diag *d);
-
-/*
- * One construction for the limit s->barriers. The order in which ops get
- * their barriers (barrier.c explains both):
- * PLAN takes them in the order of the planned starts and prefers choices
- * whose edges the plan already satisfies (what acs_barrier_pass uses);
- * UNIT_DELAY is the seed's unit-delay list schedule, kept for comparison.
- */
-enum acs_barrier_mode { ACS_BARRIER_PLAN, ACS_BARRIER_UNIT_DELAY };
-int acs__barrier_run(struct acs_schedule *s, int mode, struct acs_barrier_stats *st,
+/* The same, reporting what the kept program needed in st (may be NULL);
+ * interrupted may be NULL. */
+int acs__barrier_run(struct acs_schedule *s, struct acs_barrier_stats *st,
                      const volatile sig_atomic_t *interrupted, struct acs_diag *d);
 
-/* New times for s when an edge from first_new_edge on contradicts them
- * (barrier_retime.c): 0 when none does, 1 when re-timed, or an error. */
+/* New times for s when an edge from first_new_edge on contradicts them, by
+ * the pass's time sweep without barriers (barrier_retime.c): 0 when none
+ * does, 1 when re-timed, or an error. For programs built by other means. */
 int acs__barrier_retime(struct acs_schedule *s, int32_t first_new_edge, struct acs_diag *d);
 
 #endif

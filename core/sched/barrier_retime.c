@@ -1,18 +1,31 @@
 /*
- * barrier_retime.c - new times for a schedule whose graph the barrier pass
- * has extended, when an added edge contradicts the planned times.
+ * barrier_retime.c - the time sweep of the barrier pass and the re-timing it
+ * produces.
  *
  * A parallel schedule generation scheme over the schedule itself (its ops
  * include any a scheduler added, e.g. spill transfers): at each decision
- * time, ready ops (every predecessor over all edges has ended) start in the
- * order of their previous starts (ties by id) when their demands fit every
- * resource; zero-length ops start and end at once. So the new plan keeps the
- * old one's order wherever the edges allow, every edge holds and every
- * capacity holds at every instant. An op that does not fit is set aside
- * until the next decision time, and a decision stops after 64 such ops in a
- * row, which bounds the work per event without affecting validity (an op
- * may only start later than it could). Units are then reassigned as every
- * scheduler does (lowest free PE or channel at its start, by start, id).
+ * time, ready ops (every predecessor over all edges, including those the
+ * allocator adds on the way, has ended) start in the order of their planned
+ * starts (ties by id) when their demands fit every resource and the barrier
+ * allocator agrees (barrier_int.h); zero-length ops start and end at once.
+ * So the new plan keeps the old one's order wherever the edges and the
+ * barriers allow, and with release times (no op before its planned start) a
+ * plan that the barriers never delay comes out unchanged. An op that cannot
+ * start is set aside until the next decision time, and a decision stops
+ * after 64 such ops in a row, which bounds the work per event without
+ * affecting validity (an op may only start later than it could). When
+ * nothing runs and nothing is due, the allocator is told to start the first
+ * op that fits, so the sweep never stalls. Units are then reassigned as
+ * every scheduler does (lowest free PE or channel at its start, by start,
+ * id).
+ *
+ * Durations come from acs__sgs_dur alone: the planned duration of each op,
+ * except a transfer that crosses the shared DDR link (core/model/ddrlink.h)
+ * of a schedule that records the link: it takes the time it needs alone at
+ * a transfer's full rate, and holds one of the link's lanes while it runs
+ * (the schedule's DDR resource, or, for a planner that timed its transfers
+ * itself and has none, the lanes the link has), so that whatever the sweep
+ * moves, the link can carry it.
  *
  * CMX ranges move with their ops: a range is held from `cmx_alloc` (kept at
  * the same distance before its op's start) until its last holder ends (its
@@ -21,7 +34,8 @@
  * that assigns ranges (spill) keep ranges that share addresses apart in any
  * execution respecting the edges, so the moved ranges stay disjoint.
  *
- * O((V + E) log V + V R) plus 64 log V per decision time.
+ * O((V + E + A) log V + V R) for A added edges, plus 64 log V per decision
+ * time and what the allocator spends.
  */
 #include "config.h"
 
@@ -29,75 +43,218 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/barrier.h"
+#include "core/sched/barrier_int.h"
 #include "core/sched/heap.h"
 
 #define SET_ASIDE_MAX 64
+/* Ops the allocator may turn away per decision time: the ready ops are
+ * asked in plan order, so when the first few find no barrier, the later
+ * ones rarely would, and asking them all would make the sweep quadratic
+ * on wide graphs. */
+#define REFUSED_MAX 8
 
-struct sgs {
-  struct acs_schedule *s;
-  int32_t *succ_off, *succ, *indeg, *aside, *aside_pos;
-  uint8_t *data;             /* per succ entry: a data edge */
-  int64_t *old_start, *start;
-  int64_t use[ACS_MAX_RES];
+struct acs__sgs {
+  const struct acs_schedule *s;
+  const struct acs__sgs_hooks *hk;
   int release;               /* ops start no earlier than their old start */
-  struct acs_heap ready, run, wait;
+  int32_t *succ_off, *succ, *indeg, *aside;
+  int32_t *dhead, *dnext, *ddst;  /* added edges from ops not yet ended */
+  int32_t nd;
+  size_t dcap;
+  int64_t *start;            /* -1 until started */
+  uint8_t *done;
+  int64_t use[ACS_MAX_RES];
+  int64_t lanes, lanes_used; /* implicit_lanes(), and those held */
+  /* Ready ops by the unit they need: a PE, a DMA channel, or none (or no
+   * time). A decision skips a queue whose units are all busy instead of
+   * setting its ops aside one by one: on wide graphs most ready ops wait
+   * for a unit. */
+  struct acs_heap ready[3];
+  struct acs_heap run, wait;
 };
 
-static int fits(const struct sgs *g, int32_t v)
+/* Does op v move bytes over the DDR link that s records? */
+static int on_link(const struct acs_schedule *s, int32_t v)
 {
+  const struct acs_sop *o = &s->ops[v];
+
+  return s->link.link_bpc > 0 && o->kind == ACS_OP_DMA && o->bytes > 0 &&
+         acs_ddrlink_crosses(o->src, o->dst);
+}
+
+int64_t acs__sgs_dur(const struct acs_schedule *s, int32_t v)
+{
+  return on_link(s, v) ? acs_ddrlink_min_cycles(&s->link, s->ops[v].bytes) : s->ops[v].dur;
+}
+
+/* The link's lanes when the schedule has no DDR resource to hold them
+ * (as acs_ddrlink_lanes: at least one, no more than the DMA channels);
+ * 0 when there is a resource, or no link. */
+static int64_t implicit_lanes(const struct acs_schedule *s)
+{
+  double lanes;
+
+  if (s->link.link_bpc <= 0 || s->link.xfer_bpc <= 0 || s->res_ddr >= 0)
+    return 0;
+  lanes = floor(s->link.link_bpc / s->link.xfer_bpc + 1e-9);
+  if (s->res_dma >= 0 && lanes > (double)s->res_cap[s->res_dma])
+    lanes = (double)s->res_cap[s->res_dma];
+  return lanes < 1 ? 1 : (int64_t)lanes;
+}
+
+int acs__sgs_done(const struct acs__sgs *g, int32_t v)
+{
+  return g->done[v];
+}
+
+static int queue_of(const struct acs__sgs *g, int32_t v)
+{
+  const struct acs_schedule *s = g->s;
+
+  if (acs__sgs_dur(s, v) == 0)
+    return 2;
+  if (s->res_pe >= 0 && acs_schedule_demand(s, v, s->res_pe) > 0)
+    return 0;
+  if (s->res_dma >= 0 && acs_schedule_demand(s, v, s->res_dma) > 0)
+    return 1;
+  return 2;
+}
+
+static int push_ready(struct acs__sgs *g, int32_t v)
+{
+  return acs_heap_push(&g->ready[queue_of(g, v)], g->s->ops[v].start, v);
+}
+
+/* The queue whose first op comes first among those with a free unit, or -1. */
+static int next_queue(const struct acs__sgs *g)
+{
+  int best = -1;
+
+  for (int q = 0; q < 3; q++) {
+    if (acs_heap_empty(&g->ready[q]))
+      continue;
+    if (q < 2) {
+      int r = q == 0 ? g->s->res_pe : g->s->res_dma;
+      if (g->use[r] >= g->s->res_cap[r])
+        continue;
+    }
+    if (best < 0 || acs_heap_peek(&g->ready[q]).key < acs_heap_peek(&g->ready[best]).key ||
+        (acs_heap_peek(&g->ready[q]).key == acs_heap_peek(&g->ready[best]).key &&
+         acs_heap_peek(&g->ready[q]).id < acs_heap_peek(&g->ready[best]).id))
+      best = q;
+  }
+  return best;
+}
+
+int acs__sgs_add_edge(struct acs__sgs *g, int32_t src, int32_t dst)
+{
+  if (g->done[src])
+    return ACS_OK; /* already ended: it holds nothing back */
+  if ((size_t)g->nd == g->dcap) {
+    size_t cap = g->dcap ? 2 * g->dcap : 256;
+    int32_t *a = realloc(g->dnext, cap * sizeof(*a));
+    if (a)
+      g->dnext = a;
+    int32_t *b = realloc(g->ddst, cap * sizeof(*b));
+    if (b)
+      g->ddst = b;
+    if (!a || !b || g->nd == INT32_MAX)
+      return ACS_ENOMEM;
+    g->dcap = cap;
+  }
+  g->ddst[g->nd] = dst;
+  g->dnext[g->nd] = g->dhead[src];
+  g->dhead[src] = g->nd++;
+  g->indeg[dst]++;
+  return ACS_OK;
+}
+
+static int fits(const struct acs__sgs *g, int32_t v)
+{
+  if (g->lanes > 0 && on_link(g->s, v) && g->lanes_used >= g->lanes)
+    return 0;
   for (int r = 0; r < g->s->nres; r++)
     if (g->use[r] + acs_schedule_demand(g->s, v, r) > g->s->res_cap[r])
       return 0;
   return 1;
 }
 
-static int release_succ(struct sgs *g, int32_t v)
+/* v has ended: its successors over every edge may become ready. */
+static int finish(struct acs__sgs *g, int32_t v)
 {
+  g->done[v] = 1;
   for (int32_t k = g->succ_off[v]; k < g->succ_off[v + 1]; k++)
-    if (--g->indeg[g->succ[k]] == 0 &&
-        acs_heap_push(&g->ready, g->old_start[g->succ[k]], g->succ[k]) < 0)
+    if (--g->indeg[g->succ[k]] == 0 && push_ready(g, g->succ[k]) < 0)
       return ACS_ENOMEM;
+  for (int32_t e = g->dhead[v]; e >= 0; e = g->dnext[e])
+    if (--g->indeg[g->ddst[e]] == 0 && push_ready(g, g->ddst[e]) < 0)
+      return ACS_ENOMEM;
+  g->dhead[v] = -1;
   return ACS_OK;
 }
 
-/* Starts what can start at t; returns the number of ops placed or < 0. */
-static int32_t decide(struct sgs *g, int64_t t)
+/* Starts v at t (the allocator has agreed). */
+static int begin(struct acs__sgs *g, int32_t v, int64_t t)
 {
-  int32_t placed = 0, naside = 0;
+  int64_t dur = acs__sgs_dur(g->s, v);
 
-  while (!acs_heap_empty(&g->ready) && naside < SET_ASIDE_MAX) {
-    int32_t v = acs_heap_pop(&g->ready).id;
-    int64_t dur = g->s->ops[v].dur;
-    if (g->release && g->old_start[v] > t) {
-      if (acs_heap_push(&g->wait, g->old_start[v], v) < 0)
-        return ACS_ENOMEM;
+  g->start[v] = t;
+  if (dur == 0)
+    return finish(g, v);
+  for (int r = 0; r < g->s->nres; r++)
+    g->use[r] += acs_schedule_demand(g->s, v, r);
+  g->lanes_used += g->lanes > 0 && on_link(g->s, v);
+  return acs_heap_push(&g->run, t + dur, v) < 0 ? ACS_ENOMEM : ACS_OK;
+}
+
+/*
+ * Starts what can start at t; returns the number of ops started or < 0.
+ * With `force`, the first op that fits is started whatever its barriers.
+ */
+static int32_t decide(struct acs__sgs *g, int64_t t, int force)
+{
+  int32_t placed = 0, naside = 0, refused = 0;
+  int err = ACS_OK;
+
+  while (naside < SET_ASIDE_MAX && refused < REFUSED_MAX && err == ACS_OK) {
+    int q = next_queue(g);
+    if (q < 0)
+      break;
+    int32_t v = acs_heap_pop(&g->ready[q]).id;
+    int64_t retry = INT64_MAX;
+    int ok;
+    if (g->start[v] >= 0 || g->indeg[v] > 0)
+      continue; /* stale: started, or an added edge holds it back */
+    if (g->release && g->s->ops[v].start > t) {
+      err = acs_heap_push(&g->wait, g->s->ops[v].start, v) < 0 ? ACS_ENOMEM : ACS_OK;
       continue;
     }
-    if (dur > 0 && !fits(g, v)) {
+    if (acs__sgs_dur(g->s, v) > 0 && !fits(g, v)) {
       g->aside[naside++] = v;
       continue;
     }
-    g->start[v] = t;
-    placed++;
-    if (dur == 0) {
-      if (release_succ(g, v) < 0)
-        return ACS_ENOMEM;
+    if ((ok = g->hk->try_start(g->hk->ctx, g, v, t, force && placed == 0, &retry)) < 0)
+      return ok;
+    if (!ok && retry > t && retry != INT64_MAX) {
+      err = acs_heap_push(&g->wait, retry, v) < 0 ? ACS_ENOMEM : ACS_OK;
       continue;
     }
-    for (int r = 0; r < g->s->nres; r++)
-      g->use[r] += acs_schedule_demand(g->s, v, r);
-    if (acs_heap_push(&g->run, t + dur, v) < 0)
-      return ACS_ENOMEM;
+    if (!ok) {
+      g->aside[naside++] = v;
+      refused++;
+      continue;
+    }
+    err = begin(g, v, t);
+    placed++;
   }
-  for (int32_t k = 0; k < naside; k++)
-    if (acs_heap_push(&g->ready, g->old_start[g->aside[k]], g->aside[k]) < 0)
-      return ACS_ENOMEM;
-  return placed;
+  for (int32_t k = 0; k < naside && err == ACS_OK; k++)
+    if (push_ready(g, g->aside[k]) < 0)
+      err = ACS_ENOMEM;
+  return err < 0 ? err : placed;
 }
 
 /* The next decision time: an end, or (with release times) a release. */
-static int64_t next_time(const struct sgs *g)
+static int64_t next_time(const struct acs__sgs *g)
 {
   int64_t t = INT64_MAX;
 
@@ -108,37 +265,47 @@ static int64_t next_time(const struct sgs *g)
   return t;
 }
 
-static int sgs_run(struct sgs *g, struct acs_diag *d)
+/* Ends and releases due at t. */
+static int advance(struct acs__sgs *g, int64_t t)
+{
+  int err = ACS_OK;
+
+  while (!acs_heap_empty(&g->wait) && acs_heap_peek(&g->wait).key <= t && err == ACS_OK)
+    err = push_ready(g, acs_heap_pop(&g->wait).id) < 0 ? ACS_ENOMEM : ACS_OK;
+  while (!acs_heap_empty(&g->run) && acs_heap_peek(&g->run).key <= t && err == ACS_OK) {
+    int32_t v = acs_heap_pop(&g->run).id;
+    for (int r = 0; r < g->s->nres; r++)
+      g->use[r] -= acs_schedule_demand(g->s, v, r);
+    g->lanes_used -= g->lanes > 0 && on_link(g->s, v);
+    err = finish(g, v);
+  }
+  return err;
+}
+
+static int sweep(struct acs__sgs *g, struct acs_diag *d)
 {
   int32_t placed = 0, n = g->s->nops;
   int64_t t = 0;
 
   for (int32_t v = 0; v < n; v++)
-    if (g->indeg[v] == 0 && acs_heap_push(&g->ready, g->old_start[v], v) < 0)
+    if (g->indeg[v] == 0 && push_ready(g, v) < 0)
       return ACS_ENOMEM;
   while (placed < n) {
     int32_t k;
-    while (!acs_heap_empty(&g->wait) && acs_heap_peek(&g->wait).key <= t) {
-      int32_t v = acs_heap_pop(&g->wait).id;
-      if (acs_heap_push(&g->ready, g->old_start[v], v) < 0)
-        return ACS_ENOMEM;
-    }
-    while (!acs_heap_empty(&g->run) && acs_heap_peek(&g->run).key <= t) {
-      int32_t v = acs_heap_pop(&g->run).id;
-      for (int r = 0; r < g->s->nres; r++)
-        g->use[r] -= acs_schedule_demand(g->s, v, r);
-      if (release_succ(g, v) < 0)
-        return ACS_ENOMEM;
-    }
-    if ((k = decide(g, t)) < 0)
-      return k;
+    int err;
+    if (g->hk->interrupted && *g->hk->interrupted)
+      return ACS_EINTERRUPTED;
+    if ((err = advance(g, t)) < 0 || (k = decide(g, t, 0)) < 0)
+      return err < 0 ? err : k;
     placed += k;
     if (placed < n && acs_heap_empty(&g->run) && acs_heap_empty(&g->wait)) {
-      if (k == 0)
-        return acs_diag_set(d, ACS_EINVAL, NULL, 0, 0,
-                            "barrier pass: re-timing stalled with %d ops left (a cycle, or "
-                            "an op over a capacity)", (int)(n - placed));
-      continue; /* zero-length ops released others at t */
+      if (k == 0 && (k = decide(g, t, 1)) <= 0)
+        return k < 0 ? k
+                     : acs_diag_set(d, ACS_EINVAL, NULL, 0, 0,
+                                    "barrier pass: re-timing stalled with %d ops left (a "
+                                    "cycle, or an op over a capacity)", (int)(n - placed));
+      placed += k;
+      continue; /* at the same time: zero-length ops may have released others */
     }
     if (placed < n)
       t = next_time(g);
@@ -146,50 +313,68 @@ static int sgs_run(struct sgs *g, struct acs_diag *d)
   return ACS_OK;
 }
 
-static int sgs_init(struct sgs *g, struct acs_schedule *s, int release)
+static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int release,
+                    const struct acs__sgs_hooks *hk, int64_t *start)
 {
   size_t n = (size_t)s->nops + 1;
+  int32_t *fill;
 
   memset(g, 0, sizeof(*g));
   g->s = s;
+  g->hk = hk;
   g->release = release;
+  g->start = start;
+  g->lanes = implicit_lanes(s);
   g->succ_off = calloc(n + 1, sizeof(int32_t));
   g->succ = malloc(((size_t)s->nedges + 1) * sizeof(int32_t));
   g->indeg = calloc(n, sizeof(int32_t));
   g->aside = malloc((SET_ASIDE_MAX + 1) * sizeof(int32_t));
-  g->aside_pos = malloc(n * sizeof(int32_t));
-  g->data = malloc((size_t)s->nedges + 1);
-  g->old_start = malloc(n * sizeof(int64_t));
-  g->start = malloc(n * sizeof(int64_t));
-  if (!g->succ_off || !g->succ || !g->indeg || !g->aside || !g->aside_pos || !g->data || !g->old_start ||
-      !g->start ||
-      acs_heap_init(&g->ready, n) < 0 || acs_heap_init(&g->run, n) < 0 ||
-      acs_heap_init(&g->wait, n) < 0)
+  g->dhead = malloc(n * sizeof(int32_t));
+  g->done = calloc(n, 1);
+  fill = malloc(n * sizeof(int32_t));
+  if (!g->succ_off || !g->succ || !g->indeg || !g->aside || !g->dhead || !g->done || !fill ||
+      acs_heap_init(&g->ready[0], n) < 0 || acs_heap_init(&g->ready[1], n) < 0 ||
+      acs_heap_init(&g->ready[2], n) < 0 || acs_heap_init(&g->run, n) < 0 ||
+      acs_heap_init(&g->wait, n) < 0) {
+    free(fill);
     return ACS_ENOMEM;
+  }
   for (int32_t e = 0; e < s->nedges; e++) {
     g->succ_off[s->edges[e].src + 1]++;
     g->indeg[s->edges[e].dst]++;
   }
-  for (int32_t v = 0; v < s->nops; v++)
+  for (int32_t v = 0; v < s->nops; v++) {
     g->succ_off[v + 1] += g->succ_off[v];
-  memcpy(g->aside_pos, g->succ_off, (size_t)s->nops * sizeof(int32_t));
-  for (int32_t e = 0; e < s->nedges; e++) {
-    g->data[g->aside_pos[s->edges[e].src]] = s->edges[e].kind == ACS_EDGE_DATA;
-    g->succ[g->aside_pos[s->edges[e].src]++] = s->edges[e].dst;
+    g->dhead[v] = -1;
+    start[v] = -1;
   }
-  for (int32_t v = 0; v < s->nops; v++)
-    g->old_start[v] = s->ops[v].start;
+  memcpy(fill, g->succ_off, (size_t)s->nops * sizeof(int32_t));
+  for (int32_t e = 0; e < s->nedges; e++)
+    g->succ[fill[s->edges[e].src]++] = s->edges[e].dst;
+  free(fill);
   return ACS_OK;
 }
 
-static void sgs_free(struct sgs *g)
+static void sgs_free(struct acs__sgs *g)
 {
-  free(g->succ_off), free(g->succ), free(g->indeg), free(g->aside), free(g->aside_pos);
-  free(g->data);
-  free(g->old_start), free(g->start);
-  acs_heap_destroy(&g->ready);
+  free(g->succ_off), free(g->succ), free(g->indeg), free(g->aside), free(g->dhead);
+  free(g->dnext), free(g->ddst), free(g->done);
+  for (int q = 0; q < 3; q++)
+    acs_heap_destroy(&g->ready[q]);
   acs_heap_destroy(&g->run);
   acs_heap_destroy(&g->wait);
+}
+
+int acs__sgs_run(const struct acs_schedule *s, int release, const struct acs__sgs_hooks *hk,
+                 int64_t *start, struct acs_diag *d)
+{
+  struct acs__sgs g;
+  int err;
+
+  if ((err = sgs_init(&g, s, release, hk, start)) == ACS_OK)
+    err = sweep(&g, d);
+  sgs_free(&g);
+  return err;
 }
 
 /* ---- units and CMX ranges ---- */
@@ -256,74 +441,95 @@ out_with_units:
   return err;
 }
 
-/* Moves each CMX range with its holders (see the file comment). O(V + E). */
-static void move_ranges(struct acs_schedule *s, const struct sgs *g)
+/* Moves each CMX range with its holders (see the file comment): old_last
+ * and new_last are scratch (V entries); old_start holds the starts before
+ * the sweep and s the new ones. O(V + E). */
+static void move_ranges(struct acs_schedule *s, const int64_t *old_start, double *old_last,
+                        double *new_last)
 {
   for (int32_t i = 0; i < s->nops; i++) {
+    old_last[i] = (double)(old_start[i] + s->ops[i].dur);
+    new_last[i] = (double)s->ops[i].end;
+  }
+  for (int32_t e = 0; e < s->nedges; e++) {
+    const struct acs_edge *x = &s->edges[e];
+    const struct acs_sop *o = &s->ops[x->src], *c = &s->ops[x->dst];
+    double os = (double)old_start[x->dst], oe = os + (double)c->dur;
+    if (x->kind != ACS_EDGE_DATA || o->cmx_offset < 0 || isnan(o->cmx_alloc) ||
+        isnan(o->cmx_free) || os < o->cmx_alloc || oe > o->cmx_free)
+      continue;
+    if (oe > old_last[x->src])
+      old_last[x->src] = oe;
+    if ((double)c->end > new_last[x->src])
+      new_last[x->src] = (double)c->end;
+  }
+  for (int32_t i = 0; i < s->nops; i++) {
     struct acs_sop *o = &s->ops[i];
-    double old_last, new_last;
     if (o->cmx_offset < 0 || isnan(o->cmx_alloc) || isnan(o->cmx_free))
       continue;
-    old_last = (double)(g->old_start[i] + o->dur);
-    new_last = (double)(g->start[i] + o->dur);
-    for (int32_t k = g->succ_off[i]; k < g->succ_off[i + 1]; k++) {
-      int32_t c = g->succ[k];
-      double os = (double)g->old_start[c], oe = (double)(g->old_start[c] + s->ops[c].dur);
-      if (!g->data[k] || os < o->cmx_alloc || oe > o->cmx_free)
-        continue;
-      if (oe > old_last)
-        old_last = oe;
-      if ((double)(g->start[c] + s->ops[c].dur) > new_last)
-        new_last = (double)(g->start[c] + s->ops[c].dur);
-    }
-    o->cmx_alloc += (double)(g->start[i] - g->old_start[i]);
-    o->cmx_free = new_last + (o->cmx_free - old_last);
+    o->cmx_alloc += (double)(o->start - old_start[i]);
+    o->cmx_free = new_last[i] + (o->cmx_free - old_last[i]);
   }
 }
 
-/* One generation scheme: new starts in g->start; returns the makespan. */
-static int64_t sgs_makespan(const struct sgs *g)
+int acs__sgs_apply(struct acs_schedule *s, const int64_t *start)
+{
+  size_t n = (size_t)s->nops + 1;
+  int64_t *old = malloc(n * sizeof(*old));
+  double *old_last = malloc(n * sizeof(double)), *new_last = malloc(n * sizeof(double));
+  int err = ACS_ENOMEM;
+
+  if (old && old_last && new_last) {
+    for (int32_t i = 0; i < s->nops; i++) {
+      old[i] = s->ops[i].start;
+      s->ops[i].start = start[i];
+      s->ops[i].dur = acs__sgs_dur(s, i);
+      s->ops[i].end = start[i] + s->ops[i].dur;
+    }
+    move_ranges(s, old, old_last, new_last);
+    err = assign_units(s);
+    acs_schedule_finish(s);
+  }
+  free(old), free(old_last), free(new_last);
+  return err;
+}
+
+/* ---- re-timing without barriers ---- */
+
+static int always(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int force,
+                  int64_t *retry)
+{
+  (void)ctx, (void)g, (void)v, (void)t, (void)force, (void)retry;
+  return 1;
+}
+
+static int64_t makespan_of(const struct acs_schedule *s, const int64_t *start)
 {
   int64_t m = 0;
 
-  for (int32_t i = 0; i < g->s->nops; i++)
-    if (g->start[i] + g->s->ops[i].dur > m)
-      m = g->start[i] + g->s->ops[i].dur;
+  for (int32_t i = 0; i < s->nops; i++)
+    if (start[i] + acs__sgs_dur(s, i) > m)
+      m = start[i] + acs__sgs_dur(s, i);
   return m;
 }
 
-/*
- * Re-times s when an edge from first_new_edge on contradicts the plan: with
- * and without the old starts as release times (the first keeps every op
- * whose edges do not bind where it was, so a justified plan keeps its
- * improvements; the second can move ops earlier), keeping the shorter.
- * Returns 0 when the times already respect every edge, 1 when re-timed.
- */
 int acs__barrier_retime(struct acs_schedule *s, int32_t first_new_edge, struct acs_diag *d)
 {
-  struct sgs g[2];
-  int need = 0, err, best;
+  struct acs__sgs_hooks hk = {NULL, always, NULL};
+  int64_t *start[2];
+  int need = 0, err = ACS_ENOMEM;
 
   for (int32_t e = first_new_edge; e < s->nedges && !need; e++)
     need = s->ops[s->edges[e].dst].start < s->ops[s->edges[e].src].end;
   if (!need)
     return 0;
-  memset(g, 0, sizeof(g));
-  for (int k = 0; k < 2; k++)
-    if ((err = sgs_init(&g[k], s, k == 0)) < 0 || (err = sgs_run(&g[k], d)) < 0)
-      goto out_with_sgs;
-  best = sgs_makespan(&g[1]) < sgs_makespan(&g[0]);
-  for (int32_t i = 0; i < s->nops; i++) {
-    s->ops[i].start = g[best].start[i];
-    s->ops[i].end = g[best].start[i] + s->ops[i].dur;
+  start[0] = malloc(((size_t)s->nops + 1) * sizeof(int64_t));
+  start[1] = malloc(((size_t)s->nops + 1) * sizeof(int64_t));
+  if (start[0] && start[1] && (err = acs__sgs_run(s, 1, &hk, start[0], d)) == ACS_OK &&
+      (err = acs__sgs_run(s, 0, &hk, start[1], d)) == ACS_OK) {
+    int best = makespan_of(s, start[1]) < makespan_of(s, start[0]);
+    err = acs__sgs_apply(s, start[best]);
   }
-  move_ranges(s, &g[best]);
-  if ((err = assign_units(s)) < 0)
-    goto out_with_sgs;
-  acs_schedule_finish(s);
-  err = 1;
-out_with_sgs:
-  sgs_free(&g[0]);
-  sgs_free(&g[1]);
-  return err;
+  free(start[0]), free(start[1]);
+  return err < 0 ? err : 1;
 }

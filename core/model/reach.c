@@ -1,0 +1,369 @@
+/*
+ * reach.c - transitive reduction and batched reachability queries by
+ * bit-parallel sweeps over a window of the topological order (reach.h).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/model/reach.h"
+
+/* ---- building the DAG ---- */
+
+struct kitem {
+  int64_t key;
+  int32_t v;
+};
+
+static int kless(const struct kitem *a, const struct kitem *b)
+{
+  return a->key < b->key || (a->key == b->key && a->v < b->v);
+}
+
+static void kpush(struct kitem *h, size_t *n, struct kitem x)
+{
+  size_t k = (*n)++;
+
+  while (k > 0 && kless(&x, &h[(k - 1) / 2])) {
+    h[k] = h[(k - 1) / 2];
+    k = (k - 1) / 2;
+  }
+  h[k] = x;
+}
+
+static struct kitem kpop(struct kitem *h, size_t *n)
+{
+  struct kitem top = h[0], last = h[--(*n)];
+  size_t k = 0, c;
+
+  while ((c = 2 * k + 1) < *n) {
+    if (c + 1 < *n && kless(&h[c + 1], &h[c]))
+      c++;
+    if (!kless(&h[c], &last))
+      break;
+    h[k] = h[c];
+    k = c;
+  }
+  if (*n > 0)
+    h[k] = last;
+  return top;
+}
+
+/* off[] (n + 2 entries, zeroed) and idx[]: the items of each key in order;
+ * at[i] (may be NULL) gets where item i went. */
+static void csr(int32_t n, int32_t m, const int32_t *key, const int32_t *val, int32_t *off,
+                int32_t *idx, int32_t *at)
+{
+  for (int32_t i = 0; i < m; i++)
+    off[key[i] + 2]++;
+  for (int32_t k = 0; k < n; k++)
+    off[k + 2] += off[k + 1];
+  for (int32_t i = 0; i < m; i++) {
+    int32_t j = off[key[i] + 1]++;
+    idx[j] = val[i];
+    if (at)
+      at[i] = j;
+  }
+}
+
+/* Kahn's algorithm taking the ready node of smallest (key, id). */
+static int topo_order(struct acs_dag *g, const int64_t *key)
+{
+  int32_t n = g->n, k = 0;
+  int32_t *indeg = calloc((size_t)n + 1, sizeof(*indeg));
+  struct kitem *h = malloc(((size_t)n + 1) * sizeof(*h));
+  size_t nh = 0;
+  int err = ACS_OK;
+
+  if (!indeg || !h) {
+    err = ACS_ENOMEM;
+    goto out_with_heap;
+  }
+  for (int32_t v = 0; v < n; v++) {
+    indeg[v] = g->pred_off[v + 1] - g->pred_off[v];
+    if (indeg[v] == 0)
+      kpush(h, &nh, (struct kitem){key ? key[v] : 0, v});
+  }
+  while (nh > 0) {
+    int32_t u = kpop(h, &nh).v;
+    g->pos[u] = k;
+    g->topo[k++] = u;
+    for (int32_t e = g->succ_off[u]; e < g->succ_off[u + 1]; e++)
+      if (--indeg[g->succ[e]] == 0)
+        kpush(h, &nh, (struct kitem){key ? key[g->succ[e]] : 0, g->succ[e]});
+  }
+  if (k < n)
+    err = ACS_ECYCLE;
+out_with_heap:
+  free(indeg);
+  free(h);
+  return err;
+}
+
+int acs_dag_build(struct acs_dag *g, int32_t n, int32_t m, const int32_t *src,
+                  const int32_t *dst, const int64_t *key)
+{
+  size_t nn = (size_t)n + 2, mm = (size_t)m + 1;
+  int32_t *at_succ, *at_pred;
+  int err;
+
+  memset(g, 0, sizeof(*g));
+  g->n = n;
+  for (int32_t i = 0; i < m; i++)
+    if (src[i] < 0 || src[i] >= n || dst[i] < 0 || dst[i] >= n)
+      return ACS_EINVAL;
+  g->succ_off = calloc(nn, sizeof(int32_t));
+  g->pred_off = calloc(nn, sizeof(int32_t));
+  g->succ = malloc(mm * sizeof(int32_t));
+  g->pred = malloc(mm * sizeof(int32_t));
+  g->pred_edge = malloc(mm * sizeof(int32_t));
+  g->topo = malloc(nn * sizeof(int32_t));
+  g->pos = malloc(nn * sizeof(int32_t));
+  at_succ = malloc(mm * sizeof(int32_t));
+  at_pred = malloc(mm * sizeof(int32_t));
+  if (!g->succ_off || !g->pred_off || !g->succ || !g->pred || !g->pred_edge || !g->topo ||
+      !g->pos || !at_succ || !at_pred) {
+    free(at_succ), free(at_pred);
+    acs_dag_destroy(g);
+    return ACS_ENOMEM;
+  }
+  csr(n, m, src, dst, g->succ_off, g->succ, at_succ);
+  csr(n, m, dst, src, g->pred_off, g->pred, at_pred);
+  for (int32_t i = 0; i < m; i++)
+    g->pred_edge[at_pred[i]] = at_succ[i];
+  free(at_succ), free(at_pred);
+  if ((err = topo_order(g, key)) < 0)
+    acs_dag_destroy(g);
+  return err;
+}
+
+void acs_dag_destroy(struct acs_dag *g)
+{
+  free(g->succ_off), free(g->succ), free(g->pred_off), free(g->pred), free(g->pred_edge);
+  free(g->topo), free(g->pos);
+  memset(g, 0, sizeof(*g));
+}
+
+/* ---- one batch of sources ---- */
+
+/* Bits of the nodes at positions [lo, hi] of the order, ACS_REACH_WORDS
+ * words each; row(p) is the row of the node at position p. */
+struct window {
+  uint64_t *bits;
+  int32_t lo, hi;
+};
+
+static uint64_t *row(const struct window *w, int32_t p)
+{
+  return w->bits + (size_t)(p - w->lo) * ACS_REACH_WORDS;
+}
+
+static void bit_set(uint64_t *r, int32_t i)
+{
+  r[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
+static int bit_get(const uint64_t *r, int32_t i)
+{
+  return (int)((r[i >> 6] >> (i & 63)) & 1u);
+}
+
+/* ---- transitive reduction ---- */
+
+/*
+ * One batch of sources (their positions, increasing): sweeps the window
+ * from the first source to the last successor of any, keeping in A(v) the
+ * sources that reach v by one or more edges. An edge (u, v) from a source u
+ * is implied when u reaches some other predecessor of v, i.e. when u's bit
+ * is in the union of A(y) over the predecessors y of v.
+ */
+static void reduce_batch(const struct acs_dag *g, const int32_t *src_pos, int32_t nsrc,
+                         int32_t *bidx, struct window *w, uint8_t *keep)
+{
+  uint64_t b2[ACS_REACH_WORDS];
+
+  w->lo = src_pos[0];
+  w->hi = w->lo;
+  for (int32_t i = 0; i < nsrc; i++) {
+    int32_t u = g->topo[src_pos[i]];
+    bidx[u] = i;
+    for (int32_t k = g->succ_off[u]; k < g->succ_off[u + 1]; k++)
+      if (g->pos[g->succ[k]] > w->hi)
+        w->hi = g->pos[g->succ[k]];
+  }
+  memset(w->bits, 0, (size_t)(w->hi - w->lo + 1) * ACS_REACH_WORDS * sizeof(uint64_t));
+  for (int32_t p = w->lo; p <= w->hi; p++) {
+    int32_t v = g->topo[p];
+    uint64_t *a = row(w, p);
+    memset(b2, 0, sizeof(b2));
+    for (int32_t k = g->pred_off[v]; k < g->pred_off[v + 1]; k++) {
+      int32_t y = g->pred[k];
+      if (g->pos[y] < w->lo)
+        continue;
+      const uint64_t *ay = row(w, g->pos[y]);
+      for (int j = 0; j < ACS_REACH_WORDS; j++) {
+        a[j] |= ay[j];
+        b2[j] |= ay[j];
+      }
+      if (bidx[y] >= 0)
+        bit_set(a, bidx[y]);
+    }
+    /* The edges into v from sources: implied when the source is in b2. */
+    for (int32_t k = g->pred_off[v]; k < g->pred_off[v + 1]; k++) {
+      int32_t u = g->pred[k];
+      if (g->pos[u] >= w->lo && bidx[u] >= 0 && bit_get(b2, bidx[u]))
+        keep[g->pred_edge[k]] = 0;
+    }
+  }
+  for (int32_t i = 0; i < nsrc; i++)
+    bidx[g->topo[src_pos[i]]] = -1;
+}
+
+/* Marks repeated edges and returns the number of distinct successors of u. */
+static int32_t dedupe(const struct acs_dag *g, int32_t u, int32_t *stamp, uint8_t *keep)
+{
+  int32_t distinct = 0;
+
+  for (int32_t k = g->succ_off[u]; k < g->succ_off[u + 1]; k++) {
+    int32_t v = g->succ[k];
+    if (stamp[v] == u)
+      keep[k] = 0;
+    else {
+      stamp[v] = u;
+      distinct++;
+    }
+  }
+  return distinct;
+}
+
+int acs_dag_reduce(const struct acs_dag *g, uint8_t *keep)
+{
+  int32_t n = g->n, nsrc = 0;
+  int32_t *stamp = malloc(((size_t)n + 1) * sizeof(int32_t));
+  int32_t *bidx = malloc(((size_t)n + 1) * sizeof(int32_t));
+  int32_t *src_pos = malloc(((size_t)ACS_REACH_BATCH + 1) * sizeof(int32_t));
+  struct window w = {calloc(((size_t)n + 1) * ACS_REACH_WORDS, sizeof(uint64_t)), 0, 0};
+  int err = ACS_OK;
+
+  if (!stamp || !bidx || !src_pos || !w.bits) {
+    err = ACS_ENOMEM;
+    goto out_with_bits;
+  }
+  memset(keep, 1, (size_t)g->succ_off[n]);
+  for (int32_t v = 0; v < n; v++)
+    stamp[v] = bidx[v] = -1;
+  for (int32_t p = 0; p < n; p++) {
+    if (dedupe(g, g->topo[p], stamp, keep) >= 2)
+      src_pos[nsrc++] = p;
+    if (nsrc == ACS_REACH_BATCH || (p == n - 1 && nsrc > 0)) {
+      if (acs_interrupt_pending()) {
+        err = ACS_EINTERRUPTED;
+        break;
+      }
+      reduce_batch(g, src_pos, nsrc, bidx, &w, keep);
+      nsrc = 0;
+    }
+  }
+out_with_bits:
+  free(stamp), free(bidx), free(src_pos), free(w.bits);
+  return err;
+}
+
+/* ---- reachability queries ---- */
+
+struct query {
+  int32_t sp, dp;  /* positions of source and destination */
+  int32_t i;       /* index of the query */
+};
+
+static int cmp_query(const void *x, const void *y)
+{
+  const struct query *a = x, *b = y;
+
+  if (a->sp != b->sp)
+    return a->sp < b->sp ? -1 : 1;
+  return (a->dp > b->dp) - (a->dp < b->dp);
+}
+
+/* Sweeps the window of queries q[0 .. nq) (sorted, sources in at most
+ * ACS_REACH_BATCH distinct positions) and answers them. */
+static void reach_batch(const struct acs_dag *g, const struct query *q, int32_t nq,
+                        struct window *w, uint8_t *ans)
+{
+  int32_t nsrc = 0;
+
+  w->lo = q[0].sp;
+  w->hi = w->lo;
+  for (int32_t i = 0; i < nq; i++)
+    if (q[i].dp > w->hi)
+      w->hi = q[i].dp;
+  memset(w->bits, 0, (size_t)(w->hi - w->lo + 1) * ACS_REACH_WORDS * sizeof(uint64_t));
+  for (int32_t i = 0; i < nq; i++) {
+    if (i > 0 && q[i].sp != q[i - 1].sp)
+      nsrc++;
+    bit_set(row(w, q[i].sp), nsrc);
+  }
+  for (int32_t p = w->lo; p <= w->hi; p++) {
+    int32_t v = g->topo[p];
+    const uint64_t *a = row(w, p);
+    for (int32_t k = g->succ_off[v]; k < g->succ_off[v + 1]; k++) {
+      int32_t sp = g->pos[g->succ[k]];
+      if (sp > w->hi)
+        continue;
+      uint64_t *b = row(w, sp);
+      for (int j = 0; j < ACS_REACH_WORDS; j++)
+        b[j] |= a[j];
+    }
+  }
+  nsrc = 0;
+  for (int32_t i = 0; i < nq; i++) {
+    if (i > 0 && q[i].sp != q[i - 1].sp)
+      nsrc++;
+    ans[q[i].i] = (uint8_t)bit_get(row(w, q[i].dp), nsrc);
+  }
+}
+
+int acs_dag_reach(const struct acs_dag *g, int32_t nq, const int32_t *qsrc,
+                  const int32_t *qdst, uint8_t *ans)
+{
+  struct query *q = malloc(((size_t)nq + 1) * sizeof(*q));
+  struct window w = {calloc(((size_t)g->n + 1) * ACS_REACH_WORDS, sizeof(uint64_t)), 0, 0};
+  int32_t m = 0, first = 0, nsrc = 0;
+  int err = ACS_OK;
+
+  if (!q || !w.bits) {
+    err = ACS_ENOMEM;
+    goto out_with_queries;
+  }
+  for (int32_t i = 0; i < nq; i++) {
+    if (qsrc[i] < 0 || qsrc[i] >= g->n || qdst[i] < 0 || qdst[i] >= g->n) {
+      err = ACS_EINVAL;
+      goto out_with_queries;
+    }
+    ans[i] = qsrc[i] == qdst[i];
+    if (!ans[i] && g->pos[qsrc[i]] < g->pos[qdst[i]])
+      q[m++] = (struct query){g->pos[qsrc[i]], g->pos[qdst[i]], i};
+  }
+  qsort(q, (size_t)m, sizeof(*q), cmp_query);
+  for (int32_t i = 0; i < m; i++) {
+    if (i > first && q[i].sp == q[i - 1].sp)
+      continue;
+    if (nsrc == ACS_REACH_BATCH) {
+      if (acs_interrupt_pending()) {
+        err = ACS_EINTERRUPTED;
+        break;
+      }
+      reach_batch(g, q + first, i - first, &w, ans);
+      first = i;
+      nsrc = 0;
+    }
+    nsrc++;
+  }
+  if (err == ACS_OK && m > first)
+    reach_batch(g, q + first, m - first, &w, ans);
+out_with_queries:
+  free(q);
+  free(w.bits);
+  return err;
+}

@@ -1,0 +1,146 @@
+/*
+ * barrier_alloc.h - the barrier allocator's state, shared by its policy
+ * (barrier.c: what to choose, and why the result is correct) and its
+ * bookkeeping (barrier_state.c: uses, physical barriers, edges, waits).
+ */
+#ifndef ACS_SCHED_BARRIER_ALLOC_H
+#define ACS_SCHED_BARRIER_ALLOC_H
+
+#include "core/sched/barrier_int.h"
+#include "core/sched/heap.h"
+
+/* Ops the backward search for existing paths visits at most. */
+#define ANC_BUDGET 64
+
+struct use {
+  int32_t barrier, prev;  /* physical barrier; previous use of it, -1 */
+  int32_t prod, nprod;    /* producers, linked through a->prod_next */
+  int32_t cons, ncons;    /* consumers that have started, linked in a->cons */
+  int64_t open_t;         /* when its first producer started */
+  int64_t slots;          /* slot demand of its producers */
+  int64_t prod_end;       /* latest end among its producers */
+  int64_t cons_end;       /* latest end among its consumers */
+  int32_t cbar;           /* the barriers its consumers update: entries of
+                           * a->cbar (barrier, consumers on it, one of them) */
+  uint8_t joinable;       /* open: no consumer has started, more producers may join */
+};
+
+/* The lists a physical barrier is on while its current use is done (its
+ * producers and consumers have ended): free, or with ops still to wait
+ * on it. Until then it is in the `busy` heap, keyed by when it will be. */
+enum { L_NONE, L_FREE, L_STEAL };
+
+struct bar {
+  int32_t cur;            /* current use */
+  int32_t pending;        /* unstarted ops registered to wait on it */
+  struct acs_heap by_lst; /* (latest start, op) of those, stale entries dropped lazily */
+  struct acs_heap by_start; /* (planned start, op) of those, the same */
+  int8_t list;            /* L_* */
+  int32_t prev, next;     /* links in that list */
+  int32_t oprev, onext;   /* links in the list of open uses, when on it */
+  uint8_t open;
+};
+
+/* Pairs grown together, with a link: per-use and per-op lists. */
+struct list {
+  int32_t *a, *b, *next;
+  int32_t n;
+  size_t cap;
+};
+
+struct acs__balloc {
+  const struct acs_schedule *s;
+  const struct acs__bprep *p;
+  struct acs_barrier_stats *st;
+  int32_t n, nb;          /* ops; barriers allowed */
+  int64_t plimit;         /* slots per barrier, 0 = none */
+  int policy;             /* enum acs__bpolicy */
+  int32_t nbar;           /* barriers touched so far: ids [0, nbar) */
+  struct bar *bar;        /* min(nb, n) of them at most */
+  int32_t head[3], tail[3]; /* the L_* lists, oldest first */
+  int32_t ohead, otail;   /* barriers whose current use is open, oldest first */
+  struct acs_heap busy;   /* (done time, barrier), stale entries dropped lazily */
+  struct acs_heap idle;   /* the same, for busy barriers nobody is to wait on */
+  int64_t now;            /* the decision time the lists are up to date for */
+  struct use *use;
+  int32_t nuse;
+  size_t ucap;
+  int32_t *use_of, *prod_next, *open_cls, open_sink;
+  int64_t *end;           /* planned end of each started op */
+  struct list cons;       /* a: consumer op; next: within its use */
+  struct list reg;        /* a: barrier an op is registered on; next: per op */
+  int32_t *reg_head;
+  struct list add;        /* a -> b: added edges; next: per destination */
+  int32_t *add_in;
+  struct list waits;      /* (op, barrier) */
+  struct list opcons;     /* a: a use an op consumed; next: per op */
+  int32_t *opcons_head;
+  struct list cbar;       /* a: barrier, b: count; next: per use (use.cbar) */
+  int32_t *cbar_member;   /* per entry of cbar: a consumer updating it */
+  size_t cbar_cap;
+  int64_t ver;            /* one more per op started */
+  /* scratch for one request */
+  int32_t epoch, pstamp;
+  int32_t *pred_mark, *anc_mark, *bar_mark, *pull_mark, *try_mark, *queue, *wb, *wz;
+  int anc_done;
+};
+
+/* Candidate kinds: join the open use of v's class; share the open use of
+ * another class; take a barrier never used; reuse a barrier whose use is
+ * complete; steal one whose use still has waiters. */
+enum kind { K_NONE, K_JOIN, K_SHARE, K_FRESH, K_REUSE, K_STEAL };
+
+struct choice {
+  int kind;
+  int32_t bar;            /* physical barrier */
+  int32_t use;            /* K_JOIN, K_SHARE: the use joined */
+  int64_t edges;          /* edges to add; < 0: not possible now */
+  int64_t over;           /* cycles by which it makes some op start after its
+                           * latest start (barrier_prep.c) */
+  int64_t delay;          /* cycles by which it makes some op start later */
+};
+
+/* ---- barrier_state.c ---- */
+
+/* When use x is done: its producers and its consumers have ended. */
+static inline int64_t acs__use_done(const struct acs__balloc *a, int32_t x)
+{
+  const struct use *u = &a->use[x];
+
+  return u->prod_end > u->cons_end ? u->prod_end : u->cons_end;
+}
+
+/* Members of use x that must precede the next use of its barrier: its
+ * consumers, or its producers when it has none. Runs the statements with m
+ * bound to each. */
+#define ACS__FOR_END(a, x, m, ...)                                               \
+  do {                                                                           \
+    if ((a)->use[x].ncons > 0) {                                                 \
+      for (int32_t k_ = (a)->use[x].cons; k_ >= 0; k_ = (a)->cons.next[k_]) {    \
+        int32_t m = (a)->cons.a[k_];                                             \
+        __VA_ARGS__;                                                             \
+      }                                                                          \
+    } else {                                                                     \
+      for (int32_t m = (a)->use[x].prod; m >= 0; m = (a)->prod_next[m]) {        \
+        __VA_ARGS__;                                                             \
+      }                                                                          \
+    }                                                                            \
+  } while (0)
+
+/* Moves the barrier lists to decision time t. */
+int acs__bars_advance(struct acs__balloc *a, int64_t t);
+/* The earliest time a busy barrier nobody is to wait on will be free, or
+ * INT64_MAX. */
+int64_t acs__bars_next_done(struct acs__balloc *a);
+
+void acs__mark_preds(struct acs__balloc *a, int32_t v);
+int acs__ordered_before(struct acs__balloc *a, int32_t x, int32_t v);
+int acs__reached_before(struct acs__balloc *a, int32_t x, int32_t v);
+int acs__has_direct_member(const struct acs__balloc *a, int32_t x);
+int acs__registered(const struct acs__balloc *a, int32_t v, int32_t b);
+
+/* v starts at t with choice c; nw barriers of its predecessors in a->wb. */
+int acs__commit(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int64_t t,
+                const struct choice *c, int32_t nw);
+
+#endif

@@ -1,0 +1,98 @@
+/*
+ * barrier_int.h - the parts of the barrier pass and how they meet:
+ *
+ *   barrier_pass.c    entry point: limits, the two sweeps, the program kept
+ *   barrier_prep.c    what the sweeps share: the graph, its transitive
+ *                     reduction, consumer classes, latest starts
+ *   barrier.c         the barrier allocator: uses, joins, reuse, steals
+ *   barrier_retime.c  the time sweep (a schedule generation scheme that asks
+ *                     the allocator before it starts an op), units, CMX
+ */
+#ifndef ACS_SCHED_BARRIER_INT_H
+#define ACS_SCHED_BARRIER_INT_H
+
+#include "core/model/reach.h"
+#include "core/sched/barrier.h"
+
+/* ---- barrier_prep.c ---- */
+
+struct acs__bprep {
+  int32_t n;
+  struct acs_dag g;           /* s->edges, topological order by planned start */
+  int32_t *rp_off, *rp;       /* reduced predecessors: edges no path implies */
+  int32_t *rs_off, *rs;       /* reduced successors, increasing ids */
+  int32_t *cls;               /* consumer class: ops with equal reduced successor
+                               * sets share one (>= 0); sinks have -1 */
+  int32_t ncls;
+  int64_t *lst;               /* latest start that keeps the planned makespan */
+  int64_t edges, reduced;     /* distinct edges, and those the reduction keeps */
+};
+
+int acs__bprep_init(struct acs__bprep *p, const struct acs_schedule *s);
+void acs__bprep_destroy(struct acs__bprep *p);
+
+/* ---- barrier_retime.c: the time sweep ---- */
+
+struct acs__sgs;
+
+/*
+ * What the sweep asks before it starts an op whose predecessors have ended
+ * and whose demands fit: try_start returns 1 when v starts at t (the
+ * allocator has taken its barrier and recorded what it added), 0 when v
+ * must wait for a later decision time, or an error. When v cannot start
+ * before some time, the allocator says so in *retry (> t; left as is, the
+ * next decision time); the sweep does not ask again before then. `force` is
+ * set when nothing runs and nothing is due for release, so that refusing
+ * would stall: the allocator must then start v.
+ */
+struct acs__sgs_hooks {
+  void *ctx;
+  int (*try_start)(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int force,
+                   int64_t *retry);
+  const volatile sig_atomic_t *interrupted;  /* polled at every decision time; may be NULL */
+};
+
+/* The duration the re-timing gives op v: the one place it is taken from. */
+int64_t acs__sgs_dur(const struct acs_schedule *s, int32_t v);
+
+/* An edge the allocator adds while sweeping, from an op that has started
+ * (or is starting) to one that has not: the sweep holds dst until src ends. */
+int acs__sgs_add_edge(struct acs__sgs *g, int32_t src, int32_t dst);
+
+/* 1 when op v has started and ended by the current decision time. */
+int acs__sgs_done(const struct acs__sgs *g, int32_t v);
+
+/*
+ * Sweeps s in time with the hooks: at each decision time the ready ops
+ * start in the order of their planned starts (ties by id) when their
+ * demands fit and the allocator agrees. With `release`, no op starts before
+ * its planned start. New starts are written to start[] (the schedule is not
+ * changed). ACS_OK or an error (a stall names the ops left).
+ */
+int acs__sgs_run(const struct acs_schedule *s, int release, const struct acs__sgs_hooks *hk,
+                 int64_t *start, struct acs_diag *d);
+
+/* Writes new starts into s: ends, CMX ranges moved with their ops, units
+ * reassigned, makespan. */
+int acs__sgs_apply(struct acs_schedule *s, const int64_t *start);
+
+/* ---- barrier.c: the allocator ---- */
+
+struct acs__balloc;
+
+/* How the allocator trades a delay for a barrier (barrier.c, try_start):
+ * by the costs of waiting and of taking (the default); never sharing a
+ * use of another class; taking any barrier it can rather than waiting;
+ * waiting whenever taking would delay an op; sharing a use of another
+ * class when that delays nobody rather than taking a fresh barrier. */
+enum acs__bpolicy { ACS__BP_COST, ACS__BP_NOSHARE, ACS__BP_TAKE, ACS__BP_WAIT, ACS__BP_SHARE,
+                    ACS__BP_N };
+
+int acs__balloc_init(struct acs__balloc **a, const struct acs_schedule *s,
+                     const struct acs__bprep *p, int policy, struct acs_barrier_stats *st);
+void acs__balloc_destroy(struct acs__balloc *a);
+void acs__balloc_hooks(struct acs__balloc *a, struct acs__sgs_hooks *hk);
+/* Writes the program and the added edges into s (after acs__sgs_apply). */
+int acs__balloc_emit(const struct acs__balloc *a, struct acs_schedule *s);
+
+#endif

@@ -1,0 +1,167 @@
+/*
+ * barrier_pass.c - the barrier pass proper (barrier.h): checks the limits,
+ * prepares what the sweeps share (barrier_prep.c), sweeps the schedule in
+ * time with the barrier allocator (barrier.c, barrier_retime.c) and writes
+ * the program kept.
+ *
+ * Two sweeps at most. The first keeps every op at or after its planned
+ * start (release times), so a plan that the barriers never hold back comes
+ * out unchanged, edge for edge. When the barriers did delay it, a second
+ * sweep lets ops start as early as their edges and barriers allow, and the
+ * shorter plan is kept (ties: the first). Either way the program is built
+ * for the times it will run at.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/model/bprog.h"
+#include "core/sched/barrier_int.h"
+
+/* A program exists for any DAG once every op fits a barrier's slots (one
+ * barrier can serialize all ops); what remains is what the model numbers. */
+static int check_limits(const struct acs_schedule *s, struct acs_diag *d)
+{
+  if (s->barriers <= 0)
+    return acs_diag_set(d, ACS_EINVAL, NULL, 0, 0, "barrier pass: no barrier limit");
+  if (s->barriers > ACS_BARRIERS_MAX)
+    return acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
+                        "%d barriers: the barrier model numbers at most %d", s->barriers,
+                        ACS_BARRIERS_MAX);
+  if (s->barrier_slots < 0 || s->barrier_slots > ACS_BARRIER_SLOTS_MAX)
+    return acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
+                        "%d barrier slots: the barrier model counts 0 (no limit) to %d "
+                        "producer slots", s->barrier_slots, ACS_BARRIER_SLOTS_MAX);
+  for (int32_t i = 0; s->barrier_slots > 0 && i < s->nops; i++)
+    if (acs_barrier_slot_demand(&s->ops[i]) > s->barrier_slots)
+      return acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
+                          "op '%s' needs %lld barrier producer slots but a barrier has %d "
+                          "(barrier_slots)", s->ops[i].name,
+                          (long long)acs_barrier_slot_demand(&s->ops[i]), s->barrier_slots);
+  for (int32_t i = 0; i < s->nops; i++)
+    if (s->ops[i].start < 0)
+      return acs_diag_set(d, ACS_EINVAL, NULL, 0, 0, "barrier pass: op '%s' is not scheduled",
+                          s->ops[i].name);
+  return ACS_OK;
+}
+
+struct sweep {
+  struct acs__balloc *alloc;
+  int64_t *start;
+  int64_t makespan;
+  struct acs_barrier_stats st;
+};
+
+static void sweep_free(struct sweep *w)
+{
+  acs__balloc_destroy(w->alloc);
+  free(w->start);
+  memset(w, 0, sizeof(*w));
+}
+
+static int sweep_run(struct sweep *w, const struct acs_schedule *s, const struct acs__bprep *p,
+                     int release, int policy, const volatile sig_atomic_t *interrupted,
+                     struct acs_diag *d)
+{
+  struct acs__sgs_hooks hk;
+  int err;
+
+  memset(w, 0, sizeof(*w));
+  if (!(w->start = malloc(((size_t)s->nops + 1) * sizeof(int64_t))))
+    return ACS_ENOMEM;
+  if ((err = acs__balloc_init(&w->alloc, s, p, policy, &w->st)) < 0)
+    return err;
+  acs__balloc_hooks(w->alloc, &hk);
+  hk.interrupted = interrupted;
+  if ((err = acs__sgs_run(s, release, &hk, w->start, d)) < 0)
+    return err;
+  for (int32_t i = 0; i < s->nops; i++)
+    if (w->start[i] + acs__sgs_dur(s, i) > w->makespan)
+      w->makespan = w->start[i] + acs__sgs_dur(s, i);
+  w->st.released = release;
+  w->st.policy = policy;
+  return ACS_OK;
+}
+
+/* Writes the kept sweep into s. */
+static int apply(struct acs_schedule *s, struct sweep *w, const struct acs__bprep *p,
+                 struct acs_barrier_stats *st)
+{
+  int moved = 0, err;
+
+  for (int32_t i = 0; i < s->nops && !moved; i++)
+    moved = w->start[i] != s->ops[i].start || acs__sgs_dur(s, i) != s->ops[i].dur;
+  if (moved && (err = acs__sgs_apply(s, w->start)) < 0)
+    return err;
+  if ((err = acs__balloc_emit(w->alloc, s)) < 0)
+    return err;
+  w->st.retimed = moved;
+  w->st.edges = p->edges;
+  w->st.reduced = p->reduced;
+  w->st.classes = p->ncls;
+  if (st)
+    *st = w->st;
+  return ACS_OK;
+}
+
+/* The sweeps tried, in order, while the barriers delay the plan: the
+ * allocator's policies (barrier_int.h) with release times and without.
+ * Each is tried on schedules of up to max_ops ops: the greedy policies
+ * differ most on small, tight programs, and each sweep costs a full pass
+ * over the schedule. */
+static const struct {
+  int policy, release;
+  int32_t max_ops;
+} variants[] = {
+    {ACS__BP_COST, 1, INT32_MAX}, {ACS__BP_COST, 0, INT32_MAX}, {ACS__BP_SHARE, 1, 5000},
+    {ACS__BP_SHARE, 0, 2000},     {ACS__BP_TAKE, 1, 2000},  {ACS__BP_TAKE, 0, 2000},
+};
+#define NVARIANTS (int)(sizeof(variants) / sizeof(variants[0]))
+
+int acs__barrier_run(struct acs_schedule *s, struct acs_barrier_stats *st,
+                     const volatile sig_atomic_t *interrupted, struct acs_diag *d)
+{
+  struct acs__bprep p;
+  struct sweep best, w;
+  int err, sweeps = 0;
+
+  memset(&best, 0, sizeof(best));
+  if ((err = check_limits(s, d)) < 0)
+    return err;
+  if ((err = acs__bprep_init(&p, s)) < 0)
+    return err == ACS_ECYCLE
+               ? acs_diag_set(d, ACS_EINVAL, NULL, 0, 0, "barrier pass: the edges have a cycle")
+               : err;
+  for (int k = 0; k < NVARIANTS; k++) {
+    if (k > 0 && best.makespan <= s->makespan)
+      break; /* nothing delayed: no sweep can do better */
+    if (s->nops > variants[k].max_ops)
+      continue;
+    if ((err = sweep_run(&w, s, &p, variants[k].release, variants[k].policy, interrupted, d)) <
+        0) {
+      sweep_free(&w);
+      goto out_with_sweeps;
+    }
+    sweeps++;
+    if (k == 0 || w.makespan < best.makespan) {
+      sweep_free(&best);
+      best = w;
+    } else {
+      sweep_free(&w);
+    }
+  }
+  best.st.sweeps = sweeps;
+  err = apply(s, &best, &p, st);
+out_with_sweeps:
+  sweep_free(&best);
+  acs__bprep_destroy(&p);
+  return err;
+}
+
+int acs_barrier_pass(const struct acs_problem *pb, struct acs_schedule *s,
+                     const struct acs_sched_ctx *ctx, struct acs_diag *d)
+{
+  (void)pb; /* the limits were copied into s from pb's platform */
+  return acs__barrier_run(s, NULL, ctx ? ctx->interrupted : NULL, d);
+}

@@ -1,0 +1,221 @@
+/*
+ * barrier_prep.c - what the barrier sweeps share, computed once per pass:
+ *
+ *  - the graph of the schedule's edges with a topological order that
+ *    follows the planned starts;
+ *  - its transitive reduction: an op waits only on the edges that no path
+ *    of other edges implies (on fine-grained DNN schedules nine edges in
+ *    ten are implied: each stripe depends on every op of the stripes it
+ *    reads, directly and through them);
+ *  - consumer classes: ops whose reduced successor sets are equal. One use
+ *    of a barrier serves a whole class at no cost, because every consumer
+ *    waits for every producer of the class anyway;
+ *  - latest starts (the planned makespan minus the longest path from the op
+ *    to the end), which price a delay: an op delayed up to its latest start
+ *    does not lengthen the plan through its successors.
+ *
+ * O((V + E) log V) plus the reduction (reach.h).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sched/barrier_int.h"
+
+static int build_graph(struct acs__bprep *p, const struct acs_schedule *s)
+{
+  int32_t m = s->nedges, *src = malloc(((size_t)m + 1) * sizeof(int32_t));
+  int32_t *dst = malloc(((size_t)m + 1) * sizeof(int32_t));
+  int64_t *key = malloc(((size_t)s->nops + 1) * sizeof(int64_t));
+  int err = ACS_ENOMEM;
+
+  if (src && dst && key) {
+    for (int32_t e = 0; e < m; e++) {
+      src[e] = s->edges[e].src;
+      dst[e] = s->edges[e].dst;
+    }
+    for (int32_t i = 0; i < s->nops; i++)
+      key[i] = s->ops[i].start;
+    err = acs_dag_build(&p->g, s->nops, m, src, dst, key);
+  }
+  free(src), free(dst), free(key);
+  return err;
+}
+
+/* Reduced successors (increasing ids) and predecessors, as CSR. */
+static int build_reduced(struct acs__bprep *p)
+{
+  const struct acs_dag *g = &p->g;
+  int32_t n = p->n, m = g->succ_off[n];
+  uint8_t *keep = malloc((size_t)m + 1);
+  int32_t *fill = calloc((size_t)n + 2, sizeof(int32_t));
+  int err;
+
+  p->rs_off = calloc((size_t)n + 2, sizeof(int32_t));
+  p->rp_off = calloc((size_t)n + 2, sizeof(int32_t));
+  if (!keep || !fill || !p->rs_off || !p->rp_off) {
+    err = ACS_ENOMEM;
+    goto out_with_keep;
+  }
+  if ((err = acs_dag_reduce(g, keep)) < 0)
+    goto out_with_keep;
+  for (int32_t u = 0; u < n; u++)
+    for (int32_t k = g->succ_off[u]; k < g->succ_off[u + 1]; k++)
+      if (keep[k]) {
+        p->rs_off[u + 1]++;
+        p->rp_off[g->succ[k] + 1]++;
+        p->reduced++;
+      }
+  for (int32_t v = 0; v < n; v++) {
+    p->rs_off[v + 1] += p->rs_off[v];
+    p->rp_off[v + 1] += p->rp_off[v];
+  }
+  p->rs = malloc(((size_t)p->reduced + 1) * sizeof(int32_t));
+  p->rp = malloc(((size_t)p->reduced + 1) * sizeof(int32_t));
+  if (!p->rs || !p->rp) {
+    err = ACS_ENOMEM;
+    goto out_with_keep;
+  }
+  /* Walking the sources in id order fills every rp list in increasing
+   * ids; the rs lists are sorted with the classes. */
+  for (int32_t u = 0; u < n; u++)
+    for (int32_t k = g->succ_off[u]; k < g->succ_off[u + 1]; k++)
+      if (keep[k])
+        p->rs[p->rs_off[u] + fill[u]++] = g->succ[k];
+  memset(fill, 0, ((size_t)n + 2) * sizeof(int32_t));
+  for (int32_t u = 0; u < n; u++)
+    for (int32_t k = p->rs_off[u]; k < p->rs_off[u + 1]; k++) {
+      int32_t v = p->rs[k];
+      p->rp[p->rp_off[v] + fill[v]++] = u;
+    }
+  /* Distinct edges, for the figures: fill[] now stamps successors. */
+  for (int32_t v = 0; v < n; v++)
+    fill[v] = -1;
+  for (int32_t u = 0; u < n; u++)
+    for (int32_t k = g->succ_off[u]; k < g->succ_off[u + 1]; k++)
+      if (fill[g->succ[k]] != u) {
+        fill[g->succ[k]] = u;
+        p->edges++;
+      }
+out_with_keep:
+  free(keep);
+  free(fill);
+  return err;
+}
+
+static int cmp_i32(const void *x, const void *y)
+{
+  int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+
+  return (a > b) - (a < b);
+}
+
+struct hv {
+  uint64_t h;
+  int32_t v;
+};
+
+static int cmp_hv(const void *x, const void *y)
+{
+  const struct hv *a = x, *b = y;
+
+  if (a->h != b->h)
+    return a->h < b->h ? -1 : 1;
+  return (a->v > b->v) - (a->v < b->v);
+}
+
+static int same_list(const struct acs__bprep *p, int32_t a, int32_t b)
+{
+  int32_t la = p->rs_off[a + 1] - p->rs_off[a];
+
+  return la == p->rs_off[b + 1] - p->rs_off[b] &&
+         (la == 0 || memcmp(p->rs + p->rs_off[a], p->rs + p->rs_off[b],
+                            (size_t)la * sizeof(int32_t)) == 0);
+}
+
+/* Classes of equal reduced successor sets: hash, sort, then compare each
+ * op with the first op of each class already seen under its hash. */
+static int build_classes(struct acs__bprep *p)
+{
+  int32_t n = p->n, *rep = malloc(((size_t)n + 1) * sizeof(int32_t));
+  struct hv *h = malloc(((size_t)n + 1) * sizeof(*h));
+
+  p->cls = malloc(((size_t)n + 1) * sizeof(int32_t));
+  if (!rep || !h || !p->cls) {
+    free(rep), free(h);
+    return ACS_ENOMEM;
+  }
+  for (int32_t v = 0; v < n; v++) {
+    uint64_t x = 1469598103934665603u;
+    qsort(p->rs + p->rs_off[v], (size_t)(p->rs_off[v + 1] - p->rs_off[v]), sizeof(int32_t),
+          cmp_i32);
+    for (int32_t k = p->rs_off[v]; k < p->rs_off[v + 1]; k++)
+      x = (x ^ (uint64_t)(uint32_t)p->rs[k]) * 1099511628211u;
+    h[v] = (struct hv){x, v};
+  }
+  qsort(h, (size_t)n, sizeof(*h), cmp_hv);
+  for (int32_t i = 0, first = 0, nrep = 0; i < n; i++) {
+    int32_t v = h[i].v, c = -1;
+    if (i > 0 && h[i].h != h[i - 1].h)
+      first = nrep;
+    if (p->rs_off[v + 1] == p->rs_off[v]) {
+      p->cls[v] = -1;
+      continue;
+    }
+    for (int32_t k = first; k < nrep && c < 0; k++)
+      if (same_list(p, rep[k], v))
+        c = p->cls[rep[k]];
+    if (c < 0) {
+      c = p->ncls++;
+      rep[nrep++] = v;
+    }
+    p->cls[v] = c;
+  }
+  free(rep), free(h);
+  return ACS_OK;
+}
+
+/* lst(v) = makespan - (longest path from v's start to the end). */
+static int build_latest(struct acs__bprep *p, const struct acs_schedule *s)
+{
+  int64_t *tail = calloc((size_t)p->n + 1, sizeof(int64_t));
+
+  p->lst = malloc(((size_t)p->n + 1) * sizeof(int64_t));
+  if (!tail || !p->lst) {
+    free(tail);
+    return ACS_ENOMEM;
+  }
+  for (int32_t k = p->n - 1; k >= 0; k--) {
+    int32_t v = p->g.topo[k];
+    int64_t best = 0;
+    for (int32_t e = p->g.succ_off[v]; e < p->g.succ_off[v + 1]; e++)
+      if (tail[p->g.succ[e]] > best)
+        best = tail[p->g.succ[e]];
+    tail[v] = best + acs__sgs_dur(s, v);
+    p->lst[v] = s->makespan - tail[v];
+  }
+  free(tail);
+  return ACS_OK;
+}
+
+int acs__bprep_init(struct acs__bprep *p, const struct acs_schedule *s)
+{
+  int err;
+
+  memset(p, 0, sizeof(*p));
+  p->n = s->nops;
+  if ((err = build_graph(p, s)) < 0 || (err = build_reduced(p)) < 0 ||
+      (err = build_classes(p)) < 0 || (err = build_latest(p, s)) < 0) {
+    acs__bprep_destroy(p);
+    return err;
+  }
+  return ACS_OK;
+}
+
+void acs__bprep_destroy(struct acs__bprep *p)
+{
+  acs_dag_destroy(&p->g);
+  free(p->rp_off), free(p->rp), free(p->rs_off), free(p->rs), free(p->cls), free(p->lst);
+  memset(p, 0, sizeof(*p));
+}

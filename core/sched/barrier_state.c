@@ -1,0 +1,574 @@
+/*
+ * barrier_state.c - the barrier allocator's bookkeeping: uses and their
+ * members, the physical barriers sorted by what a new use can do with them,
+ * paths between ops, and what starting an op with a chosen barrier adds
+ * (edges, waits, registrations). The choices themselves and why the result
+ * is correct: barrier.c.
+ *
+ * Physical barriers are kept so that no request looks at more than a few:
+ * a barrier whose current use is not done yet sits in a heap keyed by when
+ * it will be; once done it moves to the free list (nobody left to wait on
+ * it) or the steal list (some op still will). Open uses are on a list of
+ * their own. Every change is O(log k) for the k barriers in use, so the
+ * work per op does not grow with the barrier count.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/model/bprog.h"
+#include "core/sched/barrier_alloc.h"
+
+/* ---- containers ---- */
+
+static int list_push(struct list *l, int32_t x, int32_t y, int32_t next)
+{
+  if ((size_t)l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 256;
+    int32_t *p = realloc(l->a, cap * sizeof(*p));
+    if (p)
+      l->a = p;
+    int32_t *q = realloc(l->b, cap * sizeof(*q));
+    if (q)
+      l->b = q;
+    int32_t *r = realloc(l->next, cap * sizeof(*r));
+    if (r)
+      l->next = r;
+    if (!p || !q || !r || l->n == INT32_MAX)
+      return ACS_ENOMEM;
+    l->cap = cap;
+  }
+  l->a[l->n] = x;
+  l->b[l->n] = y;
+  l->next[l->n] = next;
+  return l->n++;
+}
+
+static void list_free(struct list *l)
+{
+  free(l->a), free(l->b), free(l->next);
+}
+
+/* ---- the physical barrier lists ---- */
+
+static void unlink_done(struct acs__balloc *a, int32_t b)
+{
+  struct bar *x = &a->bar[b];
+
+  if (x->list == L_NONE)
+    return;
+  if (x->prev >= 0)
+    a->bar[x->prev].next = x->next;
+  else
+    a->head[x->list] = x->next;
+  if (x->next >= 0)
+    a->bar[x->next].prev = x->prev;
+  else
+    a->tail[x->list] = x->prev;
+  x->list = L_NONE;
+}
+
+static void link_done(struct acs__balloc *a, int32_t b)
+{
+  struct bar *x = &a->bar[b];
+  int l = x->pending > 0 ? L_STEAL : L_FREE;
+
+  x->list = (int8_t)l;
+  x->next = -1;
+  x->prev = a->tail[l];
+  if (x->prev >= 0)
+    a->bar[x->prev].next = b;
+  else
+    a->head[l] = b;
+  a->tail[l] = b;
+}
+
+static void set_open(struct acs__balloc *a, int32_t b, int open)
+{
+  struct bar *x = &a->bar[b];
+
+  if (x->open == open)
+    return;
+  x->open = (uint8_t)open;
+  if (open) {
+    x->onext = -1;
+    x->oprev = a->otail;
+    if (x->oprev >= 0)
+      a->bar[x->oprev].onext = b;
+    else
+      a->ohead = b;
+    a->otail = b;
+    return;
+  }
+  if (x->oprev >= 0)
+    a->bar[x->oprev].onext = x->onext;
+  else
+    a->ohead = x->onext;
+  if (x->onext >= 0)
+    a->bar[x->onext].oprev = x->oprev;
+  else
+    a->otail = x->oprev;
+}
+
+/* Barrier b's current use changed: back into the heap until it is done. */
+static int touch(struct acs__balloc *a, int32_t b)
+{
+  int64_t done = acs__use_done(a, a->bar[b].cur);
+
+  unlink_done(a, b);
+  set_open(a, b, a->use[a->bar[b].cur].joinable);
+  if (done <= a->now) {
+    link_done(a, b);
+    return ACS_OK;
+  }
+  if (acs_heap_push(&a->busy, done, b) < 0 ||
+      (a->bar[b].pending == 0 && acs_heap_push(&a->idle, done, b) < 0))
+    return ACS_ENOMEM;
+  return ACS_OK;
+}
+
+static int pending_add(struct acs__balloc *a, int32_t b, int32_t delta)
+{
+  struct bar *x = &a->bar[b];
+  int was = x->pending > 0;
+
+  x->pending += delta;
+  if (was == (x->pending > 0))
+    return ACS_OK;
+  if (x->list != L_NONE) {
+    unlink_done(a, b);
+    link_done(a, b);
+  } else if (x->cur >= 0 && x->pending == 0 &&
+             acs_heap_push(&a->idle, acs__use_done(a, x->cur), b) < 0) {
+    return ACS_ENOMEM;
+  }
+  return ACS_OK;
+}
+
+int acs__bars_advance(struct acs__balloc *a, int64_t t)
+{
+  a->now = t;
+  while (!acs_heap_empty(&a->busy) && acs_heap_peek(&a->busy).key <= t) {
+    struct acs_heap_item it = acs_heap_pop(&a->busy);
+    /* stale: the use changed since (a later entry stands for it) */
+    if (a->bar[it.id].list == L_NONE && acs__use_done(a, a->bar[it.id].cur) == it.key)
+      link_done(a, it.id);
+  }
+  return ACS_OK;
+}
+
+int64_t acs__bars_next_done(struct acs__balloc *a)
+{
+  while (!acs_heap_empty(&a->idle)) {
+    struct acs_heap_item it = acs_heap_peek(&a->idle);
+    const struct bar *x = &a->bar[it.id];
+    if (x->list == L_NONE && x->pending == 0 && acs__use_done(a, x->cur) == it.key &&
+        it.key > a->now)
+      return it.key;
+    acs_heap_pop(&a->idle);
+  }
+  return INT64_MAX;
+}
+
+/* ---- paths ---- */
+
+/* Marks v's direct predecessors (the schedule's and the added edges). */
+void acs__mark_preds(struct acs__balloc *a, int32_t v)
+{
+  const struct acs_dag *g = &a->p->g;
+
+  for (int32_t k = g->pred_off[v]; k < g->pred_off[v + 1]; k++)
+    a->pred_mark[g->pred[k]] = a->epoch;
+  for (int32_t e = a->add_in[v]; e >= 0; e = a->add.next[e])
+    a->pred_mark[a->add.a[e]] = a->epoch;
+}
+
+/*
+ * Marks up to ANC_BUDGET ancestors of v, nearest first (breadth-first over
+ * every edge so far): a mark proves a path, so the edge it would replace
+ * is implied. An unmarked op may still be an ancestor; then an edge is
+ * added that was not needed, which costs nothing but an edge.
+ */
+static void mark_ancestors(struct acs__balloc *a, int32_t v)
+{
+  const struct acs_dag *g = &a->p->g;
+  int32_t head = 0, tail = 0;
+
+  if (a->anc_done)
+    return;
+  a->anc_done = 1;
+  a->queue[tail++] = v;
+  while (head < tail && tail < ANC_BUDGET) {
+    int32_t x = a->queue[head++];
+    for (int32_t k = g->pred_off[x]; k < g->pred_off[x + 1] && tail < ANC_BUDGET; k++)
+      if (a->anc_mark[g->pred[k]] != a->epoch) {
+        a->anc_mark[g->pred[k]] = a->epoch;
+        a->queue[tail++] = g->pred[k];
+      }
+    for (int32_t e = a->add_in[x]; e >= 0 && tail < ANC_BUDGET; e = a->add.next[e])
+      if (a->anc_mark[a->add.a[e]] != a->epoch) {
+        a->anc_mark[a->add.a[e]] = a->epoch;
+        a->queue[tail++] = a->add.a[e];
+      }
+  }
+}
+
+/* Does a path of edges lead from x to v? Yes when x is a direct
+ * predecessor or a near ancestor; no proves nothing. */
+int acs__ordered_before(struct acs__balloc *a, int32_t x, int32_t v)
+{
+  if (a->pred_mark[x] == a->epoch)
+    return 1;
+  mark_ancestors(a, v);
+  return a->anc_mark[x] == a->epoch;
+}
+
+/* Or will one, once v starts? Also when v waits on x's barrier: v then
+ * consumes that barrier's current use, after all its producers (consume),
+ * and they come after x's own use (the reuse rule, kept for every use so
+ * far). */
+int acs__reached_before(struct acs__balloc *a, int32_t x, int32_t v)
+{
+  return a->bar_mark[a->use[a->use_of[x]].barrier] == a->epoch || acs__ordered_before(a, x, v);
+}
+
+int acs__has_direct_member(const struct acs__balloc *a, int32_t x)
+{
+  for (int32_t m = a->use[x].prod; m >= 0; m = a->prod_next[m])
+    if (a->pred_mark[m] == a->epoch)
+      return 1;
+  for (int32_t k = a->use[x].cons; k >= 0; k = a->cons.next[k])
+    if (a->pred_mark[a->cons.a[k]] == a->epoch)
+      return 1;
+  return 0;
+}
+
+/* Is b registered as a barrier v will wait on? */
+int acs__registered(const struct acs__balloc *a, int32_t v, int32_t b)
+{
+  for (int32_t k = a->reg_head[v]; k >= 0; k = a->reg.next[k])
+    if (a->reg.a[k] == b)
+      return 1;
+  return 0;
+}
+
+/* ---- starting an op ---- */
+
+static int add_edge(struct acs__balloc *a, struct acs__sgs *g, int32_t src, int32_t v,
+                    int64_t *count)
+{
+  int e = list_push(&a->add, src, v, a->add_in[v]);
+
+  if (e < 0)
+    return e;
+  a->add_in[v] = e;
+  a->pred_mark[src] = a->epoch;
+  if (count)
+    (*count)++;
+  return acs__sgs_add_edge(g, src, v);
+}
+
+/* Edges from the end of use x to v (none when a path will order them), a
+ * marker when the reading rule needs one; the barriers of their sources
+ * join v's waits (wb, nw). */
+static int edges_from_end(struct acs__balloc *a, struct acs__sgs *g, int32_t x, int32_t v,
+                          int marker, int32_t *nw)
+{
+  int64_t *cnt = a->st ? &a->st->reuse_edges : NULL;
+  int err = ACS_OK;
+
+  if (x < 0)
+    return ACS_OK;
+  if (marker && !acs__has_direct_member(a, x)) {
+    int any = 0;
+    ACS__FOR_END(a, x, m, any |= m != v && !acs__reached_before(a, m, v));
+    if (!any) /* every order is implied: one edge for the reading rule */
+      return add_edge(a, g, a->use[x].prod, v, a->st ? &a->st->marker_edges : NULL);
+  }
+  ACS__FOR_END(a, x, m, {
+    if (err == ACS_OK && m != v && !acs__reached_before(a, m, v)) {
+      int32_t b = a->use[a->use_of[m]].barrier;
+      err = add_edge(a, g, m, v, cnt);
+      if (a->bar_mark[b] != a->epoch) {
+        a->bar_mark[b] = a->epoch;
+        a->wb[(*nw)++] = b;
+      }
+    }
+  });
+  return err;
+}
+
+/* v consumes the current use z of barrier b: edges from its producers that
+ * no path orders before v (at least one direct, for the reading rule). */
+static int consume(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int64_t t, int32_t b,
+                   int32_t z)
+{
+  struct use *u = &a->use[z];
+  int64_t end = t + acs__sgs_dur(a->s, v);
+  int direct = 0, err;
+
+  for (int32_t m = u->prod; m >= 0; m = a->prod_next[m])
+    direct |= a->pred_mark[m] == a->epoch;
+  for (int32_t m = u->prod; m >= 0; m = a->prod_next[m])
+    if (!acs__ordered_before(a, m, v) || (!direct && m == u->prod)) {
+      if ((err = add_edge(a, g, m, v, a->st ? &a->st->coproducer_edges : NULL)) < 0)
+        return err;
+      direct = 1;
+    }
+  if ((err = list_push(&a->cons, v, 0, u->cons)) < 0)
+    return err;
+  u->cons = err;
+  u->ncons++;
+  u->joinable = 0;
+  if (end > u->cons_end)
+    u->cons_end = end;
+  if ((err = list_push(&a->opcons, z, 0, a->opcons_head[v])) < 0)
+    return err;
+  a->opcons_head[v] = err;
+  if ((err = list_push(&a->waits, v, b, -1)) < 0)
+    return err;
+  return a->bar[b].cur == z ? touch(a, b) : ACS_OK;
+}
+
+/* v's reduced successors will wait on barrier b. */
+static int register_succ(struct acs__balloc *a, int32_t v, int32_t b)
+{
+  const struct acs__bprep *p = a->p;
+  int err;
+
+  for (int32_t k = p->rs_off[v]; k < p->rs_off[v + 1]; k++) {
+    int32_t u = p->rs[k];
+    if (a->use_of[u] >= 0 || acs__registered(a, u, b))
+      continue;
+    if ((err = list_push(&a->reg, b, 0, a->reg_head[u])) < 0)
+      return err;
+    a->reg_head[u] = err;
+    if ((err = pending_add(a, b, 1)) < 0)
+      return err;
+    if (acs_heap_push(&a->bar[b].by_lst, p->lst[u], u) < 0 ||
+        acs_heap_push(&a->bar[b].by_start, a->s->ops[u].start, u) < 0)
+      return ACS_ENOMEM;
+  }
+  return ACS_OK;
+}
+
+/* Opens a new use on c->bar for v after its current use; returns it. */
+static int open_use(struct acs__balloc *a, int32_t v, int64_t t, const struct choice *c)
+{
+  int32_t cls = a->p->cls[v], b = c->bar, y;
+
+  if (c->kind == K_FRESH) {
+    a->nbar++;
+    a->bar[b].cur = -1;
+  }
+  if ((size_t)a->nuse == a->ucap) {
+    size_t cap = a->ucap ? 2 * a->ucap : 256;
+    struct use *u = realloc(a->use, cap * sizeof(*u));
+    if (!u)
+      return ACS_ENOMEM;
+    a->use = u;
+    a->ucap = cap;
+  }
+  y = a->nuse++;
+  a->use[y] = (struct use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, t, -1, 1};
+  /* A use that took its barrier from waiters takes no other producer: a
+   * later one might follow such a waiter. */
+  a->use[y].joinable = c->kind != K_STEAL;
+  a->bar[b].cur = y;
+  if (cls >= 0)
+    a->open_cls[cls] = y;
+  else
+    a->open_sink = y;
+  if (a->st) {
+    a->st->uses++;
+    a->st->reuses += c->kind == K_REUSE;
+    a->st->steals += c->kind == K_STEAL;
+  }
+  return y;
+}
+
+/* The uses v consumes are the current ones before v opens its own: first
+ * those of its predecessors (their producers then precede v, which can
+ * make edges from the previous use unnecessary), then those the edges from
+ * the previous use bring. */
+static int consume_all(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int64_t t,
+                       int32_t from, int32_t nw)
+{
+  int err;
+
+  for (int32_t k = from; k < nw; k++)
+    a->wz[k] = a->bar[a->wb[k]].cur;
+  for (int32_t k = from; k < nw; k++)
+    if ((err = consume(a, g, v, t, a->wb[k], a->wz[k])) < 0)
+      return err;
+  return ACS_OK;
+}
+
+/* v, a consumer of use z, updates barrier b: counted in z's consumer
+ * barriers (what the reuse of z's barrier must check, barrier.c). */
+static int note_consumer(struct acs__balloc *a, int32_t z, int32_t b, int32_t v)
+{
+  int32_t e;
+
+  for (e = a->use[z].cbar; e >= 0; e = a->cbar.next[e])
+    if (a->cbar.a[e] == b) {
+      a->cbar.b[e]++;
+      return ACS_OK;
+    }
+  if ((e = list_push(&a->cbar, b, 1, a->use[z].cbar)) < 0)
+    return e;
+  if ((size_t)a->cbar.n > a->cbar_cap) {
+    size_t cap = a->cbar.cap;
+    int32_t *m = realloc(a->cbar_member, cap * sizeof(*m));
+    if (!m)
+      return ACS_ENOMEM;
+    a->cbar_member = m;
+    a->cbar_cap = cap;
+  }
+  a->cbar_member[e] = v;
+  a->use[z].cbar = e;
+  return ACS_OK;
+}
+
+static void count_refused(struct acs__balloc *a, int32_t v, int join)
+{
+  int32_t cls = a->p->cls[v], y = cls >= 0 ? a->open_cls[cls] : -1;
+
+  if (a->st && !join && y >= 0 && a->use[y].joinable && a->bar[a->use[y].barrier].cur == y)
+    a->st->refused_joins++;
+}
+
+int acs__commit(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int64_t t,
+                const struct choice *c, int32_t nw)
+{
+  int join = c->kind == K_JOIN || c->kind == K_SHARE;
+  int32_t prev = join ? a->use[c->use].prev : c->kind == K_FRESH ? -1 : a->bar[c->bar].cur;
+  int marker = !join || a->use[c->use].open_t == t;
+  int32_t y = c->use, nw0 = nw;
+  int err;
+
+  a->ver++;
+  if ((err = consume_all(a, g, v, t, 0, nw)) < 0 ||
+      (err = edges_from_end(a, g, prev, v, marker, &nw)) < 0 ||
+      (err = consume_all(a, g, v, t, nw0, nw)) < 0)
+    return err;
+  for (int32_t k = a->reg_head[v]; k >= 0; k = a->reg.next[k])
+    if ((err = pending_add(a, a->reg.a[k], -1)) < 0)
+      return err;
+  count_refused(a, v, join);
+  if (!join && (y = open_use(a, v, t, c)) < 0)
+    return y;
+  if (a->st) {
+    a->st->joins += c->kind == K_JOIN;
+    a->st->shares += c->kind == K_SHARE;
+  }
+  a->use_of[v] = y;
+  a->end[v] = t + acs__sgs_dur(a->s, v);
+  a->prod_next[v] = a->use[y].prod;
+  a->use[y].prod = v;
+  a->use[y].nprod++;
+  a->use[y].slots += acs_barrier_slot_demand(&a->s->ops[v]);
+  if (a->end[v] > a->use[y].prod_end)
+    a->use[y].prod_end = a->end[v];
+  if ((err = touch(a, a->use[y].barrier)) < 0)
+    return err;
+  for (int32_t k = 0; k < nw; k++)
+    if ((err = note_consumer(a, a->wz[k], a->use[y].barrier, v)) < 0)
+      return err;
+  return register_succ(a, v, a->use[y].barrier);
+}
+
+/* ---- setup and output ---- */
+
+int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
+                     const struct acs__bprep *p, int policy, struct acs_barrier_stats *st)
+{
+  struct acs__balloc *a = calloc(1, sizeof(*a));
+  size_t n = (size_t)s->nops + 1, nb;
+
+  if (!(*out = a))
+    return ACS_ENOMEM;
+  a->s = s;
+  a->p = p;
+  a->st = st;
+  a->n = s->nops;
+  a->nb = s->barriers;
+  a->plimit = s->barrier_slots > 0 ? s->barrier_slots : 0;
+  a->policy = policy;
+  a->open_sink = a->ohead = a->otail = -1;
+  a->now = -1;
+  for (int l = 0; l < 3; l++)
+    a->head[l] = a->tail[l] = -1;
+  /* Never more barriers than ops: each use has one. */
+  nb = (size_t)(s->barriers < s->nops ? s->barriers : s->nops) + 1;
+  a->bar = calloc(nb, sizeof(*a->bar));
+  a->use_of = malloc(n * sizeof(int32_t));
+  a->prod_next = malloc(n * sizeof(int32_t));
+  a->open_cls = malloc(((size_t)p->ncls + 1) * sizeof(int32_t));
+  a->end = calloc(n, sizeof(int64_t));
+  a->reg_head = malloc(n * sizeof(int32_t));
+  a->add_in = malloc(n * sizeof(int32_t));
+  a->opcons_head = malloc(n * sizeof(int32_t));
+  a->pred_mark = calloc(n, sizeof(int32_t));
+  a->anc_mark = calloc(n, sizeof(int32_t));
+  a->bar_mark = calloc(nb, sizeof(int32_t));
+  a->pull_mark = calloc(nb, sizeof(int32_t));
+  a->try_mark = calloc(nb, sizeof(int32_t));
+  a->queue = malloc((ANC_BUDGET + 1) * sizeof(int32_t));
+  a->wb = malloc(n * sizeof(int32_t));
+  a->wz = malloc(n * sizeof(int32_t));
+  if (!a->bar || !a->use_of || !a->prod_next || !a->open_cls || !a->end || !a->reg_head ||
+      !a->add_in || !a->opcons_head || !a->pred_mark || !a->anc_mark || !a->bar_mark ||
+      !a->pull_mark || !a->try_mark || !a->queue || !a->wb || !a->wz ||
+      acs_heap_init(&a->busy, 64) < 0 || acs_heap_init(&a->idle, 64) < 0)
+    return ACS_ENOMEM;
+  for (size_t b = 0; b + 1 < nb; b++) {
+    a->bar[b].cur = -1;
+    if (acs_heap_init(&a->bar[b].by_lst, 4) < 0 || acs_heap_init(&a->bar[b].by_start, 4) < 0)
+      return ACS_ENOMEM;
+  }
+  for (int32_t v = 0; v < a->n; v++)
+    a->use_of[v] = a->prod_next[v] = a->reg_head[v] = a->add_in[v] = a->opcons_head[v] = -1;
+  for (int32_t c = 0; c < p->ncls; c++)
+    a->open_cls[c] = -1;
+  return ACS_OK;
+}
+
+void acs__balloc_destroy(struct acs__balloc *a)
+{
+  if (!a)
+    return;
+  for (int32_t b = 0; a->bar && b < (a->nb < a->n ? a->nb : a->n); b++) {
+    acs_heap_destroy(&a->bar[b].by_lst);
+    acs_heap_destroy(&a->bar[b].by_start);
+  }
+  acs_heap_destroy(&a->busy);
+  acs_heap_destroy(&a->idle);
+  free(a->bar), free(a->use), free(a->use_of), free(a->prod_next), free(a->open_cls);
+  free(a->end), free(a->reg_head), free(a->add_in), free(a->opcons_head);
+  free(a->pred_mark), free(a->anc_mark), free(a->bar_mark), free(a->pull_mark);
+  free(a->try_mark), free(a->queue), free(a->wb), free(a->wz);
+  list_free(&a->cons), list_free(&a->reg), list_free(&a->add), list_free(&a->waits);
+  list_free(&a->opcons), list_free(&a->cbar);
+  free(a->cbar_member);
+  free(a);
+}
+
+int acs__balloc_emit(const struct acs__balloc *a, struct acs_schedule *s)
+{
+  int err;
+
+  s->nwaits = 0;
+  for (int32_t v = 0; v < a->n; v++)
+    s->ops[v].update_barrier = a->use[a->use_of[v]].barrier;
+  for (int32_t k = 0; k < a->waits.n; k++)
+    if ((err = acs_schedule_add_wait(s, a->waits.a[k], a->waits.b[k])) < 0)
+      return err;
+  for (int32_t k = 0; k < a->add.n; k++)
+    if ((err = acs_schedule_add_edge(s, a->add.a[k], a->add.b[k], ACS_EDGE_CONTROL)) < 0)
+      return err;
+  if (a->st)
+    a->st->barriers_used = a->nbar;
+  return ACS_OK;
+}
