@@ -240,6 +240,21 @@ int acs_cas_lower(const struct acs_cas_env *env, const struct acs_cas_plan *plan
                   int64_t budget, struct acs_schedule *s, struct acs_cas_tag **tags,
                   struct acs_diag *d);
 
+/* ---- the variant (variant.c) ---- */
+
+/*
+ * Steps 1-4 on the inferred layer graph lg: the proposal within the budget
+ * (o->budget_kib, or out's CMX) lowered into out (initialised for a problem
+ * on plat, whose ops it replaces), checked by acs_cas_check, with the result
+ * tables and the bound of its own ops. `key` (NULL: none) keys the memo.
+ * ACS_EINFEASIBLE with the reason in d, ACS_EVERIFY (a failed check),
+ * ACS_EINTERRUPTED, ACS_ENOMEM, ACS_ERANGE.
+ */
+int acs_cas_schedule(const struct acs_lgraph *lg, const struct acs_platform *plat,
+                     const struct acs_cas_opts *o, const struct acs_cas_memo_key *key,
+                     const volatile sig_atomic_t *intr, struct acs_schedule *out,
+                     struct acs_diag *d);
+
 /* Adds the tables cascade_plans (shown) and cascade_front to s
  * (variant.c). */
 int acs_cas_tables(const struct acs_cas_env *env, const struct acs_cas_result *r,
@@ -253,9 +268,11 @@ int acs_cas_tables(const struct acs_cas_env *env, const struct acs_cas_result *r
  * its work at the PE rate and every DMA its bytes at the DDR rate; what a
  * compute op reads, slot by slot (acs_lnode_input_box), is covered by its
  * data predecessors of that tensor; a load of an activation is covered by
- * stores of it, a store by the compute ops that made it; every Part's
- * output is computed whole (coverage decided exactly by coordinate
- * compression); the peak CMX is at most the budget and `predicted`. The
+ * stores of it, a store by the compute ops that made it (coverage decided
+ * exactly by coordinate compression); every network output is computed
+ * whole (an element of an inner tensor that no op reads need not be
+ * computed: the reads above are covered transitively from the outputs
+ * back); the peak CMX is at most the budget and `predicted`. The
  * common verifier adds what this leaves to it: precedence, residency of
  * each read range while its reader runs, no two live ranges overlapping
  * (so a ring slot is not overwritten while read). ACS_EVERIFY with the
