@@ -33,6 +33,7 @@
 #include "core/load/load.h"
 #include "core/model/layer.h"
 #include "core/sched/cascade/cascade.h"
+#include "tests/netgen.h"
 
 #define REPS 3
 
@@ -245,12 +246,78 @@ static void bench_spill(const char *srcdir)
   }
 }
 
+/* Large random networks (7-333 pixels, up to 512 channels, up to 8
+ * blocks) at three budgets, the PE count varying with the seed. */
+static const struct acs_netgen_opts LARGE = {7, 333, 512, 8};
+
+static void bench_nets(long nets, long first)
+{
+  static const char *const budgets[] = {"cmx_kib=64", "cmx_kib=512", "cmx_kib=4096"};
+  static const char *const pes[] = {"pe_count=4", "pe_count=1", "pe_count=16"};
+  long count[3] = {0, 0, 0}, shown = 0;
+  double t0 = acs_now_seconds();
+
+  printf("\n4. Random networks (tests/netgen.h: 7-333 pixels, 1-512 channels, up to 8 "
+         "blocks), seeds %ld-%ld, 3 budgets each, simulated\n", first, first + nets - 1);
+  for (long i = 0; i < nets; i++) {
+    uint64_t seed = (uint64_t)(first + i);
+    struct acs_lgraph lg;
+    char desc[512];
+    if (acs_netgen_make(seed, &LARGE, &lg, desc, sizeof(desc)) != ACS_OK) {
+      printf("  net %llu: not generated: %s\n", (unsigned long long)seed, desc);
+      count[ACS_NETGEN_ERROR] += 3;
+      continue;
+    }
+    for (int b = 0; b < 3; b++) {
+      const char *sets[] = {budgets[b], pes[seed % 3], NULL};
+      struct acs_netgen_run r;
+      if (acs_netgen_cascade(&lg, sets, NULL, 1, &r) != ACS_OK) {
+        r.status = ACS_NETGEN_ERROR;
+        snprintf(r.msg, sizeof(r.msg), "the rig failed");
+      }
+      count[r.status]++;
+      if (r.status == ACS_NETGEN_ERROR && shown++ < 20)
+        printf("  error: net %llu (%s) at %s, %s: %s\n", (unsigned long long)seed, desc,
+               sets[0], sets[1], r.msg);
+    }
+    acs_lgraph_destroy(&lg);
+  }
+  printf("  %ld runs: %ld ok, %ld infeasible, %ld error (%.0f s)\n", 3 * nets,
+         count[ACS_NETGEN_OK], count[ACS_NETGEN_INFEASIBLE], count[ACS_NETGEN_ERROR],
+         acs_now_seconds() - t0);
+}
+
+static int wants(int argc, char **argv, const char *what, long *arg)
+{
+  size_t n = strlen(what);
+
+  if (argc <= 2)
+    return 1;
+  for (int i = 2; i < argc; i++)
+    if (strncmp(argv[i], what, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '=')) {
+      if (arg && argv[i][n] == '=')
+        *arg = strtol(argv[i] + n + 1, NULL, 10);
+      return 1;
+    }
+  return 0;
+}
+
+/* usage: bench-cascade [SRCDIR [SECTION...]]; sections time, memory,
+ * spill, nets[=N] (N random networks, 2000 by default), first=K (the
+ * first seed); none: all. */
 int main(int argc, char **argv)
 {
   const char *srcdir = argc > 1 ? argv[1] : ".";
+  long nets = 2000, first = 0;
 
-  bench_time(srcdir);
-  bench_memory(srcdir);
-  bench_spill(srcdir);
+  if (wants(argc, argv, "time", NULL))
+    bench_time(srcdir);
+  if (wants(argc, argv, "memory", NULL))
+    bench_memory(srcdir);
+  if (wants(argc, argv, "spill", NULL))
+    bench_spill(srcdir);
+  wants(argc, argv, "first", &first);
+  if (wants(argc, argv, "nets", &nets) && nets > 0)
+    bench_nets(nets, first);
   return 0;
 }
