@@ -75,7 +75,13 @@ struct acs_cas_env {
   int32_t dma;               /* DMA channels */
   int64_t macs_per_cycle;
   int res_pe, res_dma;       /* resource indices in the schedule, -1 none */
+  /* > 0: a dry run stops after sizing a plan that needs more CMX than
+   * this (no proposal holding it fits the budget) and says so. */
+  int64_t mem_limit;
 };
+
+/* acs_cas_walk's answer for a plan over env->mem_limit (mem filled). */
+#define ACS_CAS_OVER 1
 
 /* A group: Parts [first, first + nparts) and the activations entering it. */
 struct acs_cas_group {
@@ -136,9 +142,11 @@ struct acs_cas_lower;  /* lower.c: where a walk that emits puts its ops */
  * Walks plan p of group g. Without `lw`, a dry run: fills p->mem,
  * p->out_bytes, p->cycles, p->ddr_bytes, p->macs, p->steps, p->ops.
  * With it, appends the group's ops to the schedule being lowered, starting
- * at lw's time and arena. `stop` is polled between stripes (NULL: never).
- * Returns ACS_OK, ACS_ENOMEM, ACS_ERANGE (a quantity beyond ACS_QTY_MAX),
- * ACS_EINTERRUPTED. O(stripes (parts + ops) + ops (split + blocks read)).
+ * at lw's time and arena. Returns ACS_OK, ACS_CAS_OVER (a dry run of a
+ * plan needing more than env->mem_limit: only p->mem is filled),
+ * ACS_ENOMEM, ACS_ERANGE (a quantity beyond ACS_QTY_MAX). A dry run is
+ * O(stripes (parts rank^2 + blocks (slots + split))), whatever the PE
+ * count beyond split; a lowering adds O(slices x pieces read) per block.
  */
 int acs_cas_walk(const struct acs_cas_env *env, const struct acs_cas_group *g,
                  struct acs_cas_plan *p, struct acs_cas_lower *lw);

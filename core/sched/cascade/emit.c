@@ -164,7 +164,8 @@ static int emit_loads(struct walk *w, int32_t b, int64_t step)
     op_begin(w);
     if (w->lw && (err = acs_cas_lower_ddr_preds(w->lw, B->tensor, &bb, &w->gp)) < 0)
       return err;
-    acs_cas_sop_init(&o, ACS_OP_DMA);
+    if (w->lw) /* a dry run reads only the times dma_time sets */
+      acs_cas_sop_init(&o, ACS_OP_DMA);
     if ((err = slot_claim(w, B, &S)) < 0 || (err = dma_time(w, &o, acs__cw_box_bytes(w, &bb))) < 0)
       return err;
     S->hull = bb;
@@ -201,7 +202,8 @@ static int emit_store(struct walk *w, struct wslot *S, int64_t step, int64_t bi)
   wait_for(w, S->end);
   for (int32_t k = 0; w->lw && k < S->npieces && err == ACS_OK; k++)
     err = acs_cas_ids_add(&w->data, S->pieces[k].gid);
-  acs_cas_sop_init(&o, ACS_OP_DMA);
+  if (w->lw)
+    acs_cas_sop_init(&o, ACS_OP_DMA);
   if (err < 0 || (err = dma_time(w, &o, acs__cw_box_bytes(w, &S->hull))) < 0)
     return err;
   w->ddr_bytes += o.bytes;

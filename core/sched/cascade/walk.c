@@ -23,6 +23,7 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -494,7 +495,7 @@ int acs_cas_walk(const struct acs_cas_env *env, const struct acs_cas_group *g,
   const struct acs_ctensor *ot;
   int err;
 
-  memset(&w, 0, sizeof(w));
+  memset(&w, 0, offsetof(struct walk, bufs));
   w.env = env;
   w.cg = env->cg;
   w.lg = env->cg->lg;
@@ -510,6 +511,13 @@ int acs_cas_walk(const struct acs_cas_env *env, const struct acs_cas_group *g,
   if ((err = pass_size(&w, steps)) < 0 ||
       (err = layout(&w, lw ? acs_cas_lower_arena(lw) : 0, &arena)) < 0)
     goto out;
+  ot = &env->cg->tensors[env->cg->parts[p->first + p->nparts - 1].out];
+  p->out_bytes = p->out_home == ACS_CAS_HOME_CMX ? acs_cas_align(ot->bytes, env->align) : 0;
+  p->mem = arena + p->out_bytes;
+  if (!lw && env->mem_limit > 0 && p->mem > env->mem_limit) {
+    err = ACS_CAS_OVER; /* no proposal holding it fits: pass 3 is not needed */
+    goto out;
+  }
   w.pe_free = calloc((size_t)env->pes + 1, sizeof(*w.pe_free));
   w.dma_free = calloc((size_t)env->dma + 1, sizeof(*w.dma_free));
   acs__cw_link_init(&w.link, env->plat);
@@ -521,9 +529,6 @@ int acs_cas_walk(const struct acs_cas_env *env, const struct acs_cas_group *g,
   for (int64_t j = 0; j < steps; j++)
     if ((err = acs__cw_stripe_emit(&w, j)) < 0)
       goto out;
-  ot = &env->cg->tensors[env->cg->parts[p->first + p->nparts - 1].out];
-  p->out_bytes = p->out_home == ACS_CAS_HOME_CMX ? acs_cas_align(ot->bytes, env->align) : 0;
-  p->mem = arena + p->out_bytes;
   p->cycles = w.cycles;
   p->ddr_bytes = w.ddr_bytes;
   p->macs = w.macs;

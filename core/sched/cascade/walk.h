@@ -97,7 +97,6 @@ struct walk {
   struct acs_cas_plan *p;
   struct acs_cas_lower *lw;
   int32_t nbufs;
-  struct wbuf bufs[ACS_CAS_MAX_BUFS];
   int32_t pbuf[ACS_CAS_MAX_PARTS];       /* buffer of each Part's output */
   struct acs_lbox comp[ACS_CAS_MAX_PARTS]; /* region each Part computes this stripe */
   struct acs_lbox stripe;
@@ -117,6 +116,9 @@ struct walk {
   int64_t macs, ddr_bytes;
   struct wrec *rec;                       /* steps x nbufs, or NULL: recompute */
   uint64_t *rmask;                        /* per step, the buffers restarted */
+  /* Last: a walk clears the fields above and each buffer it adds (buf_add),
+   * not the whole array (tens of kB, cleared per plan costed). */
+  struct wbuf bufs[ACS_CAS_MAX_BUFS];
 };
 
 /* Bytes of a box of a tensor: its elements fit (a box lies inside its
