@@ -3,16 +3,20 @@
  * for: unread elements (a worked example), and a property test over random
  * networks (tests/netgen.h) at three CMX budgets, where every run must be
  * `ok` (checked, verified, simulated, not below the network bound) or
- * `infeasible` with a reason.
+ * `infeasible` with a reason; the same over every libonnx-testdata model
+ * acsim reads.
  */
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "core/load/load.h"
 #include "core/model/layer.h"
 #include "core/model/problem.h"
 #include "core/model/schedule.h"
@@ -263,4 +267,61 @@ Test(random_nets, same_seed_same_network)
               memcmp(a.t[t].dims, b.t[t].dims, sizeof(a.t[t].dims)) == 0);
   acs_lgraph_destroy(&a);
   acs_lgraph_destroy(&b);
+}
+
+/* ---- libonnx-testdata ---- */
+
+#define TESTDATA "/usr/share/libonnx-testdata/data"
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+  return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* Every model of Debian's libonnx-testdata (the ONNX project's operator
+ * and model tests) that acsim reads as it is (test-onnx counts them) runs
+ * through cascade on the default platform: ok (checked, verified,
+ * simulated, not below the network bound) or infeasible with a reason. */
+Test(onnx_testdata, cascade_is_ok_or_infeasible_on_every_model, .timeout = 1200)
+{
+  static const char *const cats[] = {"node", "pytorch-converted", "pytorch-operator", "simple",
+                                     "real"};
+  static const char *const sets[] = {"cmx_kib=256", NULL};
+  struct stat st;
+  int loaded = 0, ok = 0;
+
+  if (stat(TESTDATA, &st) != 0)
+    cr_skip_test("libonnx-testdata is not installed (" TESTDATA ")");
+  for (size_t c = 0; c < sizeof(cats) / sizeof(*cats); c++) {
+    char base[1024];
+    struct dirent **ents;
+    int n;
+    snprintf(base, sizeof(base), "%s/%s", TESTDATA, cats[c]);
+    n = scandir(base, &ents, NULL, by_name);
+    for (int i = 0; i < n; i++) {
+      char path[2048];
+      struct acs_workload *w;
+      struct acs_netgen_run r;
+      struct acs_diag d;
+      const struct acs_lgraph *lg;
+      snprintf(path, sizeof(path), "%s/%s/model.onnx", base, ents[i]->d_name);
+      acs_diag_init(&d);
+      if (ents[i]->d_name[0] != '.' && stat(path, &st) == 0 &&
+          acs_workload_load(path, &w, &d) == ACS_OK) {
+        if ((lg = acs_workload_lgraph(w)) != NULL) {
+          loaded++;
+          cr_assert_eq(acs_netgen_cascade(lg, sets, NULL, 1, &r), ACS_OK, "%s", path);
+          cr_assert_neq(r.status, ACS_NETGEN_ERROR, "%s: %s", path, r.msg);
+          cr_assert(r.status == ACS_NETGEN_OK || r.msg[0] != '\0', "%s", path);
+          ok += r.status == ACS_NETGEN_OK;
+        }
+        acs_workload_free(w);
+      }
+      free(ents[i]);
+    }
+    if (n >= 0)
+      free(ents);
+  }
+  cr_log_info("%d models read, %d ok, %d infeasible", loaded, ok, loaded - ok);
+  cr_assert_gt(loaded, 400); /* the package reads as a few hundred models */
 }
