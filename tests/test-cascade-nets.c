@@ -22,6 +22,7 @@
 #include "core/model/schedule.h"
 #include "core/sched/cascade/cascade.h"
 #include "core/sched/cascade/cgraph.h"
+#include "core/sched/cascade/walk.h"
 #include "tests/netgen.h"
 #include "tests/testutil.h"
 
@@ -202,6 +203,38 @@ Test(unread, network_output_must_be_whole)
   free(tags);
   rig_free(&r);
   acs_lgraph_destroy(&lg);
+}
+
+/* ---- the walk's DDR link ---- */
+
+/* A link of 2 bytes a cycle, transfers of 1 byte a cycle each (a DMA
+ * engine at 1 GB/s, ddr_ratio 0.5), latency 10, by hand: two transfers of
+ * 100 bytes issued at 0 run side by side, [10, 110) each; a third issued at
+ * 0 finds the link full until 110 and moves at 110-210; a fourth issued at
+ * 150 shares what the third leaves (1 byte a cycle) and ends at 260. */
+Test(link, transfers_take_the_bandwidth_left_before_them)
+{
+  static const char *const sets[] = {"freq_mhz=1000", "dma_gbps=1", "ddr_ratio=0.5",
+                                     "ddr_latency_cycles=10", NULL};
+  struct acs_platform p;
+  struct acs_diag d;
+  struct wlink l;
+
+  acs_platform_init(&p);
+  acs_diag_init(&d);
+  for (int i = 0; sets[i]; i++)
+    cr_assert_eq(acs_platform_set_kv(&p, sets[i], &d), ACS_OK);
+  acs__cw_link_init(&l, &p);
+  cr_assert_eq(acs__cw_link_xfer(&l, 0, 100), 110);
+  cr_assert_eq(acs__cw_link_xfer(&l, 0, 100), 110);
+  cr_assert_eq(acs__cw_link_xfer(&l, 0, 100), 210);
+  cr_assert_eq(acs__cw_link_xfer(&l, 150, 100), 260);
+  /* Forgetting what ends before 200 keeps what later transfers see: one
+   * issued at 195 finds the link full at 205-210 (the third and fourth)
+   * and 1 byte a cycle left after 210: 10 bytes end at 220. */
+  acs__cw_link_forget(&l, 200);
+  cr_assert_eq(acs__cw_link_xfer(&l, 195, 10), 220);
+  acs__cw_link_free(&l);
 }
 
 /* ---- random networks ---- */
