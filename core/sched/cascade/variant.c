@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/model/ddrlink.h"
 #include "core/sched/cascade/cascade.h"
 #include "core/sched/common.h"
 #include "core/sched/sched.h"
@@ -258,6 +259,9 @@ int acs_cas_schedule(const struct acs_lgraph *lg, const struct acs_platform *pla
     err = ACS_EINTERRUPTED;
     goto out_with_result;
   }
+  /* The walk times DDR transfers on the shared link (link.c): the verifier
+   * holds the schedule to it (acs_ddrlink_check). */
+  acs_ddrlink_from_platform(&out->link, plat);
   if ((err = lower_some(&env, &r, out, &tags, d)) < 0 ||
       (err = acs_cas_check(&env, tags, budget, r.front[r.chosen].mem, out, d)) < 0 ||
       (err = acs_cas_tables(&env, &r, out)) < 0)
