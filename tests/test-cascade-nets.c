@@ -18,6 +18,7 @@
 
 #include "core/load/load.h"
 #include "core/model/layer.h"
+#include "core/model/netbound.h"
 #include "core/model/problem.h"
 #include "core/model/schedule.h"
 #include "core/sched/cascade/cascade.h"
@@ -201,6 +202,28 @@ Test(unread, network_output_must_be_whole)
   cr_assert_eq(acs_cas_check(&r.env, tags, r.s.cmx_capacity, p.mem, &r.s, &d), ACS_EVERIFY);
   cr_assert(strstr(d.msg, "network output 'z'"), "%s", d.msg);
   free(tags);
+  rig_free(&r);
+  acs_lgraph_destroy(&lg);
+}
+
+/* The network bound counts the needed elements: B reads rows and columns
+ * 0, 3 and 6 of y, so A must compute 3 x 3 outputs of 9 MACs (81) and B 9
+ * (90 MACs, against 738 for the whole tensors); A's taps for those rows
+ * with padding 1 are rows 0-7 of x, so 8 x 8 = 64 input bytes cross DDR,
+ * with 9 + 1 weight bytes and the 9 output bytes: 83. One MAC and one
+ * byte a cycle (HAND): max(90, 83) = 90 cycles. */
+Test(unread, network_bound_counts_needed_elements)
+{
+  struct acs_netbound nb;
+  struct acs_lgraph lg;
+  struct rig r;
+
+  short_reader(&lg);
+  rig_make(&r, &lg);
+  cr_assert_eq(acs_netbound_compute(&lg, &r.pb.plat, &nb), ACS_OK);
+  cr_assert_eq(nb.macs, 90);
+  cr_assert_eq(nb.ddr_bytes, 83);
+  cr_assert_eq(nb.cycles, 90);
   rig_free(&r);
   acs_lgraph_destroy(&lg);
 }

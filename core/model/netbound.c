@@ -7,8 +7,8 @@
  * set per axis (a bitmap per axis). Convolutions and pools map a product
  * set to a product set exactly (per spatial axis, the union of the taps of
  * the needed outputs; per channel, the groups of the needed output
- * channels), and so do elementwise ops, normalisation, global pooling and
- * Concat. Two consumers of one tensor would need the union of two products,
+ * channels), and so do transposed convolutions, elementwise ops,
+ * normalisation, global pooling and Concat. Two consumers of one tensor would need the union of two products,
  * which is not a product: the larger of them is kept, fewer elements than
  * are needed, so the bound stays a bound. Other ops need their inputs whole
  * when their output is needed whole, and are otherwise counted as needing
@@ -93,12 +93,14 @@ static void need_merge(struct walk *w, int32_t t, struct need *n)
   need_free(n);
 }
 
-/* Input x of a conv or pool v whose output need is o: exact per axis. */
+/* Input x of a conv, transposed conv or pool v whose output need is o:
+ * exact per axis. A conv's output q reads inputs q s - pad + k d; a
+ * transposed conv's input p feeds outputs p s - pad + k d. */
 static void window_need(const struct acs_lnode *v, const struct acs_ltensor *x,
                         const struct acs_ltensor *y, const struct need *o, struct need *in)
 {
   const struct acs_lattrs *a = &v->a;
-  int conv = v->op == ACS_LOP_CONV;
+  int conv = acs_lop_class(v->op) == ACS_LC_CONV, tr = v->op == ACS_LOP_CONV_TRANSPOSE;
   int64_t g = conv && a->group > 0 ? a->group : 1;
 
   memcpy(in->ax[0], o->ax[0], (size_t)x->dims[0]);
@@ -109,11 +111,12 @@ static void window_need(const struct acs_lnode *v, const struct acs_ltensor *x,
   }
   for (int i = 0; i < x->rank - 2; i++) {
     int64_t s = a->strides[i] > 0 ? a->strides[i] : 1, d = a->dilations[i] > 0 ? a->dilations[i] : 1;
-    for (int64_t q = 0; q < y->dims[2 + i]; q++)
-      for (int64_t k = 0; o->ax[2 + i][q] && k < a->kernel[i]; k++) {
+    int64_t n = tr ? x->dims[2 + i] : y->dims[2 + i], lim = tr ? y->dims[2 + i] : x->dims[2 + i];
+    for (int64_t q = 0; q < n; q++)
+      for (int64_t k = 0; (tr || o->ax[2 + i][q]) && k < a->kernel[i]; k++) {
         int64_t p = q * s - a->pads[i] + k * d;
-        if (p >= 0 && p < x->dims[2 + i])
-          in->ax[2 + i][p] = 1;
+        if (p >= 0 && p < lim && (!tr || o->ax[2 + i][p]))
+          in->ax[2 + i][tr ? q : p] = 1;
       }
   }
 }
@@ -128,7 +131,7 @@ static int input_need(struct walk *w, int32_t v, int slot, const struct need *o,
   int64_t off = 0;
 
   memset(in, 0, sizeof(*in));
-  if ((cls == ACS_LC_CONV && n->op == ACS_LOP_CONV) || cls == ACS_LC_POOL) {
+  if (cls == ACS_LC_CONV || cls == ACS_LC_POOL) {
     if (slot != 0 || x->rank != y->rank || x->rank < 3)
       return ACS_OK;
     if ((err = need_alloc(x, in, 0)) < 0)
@@ -156,9 +159,12 @@ static int input_need(struct walk *w, int32_t v, int slot, const struct need *o,
     return ACS_OK;
   }
   /* Anything else: whole when the output is needed whole (a Resize that
-   * samples or a Pad that crops may skip elements: nothing). */
-  if (!need_whole(y, o) || cls == ACS_LC_RESIZE || n->op == ACS_LOP_CONV_TRANSPOSE)
+   * shrinks an axis or a Pad that crops may skip elements: nothing). */
+  if (!need_whole(y, o))
     return ACS_OK;
+  for (int i = 0; cls == ACS_LC_RESIZE && i < x->rank && i < y->rank; i++)
+    if (y->dims[i] < x->dims[i])
+      return ACS_OK;
   for (int i = 0; cls == ACS_LC_PAD && i < n->a.npads; i++)
     if (n->a.pads[i] < 0)
       return ACS_OK;
