@@ -10,6 +10,9 @@
  *    proposal search linear in the number of Parts (the seed's O(N) step 3)
  *    and still cover the shapes networks have: chains, residual blocks
  *    (the skip tensor enters the group twice) and branches that join inside.
+ *    A group has at most max_parts Parts, or up to ACS_CAS_MAX_PARTS when it
+ *    is one whole block (one tensor crossing each end, two or more every
+ *    boundary inside: an Inception or residual block).
  *
  *  - Plans (step 2): how a group runs. The output is cut into stripes of h
  *    rows (the H axis, axis 2 of an N-D tensor), w columns (the W axis,
@@ -28,11 +31,17 @@
  *    from CMX when their producer left them there, otherwise they stream
  *    from DDR; weights stream from DDR.
  *
- *  - The walk (walk.c) turns a plan into its ops in execution order, times
- *    them on the platform (a compute block is cut into up to `split`
- *    channel slices, one per PE; DMAs take the first free channel) and
- *    sizes its buffers. The same walk costs a plan (dry run) and lowers it
- *    into the schedule, so a plan's memory and cycles are those of its ops.
+ *  - The walk (walk.c, emit.c) turns a plan into its ops in execution
+ *    order, times them on the platform (a compute block is a gang of up to
+ *    `split` channel slices, one per PE, starting together; DMAs take the
+ *    first free channel and the shared DDR link, link.c) and sizes its
+ *    buffers. The same walk costs a plan (dry run) and lowers it into the
+ *    schedule, so a plan's memory and cycles are those of its ops.
+ *
+ *  - Unread elements: an element no consumer reads need not be computed;
+ *    network outputs are computed whole. Inside a group a Part computes
+ *    what its consumers read (the boxes their taps span); check.c demands
+ *    exactly that.
  *
  *  - Proposals (proposals.c, step 3): dynamic programming over the
  *    boundaries between Parts in topological order; a state is the home
