@@ -389,7 +389,11 @@ static const struct {
   {"unet", 4, 256, 580639, 590340},
   {"unet", 4, 2048, 573101, 579284},
   {"unet", 16, 2048, 150969, 163099},
-  {"unet", 16, 256, 185757, 217278}
+  {"unet", 16, 256, 185757, 217278},
+  {"googlenet", 4, 256, 1753038, 1886702},
+  {"googlenet", 4, 2048, 1642435, 1716951},
+  {"googlenet", 16, 2048, 655858, 840676},
+  {"googlenet", 16, 256, 897442, 1164085}
 };
 
 /* Planned, simulated, the network bound: one run as acsim runs it. */
