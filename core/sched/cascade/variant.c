@@ -1,6 +1,6 @@
 /*
- * variant.c - the `cascade` variant (seed 002): the CascaderGraph of an
- * ONNX workload, the proposals within the CMX budget, the chosen one
+ * variant.c - the `cascade` variant (seed 002): the CascaderGraph of a
+ * workload's layer graph, the proposals within the CMX budget, the chosen one
  * lowered into the common schedule, checked by check.c, and its plans and
  * Pareto front as result tables.
  */
@@ -286,7 +286,7 @@ static int cascade_schedule(const struct acs_problem *pb, const void *opts,
 
   if (!lg)
     return acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
-                        "cascade: needs a layer graph (an ONNX workload)");
+                        "cascade: needs a layer graph (an ONNX model or a SCALE-Sim table)");
   if ((budget = budget_of(o, out, d)) < 0)
     return (int)budget;
   return acs_cas_schedule(lg, &pb->plat, o,
