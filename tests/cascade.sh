@@ -99,6 +99,24 @@ else
   skip "report_front_drawn (gnuplot missing)"
 fi
 
+# No run ends below the network bound (MACs over the PEs, bytes that must
+# cross the DDR link over its bandwidth), planned or simulated; the plan
+# times DMAs on the shared link, so plan and simulation agree within 10%.
+expect sweep_pe16 0 '4 runs in .* 4 ok' -- \
+  "$ACSIM" sweep -w "$NET" -w workloads/onnx/resnet18.onnx -s cascade --set pe_count=16 \
+  --vary cmx_kib=256,2048 -j 1 -q -o "$T/b.h5"
+if have_h5py; then
+  py not_below_the_network_bound '
+import sys, h5py
+for r in h5py.File(sys.argv[1], "r")["runs"]:
+    nb, mk, sim = r["network_bound_cycles"], r["makespan_cycles"], r["sim_makespan_cycles"]
+    assert nb > 0 and mk >= nb and sim >= nb, (r["workload_id"], nb, mk, sim)
+    assert abs(sim - mk) <= 0.10 * sim, (r["workload_id"], mk, sim)
+' "$T/b.h5"
+else
+  skip "not_below_the_network_bound (python3-h5py missing)"
+fi
+
 # Bad options: one line naming the option, exit 2, nothing run.
 expect bad_mode 2 "option 'modes': unknown value 'sideways'" -- \
   "$ACSIM" run -w "$NET" -s cascade -O modes=sideways

@@ -611,12 +611,16 @@ static void lower_ok(struct rig *r, const struct acs_cas_plan *plans, int32_t n,
 
 /* x (1, 2, 4, 4) -> relu: two stripes of 2 rows, by hand on HAND. Each
  * stripe loads 16 bytes (16 cycles), computes 16 elements (16 cycles) and
- * stores 16 bytes (16 cycles). One slot per buffer: 0-16 load 0 (channel
- * 0), 16-32 relu 0, 32-48 store 0 (channel 1, free first) and load 1
- * (channel 0: the input slot frees when relu 0 ends), 48-64 relu 1 (the
- * output slot frees when store 0 ends), 64-80 store 1: 80 cycles, 32
- * bytes. Double buffering (two slots each, 64 bytes): load 1 runs at 16-32
- * beside relu 0, relu 1 at 32-48, store 1 at 48-64: 64 cycles. */
+ * stores 16 bytes (16 cycles); both DMA channels share one DDR link of a
+ * byte a cycle. One slot per buffer: 0-16 load 0 (channel 0), 16-32 relu
+ * 0, 32-48 store 0 (channel 1, free first); load 1 is issued at 32
+ * (channel 0: the input slot frees when relu 0 ends) but the link is
+ * store 0's until 48, so it moves its bytes at 48-64; 64-80 relu 1, 80-96
+ * store 1: 96 cycles, 32 bytes. (Each channel at the full rate would
+ * overlap store 0 and load 1, 80 cycles, twice what the link carries.)
+ * Double buffering (two slots each, 64 bytes): load 1 is issued at 0 on
+ * channel 1 and moves at 16-32, beside relu 0; store 0 at 32-48 beside
+ * relu 1, store 1 at 48-64: 64 cycles. */
 Test(plans, one_layer_by_hand)
 {
   struct acs_lgraph lg;
@@ -636,13 +640,15 @@ Test(plans, one_layer_by_hand)
   p.nbuf = 1;
   walk_ok(&r, 0, 1, &p);
   cr_assert_eq(p.steps, 2);
-  cr_assert_eq(p.cycles, 80);
+  cr_assert_eq(p.cycles, 96);
   cr_assert_eq(p.mem, 32);
   cr_assert_eq(p.ddr_bytes, 64);
   cr_assert_eq(p.macs, 32);
   cr_assert_eq(p.ops, 6);
   lower_ok(&r, &p, 1, p.mem);
   cr_assert_eq(r.peak, 32); /* 16-32: load 0's slot (read by relu 0) and relu 0's */
+  cr_assert_eq(r.s.ops[3].start, 32); /* load 1, issued when its slot frees */
+  cr_assert_eq(r.s.ops[3].end, 64);   /* after store 0 on the link */
   p.nbuf = 2;
   walk_ok(&r, 0, 1, &p);
   cr_assert_eq(p.cycles, 64);

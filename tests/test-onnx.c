@@ -350,6 +350,9 @@ Test(onnx_nets, macs_and_parameters_match_published_figures)
     { "workloads/onnx/squeezenet1_1.onnx", 0.35e9, 0.01e9, 1.24e6, 0.01e6, 1235496 },
     { "workloads/onnx/alexnet.onnx", 0.71e9, 0.01e9, 61.1e6, 0.1e6, 61100840 },
     { "workloads/onnx/tiny_yolov2.onnx", 6.97e9 / 2, 0.01e9 / 2, 0, 0, 0 },
+    /* torchvision's googlenet documentation: 1.50 GFLOPS (multiply-adds),
+     * 6,624,904 parameters (without the auxiliary classifiers) */
+    { "workloads/onnx/googlenet.onnx", 1.5e9, 0.1e9, 6.6e6, 0.1e6, 6624904 },
   };
   for (size_t i = 0; i < sizeof(nets) / sizeof(*nets); i++) {
     struct acs_lgraph lg;

@@ -1,5 +1,18 @@
 /*
  * netbound.c - the network bound (see netbound.h).
+ *
+ * Only the elements some consumer reads must be computed or loaded (the
+ * network outputs always whole), so the bound counts those, found backwards
+ * from the outputs. The needed part of a tensor is kept as a product of one
+ * set per axis (a bitmap per axis). Convolutions and pools map a product
+ * set to a product set exactly (per spatial axis, the union of the taps of
+ * the needed outputs; per channel, the groups of the needed output
+ * channels), and so do transposed convolutions, elementwise ops,
+ * normalisation, global pooling and Concat. Two consumers of one tensor would need the union of two products,
+ * which is not a product: the larger of them is kept, fewer elements than
+ * are needed, so the bound stays a bound. Other ops need their inputs whole
+ * when their output is needed whole, and are otherwise counted as needing
+ * nothing (again fewer than the truth). O(V + E + sum of dims x kernel).
  */
 #include "config.h"
 
@@ -9,45 +22,232 @@
 
 #include "core/model/netbound.h"
 
-static int add_tensor(const struct acs_lgraph *lg, int32_t t, int64_t bpe, uint8_t *seen,
-                      int64_t *sum)
-{
-  int64_t b;
+/* The needed part of a tensor: a set per axis, or nothing. */
+struct need {
+  int set;
+  uint8_t *ax[ACS_LAYER_MAX_RANK];
+};
 
-  if (t < 0 || seen[t])
-    return ACS_OK;
-  seen[t] = 1;
-  if (acs_mul_i64(acs_ltensor_elems(&lg->t[t]), bpe, &b) != 0 || acs_add_i64(*sum, b, sum) != 0)
-    return ACS_ERANGE;
+struct walk {
+  const struct acs_lgraph *lg;
+  struct need *nd;           /* per tensor */
+  int64_t *weight;           /* per tensor: needed bytes of a constant, most over readers */
+  int64_t bpe;
+};
+
+static int64_t axis_count(const struct need *n, int a, int64_t dim)
+{
+  int64_t c = 0;
+
+  for (int64_t i = 0; i < dim; i++)
+    c += n->ax[a][i];
+  return c;
+}
+
+/* Elements of the set, saturating; 0 when none. */
+static double need_count(const struct acs_ltensor *t, const struct need *n)
+{
+  double c = 1;
+
+  if (!n->set)
+    return 0;
+  for (int a = 0; a < t->rank; a++)
+    c *= (double)axis_count(n, a, t->dims[a]);
+  return c;
+}
+
+static int need_whole(const struct acs_ltensor *t, const struct need *n)
+{
+  return n->set && need_count(t, n) == (double)acs_ltensor_elems(t);
+}
+
+static void need_free(struct need *n)
+{
+  for (int a = 0; a < ACS_LAYER_MAX_RANK; a++)
+    free(n->ax[a]);
+  memset(n, 0, sizeof(*n));
+}
+
+static int need_alloc(const struct acs_ltensor *t, struct need *n, int fill)
+{
+  memset(n, 0, sizeof(*n));
+  for (int a = 0; a < t->rank; a++) {
+    if (!(n->ax[a] = malloc((size_t)t->dims[a] + 1)))
+      return ACS_ENOMEM;
+    memset(n->ax[a], fill, (size_t)t->dims[a]);
+  }
+  n->set = 1;
   return ACS_OK;
 }
 
-/* Bytes of the distinct constants nodes read from memory (weights, and
- * constants read as data), the network inputs something reads, and the
- * network outputs. Constants used only as parameters (a Reshape's shape)
- * never leave the compiler. */
-static int ddr_floor(const struct acs_lgraph *lg, int64_t bpe, int64_t *bytes)
+/* Keeps the larger of tensor t's need and n (n is consumed). */
+static void need_merge(struct walk *w, int32_t t, struct need *n)
 {
-  uint8_t *seen = calloc((size_t)lg->ntensors + 1, 1);
-  int rc = ACS_OK;
+  const struct acs_ltensor *lt = &w->lg->t[t];
 
-  *bytes = 0;
-  if (!seen)
-    return ACS_ENOMEM;
-  for (int32_t v = 0; v < lg->nnodes && rc == ACS_OK; v++) {
-    const struct acs_lnode *n = &lg->n[v];
-    for (int k = 0; k < n->nin && rc == ACS_OK; k++) {
-      int32_t t = n->in[k];
-      if (t < 0 || (n->role[k] != ACS_LR_DATA && n->role[k] != ACS_LR_WEIGHT))
-        continue;
-      if (lg->t[t].kind == ACS_LT_WEIGHT || lg->t[t].kind == ACS_LT_INPUT)
-        rc = add_tensor(lg, t, bpe, seen, bytes);
-    }
+  if (need_count(lt, n) > need_count(lt, &w->nd[t])) {
+    need_free(&w->nd[t]);
+    w->nd[t] = *n;
+    memset(n, 0, sizeof(*n));
   }
-  for (int32_t o = 0; o < lg->noutputs && rc == ACS_OK; o++)
-    rc = add_tensor(lg, lg->outputs[o], bpe, seen, bytes);
-  free(seen);
-  return rc;
+  need_free(n);
+}
+
+/* Input x of a conv, transposed conv or pool v whose output need is o:
+ * exact per axis. A conv's output q reads inputs q s - pad + k d; a
+ * transposed conv's input p feeds outputs p s - pad + k d. */
+static void window_need(const struct acs_lnode *v, const struct acs_ltensor *x,
+                        const struct acs_ltensor *y, const struct need *o, struct need *in)
+{
+  const struct acs_lattrs *a = &v->a;
+  int conv = acs_lop_class(v->op) == ACS_LC_CONV, tr = v->op == ACS_LOP_CONV_TRANSPOSE;
+  int64_t g = conv && a->group > 0 ? a->group : 1;
+
+  memcpy(in->ax[0], o->ax[0], (size_t)x->dims[0]);
+  for (int64_t m = 0; m < y->dims[1]; m++) {
+    int64_t cin = conv ? x->dims[1] / g : 1, c0 = conv ? m / (y->dims[1] / g) * cin : m;
+    for (int64_t c = c0; o->ax[1][m] && c < c0 + cin; c++)
+      in->ax[1][c] = 1;
+  }
+  for (int i = 0; i < x->rank - 2; i++) {
+    int64_t s = a->strides[i] > 0 ? a->strides[i] : 1, d = a->dilations[i] > 0 ? a->dilations[i] : 1;
+    int64_t n = tr ? x->dims[2 + i] : y->dims[2 + i], lim = tr ? y->dims[2 + i] : x->dims[2 + i];
+    for (int64_t q = 0; q < n; q++)
+      for (int64_t k = 0; (tr || o->ax[2 + i][q]) && k < a->kernel[i]; k++) {
+        int64_t p = q * s - a->pads[i] + k * d;
+        if (p >= 0 && p < lim && (!tr || o->ax[2 + i][p]))
+          in->ax[2 + i][tr ? q : p] = 1;
+      }
+  }
+}
+
+/* Data input `slot` of node v: its need from the output's, or none. */
+static int input_need(struct walk *w, int32_t v, int slot, const struct need *o,
+                      struct need *in)
+{
+  const struct acs_lnode *n = &w->lg->n[v];
+  const struct acs_ltensor *x = &w->lg->t[n->in[slot]], *y = &w->lg->t[n->out[0]];
+  int cls = acs_lop_class(n->op), err;
+  int64_t off = 0;
+
+  memset(in, 0, sizeof(*in));
+  if (cls == ACS_LC_CONV || cls == ACS_LC_POOL) {
+    if (slot != 0 || x->rank != y->rank || x->rank < 3)
+      return ACS_OK;
+    if ((err = need_alloc(x, in, 0)) < 0)
+      return err;
+    window_need(n, x, y, o, in);
+    return ACS_OK;
+  }
+  if (cls == ACS_LC_GLOBAL_POOL || cls == ACS_LC_BINARY || cls == ACS_LC_UNARY ||
+      cls == ACS_LC_NORM || cls == ACS_LC_CONCAT) {
+    if (x->rank > y->rank || (cls == ACS_LC_GLOBAL_POOL && x->rank < 2))
+      return ACS_OK;
+    if ((err = need_alloc(x, in, 0)) < 0)
+      return err;
+    for (int k = 0; cls == ACS_LC_CONCAT && k < slot; k++)
+      off += n->in[k] >= 0 ? w->lg->t[n->in[k]].dims[n->a.axis] : 0;
+    for (int j = 0; j < x->rank; j++) {
+      int i = j + y->rank - x->rank;
+      int any = axis_count(o, i, y->dims[i]) > 0;
+      for (int64_t e = 0; e < x->dims[j]; e++)
+        in->ax[j][e] = cls == ACS_LC_GLOBAL_POOL && j >= 2 ? (uint8_t)any
+                       : x->dims[j] == 1 && y->dims[i] != 1 ? (uint8_t)any
+                       : cls == ACS_LC_CONCAT && i == n->a.axis ? o->ax[i][off + e]
+                       : o->ax[i][e];
+    }
+    return ACS_OK;
+  }
+  /* Anything else: whole when the output is needed whole (a Resize that
+   * shrinks an axis or a Pad that crops may skip elements: nothing). */
+  if (!need_whole(y, o))
+    return ACS_OK;
+  for (int i = 0; cls == ACS_LC_RESIZE && i < x->rank && i < y->rank; i++)
+    if (y->dims[i] < x->dims[i])
+      return ACS_OK;
+  for (int i = 0; cls == ACS_LC_PAD && i < n->a.npads; i++)
+    if (n->a.pads[i] < 0)
+      return ACS_OK;
+  return need_alloc(x, in, 1);
+}
+
+/* Node v: its needed work (uniform per output element, except
+ * ConvTranspose, counted only when its output is needed whole), the needs
+ * of its inputs, and the needed bytes of the constants it reads (those of
+ * the needed output channels for a conv or a fully connected layer). */
+static int node_need(struct walk *w, int32_t v, int64_t *macs)
+{
+  const struct acs_lnode *n = &w->lg->n[v];
+  const struct acs_ltensor *y = &w->lg->t[n->out[0]];
+  const struct need *o = &w->nd[n->out[0]];
+  struct acs_lbox box;
+  double frac, share;
+  int64_t work;
+  int err;
+
+  if (!o->set || need_count(y, o) == 0)
+    return ACS_OK;
+  frac = need_count(y, o) / (double)acs_ltensor_elems(y);
+  acs_ltensor_box(y, &box);
+  if ((err = acs_lnode_work(w->lg, v, &box, &work)) < 0)
+    return err;
+  if (n->op != ACS_LOP_CONV_TRANSPOSE || frac == 1)
+    *macs += acs_lop_is_mac(n->op) ? (int64_t)floor((double)work * frac) : 0;
+  share = y->rank >= 2 && (n->op == ACS_LOP_CONV || acs_lop_class(n->op) == ACS_LC_MATMUL)
+            ? (double)axis_count(o, 1, y->dims[1]) / (double)y->dims[1]
+            : frac == 1;
+  for (int k = 0; k < n->nin; k++) {
+    int32_t t = n->in[k];
+    struct need in;
+    if (t < 0)
+      continue;
+    if (n->role[k] == ACS_LR_WEIGHT || w->lg->t[t].kind == ACS_LT_WEIGHT) {
+      int64_t b = (int64_t)floor((double)acs_ltensor_elems(&w->lg->t[t]) * (double)w->bpe * share);
+      w->weight[t] = b > w->weight[t] ? b : w->weight[t];
+      continue;
+    }
+    if (n->role[k] != ACS_LR_DATA)
+      continue;
+    if ((err = input_need(w, v, k, o, &in)) < 0) {
+      need_free(&in);
+      return err;
+    }
+    need_merge(w, t, &in);
+  }
+  return ACS_OK;
+}
+
+/* Needed MACs and bytes across DDR (needed constants and network inputs,
+ * whole network outputs). */
+static int needs(const struct acs_lgraph *lg, int64_t bpe, int64_t *macs, int64_t *bytes)
+{
+  struct walk w = {lg, calloc((size_t)lg->ntensors + 1, sizeof(struct need)),
+                   calloc((size_t)lg->ntensors + 1, sizeof(int64_t)), bpe};
+  int err = w.nd && w.weight ? ACS_OK : ACS_ENOMEM;
+  double sum = 0;
+
+  *macs = *bytes = 0;
+  for (int32_t t = 0; t < lg->ntensors && err == ACS_OK; t++)
+    if (lg->t[t].is_output)
+      err = need_alloc(&lg->t[t], &w.nd[t], 1);
+  for (int32_t i = lg->nnodes - 1; i >= 0 && err == ACS_OK; i--)
+    err = node_need(&w, lg->topo[i], macs);
+  for (int32_t t = 0; t < lg->ntensors && err == ACS_OK; t++) {
+    if (lg->t[t].kind == ACS_LT_WEIGHT || w.weight[t] > 0)
+      sum += (double)w.weight[t];
+    else if (lg->t[t].is_output)
+      sum += (double)acs_ltensor_elems(&lg->t[t]) * (double)bpe;
+    else if (lg->t[t].kind == ACS_LT_INPUT)
+      sum += need_count(&lg->t[t], &w.nd[t]) * (double)bpe;
+  }
+  if (err == ACS_OK && sum > (double)ACS_QTY_MAX)
+    err = ACS_ERANGE;
+  *bytes = (int64_t)sum;
+  for (int32_t t = 0; w.nd && t < lg->ntensors; t++)
+    need_free(&w.nd[t]);
+  free(w.nd);
+  free(w.weight);
+  return err;
 }
 
 static int64_t ceil_div_d(double a, double b)
@@ -59,7 +259,6 @@ static int64_t ceil_div_d(double a, double b)
 int acs_netbound_compute(const struct acs_lgraph *lg, const struct acs_platform *p,
                          struct acs_netbound *nb)
 {
-  struct acs_lgraph_totals tot;
   int64_t bpe = (int64_t)acs_platform_get(p, ACS_P_BYTES_PER_ELEM);
   double lanes = acs_platform_get(p, ACS_P_PE_COUNT) * acs_platform_get(p, ACS_P_PE_MACS_PER_CYCLE);
   double rate = acs_platform_ddr_gbps(p), dma = acs_platform_get(p, ACS_P_DMA_GBPS) *
@@ -67,10 +266,11 @@ int acs_netbound_compute(const struct acs_lgraph *lg, const struct acs_platform 
   int rc;
 
   memset(nb, 0, sizeof(*nb));
-  if ((rc = acs_lgraph_totals(lg, bpe, &tot)) < 0 || (rc = ddr_floor(lg, bpe, &nb->ddr_bytes)) < 0)
+  if (!lg->topo)
+    return ACS_EINVAL;
+  if ((rc = needs(lg, bpe, &nb->macs, &nb->ddr_bytes)) < 0)
     return rc;
-  nb->macs = tot.macs;
-  nb->mac_cycles = tot.macs / (int64_t)lanes + (tot.macs % (int64_t)lanes != 0);
+  nb->mac_cycles = nb->macs / (int64_t)lanes + (nb->macs % (int64_t)lanes != 0);
   rate = (rate < dma ? rate : dma) * 1e9 / (acs_platform_get(p, ACS_P_FREQ_MHZ) * 1e6);
   nb->ddr_cycles = ceil_div_d((double)nb->ddr_bytes, rate);
   nb->cycles = nb->mac_cycles > nb->ddr_cycles ? nb->mac_cycles : nb->ddr_cycles;

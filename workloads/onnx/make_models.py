@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes the shape-only ONNX models of workloads/onnx/.
 
-Usage: /usr/bin/python3 workloads/onnx/make_models.py [OUTDIR]
+Usage: /usr/bin/python3 workloads/onnx/make_models.py [OUTDIR [NAME...]]
 
 Needs Debian's python3-onnx (hence /usr/bin/python3). Each network is built
 layer by layer from its paper or reference implementation (named below);
@@ -290,6 +290,46 @@ def alexnet():
     return n.model(x)
 
 
+def googlenet():
+    """GoogLeNet (Inception v1): Szegedy et al., "Going Deeper with
+    Convolutions" (CVPR 2015), Table 1; as torchvision's googlenet without the
+    auxiliary classifiers (a 3x3 convolution in the "5x5" branch, pools with
+    ceil_mode, BatchNormalization after every convolution)."""
+    n = Net("googlenet", [1, 3, 224, 224])
+
+    def pool(x, name, stride=2):
+        return n.node("MaxPool", name, [x], kernel_shape=[3, 3], strides=[stride] * 2,
+                      pads=[1] * 4 if stride == 1 else [0] * 4, ceil_mode=1)
+
+    def inception(x, name, cin, c1, c3r, c3, c5r, c5, pp):
+        b1 = n.conv(x, name + ".branch1", cin, c1, 1)
+        b2 = n.conv(n.conv(x, name + ".branch2.0", cin, c3r, 1), name + ".branch2.1", c3r, c3, 3)
+        b3 = n.conv(n.conv(x, name + ".branch3.0", cin, c5r, 1), name + ".branch3.1", c5r, c5, 3)
+        b4 = n.conv(pool(x, name + ".branch4.0", 1), name + ".branch4.1", cin, pp, 1)
+        return n.node("Concat", name + ".concat", [b1, b2, b3, b4], axis=1), c1 + c3 + c5 + pp
+
+    x = n.conv("input", "conv1", 3, 64, 7, 2, 3)
+    x = pool(x, "maxpool1")
+    x = n.conv(x, "conv2", 64, 64, 1)
+    x = n.conv(x, "conv3", 64, 192, 3)
+    x = pool(x, "maxpool2")
+    cin = 192
+    for block in [("inception3a", 64, 96, 128, 16, 32, 32),
+                  ("inception3b", 128, 128, 192, 32, 96, 64), "maxpool3",
+                  ("inception4a", 192, 96, 208, 16, 48, 64),
+                  ("inception4b", 160, 112, 224, 24, 64, 64),
+                  ("inception4c", 128, 128, 256, 24, 64, 64),
+                  ("inception4d", 112, 144, 288, 32, 64, 64),
+                  ("inception4e", 256, 160, 320, 32, 128, 128), "maxpool4",
+                  ("inception5a", 256, 160, 320, 32, 128, 128),
+                  ("inception5b", 384, 192, 384, 48, 128, 128)]:
+        if isinstance(block, str):
+            x = pool(x, block)
+        else:
+            x, cin = inception(x, block[0], cin, *block[1:])
+    return n.model(n.head(x, cin, 1000, dropout=True))
+
+
 MODELS = {
     "mobilenet_v1": mobilenet_v1,
     "mobilenet_v2": mobilenet_v2,
@@ -299,12 +339,16 @@ MODELS = {
     "tiny_yolov2": tiny_yolov2,
     "unet": unet,
     "alexnet": alexnet,
+    "googlenet": googlenet,
 }
 
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    only = sys.argv[2:]
     for name, make in MODELS.items():
+        if only and name not in only:
+            continue
         path = os.path.join(out, name + ".onnx")
         onnx.save(make(), path)
         print("%s: %d bytes" % (path, os.path.getsize(path)))

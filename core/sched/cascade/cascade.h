@@ -10,6 +10,9 @@
  *    proposal search linear in the number of Parts (the seed's O(N) step 3)
  *    and still cover the shapes networks have: chains, residual blocks
  *    (the skip tensor enters the group twice) and branches that join inside.
+ *    A group has at most max_parts Parts, or up to ACS_CAS_MAX_PARTS when it
+ *    is one whole block (one tensor crossing each end, two or more every
+ *    boundary inside: an Inception or residual block).
  *
  *  - Plans (step 2): how a group runs. The output is cut into stripes of h
  *    rows (the H axis, axis 2 of an N-D tensor), w columns (the W axis,
@@ -28,11 +31,17 @@
  *    from CMX when their producer left them there, otherwise they stream
  *    from DDR; weights stream from DDR.
  *
- *  - The walk (walk.c) turns a plan into its ops in execution order, times
- *    them on the platform (a compute block is cut into up to `split`
- *    channel slices, one per PE; DMAs take the first free channel) and
- *    sizes its buffers. The same walk costs a plan (dry run) and lowers it
- *    into the schedule, so a plan's memory and cycles are those of its ops.
+ *  - The walk (walk.c, emit.c) turns a plan into its ops in execution
+ *    order, times them on the platform (a compute block is a gang of up to
+ *    `split` channel slices, one per PE, starting together; DMAs take the
+ *    first free channel and the shared DDR link, link.c) and sizes its
+ *    buffers. The same walk costs a plan (dry run) and lowers it into the
+ *    schedule, so a plan's memory and cycles are those of its ops.
+ *
+ *  - Unread elements: an element no consumer reads need not be computed;
+ *    network outputs are computed whole. Inside a group a Part computes
+ *    what its consumers read (the boxes their taps span); check.c demands
+ *    exactly that.
  *
  *  - Proposals (proposals.c, step 3): dynamic programming over the
  *    boundaries between Parts in topological order; a state is the home
@@ -75,7 +84,13 @@ struct acs_cas_env {
   int32_t dma;               /* DMA channels */
   int64_t macs_per_cycle;
   int res_pe, res_dma;       /* resource indices in the schedule, -1 none */
+  /* > 0: a dry run stops after sizing a plan that needs more CMX than
+   * this (no proposal holding it fits the budget) and says so. */
+  int64_t mem_limit;
 };
+
+/* acs_cas_walk's answer for a plan over env->mem_limit (mem filled). */
+#define ACS_CAS_OVER 1
 
 /* A group: Parts [first, first + nparts) and the activations entering it. */
 struct acs_cas_group {
@@ -136,9 +151,11 @@ struct acs_cas_lower;  /* lower.c: where a walk that emits puts its ops */
  * Walks plan p of group g. Without `lw`, a dry run: fills p->mem,
  * p->out_bytes, p->cycles, p->ddr_bytes, p->macs, p->steps, p->ops.
  * With it, appends the group's ops to the schedule being lowered, starting
- * at lw's time and arena. `stop` is polled between stripes (NULL: never).
- * Returns ACS_OK, ACS_ENOMEM, ACS_ERANGE (a quantity beyond ACS_QTY_MAX),
- * ACS_EINTERRUPTED. O(stripes (parts + ops) + ops (split + blocks read)).
+ * at lw's time and arena. Returns ACS_OK, ACS_CAS_OVER (a dry run of a
+ * plan needing more than env->mem_limit: only p->mem is filled),
+ * ACS_ENOMEM, ACS_ERANGE (a quantity beyond ACS_QTY_MAX). A dry run is
+ * O(stripes (parts rank^2 + blocks (slots + split))), whatever the PE
+ * count beyond split; a lowering adds O(slices x pieces read) per block.
  */
 int acs_cas_walk(const struct acs_cas_env *env, const struct acs_cas_group *g,
                  struct acs_cas_plan *p, struct acs_cas_lower *lw);
@@ -240,6 +257,21 @@ int acs_cas_lower(const struct acs_cas_env *env, const struct acs_cas_plan *plan
                   int64_t budget, struct acs_schedule *s, struct acs_cas_tag **tags,
                   struct acs_diag *d);
 
+/* ---- the variant (variant.c) ---- */
+
+/*
+ * Steps 1-4 on the inferred layer graph lg: the proposal within the budget
+ * (o->budget_kib, or out's CMX) lowered into out (initialised for a problem
+ * on plat, whose ops it replaces), checked by acs_cas_check, with the result
+ * tables and the bound of its own ops. `key` (NULL: none) keys the memo.
+ * ACS_EINFEASIBLE with the reason in d, ACS_EVERIFY (a failed check),
+ * ACS_EINTERRUPTED, ACS_ENOMEM, ACS_ERANGE.
+ */
+int acs_cas_schedule(const struct acs_lgraph *lg, const struct acs_platform *plat,
+                     const struct acs_cas_opts *o, const struct acs_cas_memo_key *key,
+                     const volatile sig_atomic_t *intr, struct acs_schedule *out,
+                     struct acs_diag *d);
+
 /* Adds the tables cascade_plans (shown) and cascade_front to s
  * (variant.c). */
 int acs_cas_tables(const struct acs_cas_env *env, const struct acs_cas_result *r,
@@ -253,9 +285,11 @@ int acs_cas_tables(const struct acs_cas_env *env, const struct acs_cas_result *r
  * its work at the PE rate and every DMA its bytes at the DDR rate; what a
  * compute op reads, slot by slot (acs_lnode_input_box), is covered by its
  * data predecessors of that tensor; a load of an activation is covered by
- * stores of it, a store by the compute ops that made it; every Part's
- * output is computed whole (coverage decided exactly by coordinate
- * compression); the peak CMX is at most the budget and `predicted`. The
+ * stores of it, a store by the compute ops that made it (coverage decided
+ * exactly by coordinate compression); every network output is computed
+ * whole (an element of an inner tensor that no op reads need not be
+ * computed: the reads above are covered transitively from the outputs
+ * back); the peak CMX is at most the budget and `predicted`. The
  * common verifier adds what this leaves to it: precedence, residency of
  * each read range while its reader runs, no two live ranges overlapping
  * (so a ring slot is not overwritten while read). ACS_EVERIFY with the

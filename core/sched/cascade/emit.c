@@ -3,12 +3,21 @@
  * lowering, appended to the schedule with their edges and CMX ranges.
  *
  * Per stripe: the loads of every buffer streamed from DDR, then each
- * Part's new region cut into blocks (one per ring slot) and each block
- * into channel slices (one compute op per PE), then the block's store when
- * the output goes back to DDR. An op's predecessors are the ops that wrote
- * what it reads (looked up among the slots of the buffers it reads) and,
- * for an op writing into a reused slot, the slot's previous occupant and
- * its readers (control: the slot is not overwritten while read).
+ * Part's new region cut into blocks (one per ring slot), each block
+ * computed as a gang of channel slices, one per PE, that start together,
+ * then the block's store when the output goes back to DDR.
+ *
+ * Timing is the same in a dry run and a lowering. An op starts when what
+ * it reads is written (the `end` of every slot of the buffers it reads
+ * whose occupant meets its region), when the slot it writes is free (its
+ * previous occupant and that occupant's readers have ended), and when its
+ * units are: a gang of n slices waits for PEs 0..n-1, and each slice frees
+ * its PE at its own end; a DMA takes the channel that frees first and the
+ * bandwidth the shared DDR link has left (link.c). With these slot
+ * aggregates a block costs O(slots read + slices) to time, whatever the
+ * PE count; only a lowering makes each slice's op and its edges (the
+ * pieces each slice reads, the slot's previous holders): O(slices x pieces
+ * read) per block.
  */
 #include "config.h"
 
@@ -17,175 +26,126 @@
 
 #include "core/sched/cascade/walk.h"
 
-/* Empties the scratch predecessors: O(1), by a new stamp. */
-static void preds_reset(struct walk *w)
+static void wait_for(struct walk *w, int64_t t)
 {
-  w->npreds = 0;
-  if (++w->stamp == 0) {
-    for (size_t i = 0; i < w->nops; i++)
-      w->ops[i].mark = 0;
-    w->stamp = 1;
-  }
+  if (t > w->ready)
+    w->ready = t;
 }
 
-static int preds_add(struct walk *w, int32_t op)
+/* A new op: no predecessors yet. */
+static void op_begin(struct walk *w)
 {
-  if (w->ops[op].mark == w->stamp)
-    return ACS_OK;
-  w->ops[op].mark = w->stamp;
-  if (GROW(w->preds, w->cap_preds, w->npreds + 1) < 0)
-    return ACS_ENOMEM;
-  w->preds[w->npreds++] = op;
+  w->ready = 0;
+  w->nsr = 0;
+  w->data.n = w->ctrl.n = w->gp.n = 0;
+}
+
+/* An op that ends at `end` was made. */
+static int op_done(struct walk *w, int64_t end)
+{
+  if (end > ACS_QTY_MAX)
+    return ACS_ERANGE;
+  if (end > w->cycles)
+    w->cycles = end;
+  w->nops++;
   return ACS_OK;
 }
 
-static int slot_reader(struct wslot *s, int32_t op)
+/* Lowering: appends o (timed from the group's start) after w->data (data
+ * edges), w->ctrl (control: the slot it reuses) and w->gp (data, earlier
+ * groups). */
+static int lower_one(struct walk *w, struct acs_sop *o, int32_t *gid)
 {
-  if (s->nreaders > 0 && s->readers[s->nreaders - 1] == op)
-    return ACS_OK;
-  if (GROW(s->readers, s->cap, s->nreaders + 1) < 0)
-    return ACS_ENOMEM;
-  s->readers[s->nreaders++] = op;
-  return ACS_OK;
-}
-
-/*
- * Makes op `o` (its kind, duration, bytes, CMX offset and size filled by
- * the caller) after the scratch predecessors: times it, records it, and
- * with a lowering, appends it with its edges. The first `ndata` scratch
- * predecessors are data, the rest control (a reused slot); w->gp are data
- * predecessors in earlier groups, ended before this group starts.
- */
-static int op_make(struct walk *w, struct acs_sop *o, size_t ndata, int32_t pe, int32_t *out)
-{
-  int64_t ready = 0, start;
-  int32_t unit = -1, id = (int32_t)w->nops;
-  struct wop *r;
+  size_t i;
   int err;
 
-  for (size_t i = 0; i < w->npreds; i++) {
-    struct wop *q = &w->ops[w->preds[i]];
-    if (q->end > ready)
-      ready = q->end;
-    q->has_succ = 1;
-  }
-  if (o->kind == ACS_OP_DMA) {
-    unit = 0;
-    for (int32_t c = 1; c < w->env->dma; c++)
-      if (w->dma_free[c] < w->dma_free[unit])
-        unit = c;
-    start = ready > w->dma_free[unit] ? ready : w->dma_free[unit];
-    w->dma_free[unit] = start + o->dur;
-  } else if (o->kind == ACS_OP_SYNC) {
-    start = ready;
-  } else {
-    unit = pe;
-    start = ready > w->pe_free[pe] ? ready : w->pe_free[pe];
-    w->pe_free[pe] = start + o->dur;
-  }
-  if (start > ACS_QTY_MAX - o->dur)
-    return ACS_ERANGE;
-  if (GROW(w->ops, w->cap_ops, w->nops + 1) < 0)
-    return ACS_ENOMEM;
-  r = &w->ops[w->nops++];
-  memset(r, 0, sizeof(*r));
-  r->start = start;
-  r->end = start + o->dur;
-  r->gid = -1;
-  r->has_pred = w->npreds > 0;
-  o->unit = unit;
-  o->start = start;
-  o->end = start + o->dur;
-  *out = id;
-  if (!w->lw)
-    return ACS_OK;
-  if ((err = acs_cas_lower_op(w->lw, w->env, o, r->has_pred, &r->gid)) < 0)
-    return err;
-  for (size_t i = 0; i < w->npreds; i++) {
-    int kind = i < ndata ? ACS_EDGE_DATA : ACS_EDGE_CONTROL;
-    if ((err = acs_cas_lower_edge(w->lw, w->ops[w->preds[i]].gid, r->gid, kind)) < 0)
-      return err;
-  }
+  acs_cas_ids_unique(&w->data);
+  acs_cas_ids_unique(&w->ctrl);
   acs_cas_ids_unique(&w->gp);
-  for (size_t i = 0; i < w->gp.n; i++)
-    if ((err = acs_cas_lower_edge(w->lw, w->gp.v[i], r->gid, ACS_EDGE_DATA)) < 0)
+  if ((err = acs_cas_lower_op(w->lw, w->env, o, w->data.n + w->ctrl.n > 0, gid)) < 0)
+    return err;
+  if (w->gid0 < 0)
+    w->gid0 = *gid;
+  i = (size_t)(*gid - w->gid0);
+  if (GROW(w->succ, w->cap_succ, i + 1) < 0)
+    return ACS_ENOMEM;
+  w->succ[i] = 0;
+  for (i = 0; i < w->data.n + w->ctrl.n; i++) {
+    int32_t src = i < w->data.n ? w->data.v[i] : w->ctrl.v[i - w->data.n];
+    int kind = i < w->data.n ? ACS_EDGE_DATA : ACS_EDGE_CONTROL;
+    if ((err = acs_cas_lower_edge(w->lw, src, *gid, kind)) < 0)
+      return err;
+    w->succ[src - w->gid0] = 1;
+  }
+  for (i = 0; i < w->gp.n; i++)
+    if ((err = acs_cas_lower_edge(w->lw, w->gp.v[i], *gid, ACS_EDGE_DATA)) < 0)
       return err;
   return ACS_OK;
 }
 
-/* Predecessors of reading region `r` of buffer b: the blocks it meets
- * (their slots go to slots_read, as b * 65536 + slot). */
-static int reads_add(struct walk *w, int32_t b, const struct acs_lbox *r,
-                     int32_t **slots_read, size_t *nslots_read, size_t *cap)
+static int slot_read_by(struct walk *w, struct wslot *S, int64_t end, int32_t gid)
 {
-  struct wbuf *B = &w->bufs[b];
-
-  if (B->kind == B_EXT_CMX)
-    return w->lw ? acs_cas_lower_ext_preds(w->lw, B->tensor, r, &w->gp) : ACS_OK;
-  for (int32_t s = 0; s < B->nslots; s++) {
-    struct wslot *S = &B->slots[s];
-    int met = 0;
-    for (int32_t k = 0; k < S->npieces; k++)
-      if (box_meets(&S->pieces[k].box, r)) {
-        int err = preds_add(w, S->pieces[k].op);
-        if (err < 0)
-          return err;
-        met = 1;
-      }
-    if (met) {
-      if (*nslots_read + 1 > *cap &&
-          acs_grow((void **)slots_read, sizeof(**slots_read), cap, *nslots_read + 1) < 0)
-        return ACS_ENOMEM;
-      (*slots_read)[(*nslots_read)++] = b * 65536 + s;
-    }
-  }
-  return ACS_OK;
-}
-
-static int war_add(struct walk *w, int32_t op)
-{
-  if (GROW(w->war, w->cap_war, w->nwar + 1) < 0)
+  if (end > S->read_end)
+    S->read_end = end;
+  if (!w->lw || (S->nreaders > 0 && S->readers[S->nreaders - 1] == gid))
+    return ACS_OK;
+  if (GROW(S->readers, S->cap, S->nreaders + 1) < 0)
     return ACS_ENOMEM;
-  w->war[w->nwar++] = op;
+  S->readers[S->nreaders++] = gid;
   return ACS_OK;
 }
 
-/* Takes the next slot of B (round robin): w->war gets its previous
- * occupant's ops and readers, which every op writing into it must follow
- * (control: the slot is reused). */
+/* Takes the next slot of B (round robin): the op waits for its previous
+ * occupant and readers (a lowering gets them as control predecessors). */
 static int slot_claim(struct walk *w, struct wbuf *B, struct wslot **out)
 {
   struct wslot *S = &B->slots[B->next];
-  int err;
+  int err = ACS_OK;
 
   B->next = (B->next + 1) % B->nslots;
-  w->nwar = 0;
-  for (int32_t k = 0; k < S->npieces; k++)
-    if ((err = war_add(w, S->pieces[k].op)) < 0)
-      return err;
-  for (size_t i = 0; i < S->nreaders; i++)
-    if ((err = war_add(w, S->readers[i])) < 0)
-      return err;
+  wait_for(w, S->end);
+  wait_for(w, S->read_end);
+  for (int32_t k = 0; w->lw && k < S->npieces && err == ACS_OK; k++)
+    err = acs_cas_ids_add(&w->ctrl, S->pieces[k].gid);
+  for (size_t i = 0; w->lw && i < S->nreaders && err == ACS_OK; i++)
+    err = acs_cas_ids_add(&w->ctrl, S->readers[i]);
   S->npieces = 0;
   S->nreaders = 0;
+  S->end = S->read_end = 0;
+  box_clear(&S->hull, B->lt->rank);
   *out = S;
-  return ACS_OK;
-}
-
-/* Appends the claimed slot's holders to the scratch predecessors. */
-static int preds_add_war(struct walk *w)
-{
-  for (size_t i = 0; i < w->nwar; i++) {
-    int err = preds_add(w, w->war[i]);
-    if (err < 0)
-      return err;
-  }
-  return ACS_OK;
+  return err;
 }
 
 static int64_t slot_offset(const struct walk *w, const struct wbuf *B, const struct wslot *S)
 {
   return B->base + (int64_t)(S - B->slots) * B->slot_bytes;
+}
+
+/* A DMA of `bytes` after w->ready: the channel that frees first, the link's
+ * bandwidth. Fills o's unit and times. */
+static int dma_time(struct walk *w, struct acs_sop *o, int64_t bytes)
+{
+  int32_t unit = 0;
+  int64_t start, end, first;
+
+  for (int32_t c = 1; c < w->env->dma; c++)
+    if (w->dma_free[c] < w->dma_free[unit])
+      unit = c;
+  start = w->ready > w->dma_free[unit] ? w->ready : w->dma_free[unit];
+  if ((end = acs__cw_link_xfer(&w->link, start, bytes)) < 0)
+    return ACS_ENOMEM;
+  w->dma_free[unit] = end;
+  first = w->dma_free[0];
+  for (int32_t c = 1; c < w->env->dma; c++)
+    first = w->dma_free[c] < first ? w->dma_free[c] : first;
+  acs__cw_link_forget(&w->link, first + w->link.lat);
+  o->unit = unit;
+  o->start = start;
+  o->end = end;
+  o->dur = end - start;
+  o->bytes = bytes;
+  return op_done(w, end);
 }
 
 /* Loads of buffer b's new region (a weight or an entering activation). */
@@ -199,56 +159,121 @@ static int emit_loads(struct walk *w, int32_t b, int64_t step)
     struct acs_sop o;
     struct wslot *S;
     struct acs_lbox bb;
-    size_t data;
-    int32_t id;
+    int32_t gid;
     acs__cw_block_box(B, i, &bb);
-    preds_reset(w);
-    w->gp.n = 0;
+    op_begin(w);
     if (w->lw && (err = acs_cas_lower_ddr_preds(w->lw, B->tensor, &bb, &w->gp)) < 0)
       return err;
-    data = w->npreds;
-    if ((err = slot_claim(w, B, &S)) < 0 || (err = preds_add_war(w)) < 0)
+    if (w->lw) /* a dry run reads only the times dma_time sets */
+      acs_cas_sop_init(&o, ACS_OP_DMA);
+    if ((err = slot_claim(w, B, &S)) < 0 || (err = dma_time(w, &o, acs__cw_box_bytes(w, &bb))) < 0)
       return err;
-    acs_cas_sop_init(&o, ACS_OP_DMA);
+    S->hull = bb;
+    S->end = o.end;
+    w->ddr_bytes += o.bytes;
+    if (!w->lw)
+      continue;
     o.src = ACS_MEM_DDR;
     o.dst = ACS_MEM_CMX;
-    o.bytes = acs__cw_box_bytes(w, &bb);
     o.out_bytes = o.bytes;
-    o.dur = acs_platform_ddr_cycles(w->env->plat, o.bytes);
-    if (o.dur < 0)
-      return ACS_ERANGE;
     o.cmx_offset = slot_offset(w, B, S);
     o.cmx_bytes = acs_cas_align(o.bytes, w->env->align);
-    if (w->lw) {
-      acs_cas_lower_name(w->lw, &o, w->lg->t[w->cg->tensors[B->tensor].lt].name, "ld", step, i);
-      acs_cas_lower_tag(w->lw, ACS_CAS_OP_LOAD, -1, B->tensor, &bb);
-    }
-    if ((err = op_make(w, &o, data, 0, &id)) < 0)
+    acs_cas_lower_name(w->lw, &o, w->lg->t[w->cg->tensors[B->tensor].lt].name, "ld", step, i);
+    acs_cas_lower_tag(w->lw, ACS_CAS_OP_LOAD, -1, B->tensor, &bb);
+    if ((err = lower_one(w, &o, &gid)) < 0)
       return err;
-    S->pieces[0] = (struct wpiece){id, bb, 0, o.cmx_bytes};
+    S->pieces[0] = (struct wpiece){gid, bb};
     S->npieces = 1;
-    w->ddr_bytes += o.bytes;
   }
   return ACS_OK;
 }
 
-/* Reads of one compute slice: every input slot's region. */
-static int slice_reads(struct walk *w, int32_t k, const struct acs_lbox *sb, int32_t **sr,
-                       size_t *nsr, size_t *cap)
+/* The store of an output block to DDR, after its slices; it reads the
+ * slot, so the slot is not reused before it ends. */
+static int emit_store(struct walk *w, struct wslot *S, int64_t step, int64_t bi)
+{
+  int32_t last = w->p->first + w->p->nparts - 1, gid = -1;
+  const struct acs_cpart *pt = &w->cg->parts[last];
+  struct acs_sop o;
+  int64_t end;
+  int err = ACS_OK;
+
+  op_begin(w);
+  wait_for(w, S->end);
+  for (int32_t k = 0; w->lw && k < S->npieces && err == ACS_OK; k++)
+    err = acs_cas_ids_add(&w->data, S->pieces[k].gid);
+  if (w->lw)
+    acs_cas_sop_init(&o, ACS_OP_DMA);
+  if (err < 0 || (err = dma_time(w, &o, acs__cw_box_bytes(w, &S->hull))) < 0)
+    return err;
+  w->ddr_bytes += o.bytes;
+  end = o.end; /* the lowering moves o by the group's start */
+  if (w->lw) {
+    o.src = ACS_MEM_CMX;
+    o.dst = ACS_MEM_DDR;
+    acs_cas_lower_name(w->lw, &o, w->lg->n[pt->node].name, "st", step, bi);
+    acs_cas_lower_tag(w->lw, ACS_CAS_OP_STORE, last, pt->out, &S->hull);
+    if ((err = lower_one(w, &o, &gid)) < 0 ||
+        (err = acs_cas_lower_ddr_piece(w->lw, pt->out, &S->hull, gid)) < 0)
+      return err;
+  }
+  return slot_read_by(w, S, end, gid);
+}
+
+/* What the block reads: per input slot, its region of each buffer; the
+ * op waits for the slots it meets (noted in w->sr). */
+static int block_reads(struct walk *w, int32_t k, const struct acs_lbox *bb)
 {
   const struct acs_cpart *pt = &w->cg->parts[w->p->first + k];
 
   for (int s = 0; s < pt->nin; s++) {
     struct acs_lbox r;
+    struct wbuf *B;
     int32_t b;
     int err;
     if (pt->in[s] < 0 || (b = acs__cw_buf_of(w, pt->in[s])) < 0)
       continue;
-    acs__cw_part_reads(w, w->p->first + k, s, sb, &r);
+    acs__cw_part_reads(w, w->p->first + k, s, bb, &r);
+    B = &w->bufs[b];
     if (box_empty(&r))
       continue;
-    if ((err = reads_add(w, b, &r, sr, nsr, cap)) < 0)
-      return err;
+    if (B->kind == B_EXT_CMX) {
+      if (w->lw && (err = acs_cas_lower_ext_preds(w->lw, B->tensor, &r, &w->gp)) < 0)
+        return err;
+      continue;
+    }
+    for (int32_t q = 0; q < B->nslots; q++)
+      if (box_meets(&B->slots[q].hull, &r)) {
+        wait_for(w, B->slots[q].end);
+        if (GROW(w->sr, w->cap_sr, w->nsr + 1) < 0)
+          return ACS_ENOMEM;
+        w->sr[w->nsr++] = b * 65536 + q;
+      }
+  }
+  return ACS_OK;
+}
+
+/* Lowering: the data predecessors of slice sb of Part k, the pieces of
+ * the slots the block reads that meet what the slice reads. */
+static int slice_preds(struct walk *w, int32_t k, const struct acs_lbox *sb)
+{
+  const struct acs_cpart *pt = &w->cg->parts[w->p->first + k];
+
+  w->data.n = 0;
+  for (int s = 0; s < pt->nin; s++) {
+    struct acs_lbox r;
+    int32_t b;
+    if (pt->in[s] < 0 || (b = acs__cw_buf_of(w, pt->in[s])) < 0)
+      continue;
+    acs__cw_part_reads(w, w->p->first + k, s, sb, &r);
+    for (size_t i = 0; i < w->nsr && !box_empty(&r); i++) {
+      const struct wslot *S = &w->bufs[b].slots[w->sr[i] % 65536];
+      if (w->sr[i] / 65536 != b)
+        continue;
+      for (int32_t q = 0; q < S->npieces; q++)
+        if (box_meets(&S->pieces[q].box, &r) && acs_cas_ids_add(&w->data, S->pieces[q].gid) < 0)
+          return ACS_ENOMEM;
+    }
   }
   return ACS_OK;
 }
@@ -260,173 +285,111 @@ static int op_kind_of(int lop)
          cls == ACS_LC_PAD ? ACS_OP_SHAVE : ACS_OP_DPU;
 }
 
-/* The store of an output block to DDR, after its slices; it reads the
- * slot, so the slot is not reused before it ends. */
-static int emit_store(struct walk *w, struct wslot *S, int64_t step, int64_t bi)
+/* Work and cycles of slice q of ns of block bb of Part k. */
+static int slice_cost(const struct walk *w, int32_t k, const struct acs_lbox *bb, int32_t q,
+                      int32_t ns, int64_t *work, int64_t *dur)
 {
-  const struct acs_cpart *pt = &w->cg->parts[w->p->first + w->p->nparts - 1];
-  struct acs_lbox box = S->pieces[0].box;
-  struct acs_sop o;
-  int32_t id;
+  struct acs_lbox sb;
+  int64_t m = w->env->macs_per_cycle;
   int err;
 
-  preds_reset(w);
-  w->gp.n = 0;
-  acs_cas_sop_init(&o, ACS_OP_DMA);
-  for (int32_t k = 0; k < S->npieces; k++) {
-    if ((err = preds_add(w, S->pieces[k].op)) < 0)
-      return err;
-    box_hull(&box, &S->pieces[k].box);
-    o.bytes += acs__cw_box_bytes(w, &S->pieces[k].box);
-  }
-  o.src = ACS_MEM_CMX;
-  o.dst = ACS_MEM_DDR;
-  o.dur = acs_platform_ddr_cycles(w->env->plat, o.bytes);
-  if (o.dur < 0)
-    return ACS_ERANGE;
-  if (w->lw) {
-    acs_cas_lower_name(w->lw, &o, w->lg->n[pt->node].name, "st", step, bi);
-    acs_cas_lower_tag(w->lw, ACS_CAS_OP_STORE, w->p->first + w->p->nparts - 1, pt->out, &box);
-  }
-  if ((err = op_make(w, &o, w->npreds, 0, &id)) < 0 || (err = slot_reader(S, id)) < 0)
+  acs__cw_slice_box(bb, q, ns, &sb);
+  if ((err = acs_lnode_work(w->lg, w->cg->parts[w->p->first + k].node, &sb, work)) < 0)
     return err;
-  w->ddr_bytes += o.bytes;
-  return w->lw ? acs_cas_lower_ddr_piece(w->lw, w->bufs[w->pbuf[w->p->nparts - 1]].tensor, &box,
-                                         w->ops[id].gid)
-               : ACS_OK;
-}
-
-/* Whether every channel slice of Part k's blocks reads the same regions:
- * no input axis of any slot depends on the output's channel axis (a conv,
- * not a depthwise one). Then a block's reads are looked up once. */
-static int slice_invariant(const struct walk *w, int32_t k)
-{
-  const struct acs_cpart *pt = &w->cg->parts[w->p->first + k];
-  int ca = acs_cas_c_axis(w->lg->t[w->cg->tensors[pt->out].lt].rank);
-
-  for (int s = 0; s < pt->nin; s++) {
-    const struct acs_iprop *ip = &pt->iprop[s];
-    if (pt->in[s] < 0)
-      continue;
-    if (!ip->ok)
-      return 0;
-    for (int i = 0; i < ip->rin; i++)
-      for (int t = 0; t < ip->nt[i]; t++)
-        if (ip->j[i][t] == ca)
-          return 0;
-  }
-  return 1;
-}
-
-/* The data predecessors of one slice (or of every slice, when invariant):
- * into the scratch predecessors, w->gp and w->sr. */
-static int block_reads(struct walk *w, int32_t k, const struct acs_lbox *box, int out_cmx)
-{
-  int err;
-
-  preds_reset(w);
-  w->gp.n = 0;
-  w->nsr = 0;
-  if ((err = slice_reads(w, k, box, &w->sr, &w->nsr, &w->cap_sr)) < 0)
-    return err;
-  return out_cmx && w->lw ? acs_cas_lower_out_alloc(w->lw, &w->gp) : ACS_OK;
-}
-
-/* Saves (save = 1) or restores the reads block_reads found. */
-static int reads_keep(struct walk *w, int save)
-{
-  size_t n = save ? w->npreds : w->nsaved;
-
-  if (save) {
-    if (acs_grow((void **)&w->saved, sizeof(*w->saved), &w->cap_saved, n + 1) < 0)
-      return ACS_ENOMEM;
-    if (n)
-      memcpy(w->saved, w->preds, n * sizeof(*w->saved));
-    w->nsaved = n;
-    w->gp_saved.n = 0;
-    for (size_t i = 0; i < w->gp.n; i++)
-      if (acs_cas_ids_add(&w->gp_saved, w->gp.v[i]) < 0)
-        return ACS_ENOMEM;
-    return ACS_OK;
-  }
-  preds_reset(w);
-  for (size_t i = 0; i < n; i++)
-    if (preds_add(w, w->saved[i]) < 0)
-      return ACS_ENOMEM;
-  w->gp.n = 0;
-  for (size_t i = 0; i < w->gp_saved.n; i++)
-    if (acs_cas_ids_add(&w->gp, w->gp_saved.v[i]) < 0)
-      return ACS_ENOMEM;
+  *dur = *work / m + (*work % m != 0);
   return ACS_OK;
 }
 
-/* The compute op of slice sb of Part k's block, into slot S at off. */
-static int emit_slice(struct walk *w, int32_t k, const struct acs_lbox *sb, struct wslot *S,
-                      int64_t off, int64_t step, int64_t label, int32_t pe, int32_t *out)
+/* Lowering: slice q of the gang as an op on PE q, from `start`. */
+static int lower_slice(struct walk *w, int32_t k, const struct acs_lbox *bb, int32_t q,
+                       int32_t ns, struct wslot *S, int64_t *off, int64_t start, int64_t dur,
+                       int64_t step, int64_t bi)
 {
   const struct acs_cpart *pt = &w->cg->parts[w->p->first + k];
-  const struct acs_lnode *n = &w->lg->n[pt->node];
   struct wbuf *B = &w->bufs[w->pbuf[k]];
-  size_t data = w->npreds;
+  struct acs_lbox sb;
   struct acs_sop o;
-  int64_t work;
+  int32_t gid;
   int err;
 
-  if (B->kind != B_OUT_CMX && (err = preds_add_war(w)) < 0)
+  acs__cw_slice_box(bb, q, ns, &sb);
+  if ((err = slice_preds(w, k, &sb)) < 0)
     return err;
-  acs_cas_sop_init(&o, op_kind_of(n->op));
-  if ((err = acs_lnode_work(w->lg, pt->node, sb, &work)) < 0)
-    return err;
-  o.dur = work / w->env->macs_per_cycle + (work % w->env->macs_per_cycle != 0);
-  o.out_bytes = acs__cw_box_bytes(w, sb);
-  if (B->kind != B_OUT_CMX) {
-    o.cmx_offset = slot_offset(w, B, S) + off;
+  acs_cas_sop_init(&o, op_kind_of(w->lg->n[pt->node].op));
+  o.unit = q % w->env->pes;
+  o.start = start;
+  o.dur = dur;
+  o.end = start + dur;
+  o.out_bytes = acs__cw_box_bytes(w, &sb);
+  if (S) {
+    o.cmx_offset = slot_offset(w, B, S) + *off;
     o.cmx_bytes = acs_cas_align(o.out_bytes, w->env->align);
+    *off += o.cmx_bytes;
   }
-  if (w->lw) {
-    acs_cas_lower_name(w->lw, &o, n->name, "s", step, label);
-    acs_cas_lower_tag(w->lw, ACS_CAS_OP_COMPUTE, w->p->first + k, B->tensor, sb);
-  }
-  if ((err = op_make(w, &o, data, pe, out)) < 0)
+  acs_cas_lower_name(w->lw, &o, w->lg->n[pt->node].name, "s", step, bi * 1000 + q);
+  acs_cas_lower_tag(w->lw, ACS_CAS_OP_COMPUTE, w->p->first + k, B->tensor, &sb);
+  if ((err = lower_one(w, &o, &gid)) < 0)
     return err;
-  w->macs += work;
   for (size_t i = 0; i < w->nsr && err == ACS_OK; i++)
-    err = slot_reader(&w->bufs[w->sr[i] / 65536].slots[w->sr[i] % 65536], *out);
-  if (err == ACS_OK && B->kind == B_OUT_CMX && w->lw)
-    err = acs_cas_lower_out_piece(w->lw, B->tensor, sb, w->ops[*out].gid);
-  if (err == ACS_OK && B->kind != B_OUT_CMX)
-    S->pieces[S->npieces++] = (struct wpiece){*out, *sb, off, o.cmx_bytes};
+    err = slot_read_by(w, &w->bufs[w->sr[i] / 65536].slots[w->sr[i] % 65536], start + dur, gid);
+  if (err == ACS_OK && !S)
+    err = acs_cas_lower_out_piece(w->lw, B->tensor, &sb, gid);
+  if (err == ACS_OK && S)
+    S->pieces[S->npieces++] = (struct wpiece){gid, sb};
   return err;
 }
 
-/* One block of Part k's region: a compute op per channel slice. */
+/*
+ * One block of Part k's region: a gang of channel slices (up to split, one
+ * per PE; the first ch % n have one channel more, so two costs cover
+ * them). Channel slices of one block differ only in their channel range,
+ * which no op's work depends on; a lowering recomputes each slice's work
+ * and refuses a difference (ACS_EINVAL).
+ */
 static int emit_block(struct walk *w, int32_t k, const struct acs_lbox *bb, int64_t step,
                       int64_t bi)
 {
   struct wbuf *B = &w->bufs[w->pbuf[k]];
   struct wslot *S = NULL;
-  int32_t ns = acs__cw_slice_count(w, bb);
-  int inv = ns > 1 && slice_invariant(w, k), out_cmx = B->kind == B_OUT_CMX;
-  int64_t off = 0;
-  int err = ACS_OK;
+  int32_t ns = acs__cw_slice_count(w, bb), ca = acs_cas_c_axis(bb->rank), big;
+  int64_t work[2], dur[2], start, end, off = 0;
+  int err;
 
-  if (!out_cmx && (err = slot_claim(w, B, &S)) < 0)
+  big = ca >= 0 ? (int32_t)((bb->hi[ca] - bb->lo[ca]) % ns) : 0;
+  op_begin(w);
+  if (B->kind != B_OUT_CMX && (err = slot_claim(w, B, &S)) < 0)
     return err;
-  if (inv && ((err = block_reads(w, k, bb, out_cmx)) < 0 || (err = reads_keep(w, 1)) < 0))
+  if ((err = block_reads(w, k, bb)) < 0 ||
+      (B->kind == B_OUT_CMX && w->lw && (err = acs_cas_lower_out_alloc(w->lw, &w->gp)) < 0) ||
+      (err = slice_cost(w, k, bb, 0, ns, &work[0], &dur[0])) < 0 ||
+      (err = slice_cost(w, k, bb, ns - 1, ns, &work[1], &dur[1])) < 0)
     return err;
-  for (int32_t q = 0; q < ns && err == ACS_OK; q++) {
-    struct acs_lbox sb;
-    int32_t id;
-    acs__cw_slice_box(bb, q, ns, &sb);
-    err = inv ? reads_keep(w, 0) : block_reads(w, k, &sb, out_cmx);
-    if (err == ACS_OK)
-      err = emit_slice(w, k, &sb, S, off, step, bi * 1000 + q, q % w->env->pes, &id);
-    if (err == ACS_OK && !out_cmx)
-      off += S->pieces[S->npieces - 1].bytes;
+  start = w->ready;
+  for (int32_t q = 0; q < ns; q++)
+    start = w->pe_free[q % w->env->pes] > start ? w->pe_free[q % w->env->pes] : start;
+  end = start + (dur[0] > dur[1] ? dur[0] : dur[1]);
+  for (int32_t q = 0; q < ns; q++)
+    w->pe_free[q % w->env->pes] = start + dur[q < big ? 0 : 1];
+  w->macs += big * work[0] + (ns - big) * work[1];
+  for (int32_t q = 0; w->lw && q < ns; q++) {
+    int64_t wq, dq;
+    if ((err = slice_cost(w, k, bb, q, ns, &wq, &dq)) < 0)
+      return err;
+    if (dq != dur[q < big ? 0 : 1] || wq != work[q < big ? 0 : 1])
+      return ACS_EINVAL;
+    if ((err = lower_slice(w, k, bb, q, ns, S, &off, start, dq, step, bi)) < 0)
+      return err;
   }
-  if (err == ACS_OK && B->kind == B_OUT_DDR)
-    err = emit_store(w, S, step, bi);
-  return err;
+  for (size_t i = 0; !w->lw && i < w->nsr; i++)
+    slot_read_by(w, &w->bufs[w->sr[i] / 65536].slots[w->sr[i] % 65536], end, -1);
+  w->nops += ns - 1;
+  if ((err = op_done(w, end)) < 0)
+    return err;
+  if (!S)
+    return ACS_OK;
+  S->hull = *bb;
+  S->end = end;
+  return B->kind == B_OUT_DDR ? emit_store(w, S, step, bi) : ACS_OK;
 }
 
 /* Pass 3 for one stripe: loads, then each Part's blocks in order. */
@@ -457,9 +420,9 @@ int acs__cw_group_end(struct walk *w, int64_t cycles)
   struct acs_cas_ids sinks = {NULL, 0, 0};
   int err = ACS_OK;
 
-  for (size_t i = 0; i < w->nops && err == ACS_OK; i++)
-    if (!w->ops[i].has_succ)
-      err = acs_cas_ids_add(&sinks, w->ops[i].gid);
+  for (int64_t i = 0; w->gid0 >= 0 && i < w->nops && err == ACS_OK; i++)
+    if (!w->succ[i])
+      err = acs_cas_ids_add(&sinks, w->gid0 + (int32_t)i);
   if (err == ACS_OK)
     err = acs_cas_lower_group_end(w->lw, cycles, sinks.v, sinks.n);
   free(sinks.v);

@@ -387,7 +387,7 @@ static int lower_groups(struct acs_cas_lower *lw, const struct acs_cas_plan *pla
     if ((err = out_alloc(lw, &p, it[2 * g + 1].off)) < 0 ||
         (err = acs_cas_walk(lw->env, &grp, &p, lw)) < 0)
       return err;
-    if (p.cycles != plans[g].cycles || p.mem != plans[g].mem)
+    if (p.cycles != plans[g].cycles || p.mem != plans[g].mem || p.macs != plans[g].macs)
       return ACS_EINVAL; /* the walk is deterministic: a plan lowers as it was costed */
   }
   return ACS_OK;

@@ -313,6 +313,8 @@ int acs_cas_plans(const struct acs_cas_env *env, const struct acs_cas_opts *o,
             p.rolling = gr->masks[m];
             if ((err = acs_cas_walk(env, g, &p, NULL)) == ACS_OK)
               err = plan_push(&v, n, &cap, &p);
+            else if (err == ACS_CAS_OVER)
+              err = ACS_OK;
           }
   free(gr);
   if (err < 0) {

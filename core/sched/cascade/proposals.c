@@ -314,6 +314,23 @@ static int extend(struct dp *dp, int32_t b, struct state *S, const struct acs_ca
   return ACS_OK;
 }
 
+/*
+ * Whether Parts [b, e) form one block: one tensor (or none) crosses each
+ * end and at least two cross every boundary inside (the branches of an
+ * Inception block, a residual block and its skip). A block may be a group
+ * beyond max_parts, so a whole block can run as one cascade: at most one
+ * extra group per boundary, found in O(e - b).
+ */
+static int is_block(const struct dp *dp, int32_t b, int32_t e)
+{
+  if (dp->b[b].nx > 1 || dp->b[e].nx > 1 || e - b < 2)
+    return 0;
+  for (int32_t i = b + 1; i < e; i++)
+    if (dp->b[i].nx < 2)
+      return 0;
+  return 1;
+}
+
 static int dp_run(struct dp *dp)
 {
   int32_t N = dp->cg->nparts;
@@ -331,9 +348,10 @@ static int dp_run(struct dp *dp)
     for (size_t s = 0; s < dp->b[b].nst; s++) {
       if (front_cull(dp, &dp->b[b].st[s]) < 0)
         return ACS_ENOMEM;
-      for (int32_t len = 1; len <= dp->o->max_parts && b + len <= N; len++) {
+      for (int32_t len = 1; len <= ACS_CAS_MAX_PARTS && b + len <= N; len++) {
         struct acs_cas_group g;
-        if (!acs_cas_group_of(dp->cg, b, len, &g))
+        if ((len > dp->o->max_parts && !is_block(dp, b, b + len)) ||
+            !acs_cas_group_of(dp->cg, b, len, &g))
           continue;
         if ((err = extend(dp, b, &dp->b[b].st[s], &g)) < 0)
           return err;
@@ -393,9 +411,9 @@ static void dp_free(struct dp *dp)
   free(dp->c);
 }
 
-int acs_cas_propose(const struct acs_cas_env *env, const struct acs_cas_opts *o, int64_t budget,
-                    const volatile sig_atomic_t *interrupted, struct acs_cas_result *r,
-                    struct acs_diag *d)
+static int propose(const struct acs_cas_env *env, const struct acs_cas_opts *o, int64_t budget,
+                   const volatile sig_atomic_t *interrupted, struct acs_cas_result *r,
+                   struct acs_diag *d)
 {
   struct dp dp;
   const struct state *F = NULL;
@@ -434,6 +452,25 @@ int acs_cas_propose(const struct acs_cas_env *env, const struct acs_cas_opts *o,
 out:
   dp_free(&dp);
   return err;
+}
+
+/* Plans over the budget are dropped after sizing (most of a walk's time is
+ * its timing pass): a proposal holding one cannot fit. When nothing fits,
+ * the unpruned front says how much the smallest proposal needs. */
+int acs_cas_propose(const struct acs_cas_env *env, const struct acs_cas_opts *o, int64_t budget,
+                    const volatile sig_atomic_t *interrupted, struct acs_cas_result *r,
+                    struct acs_diag *d)
+{
+  struct acs_cas_env pruned = *env;
+  int err;
+
+  pruned.mem_limit = budget;
+  err = propose(&pruned, o, budget, interrupted, r, d);
+  if (err != ACS_EINFEASIBLE || r->nfront > 0)
+    return err;
+  acs_cas_result_free(r);
+  pruned.mem_limit = 0;
+  return propose(&pruned, o, budget, interrupted, r, d);
 }
 
 int acs_cas_result_none(const struct acs_cas_result *r, struct acs_diag *d)

@@ -1,6 +1,6 @@
 /*
- * variant.c - the `cascade` variant (seed 002): the CascaderGraph of an
- * ONNX workload, the proposals within the CMX budget, the chosen one
+ * variant.c - the `cascade` variant (seed 002): the CascaderGraph of a
+ * workload's layer graph, the proposals within the CMX budget, the chosen one
  * lowered into the common schedule, checked by check.c, and its plans and
  * Pareto front as result tables.
  */
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/model/ddrlink.h"
 #include "core/sched/cascade/cascade.h"
 #include "core/sched/common.h"
 #include "core/sched/sched.h"
@@ -183,22 +184,34 @@ static int64_t budget_of(const struct acs_cas_opts *o, const struct acs_schedule
   return b;
 }
 
+/* The bound of the cascade's own ops: every MAC runs on some PE at
+ * pe_macs_per_cycle (recomputation only adds MACs). O(V + E). */
+static int64_t own_bound(const struct acs_cas_env *env, const struct acs_lgraph *lg,
+                         const struct acs_schedule *s)
+{
+  struct acs_lgraph_totals tot;
+  int64_t lanes = (int64_t)env->pes * env->macs_per_cycle;
+
+  if (lanes <= 0 || acs_lgraph_totals(lg, env->elem_bytes, &tot) != ACS_OK)
+    return s->lower_bound;
+  return tot.macs / lanes + (tot.macs % lanes != 0);
+}
+
 /* Steps 1-3, or their result for the same problem planned before in this
  * process (memo.c: a sweep over barrier counts plans each CMX size once). */
 static int propose(const struct acs_cas_env *env, const struct acs_cas_opts *o, int64_t budget,
-                   const struct acs_problem *pb, const volatile sig_atomic_t *intr,
+                   const struct acs_cas_memo_key *k, const volatile sig_atomic_t *intr,
                    struct acs_cas_result *r, struct acs_diag *d)
 {
-  struct acs_cas_memo_key k;
-  int keyed = acs_cas_memo_key(&k, pb->wl, &pb->plat, o, budget), err;
+  int err;
 
-  if (keyed && acs_cas_memo_get(&k, r))
+  if (k && acs_cas_memo_get(k, r))
     return r->chosen < 0 ? acs_cas_result_none(r, d) : ACS_OK;
   err = acs_cas_propose(env, o, budget, intr, r, d);
   /* A front that does not fit is an answer too; no front at all is not
    * kept (nothing to copy, and planning it again says the same). */
-  if (keyed && r->nfront > 0 && (err == ACS_OK || err == ACS_EINFEASIBLE))
-    acs_cas_memo_put(&k, r);
+  if (k && r->nfront > 0 && (err == ACS_OK || err == ACS_EINFEASIBLE))
+    acs_cas_memo_put(k, r);
   return err;
 }
 
@@ -219,57 +232,66 @@ static int lower_some(const struct acs_cas_env *env, struct acs_cas_result *r,
   return err;
 }
 
-static int cascade_schedule(const struct acs_problem *pb, const void *opts,
-                            const struct acs_sched_ctx *ctx, struct acs_schedule *out,
-                            struct acs_diag *d)
+int acs_cas_schedule(const struct acs_lgraph *lg, const struct acs_platform *plat,
+                     const struct acs_cas_opts *o, const struct acs_cas_memo_key *key,
+                     const volatile sig_atomic_t *intr, struct acs_schedule *out,
+                     struct acs_diag *d)
 {
-  const struct acs_cas_opts *o = opts;
-  const struct acs_lgraph *lg = pb->wl ? acs_workload_lgraph(pb->wl) : NULL;
-  const volatile sig_atomic_t *intr = ctx ? ctx->interrupted : NULL;
-  struct acs_lgraph_totals tot;
   struct acs_cgraph cg;
   struct acs_cas_env env;
   struct acs_cas_result r;
   struct acs_cas_tag *tags = NULL;
-  int64_t budget, lanes;
+  int64_t budget;
   int err;
 
-  if (!lg)
-    return acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
-                        "cascade: needs a layer graph (an ONNX model or a SCALE-Sim table)");
   if ((budget = budget_of(o, out, d)) < 0)
     return (int)budget;
-  if ((err = acs_cgraph_build(lg, (int64_t)acs_platform_get(&pb->plat, ACS_P_BYTES_PER_ELEM),
+  if ((err = acs_cgraph_build(lg, (int64_t)acs_platform_get(plat, ACS_P_BYTES_PER_ELEM),
                               &cg)) < 0)
     return err;
   memset(&r, 0, sizeof(r));
   if ((err = graph_supported(&cg, d)) < 0 ||
-      (err = acs_cas_env_init(&env, &cg, &pb->plat, o->split, out->res_pe, out->res_dma)) < 0)
+      (err = acs_cas_env_init(&env, &cg, plat, o->split, out->res_pe, out->res_dma)) < 0)
     goto out_with_cg;
-  if ((err = propose(&env, o, budget, pb, intr, &r, d)) < 0)
+  if ((err = propose(&env, o, budget, key, intr, &r, d)) < 0)
     goto out_with_result;
   if (intr && *intr) {
     err = ACS_EINTERRUPTED;
     goto out_with_result;
   }
-  /* The walk times each DMA at the full DDR rate on its own channel, so
-   * its plans are not held to the shared link (acs_ddrlink_check). */
-  memset(&out->link, 0, sizeof(out->link));
+  /* The walk times DDR transfers on the shared link (link.c): the verifier
+   * holds the schedule to it (acs_ddrlink_check). */
+  acs_ddrlink_from_platform(&out->link, plat);
   if ((err = lower_some(&env, &r, out, &tags, d)) < 0 ||
       (err = acs_cas_check(&env, tags, budget, r.front[r.chosen].mem, out, d)) < 0 ||
       (err = acs_cas_tables(&env, &r, out)) < 0)
     goto out_with_result;
-  /* Every MAC runs on some PE at pe_macs_per_cycle: a bound on any
-   * schedule of the network (recomputation only adds MACs). */
-  lanes = (int64_t)env.pes * env.macs_per_cycle;
-  if (acs_lgraph_totals(lg, env.elem_bytes, &tot) == ACS_OK && lanes > 0)
-    out->lower_bound = tot.macs / lanes + (tot.macs % lanes != 0);
+  out->lower_bound = own_bound(&env, lg, out);
 out_with_result:
   free(tags);
   acs_cas_result_free(&r);
 out_with_cg:
   acs_cgraph_free(&cg);
   return err;
+}
+
+static int cascade_schedule(const struct acs_problem *pb, const void *opts,
+                            const struct acs_sched_ctx *ctx, struct acs_schedule *out,
+                            struct acs_diag *d)
+{
+  const struct acs_cas_opts *o = opts;
+  const struct acs_lgraph *lg = pb->wl ? acs_workload_lgraph(pb->wl) : NULL;
+  struct acs_cas_memo_key k;
+  int64_t budget;
+
+  if (!lg)
+    return acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
+                        "cascade: needs a layer graph (an ONNX model or a SCALE-Sim table)");
+  if ((budget = budget_of(o, out, d)) < 0)
+    return (int)budget;
+  return acs_cas_schedule(lg, &pb->plat, o,
+                          acs_cas_memo_key(&k, pb->wl, &pb->plat, o, budget) ? &k : NULL,
+                          ctx ? ctx->interrupted : NULL, out, d);
 }
 
 const struct acs_sched_ops acs_sched_cascade = {

@@ -23,6 +23,7 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -453,9 +454,11 @@ static int layout(struct walk *w, int64_t base, int64_t *arena)
     B->slots = calloc((size_t)B->nslots, sizeof(*B->slots));
     if (!B->slots)
       return ACS_ENOMEM;
-    for (int32_t s = 0; s < B->nslots; s++)
-      if (!(B->slots[s].pieces = calloc((size_t)per, sizeof(*B->slots[s].pieces))))
+    for (int32_t s = 0; s < B->nslots; s++) {
+      box_clear(&B->slots[s].hull, B->lt->rank);
+      if (w->lw && !(B->slots[s].pieces = calloc((size_t)per, sizeof(*B->slots[s].pieces))))
         return ACS_ENOMEM;
+    }
   }
   *arena = off;
   return ACS_OK;
@@ -472,28 +475,27 @@ static void walk_free(struct walk *w)
     free(B->slots);
     free(B->fifo);
   }
-  free(w->ops);
   free(w->pe_free);
   free(w->dma_free);
-  free(w->preds);
-  free(w->war);
+  acs__cw_link_free(&w->link);
+  free(w->data.v);
+  free(w->ctrl.v);
   free(w->gp.v);
+  free(w->succ);
   free(w->sr);
   free(w->rec);
   free(w->rmask);
-  free(w->saved);
-  free(w->gp_saved.v);
 }
 
 int acs_cas_walk(const struct acs_cas_env *env, const struct acs_cas_group *g,
                  struct acs_cas_plan *p, struct acs_cas_lower *lw)
 {
   struct walk w;
-  int64_t steps, arena = 0, cycles = 0;
+  int64_t steps, arena = 0;
   const struct acs_ctensor *ot;
   int err;
 
-  memset(&w, 0, sizeof(w));
+  memset(&w, 0, offsetof(struct walk, bufs));
   w.env = env;
   w.cg = env->cg;
   w.lg = env->cg->lg;
@@ -509,8 +511,17 @@ int acs_cas_walk(const struct acs_cas_env *env, const struct acs_cas_group *g,
   if ((err = pass_size(&w, steps)) < 0 ||
       (err = layout(&w, lw ? acs_cas_lower_arena(lw) : 0, &arena)) < 0)
     goto out;
+  ot = &env->cg->tensors[env->cg->parts[p->first + p->nparts - 1].out];
+  p->out_bytes = p->out_home == ACS_CAS_HOME_CMX ? acs_cas_align(ot->bytes, env->align) : 0;
+  p->mem = arena + p->out_bytes;
+  if (!lw && env->mem_limit > 0 && p->mem > env->mem_limit) {
+    err = ACS_CAS_OVER; /* no proposal holding it fits: pass 3 is not needed */
+    goto out;
+  }
   w.pe_free = calloc((size_t)env->pes + 1, sizeof(*w.pe_free));
   w.dma_free = calloc((size_t)env->dma + 1, sizeof(*w.dma_free));
+  acs__cw_link_init(&w.link, env->plat);
+  w.gid0 = -1;
   err = ACS_ENOMEM;
   if (!w.pe_free || !w.dma_free)
     goto out;
@@ -518,18 +529,12 @@ int acs_cas_walk(const struct acs_cas_env *env, const struct acs_cas_group *g,
   for (int64_t j = 0; j < steps; j++)
     if ((err = acs__cw_stripe_emit(&w, j)) < 0)
       goto out;
-  for (size_t i = 0; i < w.nops; i++)
-    if (w.ops[i].end > cycles)
-      cycles = w.ops[i].end;
-  ot = &env->cg->tensors[env->cg->parts[p->first + p->nparts - 1].out];
-  p->out_bytes = p->out_home == ACS_CAS_HOME_CMX ? acs_cas_align(ot->bytes, env->align) : 0;
-  p->mem = arena + p->out_bytes;
-  p->cycles = cycles;
+  p->cycles = w.cycles;
   p->ddr_bytes = w.ddr_bytes;
   p->macs = w.macs;
   p->steps = steps;
-  p->ops = (int64_t)w.nops;
-  err = lw ? acs__cw_group_end(&w, cycles) : ACS_OK;
+  p->ops = w.nops;
+  err = lw ? acs__cw_group_end(&w, w.cycles) : ACS_OK;
 out:
   walk_free(&w);
   return err;

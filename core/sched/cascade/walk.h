@@ -5,6 +5,7 @@
 #ifndef ACS_SCHED_CASCADE_WALK_H
 #define ACS_SCHED_CASCADE_WALK_H
 
+#include "core/model/ddrlink.h"
 #include "core/sched/cascade/box.h"
 #include "core/sched/cascade/cascade.h"
 #include "core/sched/cascade/lower.h"
@@ -21,16 +22,25 @@ enum { B_PART, B_OUT_DDR, B_OUT_CMX, B_LOAD, B_EXT_CMX };
 #define GROW(arr, cap, need)                                                                       \
   ((need) <= (cap) ? 0 : acs_grow((void **)&(arr), sizeof(*(arr)), &(cap), (need)))
 
+/* A piece of a slot's occupant: one channel slice of a computed block, or
+ * a load. Kept only while lowering (the schedule op, its box). */
 struct wpiece {
-  int32_t op;                /* local op */
+  int32_t gid;               /* schedule op */
   struct acs_lbox box;
-  int64_t off, bytes;        /* in the slot; bytes as held (aligned) */
 };
 
+/*
+ * A ring slot. Timing needs only aggregates: the occupant block's box (the
+ * hull of its pieces), when its last piece ends, and when its last reader
+ * ends (the slot is free for the next occupant after both). A lowering
+ * also keeps the pieces and readers, for the edges.
+ */
 struct wslot {
+  struct acs_lbox hull;      /* empty: no occupant */
+  int64_t end, read_end;
   int32_t npieces;
-  struct wpiece *pieces;     /* up to split: one per channel slice of the block */
-  int32_t *readers;          /* local ops that read the occupant */
+  struct wpiece *pieces;     /* up to split (lowering only) */
+  int32_t *readers;          /* schedule ops that read the occupant (lowering only) */
   size_t nreaders, cap;
 };
 
@@ -67,11 +77,16 @@ struct wrec {
   uint8_t held_ok;
 };
 
-struct wop {
-  int64_t start, end;
-  int32_t gid;               /* schedule op, or -1 in a dry run */
-  uint32_t mark;             /* == walk's stamp: in the scratch predecessors */
-  uint8_t has_pred, has_succ;
+/* The DDR link as the walk times it (link.c): the bandwidth its transfers
+ * use, a step function u[i] on [t[i], t[i + 1]) (the last step is idle to
+ * infinity); steps before head are forgotten. */
+struct wlink {
+  double bw, rate;           /* the link's bytes per cycle; one transfer's */
+  int64_t lat;
+  struct acs_ddrlink min;    /* for acs_ddrlink_min_cycles */
+  int64_t *t;
+  double *u;
+  size_t head, n, cap_t, cap_u;
 };
 
 struct walk {
@@ -82,27 +97,28 @@ struct walk {
   struct acs_cas_plan *p;
   struct acs_cas_lower *lw;
   int32_t nbufs;
-  struct wbuf bufs[ACS_CAS_MAX_BUFS];
   int32_t pbuf[ACS_CAS_MAX_PARTS];       /* buffer of each Part's output */
   struct acs_lbox comp[ACS_CAS_MAX_PARTS]; /* region each Part computes this stripe */
   struct acs_lbox stripe;
-  struct wop *ops;
-  size_t nops, cap_ops;
   int64_t *pe_free, *dma_free;
-  int32_t *preds;                         /* scratch: predecessors of one op */
-  size_t npreds, cap_preds;
-  uint32_t stamp;                         /* marks the ops in preds[] */
-  int32_t *war;                           /* scratch: a claimed slot's previous holders */
-  size_t nwar, cap_war;
-  struct acs_cas_ids gp;                  /* scratch: data predecessors in earlier groups */
-  int32_t *sr;                            /* scratch: slots a slice reads (b * 65536 + slot) */
+  struct wlink link;
+  int64_t ready;                          /* the op being made starts no earlier */
+  int64_t cycles, nops;                   /* the ops' makespan and count */
+  int32_t *sr;                            /* scratch: slots a block reads (b * 65536 + slot) */
   size_t nsr, cap_sr;
-  int32_t *saved;                         /* a block's reads, for its invariant slices */
-  size_t nsaved, cap_saved;
-  struct acs_cas_ids gp_saved;
+  /* Lowering only: the current op's predecessors in the group (data, then
+   * control from the slot it reuses), in earlier groups, and which of the
+   * group's schedule ops (from gid0) have successors in it. */
+  struct acs_cas_ids data, ctrl, gp;
+  int32_t gid0;
+  uint8_t *succ;
+  size_t cap_succ;
   int64_t macs, ddr_bytes;
   struct wrec *rec;                       /* steps x nbufs, or NULL: recompute */
   uint64_t *rmask;                        /* per step, the buffers restarted */
+  /* Last: a walk clears the fields above and each buffer it adds (buf_add),
+   * not the whole array (tens of kB, cleared per plan costed). */
+  struct wbuf bufs[ACS_CAS_MAX_BUFS];
 };
 
 /* Bytes of a box of a tensor: its elements fit (a box lies inside its
@@ -133,6 +149,15 @@ void acs__cw_slice_box(const struct acs_lbox *box, int32_t k, int32_t n, struct 
 /* Every buffer's regions at stripe j (recorded by pass 1, or recomputed);
  * the buffers restarted. */
 uint64_t acs__cw_regions_at(struct walk *w, int64_t j);
+
+/* link.c */
+void acs__cw_link_init(struct wlink *l, const struct acs_platform *p);
+void acs__cw_link_free(struct wlink *l);
+/* The end of a transfer of `bytes` issued at `start` (see link.c), its
+ * bandwidth taken; -1 out of memory. */
+int64_t acs__cw_link_xfer(struct wlink *l, int64_t start, int64_t bytes);
+/* No transfer will move data before `before`: steps before it go. */
+void acs__cw_link_forget(struct wlink *l, int64_t before);
 
 /* emit.c */
 /* Pass 3 for stripe `step`: its loads, then each Part's blocks in order. */
