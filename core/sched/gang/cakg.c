@@ -81,6 +81,24 @@ static int64_t *firing_rows(const struct acs_sdf_graph *g, int32_t a, int64_t *w
   return rows;
 }
 
+/* Whether every firing of actor a looks the same: one execution time, one
+ * rate per port, no absorbed tokens. */
+static int steady(const struct acs_sdf_graph *g, int32_t a)
+{
+  if (g->actors[a].exec.n != 1)
+    return 0;
+  for (int32_t i = g->in_off[a]; i < g->in_off[a + 1]; i++) {
+    const struct acs_sdf_port *p = &g->ports[g->channels[g->in_ch[i]].dport];
+    if (p->rate.n != 1 || p->absorb != 0)
+      return 0;
+  }
+  for (int32_t i = g->out_off[a]; i < g->out_off[a + 1]; i++)
+    if (g->channels[g->out_ch[i]].sport >= 0 &&
+        g->ports[g->channels[g->out_ch[i]].sport].rate.n != 1)
+      return 0;
+  return 1;
+}
+
 /*
  * The loop region of an actor: the longest range of firings in which
  * everything repeats with period lam, lam the lcm of the lengths of its
@@ -110,6 +128,12 @@ static int loop_region(const struct acs_sdf_graph *g, int32_t a, struct gx_actor
   inf->lo = inf->hi = 0;
   if (2 * lam > T)
     return ACS_OK;
+  if (steady(g, a)) {
+    /* Every row is the same: the whole run repeats (what the comparison
+     * below finds, without building T rows). */
+    inf->hi = T;
+    return ACS_OK;
+  }
   if (!(rows = firing_rows(g, a, &w)))
     return ACS_ENOMEM;
   for (int64_t k = 0; k + lam <= T; k++) {
@@ -530,8 +554,12 @@ static int build_csr(struct gx_gang *gg)
 /* Largest window [release(k - 1), need(k)) a destination firing holds. */
 static int64_t window_max(const struct acs_sdf_graph *g, int32_t ch)
 {
+  const struct acs_sdf_port *p = &g->ports[g->channels[ch].dport];
   int64_t T = g->actors[g->channels[ch].dst].total, w = 0;
 
+  /* Without absorbed tokens firing k's window is its rate. */
+  if (p->absorb == 0 && T >= p->rate.n)
+    return p->rate.max;
   for (int64_t k = 0; k < T; k++) {
     int64_t x = acs_sdf_need(g, ch, k) - acs_sdf_release(g, ch, k - 1);
     if (x > w)
