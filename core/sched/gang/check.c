@@ -471,6 +471,87 @@ static int check_tokens(struct ck *c)
   return err;
 }
 
+/* ---- pipeline classes ---- */
+
+/* Whether actor `to` is reachable from `from` along channels (DFS). */
+static int reaches(const struct acs_sdf_graph *g, int32_t from, int32_t to, char *seen,
+                   int32_t *stack)
+{
+  int32_t top = 0;
+
+  memset(seen, 0, (size_t)g->nactors);
+  stack[top++] = from;
+  seen[from] = 1;
+  while (top > 0) {
+    int32_t a = stack[--top];
+    if (a == to)
+      return 1;
+    for (int32_t i = g->out_off[a]; i < g->out_off[a + 1]; i++) {
+      int32_t b = g->channels[g->out_ch[i]].dst;
+      if (b >= 0 && !seen[b]) {
+        seen[b] = 1;
+        stack[top++] = b;
+      }
+    }
+  }
+  return 0;
+}
+
+/*
+ * Seed 004, section 5.2.2: the output of an input- or none-class kernel is
+ * complete only after its last firing, and a none-class kernel reads
+ * complete inputs only. So along a channel a -> b that holds either, b's
+ * first firing starts after a's last firing ends, unless a and b lie on a
+ * cycle (which runs as one gang). O(A + F + C (A + C)).
+ */
+static int check_pipeline(struct ck *c)
+{
+  const struct acs_sdf_graph *g = c->g;
+  int64_t *first = malloc(((size_t)g->nactors + 1) * sizeof(int64_t));
+  int64_t *last = malloc(((size_t)g->nactors + 1) * sizeof(int64_t));
+  int32_t *stack = malloc(((size_t)g->nactors + 1) * sizeof(int32_t));
+  char *seen = malloc((size_t)g->nactors + 1);
+  int err = ACS_OK;
+
+  if (!first || !last || !stack || !seen) {
+    err = ACS_ENOMEM;
+    goto out_with_arrays;
+  }
+  for (int32_t a = 0; a < g->nactors; a++) {
+    first[a] = INT64_MAX;
+    last[a] = INT64_MIN;
+  }
+  for (int32_t i = 0; i < c->pl->nacts; i++) {
+    const struct gx_act *x = &c->pl->acts[i];
+    if (x->kind != GX_FIRE)
+      continue;
+    if (x->start < first[x->actor])
+      first[x->actor] = x->start;
+    if (x->end > last[x->actor])
+      last[x->actor] = x->end;
+  }
+  for (int32_t ch = 0; ch < g->nchannels && err == ACS_OK; ch++) {
+    int32_t a = g->channels[ch].src, b = g->channels[ch].dst;
+    if (a < 0 || b < 0 || a == b ||
+        (g->actors[a].pipe == ACS_SDF_PIPE_FULL && g->actors[b].pipe != ACS_SDF_PIPE_NONE) ||
+        first[b] >= last[a] || reaches(g, b, a, seen, stack))
+      continue;
+    err = FAIL(c->d, "'%s'%s fires at %lld before '%s'%s has ended (at %lld): channel '%s' is "
+               "complete only then", g->actors[b].name,
+               g->actors[b].pipe == ACS_SDF_PIPE_NONE ? " (pipeline=none)" : "",
+               (long long)first[b], g->actors[a].name,
+               g->actors[a].pipe == ACS_SDF_PIPE_FULL ? ""
+               : g->actors[a].pipe == ACS_SDF_PIPE_INPUT ? " (pipeline=input)" : " (pipeline=none)",
+               (long long)last[a], g->channels[ch].name);
+  }
+out_with_arrays:
+  free(first);
+  free(last);
+  free(stack);
+  free(seen);
+  return err;
+}
+
 int gx_check_plan(const struct acs_sdf_graph *g, const struct gx_plat *xp,
                   const struct gx_plan *pl, struct acs_diag *d)
 {
@@ -479,7 +560,8 @@ int gx_check_plan(const struct acs_sdf_graph *g, const struct gx_plat *xp,
 
   if ((err = check_acts(&c)) < 0 || (err = check_exclusive(&c)) < 0 ||
       (err = check_vmem(&c)) < 0 || (err = check_pmem(&c)) < 0 ||
-      (err = check_loaded(&c)) < 0 || (err = check_tokens(&c)) < 0)
+      (err = check_loaded(&c)) < 0 || (err = check_pipeline(&c)) < 0 ||
+      (err = check_tokens(&c)) < 0)
     goto out;
 out:
   free(c.bidx);

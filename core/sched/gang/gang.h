@@ -94,7 +94,10 @@ int gx_plan_add_buf(struct gx_plan *pl, const struct gx_buf *b);
  * activities overlap on a PE, a DMA channel or the DDR link (eq. 3.6);
  * VMEM (eq. 3.13, at every instant, and every buffer inside its PE's
  * segment, disjoint from the others) and PMEM (kernels resident at once)
- * within the platform; a kernel loaded before its firings (eq. 3.8).
+ * within the platform; a kernel loaded before its firings (eq. 3.8);
+ * pipeline classes (section 5.2.2: across a channel from an input- or
+ * none-class kernel, or into a none-class one, the consumer's first firing
+ * after the producer's last, unless both lie on a cycle).
  * Returns ACS_OK or ACS_EVERIFY with the first violation in d.
  * O((A + B) log (A + B) + F W) for A acts, B buffers, F firings reading W
  * tokens each.
@@ -313,10 +316,23 @@ int gx_program_write(const struct gx_ctx *c, const struct gx_part *pt, const cha
 int gx_program_verify(const struct gx_ctx *c, const struct gx_part *pt, const struct gx_plan *pl,
                       struct acs_diag *d);
 
+/* Whether actor a can be split into strips: no self-edge orders its
+ * firings and no cycle holds it (tiling.c). */
+int gx_splittable(const struct gx_ctx *c, int32_t a);
+/* The tiling baseline's pass of a splittable actor, built (not scheduled):
+ * one strip of consecutive firings per PE, each reading its input lines
+ * (ghost lines included) from DDR and writing its output to DDR. */
+int gx_tiling_pass(const struct gx_ctx *c, int32_t a, struct gx_gang *gg);
+
 /* Baselines (tiling.c, naive.c): fill a plan. */
 int gx_tiling(struct gx_ctx *c, const struct gx_gang_opts *o, struct gx_plan *pl,
               struct acs_diag *d);
 int gx_naive(struct gx_ctx *c, struct gx_plan *pl, struct acs_diag *d);
+/* gx_naive, stopped (ACS_OK, *done = 0, the plan partial) as soon as its
+ * schedule cannot end before `limit` cycles (0: no limit); with `probe`
+ * the plan gets no buffers (only its makespan is wanted). */
+int gx_naive_within(struct gx_ctx *c, int64_t limit, int probe, struct gx_plan *pl, int *done,
+                    struct acs_diag *d);
 
 /* The SDF side of `sequential` (variants.c). */
 int acs__sdf_sequential(const struct acs_problem *pb, const struct acs_sched_ctx *ctx,
