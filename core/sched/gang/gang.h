@@ -17,6 +17,7 @@
 #define ACS_SCHED_GANG_GANG_H
 
 #include <signal.h>
+#include <stdio.h>
 
 #include "core/model/platform.h"
 #include "core/model/sdf.h"
@@ -121,6 +122,13 @@ int gx_lower(const struct acs_sdf_graph *g, const struct gx_plat *xp,
 
 /* ---- CAKG: one gang's model ---- */
 
+/* How a gang is scheduled (realize.c): the thesis's software pipeline; all
+ * its firings list-scheduled at once (no loop); one actor's firings split
+ * into a strip per PE (the tiling baseline's pass); or, for the whole
+ * graph, kernels loaded on demand (the naive-list baseline's schedule). */
+enum gx_mode { GX_MODE_PIPELINED, GX_MODE_WHOLE, GX_MODE_TILED, GX_MODE_DYNAMIC };
+const char *gx_mode_name(int mode);
+
 enum gx_node_kind { GX_N_PROC, GX_N_XLOCAL, GX_N_XIN, GX_N_XOUT };
 
 struct gx_node {
@@ -170,6 +178,8 @@ struct gx_gang {
   int32_t *in_off, *in_e, *out_off, *out_e;   /* CSR over edges, DDR ends left out */
   int32_t *prio;         /* nodes by priority */
   int has_loop;          /* the model admits a loop body (gx_loop_vector) */
+  int whole;             /* set before scheduling: list-schedule every firing at once, no loop */
+  int mode;              /* enum gx_mode: how the schedule below was made */
   /* schedule */
   int ok;                /* 1: scheduled */
   int64_t *r;            /* preamble firings per node */
@@ -194,6 +204,7 @@ struct gx_ctx {
   double deadline;       /* acs_now_seconds() limit, 0 = none */
   int64_t max_iter;      /* retiming / buffer iterations per phase */
   int searching;         /* partition moves: a gang whose loop does not fit is rejected */
+  int modes;             /* gang: also the whole and tiled realizations of a gang (realize.c) */
 };
 
 int gx_ctx_init(struct gx_ctx *c, const struct acs_sdf_graph *g, const struct acs_platform *p,
@@ -268,6 +279,21 @@ int gx_gang_emit(const struct gx_ctx *c, const struct gx_gang *gg, int32_t gang_
 int gx_map(const struct gx_ctx *c, int32_t nact, const int32_t *act, int32_t *pe,
            int64_t budget, int64_t *cost);
 
+/*
+ * The shortest schedule of a member set (realize.c): mapped by gx_map
+ * (pe[] gets the mapping, *opt its optimal cost) and pipelined, and with
+ * ctx->modes also list-scheduled whole (within a node limit) and, for one
+ * splittable actor, tiled; gg gets the shortest (ties keep the pipelined
+ * one). Returns < 0 on error; *ok = 0 when no realization fits the PMEM or
+ * the VMEM (gg is then empty).
+ */
+int gx_realize(const struct gx_ctx *c, int64_t map_budget, int32_t nact, const int32_t *act,
+               int32_t *pe, struct gx_gang *gg, int64_t *opt, int *ok);
+/* A lower bound of every realization's cycles, without mapping or
+ * scheduling: the DDR link's busy time, the work over the PEs, and the
+ * largest actor's work unless it may be tiled. O(actors + channels). */
+int64_t gx_realize_floor(const struct gx_ctx *c, int32_t nact, const int32_t *act);
+
 /* ---- the control program ---- */
 
 enum gx_instr { GX_I_LOAD, GX_I_START_P, GX_I_SYNC_P, GX_I_START_T, GX_I_SYNC_T };
@@ -287,11 +313,14 @@ struct gx_gang_opts {
   char program[ACS_OPT_STR_MAX];
 };
 
-/* A whole partition scheduled: gangs in execution order. */
+/* A whole partition scheduled: gangs in execution order; or, when dyn is
+ * set (and ngangs 0), the dynamic gang: the whole graph with kernels
+ * loaded on demand, dyn its plan (dynamic.c). */
 struct gx_part {
   int32_t ngangs;
   struct gx_gang *gangs;
   int64_t makespan;
+  struct gx_plan *dyn;
 };
 void gx_part_free(struct gx_part *pt);
 
@@ -299,6 +328,20 @@ void gx_part_free(struct gx_part *pt);
  * partition when `singletons` is set (the sequential approach). */
 int gx_partition(struct gx_ctx *c, const struct gx_gang_opts *o, int singletons,
                  struct gx_part *out, struct acs_diag *d);
+/* A cache of member sets (setcache.c): sorted actor lists to a cost and an
+ * outcome. get returns the outcome with *cost, or -1 when the set is not
+ * there; put records or overwrites one (ACS_ENOMEM). O(n) expected. */
+struct gx_setcache {
+  size_t cap, n;
+  uint64_t *key;
+  int32_t **set;         /* set[i][0] = length, then the actors */
+  int64_t *cost;
+  int8_t *rc;
+};
+int gx_setcache_get(const struct gx_setcache *sc, int32_t n, const int32_t *act, int64_t *cost);
+int gx_setcache_put(struct gx_setcache *sc, int32_t n, const int32_t *act, int64_t cost, int rc);
+void gx_setcache_free(struct gx_setcache *sc);
+
 /* The exact partition + mapping by ILP over optimal costs (ilp.c);
  * *lower gets the proven optimum of the sum of gang costs (a lower bound of
  * every gang schedule's makespan), or -1 when not proven. */
@@ -307,6 +350,28 @@ int gx_partition_ilp(struct gx_ctx *c, const struct gx_gang_opts *o, double time
 
 /* Emits a scheduled partition into a plan (gangs back to back). */
 int gx_part_emit(const struct gx_ctx *c, const struct gx_part *pt, struct gx_plan *pl);
+
+/*
+ * The dynamic gang (dynamic.c): the naive-list baseline's schedule of the
+ * whole graph (one gang whose kernels are loaded on demand and whose
+ * firings go to any PE) replaces pt's gangs when it ends strictly before
+ * pt->makespan. It is run with that limit and stops as soon as it cannot
+ * beat it. Returns < 0 only on errors (a schedule naive-list cannot
+ * finish is simply not kept).
+ */
+int gx_dynamic_try(struct gx_ctx *c, struct gx_part *pt);
+/* Appends the dynamic gang's plan to pl. */
+int gx_dyn_emit(const struct gx_plan *dyn, struct gx_plan *pl);
+/* Its tables, control program (every activity at its time, loads where
+ * they happen) and that program's check against the plan. */
+int gx_dyn_tables(const struct gx_ctx *c, const struct gx_plan *dyn, struct acs_schedule *s);
+int gx_dyn_program_text(FILE *f, const struct gx_ctx *c, const struct gx_plan *dyn);
+int gx_dyn_program_verify(const struct gx_ctx *c, const struct gx_plan *dyn,
+                          const struct gx_plan *pl, struct acs_diag *d);
+
+/* The family's result tables with their columns (program.c). */
+enum { GX_RTAB_GANGS, GX_RTAB_PARTITION, GX_RTAB_PROGRAM };
+int gx_rtab_add(struct acs_schedule *s, int which, struct acs_rtab **t);
 
 /* Result tables and the control program text (program.c). */
 int gx_part_tables(const struct gx_ctx *c, const struct gx_part *pt, struct acs_schedule *s);

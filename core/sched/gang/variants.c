@@ -95,12 +95,18 @@ static int run_partition(const struct acs_problem *pb, const struct gx_gang_opts
   if ((err = gx_ctx_init(&c, g, &pb->plat, d)) < 0)
     return err;
   ctx_limits(&c, ctx, o->max_iter);
+  c.modes = mode != 1;   /* sequential is the thesis's: pipelined gangs only */
   memset(&pt, 0, sizeof(pt));
   gx_plan_init(&pl);
   if (mode == 2)
     err = gx_partition_ilp(&c, o, ctx ? ctx->time_limit : 0, &pt, &lower, d);
   else
     err = gx_partition(&c, o, mode == 1, &pt, d);
+  /* The partition naive-list implies, as one more candidate (dynamic.c):
+   * with the search's own start no longer than sequential's and tiling's
+   * (realize.c), gang's plan is never longer than any baseline's. */
+  if (err == ACS_OK && mode == 0)
+    err = gx_dynamic_try(&c, &pt);
   if (err < 0)
     goto out_with_ctx;
   if ((err = gx_part_emit(&c, &pt, &pl)) < 0 || (err = finish(&c, &pl, &pt, out, d)) < 0)
