@@ -49,6 +49,9 @@ struct nch {
   int32_t out_pe;            /* the producer's PE while its output buffer is used */
   int64_t in_cap, out_cap, in_off, out_off, slot;
   int64_t t_ddr, t_cmx;      /* cycles of one token through DDR, PE to PE */
+  /* At the firing counts so far: what the consumer's next firing needs,
+   * what the producer has made, what its next firing adds. */
+  int64_t need, avail, add;
 };
 
 struct npe {
@@ -79,6 +82,9 @@ struct nv {
   int64_t mand;
   char *load_owed;
   int probe;                 /* buffers not recorded: only the makespan counts */
+  char *gate;                /* 1: a pipeline class may hold the actor back (pipe_ready) */
+  int32_t *rank;             /* actor -> its position in by_level */
+  int32_t *loaded;           /* scratch: the loaded actors */
 };
 
 /* What a token still needs from the DMA at least: nothing; one transfer
@@ -185,6 +191,8 @@ static int pipe_ready(const struct nv *v, int32_t b)
 {
   const struct acs_sdf_graph *g = v->c->g;
 
+  if (!v->gate[b])
+    return 1;
   for (int32_t i = g->in_off[b]; i < g->in_off[b + 1]; i++) {
     int32_t a = g->channels[g->in_ch[i]].src;
     if (a < 0 || v->c->scc[a] == v->c->scc[b])
@@ -196,19 +204,32 @@ static int pipe_ready(const struct nv *v, int32_t b)
   return 1;
 }
 
-/* The window of a's next firing exists (produced, or initial, or input). */
-static int input_exists(const struct nv *v, int32_t a)
+/* The per-channel counts of struct nch around actor a, after its firing
+ * count changed. */
+static void counts_changed(struct nv *v, int32_t a)
 {
   const struct acs_sdf_graph *g = v->c->g;
   int64_t k = v->fired[a];
 
+  for (int32_t i = g->in_off[a]; i < g->in_off[a + 1]; i++)
+    v->ch[g->in_ch[i]].need = acs_sdf_need(g, g->in_ch[i], k);
+  for (int32_t i = g->out_off[a]; i < g->out_off[a + 1]; i++) {
+    struct nch *n = &v->ch[g->out_ch[i]];
+    n->avail = acs_sdf_avail(g, g->out_ch[i], k);
+    n->add = acs_sdf_prod(g, g->out_ch[i], k) - acs_sdf_prod(g, g->out_ch[i], k - 1);
+  }
+}
+
+/* The window of a's next firing exists (produced, or initial, or input). */
+static int input_exists(const struct nv *v, int32_t a)
+{
+  const struct acs_sdf_graph *g = v->c->g;
+
   if (!pipe_ready(v, a))
     return 0;
   for (int32_t i = g->in_off[a]; i < g->in_off[a + 1]; i++) {
-    int32_t c = g->in_ch[i];
-    const struct acs_sdf_channel *cc = &g->channels[c];
-    int64_t need = acs_sdf_need(g, c, k);
-    if (cc->src >= 0 && cc->src != a && acs_sdf_avail(g, c, v->fired[cc->src]) < need)
+    int32_t c = g->in_ch[i], src = g->channels[c].src;
+    if (src >= 0 && src != a && v->ch[c].avail < v->ch[c].need)
       return 0;
   }
   return 1;
@@ -219,21 +240,19 @@ static int can_fire(const struct nv *v, int32_t p)
   const struct acs_sdf_graph *g = v->c->g;
   const struct npe *pe = &v->pe[p];
   int32_t a = pe->actor;
-  int64_t k;
 
   if (a < 0 || pe->loading || pe->busy || pe->evicting || v->fired[a] >= g->actors[a].total ||
       !pipe_ready(v, a))
     return 0;
-  k = v->fired[a];
   for (int32_t i = g->in_off[a]; i < g->in_off[a + 1]; i++) {
     int32_t c = g->in_ch[i];
-    if (v->ch[c].deliver - v->ch[c].inflight < acs_sdf_need(g, c, k))
+    if (v->ch[c].deliver - v->ch[c].inflight < v->ch[c].need)
       return 0;
   }
   for (int32_t i = g->out_off[a]; i < g->out_off[a + 1]; i++) {
     int32_t c = g->out_ch[i];
     const struct nch *n = &v->ch[c];
-    int64_t add = acs_sdf_prod(g, c, k) - acs_sdf_prod(g, c, k - 1);
+    int64_t add = n->add;
     if (g->channels[c].dst == a) {
       if (n->deliver + add - n->in_lo > n->in_cap)
         return 0;
@@ -315,6 +334,7 @@ static int fire_done(struct nv *v, int32_t p)
   v->fired[a]++;
   v->remaining--;
   pe->busy = 0;
+  counts_changed(v, a);
   return ACS_OK;
 }
 
@@ -403,13 +423,33 @@ static int write_out(struct nv *v, int32_t c)
   return 1;
 }
 
+/* The loaded actors in the order of by_level (at most one per PE). */
+static int32_t loaded_by_level(const struct nv *v, int32_t *out)
+{
+  int32_t n = 0;
+
+  for (int32_t p = 0; p < v->c->xp.npe; p++) {
+    int32_t a = v->pe[p].actor, j = n;
+    if (a < 0)
+      continue;
+    while (j > 0 && v->rank[out[j - 1]] > v->rank[a]) {
+      out[j] = out[j - 1];
+      j--;
+    }
+    out[j] = a;
+    n++;
+  }
+  return n;
+}
+
 static int rule1(struct nv *v)
 {
   const struct acs_sdf_graph *g = v->c->g;
+  int32_t n = loaded_by_level(v, v->loaded);
   int rc;
 
-  for (int32_t i = 0; i < g->nactors; i++) {
-    int32_t a = v->by_level[i], q = v->on[a];
+  for (int32_t i = 0; i < n; i++) {
+    int32_t a = v->loaded[i], q = v->on[a];
     if (q < 0 || v->pe[q].loading || v->pe[q].evicting)
       continue;
     for (int32_t k = g->in_off[a]; k < g->in_off[a + 1]; k++)
@@ -685,7 +725,11 @@ static int init(struct nv *v)
   v->on = malloc(((size_t)na + 1) * sizeof(int32_t));
   v->by_level = malloc(((size_t)na + 1) * sizeof(int32_t));
   v->load_owed = calloc((size_t)na + 1, 1);
-  if (!v->ch || !v->pe || !v->fired || !v->level || !v->on || !v->by_level || !v->load_owed)
+  v->gate = calloc((size_t)na + 1, 1);
+  v->rank = malloc(((size_t)na + 1) * sizeof(int32_t));
+  v->loaded = malloc(((size_t)v->c->xp.npe + 1) * sizeof(int32_t));
+  if (!v->ch || !v->pe || !v->fired || !v->level || !v->on || !v->by_level || !v->load_owed ||
+      !v->gate || !v->rank || !v->loaded)
     return ACS_ENOMEM;
   for (int32_t a = 0; a < na; a++) {
     v->on[a] = -1;
@@ -731,6 +775,18 @@ static int init(struct nv *v)
     }
     v->by_level[j] = x;
   }
+  for (int32_t i = 0; i < na; i++)
+    v->rank[v->by_level[i]] = i;
+  for (int32_t b = 0; b < na; b++) {
+    v->gate[b] = 0;
+    for (int32_t i = g->in_off[b]; i < g->in_off[b + 1]; i++) {
+      int32_t a = g->channels[g->in_ch[i]].src;
+      if (a >= 0 && v->c->scc[a] != v->c->scc[b] &&
+          (g->actors[a].pipe != ACS_SDF_PIPE_FULL || g->actors[b].pipe == ACS_SDF_PIPE_NONE))
+        v->gate[b] = 1;
+    }
+    counts_changed(v, b);
+  }
   return ACS_OK;
 }
 
@@ -745,6 +801,9 @@ static void fini(struct nv *v)
   free(v->on);
   free(v->by_level);
   free(v->load_owed);
+  free(v->gate);
+  free(v->rank);
+  free(v->loaded);
 }
 
 static int64_t next_event(const struct nv *v)
