@@ -104,9 +104,19 @@ static int run_partition(const struct acs_problem *pb, const struct gx_gang_opts
     err = gx_partition(&c, o, mode == 1, &pt, d);
   /* The partition naive-list implies, as one more candidate (dynamic.c):
    * with the search's own start no longer than sequential's and tiling's
-   * (realize.c), gang's plan is never longer than any baseline's. */
-  if (err == ACS_OK && mode == 0)
-    err = gx_dynamic_try(&c, &pt);
+   * (realize.c), gang's plan is never longer than any baseline's; and when
+   * no gang partition fits, the dynamic gang may still. */
+  if (mode == 0 && (err == ACS_OK || err == ACS_EINFEASIBLE)) {
+    int had = err == ACS_OK, e2;
+    if (!had)
+      pt.makespan = INT64_MAX;
+    if ((e2 = gx_dynamic_try(&c, &pt)) < 0)
+      err = e2;
+    else if (!had && pt.dyn) {
+      err = ACS_OK;
+      acs_diag_init(d);
+    }
+  }
   if (err < 0)
     goto out_with_ctx;
   if ((err = gx_part_emit(&c, &pt, &pl)) < 0 || (err = finish(&c, &pl, &pt, out, d)) < 0)
