@@ -772,6 +772,38 @@ Test(gang, ilp_partition_through_the_variant)
   close_run(&r);
 }
 
+Test(gang, ilp_without_a_solution_in_time_keeps_the_heuristic, .timeout = 120)
+{
+  /* Fourteen actors make a partition ILP GLPK rarely solves in half a
+   * second: then the run is a timeout whose schedule is the heuristic's
+   * (verified), never an error. Should GLPK find a solution, it is ok. */
+  const struct acs_sched_ops *ops = acs_sched_find("gang");
+  struct acs_sched_ctx ctx = { 1, 0.5, NULL };
+  struct run r;
+  struct acs_schedule s, h;
+  struct acs_diag d;
+  void *o = calloc(1, ops->opts_size + 1);
+  int err;
+
+  open_run(&r, tu_path("tests/data/sdf/mp3decoder_granule_parallelism.xml"), NULL);
+  sched_ok("gang", &r, NULL, &h);
+  cr_assert_eq(acs_sched_opts_defaults(ops, o), ACS_OK);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_sched_opts_set(ops, o, "partition", "ilp", &d), ACS_OK);
+  cr_assert_eq(acs_schedule_init_problem(&s, &r.pb), ACS_OK);
+  err = ops->schedule(&r.pb, o, &ctx, &s, &d);
+  cr_assert(err == ACS_OK || err == ACS_ETIMEOUT, "%s: %s", acs_strerror(err), d.msg);
+  tu_assert_verified(&s);
+  if (err == ACS_ETIMEOUT) {
+    cr_assert_eq(s.makespan, h.makespan);
+    cr_assert(strstr(d.msg, "heuristic") != NULL, "%s", d.msg);
+  }
+  free(o);
+  acs_schedule_destroy(&s);
+  acs_schedule_destroy(&h);
+  close_run(&r);
+}
+
 /* ---- the checker catches broken plans ---- */
 
 struct fixture {
