@@ -288,6 +288,9 @@ static void run_variant(int v, struct acs_problem *pb, struct sdfgen_outcome *o)
   if (o->err[v] == ACS_OK && (o->err[v] = acs_schedule_verify(&s, &d)) == ACS_OK) {
     const struct acs_rtab *t = acs_schedule_find_rtab(&s, "gangs");
     o->makespan[v] = s.makespan;
+    for (int32_t i = 0; i < s.nops; i++)
+      if (s.ops[i].src == ACS_MEM_DDR || s.ops[i].dst == ACS_MEM_DDR)
+        o->ddr[v] += s.ops[i].end - s.ops[i].start;
     if (v == 0 && t && t->nrows > 0)
       snprintf(o->gang_mode, sizeof(o->gang_mode), "%s", acs_rtab_get(t, 0, 13).s);
   }

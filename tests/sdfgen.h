@@ -37,6 +37,7 @@ struct sdfgen_outcome {
   int64_t makespan[SDFGEN_NVAR]; /* planned; -1 unless err is ACS_OK */
   char msg[SDFGEN_NVAR][1024];
   double seconds[SDFGEN_NVAR];   /* CPU time of the variant */
+  int64_t ddr[SDFGEN_NVAR];      /* cycles of the plan's transfers to or from DDR, summed */
   char gang_mode[16];            /* how gang's first gang is scheduled */
 };
 

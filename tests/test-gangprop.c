@@ -6,7 +6,8 @@
  *
  * Properties, for every graph: each variant ends `ok` (its plan passed the
  * family's checker inside the variant, and the common verifier here) or
- * `infeasible` with a reason, never an error; and gang, which takes the
+ * `infeasible` with a reason, never an error; no plan is shorter than its
+ * transfers to and from DDR, which share one link; and gang, which takes the
  * shortest of its own search and the partitions the baselines imply, is
  * `ok` whenever a baseline is and plans no longer than any of them.
  */
@@ -73,6 +74,12 @@ static void check_graph(uint64_t seed, int *dynamic)
     if (o.err[v] == ACS_EINFEASIBLE)
       cr_assert(o.msg[v][0], "seed %llu: %s infeasible without a reason",
                 (unsigned long long)seed, sdfgen_variants[v]);
+    /* One DDR link carries every DDR transfer (and kernel load) in turn:
+     * no plan is shorter than they are together. */
+    if (o.err[v] == ACS_OK)
+      cr_assert_geq(o.makespan[v], o.ddr[v], "seed %llu: %s plans %lld cycles, its DDR "
+                    "transfers take %lld", (unsigned long long)seed, sdfgen_variants[v],
+                    (long long)o.makespan[v], (long long)o.ddr[v]);
   }
   best = sdfgen_best_baseline(&o);
   if (best < 0)
