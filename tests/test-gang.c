@@ -455,6 +455,29 @@ Test(gang, two_dma_channels_keep_the_ddr_link_exclusive)
   close_run(&r);
 }
 
+Test(gang, ddr_faster_than_a_dma_engine_carries_two_transfers)
+{
+  /* DDR at twice a DMA engine's 16 bytes per cycle: a 1920-byte line takes
+   * 100 + 1920 / 16 = 220 cycles on its channel and the link carries two at
+   * once (acs_ddrlink_lanes). One kernel reads and writes 64 lines: 128
+   * transfers, at least 64 x 220 cycles on two channels; one transfer at a
+   * time would need 128 x 220 = 28160 cycles after the 2048-byte load
+   * (100 + 128 = 228). The plan is verified (the common verifier checks the
+   * link too) and no slower than the per-channel bound allows. */
+  static const char *const sets[] = { "dma_channels=2", "ddr_ratio=0.5", NULL };
+  int exec[1] = { 100 };
+  struct run r;
+  struct acs_schedule s;
+  int64_t ms;
+
+  open_run(&r, write_tmp("fast.xml", chain_xml(1, 64, 1920, exec, 2048, NULL)), sets);
+  ms = sched_ok("sequential", &r, NULL, &s);
+  cr_assert_geq(ms, 64 * 220);
+  cr_assert_lt(ms, 228 + 128 * 220, "%lld: the link took one transfer at a time", (long long)ms);
+  acs_schedule_destroy(&s);
+  close_run(&r);
+}
+
 Test(gang, sdf3_graphs_schedule_or_say_why)
 {
   static const char *const files[] = { "samplerate.xml", "modem.xml", "satellite.xml",

@@ -22,6 +22,7 @@ int gx_plat_init(struct gx_plat *xp, const struct acs_platform *p, struct acs_di
   xp->p = p;
   xp->npe = (int32_t)acs_platform_get(p, ACS_P_PE_COUNT);
   xp->ndma = (int32_t)acs_platform_get(p, ACS_P_DMA_CHANNELS);
+  xp->lanes = acs_ddrlink_lanes(p);
   xp->align = align > 0 ? align : 1;
   xp->vmem = (int64_t)acs_platform_get(p, ACS_P_PE_VMEM_KIB) * 1024;
   xp->vmem -= xp->vmem % xp->align;
@@ -355,7 +356,7 @@ int64_t gx_gang_cost(const struct gx_ctx *c, int32_t nact, const int32_t *act, c
     }
   }
   dma = sat_add(ddr, local);
-  best = ddr;
+  best = (ddr + c->xp.lanes - 1) / c->xp.lanes;   /* the DDR link */
   if ((dma + c->xp.ndma - 1) / c->xp.ndma > best)
     best = (dma + c->xp.ndma - 1) / c->xp.ndma;
   for (int32_t q = 0; q < npe; q++)

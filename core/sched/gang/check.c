@@ -127,10 +127,8 @@ static int check_exclusive(struct ck *c)
     const struct gx_act *a = &pl->acts[i];
     if (a->end == a->start)
       continue;
-    /* keys: PE p -> p; DMA channel k -> npe + k; the DDR link -> -1 */
+    /* keys: PE p -> p; DMA channel k -> npe + k */
     v[n++] = (struct iv){ a->kind == GX_FIRE ? a->unit : c->xp->npe + a->unit, a->start, a->end, i };
-    if (a->kind == GX_LOAD || (a->kind == GX_XFER && a->xk != GX_X_LOCAL))
-      v[n++] = (struct iv){ -1, a->start, a->end, i };
   }
   qsort(v, n, sizeof(*v), cmp_iv);
   for (size_t k = 1; k < n && err == ACS_OK; k++)
@@ -139,8 +137,40 @@ static int check_exclusive(struct ck *c)
                  act_name(c, &pl->acts[v[k - 1].act], n1, sizeof(n1)), (long long)v[k - 1].start,
                  (long long)v[k - 1].end, act_name(c, &pl->acts[v[k].act], n2, sizeof(n2)),
                  (long long)v[k].start, (long long)v[k].end,
-                 v[k].key < 0 ? "the DDR link" : v[k].key < c->xp->npe ? "a PE" : "a DMA channel");
+                 v[k].key < c->xp->npe ? "a PE" : "a DMA channel");
   free(v);
+  return err;
+}
+
+/* The DDR link carries at most acs_ddrlink_lanes() DDR transfers and kernel
+ * loads at once (one unless DDR is faster than a DMA engine): more would
+ * slow each other down, which no plan's durations allow for. */
+static int check_link(struct ck *c)
+{
+  const struct gx_plan *pl = c->pl;
+  int64_t lanes = acs_ddrlink_lanes(c->xp->p), use = 0;
+  struct iv *ev = malloc(((size_t)pl->nacts * 2 + 1) * sizeof(*ev));
+  size_t n = 0;
+  char nm[300];
+  int err = ACS_OK;
+
+  if (!ev)
+    return ACS_ENOMEM;
+  /* Events by time, ends (key 0) before starts (key 1) at one instant. */
+  for (int32_t i = 0; i < pl->nacts; i++) {
+    const struct gx_act *a = &pl->acts[i];
+    if (a->end > a->start && (a->kind == GX_LOAD || (a->kind == GX_XFER && a->xk != GX_X_LOCAL))) {
+      ev[n++] = (struct iv){ a->end, 0, 0, i };
+      ev[n++] = (struct iv){ a->start, 1, 0, i };
+    }
+  }
+  qsort(ev, n, sizeof(*ev), cmp_iv);
+  for (size_t k = 0; k < n && err == ACS_OK; k++)
+    if ((use += ev[k].start ? 1 : -1) > lanes)
+      err = FAIL(c->d, "at cycle %lld %s makes %lld transfers on the DDR link, which carries %lld "
+                 "at once", (long long)ev[k].key, act_name(c, &pl->acts[ev[k].act], nm, sizeof(nm)),
+                 (long long)use, (long long)lanes);
+  free(ev);
   return err;
 }
 
@@ -558,7 +588,7 @@ int gx_check_plan(const struct acs_sdf_graph *g, const struct gx_plat *xp,
   struct ck c = { g, xp, pl, d, NULL, NULL, 0 };
   int err;
 
-  if ((err = check_acts(&c)) < 0 || (err = check_exclusive(&c)) < 0 ||
+  if ((err = check_acts(&c)) < 0 || (err = check_exclusive(&c)) < 0 || (err = check_link(&c)) < 0 ||
       (err = check_vmem(&c)) < 0 || (err = check_pmem(&c)) < 0 ||
       (err = check_loaded(&c)) < 0 || (err = check_pipeline(&c)) < 0 ||
       (err = check_tokens(&c)) < 0)

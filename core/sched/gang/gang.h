@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "core/model/ddrlink.h"
 #include "core/model/platform.h"
 #include "core/model/sdf.h"
 #include "core/sched/sched.h"
@@ -31,6 +32,12 @@ struct gx_plat {
   int64_t vmem;          /* bytes of one PE's VMEM for buffers (aligned down) */
   int64_t pmem;          /* bytes of one PE's program memory */
   int64_t align;         /* buffer slots are multiples of this */
+  /* DDR transfers the DDR link carries at once, each at its full rate
+   * (acs_ddrlink_lanes: 1 unless DDR is faster than a DMA engine). The
+   * plans never put more on the link, so no transfer is ever slowed by
+   * another and SimGrid, which shares the link's bandwidth among the
+   * transfers it carries, replays a plan exactly. */
+  int64_t lanes;
 };
 
 /* Fails (ACS_EINFEASIBLE, message in d) when the platform has no VMEM or
@@ -92,7 +99,8 @@ int gx_plan_add_buf(struct gx_plan *pl, const struct gx_buf *b);
  * firing reads is resident on its PE from before its start until its end,
  * written there by its producer on that PE or by a transfer; transfers read
  * resident or DDR-held tokens; every graph output token reaches DDR; no two
- * activities overlap on a PE, a DMA channel or the DDR link (eq. 3.6);
+ * activities overlap on a PE or a DMA channel, and the DDR link carries no
+ * more than xp.lanes transfers and loads at once (eq. 3.6);
  * VMEM (eq. 3.13, at every instant, and every buffer inside its PE's
  * segment, disjoint from the others) and PMEM (kernels resident at once)
  * within the platform; a kernel loaded before its firings (eq. 3.8);

@@ -383,7 +383,7 @@ static int64_t body_bound(const struct gx_ctx *c, const struct gx_gang *gg, cons
         ddr += d;
     }
   }
-  best = ddr;
+  best = (ddr + c->xp.lanes - 1) / c->xp.lanes;   /* the DDR link */
   for (int32_t h = 0; h < nh; h++)
     if (busy[h] > best)
       best = busy[h];

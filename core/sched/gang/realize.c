@@ -135,7 +135,7 @@ static int64_t model_bound(const struct gx_ctx *c, const struct gx_gang *gg)
       busy[c->xp.npe] += l;
       ddr += l;
     }
-  best = ddr;
+  best = (ddr + c->xp.lanes - 1) / c->xp.lanes;
   for (int32_t h = 0; h < nh; h++)
     if (busy[h] > best)
       best = busy[h];
@@ -199,7 +199,8 @@ int64_t gx_realize_floor(const struct gx_ctx *c, int32_t nact, const int32_t *ac
 
   if (nact == 0)
     return 0;
-  ddr = ddr_time(c, nact, act);
+  /* The link's lanes (never more than the DMA channels) carry it all. */
+  ddr = (ddr_time(c, nact, act) + c->xp.lanes - 1) / c->xp.lanes;
   for (int32_t i = 0; i < nact; i++) {
     work += c->info[act[i]].work;
     if (c->info[act[i]].work > top)
