@@ -9,10 +9,12 @@
  * On graphs whose actors fire a handful of times per run (SDF3's) the
  * dynamic schedule can be the shortest, so `gang` considers it as one more
  * candidate partition: it runs naive-list's engine with its own best
- * makespan as the limit (the engine stops as soon as its clock reaches the
- * limit, when it can no longer win) and keeps the dynamic gang only when
- * it ends strictly earlier. That is why `gang` is never behind naive-list,
- * whatever the graph.
+ * makespan as the limit, as a probe that records no buffers, and keeps the
+ * dynamic gang (re-run with every buffer) only when it ends strictly
+ * earlier. The engine stops as soon as its clock, or its DMA's unavoidable
+ * remaining work added to it, reaches the limit (naive.c), so on graphs
+ * where the gangs win by far the probe costs a fraction of a full run.
+ * That is why `gang` is never behind naive-list, whatever the graph.
  *
  * Its control program lists every activity at its time (section
  * "dynamic"): the kernel loads where the schedule makes them, then

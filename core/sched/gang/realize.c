@@ -17,14 +17,16 @@
  *
  *  - pipelined: the thesis's (always tried first; ties keep it, for its
  *    compact control program);
- *  - whole: the same mapping and buffers, every firing list-scheduled at
- *    once (Algorithm 2 over the whole run, no loop). Tried only when that
- *    costs at most WHOLE_FACTOR times the firings the pipelined schedule
- *    already list-scheduled (preamble, one body, postamble), or at most
- *    WHOLE_SMALL firings: a node limit, so the search stays linear in what
- *    it did before and never times out;
+ *  - whole: the same mapping, every firing list-scheduled at once
+ *    (Algorithm 2 over the whole run, no loop), buffers grown behind the
+ *    longest blocking. Tried only when that costs at most WHOLE_FACTOR
+ *    times the firings the pipelined schedule already list-scheduled
+ *    (preamble, one body, postamble), or at most WHOLE_SMALL firings: a
+ *    node limit, so the search stays linear in what it did before, and
+ *    only when the pipelined gang is above its lower bound;
  *  - tiled: a single splittable actor (no self-edge, no cycle) as the
- *    tiling baseline's pass, one strip of its firings per PE.
+ *    tiling baseline's pass, one strip of its firings per PE, scheduled
+ *    only when its lower bound (model_bound) is below what is there.
  *
  * Why the result is never behind `sequential` and `tiling`: the partition
  * search starts from one gang per strongly connected component, each
