@@ -97,37 +97,6 @@ static int print_layer_graph(const struct acs_lgraph *lg, const struct acs_platf
   return ACS_OK;
 }
 
-/* The SCALE-Sim rows, computed the way dnn.c does (no padding). */
-static void print_scalesim(const struct acs_workload *w, const struct acs_platform *p)
-{
-  int64_t bpe = (int64_t)acs_platform_get(p, ACS_P_BYTES_PER_ELEM), macs = 0, params = 0;
-  char a[64], b[64];
-  printf("%-28s %-30s %-24s %-18s %14s %12s\n", "layer", "op", "input", "output", "MACs",
-         "weight_B");
-  for (size_t i = 0; i < w->nlayers; i++) {
-    const struct acs_dnn_layer *L = &w->layers[i];
-    int64_t oh = (L->ifmap_h - L->filt_h) / L->stride + 1;
-    int64_t ow = (L->ifmap_w - L->filt_w) / L->stride + 1;
-    int64_t wt, m, wb;
-    char in[96], out[96];
-    if (acs_mul_i64(L->filt_h, L->filt_w, &wt) || acs_mul_i64(wt, L->channels, &wt) ||
-        acs_mul_i64(wt, L->num_filt, &wt) || acs_mul_i64(oh, ow, &m) ||
-        acs_mul_i64(m, wt, &m) || acs_mul_i64(wt, bpe, &wb) || acs_add_i64(macs, m, &macs) ||
-        acs_add_i64(params, wt, &params)) {
-      printf("%-28s sizes overflow 64-bit integers\n", L->name);
-      continue;
-    }
-    snprintf(in, sizeof(in), "%lldx%lldx%lld", (long long)L->ifmap_h, (long long)L->ifmap_w,
-             (long long)L->channels);
-    snprintf(out, sizeof(out), "%lldx%lldx%lld", (long long)oh, (long long)ow,
-             (long long)L->num_filt);
-    printf("%-28s %-30s %-24s %-18s %14lld  %11lld\n", L->name, "conv (SCALE-Sim row)", in, out,
-           (long long)m, (long long)wb);
-  }
-  printf("total: %s MACs (%lld), %s parameters (%lld); SCALE-Sim shapes are HxWxC, unpadded\n",
-         si(macs, a, sizeof(a)), (long long)macs, si(params, b, sizeof(b)), (long long)params);
-}
-
 static void print_row(const struct acs_workload *w, const struct acs_platform *p,
                       const struct acs_graph *g)
 {
@@ -166,12 +135,11 @@ static int describe(const char *path, const struct acs_cli_platforms *plats, int
   const struct acs_lgraph *lg = acs_workload_lgraph(w);
   printf("%s (%s): kind %s", w->name, path, acs_wl_kind_name(w->kind));
   if (lg) {
-    printf(", %d nodes, %d tensors, layout NCHW (as in the file)\n", (int)lg->nnodes,
-           (int)lg->ntensors);
+    printf(", %d nodes, %d tensors", (int)lg->nnodes, (int)lg->ntensors);
+    if (w->nlayers > 0)
+      printf(" from %zu SCALE-Sim rows", w->nlayers);
+    printf(", layout NCHW\n");
     rc = print_layer_graph(lg, &plats->rows[0]);
-  } else if (w->kind == ACS_WL_DNN) {
-    printf(", %zu SCALE-Sim rows\n", w->nlayers);
-    print_scalesim(w, &plats->rows[0]);
   } else {
     printf("\n");
   }

@@ -43,13 +43,20 @@ void acs_cli_errorf(const char *fmt, ...)
 
 void acs_cli_warn(void *ctx, const char *file, int line, int col, const char *msg)
 {
+  size_t np = strlen(ACS_NOTE_PREFIX);
+  const char *kind = "warning: ";
+
   (void)ctx;
+  if (strncmp(msg, ACS_NOTE_PREFIX, np) == 0) {
+    kind = ACS_NOTE_PREFIX; /* a note carries its own prefix */
+    msg += np;
+  }
   if (line > 0 && col > 0)
-    fprintf(stderr, "%s:%d:%d: warning: %s\n", file, line, col, msg);
+    fprintf(stderr, "%s:%d:%d: %s%s\n", file, line, col, kind, msg);
   else if (line > 0)
-    fprintf(stderr, "%s:%d: warning: %s\n", file, line, msg);
+    fprintf(stderr, "%s:%d: %s%s\n", file, line, kind, msg);
   else
-    fprintf(stderr, "%s: warning: %s\n", file ? file : "acsim", msg);
+    fprintf(stderr, "%s: %s%s\n", file ? file : "acsim", kind, msg);
 }
 
 int acs_cli_usage(const char *cmd, const char *fmt, ...)

@@ -69,6 +69,13 @@ int acs_diag_set(struct acs_diag *d, int err, const char *file, int line,
 void acs_diag_warn(struct acs_diag *d, const char *file, int line, int col,
                    const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* A note: information about how an input was read, not a problem with it.
+ * It goes through `warn` with the message prefixed by ACS_NOTE_PREFIX and
+ * is not counted in `nwarn`. */
+#define ACS_NOTE_PREFIX "note: "
+void acs_diag_note(struct acs_diag *d, const char *file, int line, int col,
+                   const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /* Formats "file:line:col: msg" (omitting unknown parts) into buf. */
 void acs_diag_format(const struct acs_diag *d, char *buf, size_t size);
 

@@ -76,6 +76,22 @@ int acs_diag_set(struct acs_diag *d, int err, const char *file, int line,
   return err;
 }
 
+void acs_diag_note(struct acs_diag *d, const char *file, int line, int col,
+                   const char *fmt, ...)
+{
+  char msg[1024];
+  va_list ap;
+  int n;
+
+  if (!d || !d->warn)
+    return;
+  n = snprintf(msg, sizeof(msg), "%s", ACS_NOTE_PREFIX);
+  va_start(ap, fmt);
+  vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+  va_end(ap);
+  d->warn(d->warn_ctx, file, line, col, msg);
+}
+
 void acs_diag_warn(struct acs_diag *d, const char *file, int line, int col,
                    const char *fmt, ...)
 {

@@ -1,80 +1,38 @@
 /*
- * layer_build.c - the op DAG of a layer graph on one platform.
+ * layer_build.c - the op DAG of a layer graph on one platform: the NPU
+ * lowering (lbuild.h gives the four decisions; docs/workloads.md the
+ * mapping with worked examples).
  *
- * The mapping of the SCALE-Sim tables (dnn.c) generalized to graphs with
- * branches, joins and every supported op (README "ONNX models" > "From
- * layers to ops"):
+ * Ops of a compute node v (views make none: their readers read the tensors
+ * a view is made of, its roots):
+ *  - `<v>.w<g>`: a DMA DDR->CMX of the weights of channel group g (one per
+ *    group when groups are outer, one per tile when rows are outer);
+ *  - `<v>.i<p>`: a DMA DDR->CMX of the input region of the tile at loop
+ *    position p that comes from DDR (none when every input is resident;
+ *    with rows outer, one per row tile, kept for its groups);
+ *  - `<v>.t<p>.<k>` (`<v>.<k>` for one tile, `<v>` for one workload): the
+ *    workloads of each tile, one per PE, each demanding one `pe`, its share
+ *    of the tile's working set in `cmx`, and one barrier slot;
+ *  - `<v>.o<p>`: a DMA CMX->DDR of the tile's output, unless the output is
+ *    resident.
+ * Network inputs kept in CMX load with `input` (`input<k>`); outputs are
+ * written by `output` (`output<k>`): a DMA of what is still in CMX after
+ * its producers, or a sync after the stores of the rest.
  *
- * - views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout, and a
- *   Concat whose inputs are contiguous slices of its output) make no op:
- *   their readers read the tensors the view is made of (its sources);
- * - every other node is a compute op, or tiles when its working set (data
- *   inputs, weights, outputs) exceeds the CMX: tiles split the output along
- *   its row axis (dim 2 of an N-D tensor, dim 0 of a matrix) and, when one
- *   row does not fit, into channel groups (dim 1), with the region of each
- *   input a tile reads from acs_lnode_input_box;
- * - weights load with one DMA per channel group, `<node>.w<g>`;
- * - a tensor stays in CMX between producer and reader (a data edge) when
- *   neither is tiled; otherwise the producer's tiles write it to DDR once
- *   (`<node>.o<i>`, joined by the sync `<node>.out`) and each reader's tiles
- *   read what they need (`<node>.i<i>`);
- * - network inputs load with a DMA (`input`, or `input<k>` for several), a
- *   sync when only tiled nodes read them; network outputs are written back
- *   by `output` (`output<k>`).
+ * Residency (plan_residency) comes first, with every node's budget; then
+ * each node's cut within its budget (layer_tile.c); then the ops in
+ * topological order, each node's weights, loads, workloads and stores,
+ * and the edges into them (layer_link.c).
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/load/load.h"
-#include "core/model/layer.h"
-
-/* More tiles than this for one node means a CMX far too small. */
-#define MAX_TILES ((int64_t)1 << 20)
-
-struct lplan {
-  int compute;               /* not a view */
-  int ra, ca;                /* row and channel axes of the output, -1 none */
-  int64_t nrt, nfg;          /* row tiles, channel groups */
-  int32_t tile0;             /* op id of tile 0 */
-  int32_t w0;                /* op id of the first weight DMA, -1 none */
-  int32_t ddr;               /* the sync after its writes to DDR, -1 not made */
-};
-
-struct lb {
-  const struct acs_lgraph *lg;
-  struct acs_graph *g;
-  struct acs_diag *d;
-  int64_t bpe, cmx;
-  int res_pe, res_dma, res_cmx, res_ddr;
-  struct lplan *pl;
-  int32_t *src_off, *src;    /* root tensors of each tensor through views (CSR) */
-  int32_t *in_op;            /* per tensor: the op of a network input, -1 */
-  uint8_t *in_cmx;           /* per tensor: the input is loaded into CMX */
-};
-
-static int tiled(const struct lplan *p)
-{
-  return p->nrt * p->nfg > 1;
-}
-
-static int64_t part_size(int64_t total, int64_t parts, int64_t i)
-{
-  return total / parts + (i < total % parts);
-}
-
-static int64_t part_start(int64_t total, int64_t parts, int64_t i)
-{
-  int64_t q = total / parts, r = total % parts;
-  return i * q + (i < r ? i : r);
-}
-
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-  return a / b + (a % b != 0);
-}
+#include "core/load/lbuild.h"
+#include "core/model/ddrlink.h"
 
 /* ---- sources through views ---- */
 
@@ -83,7 +41,7 @@ static int64_t ceil_div(int64_t a, int64_t b)
  * concatenation of its data inputs' roots; any other tensor is its own.
  * Computed in topological order, O(V + E + total roots).
  */
-static int resolve_sources(struct lb *b)
+static int resolve_sources(struct acs__lb *b)
 {
   const struct acs_lgraph *lg = b->lg;
   int32_t nt = lg->ntensors;
@@ -94,7 +52,6 @@ static int resolve_sources(struct lb *b)
           *start = calloc((size_t)nt + 1, sizeof(*start));
   if (!cnt || !off || !start)
     goto out;
-  /* Roots are appended in topological order, so a view's inputs are done. */
   for (int32_t t = 0; t < nt; t++) {
     int32_t p = lg->t[t].producer;
     if (p >= 0 && acs_lnode_is_view(lg, p))
@@ -115,9 +72,9 @@ static int resolve_sources(struct lb *b)
       if (t < 0)
         continue;
       start[t] = (int32_t)total;
-      for (int j = 0; j < n->nin; j++) {
+      for (int j = 0; j < n->nin && k == 0; j++) {
         int32_t s = n->in[j];
-        if (s < 0 || n->role[j] != ACS_LR_DATA || (k > 0))
+        if (s < 0 || n->role[j] != ACS_LR_DATA)
           continue; /* a Dropout mask is made of nothing */
         if (acs_grow((void **)&list, sizeof(*list), &cap, total + (size_t)cnt[s]) != 0)
           goto out;
@@ -127,7 +84,6 @@ static int resolve_sources(struct lb *b)
       }
     }
   }
-  /* Into CSR by tensor id. */
   for (int32_t t = 0; t < nt; t++)
     off[t + 1] = off[t] + cnt[t];
   b->src = malloc(((size_t)off[nt] + 1) * sizeof(*b->src));
@@ -147,7 +103,7 @@ out:
 }
 
 /* Whether every root of tensor t is a constant (a view of a weight). */
-static int const_sourced(const struct lb *b, int32_t t)
+static int const_sourced(const struct acs__lb *b, int32_t t)
 {
   if (b->src_off[t] == b->src_off[t + 1])
     return 0;
@@ -157,22 +113,31 @@ static int const_sourced(const struct lb *b, int32_t t)
   return 1;
 }
 
-/* Whether slot k of node n is read from memory as data (an activation). */
-static int data_slot(const struct lb *b, const struct acs_lnode *n, int k)
+int acs__lb_data_slot(const struct acs__lb *b, const struct acs_lnode *n, int k)
 {
   return n->in[k] >= 0 && n->role[k] == ACS_LR_DATA && !const_sourced(b, n->in[k]);
 }
 
-/* ... and as a weight (a constant, or a view of one). */
-static int weight_slot(const struct lb *b, const struct acs_lnode *n, int k)
+int acs__lb_weight_slot(const struct acs__lb *b, const struct acs_lnode *n, int k)
 {
   return n->in[k] >= 0 && (n->role[k] == ACS_LR_WEIGHT ||
                            (n->role[k] == ACS_LR_DATA && const_sourced(b, n->in[k])));
 }
 
-/* ---- sizes of a box ---- */
+int acs__lb_slot_from_ddr(const struct acs__lb *b, const struct acs_lnode *n, int k)
+{
+  if (!acs__lb_data_slot(b, n, k))
+    return 0;
+  for (int32_t i = b->src_off[n->in[k]]; i < b->src_off[n->in[k] + 1]; i++)
+    if (!b->res[b->src[i]] && b->lg->t[b->src[i]].kind != ACS_LT_WEIGHT &&
+        b->lg->t[b->src[i]].kind != ACS_LT_PARAM)
+      return 1;
+  return 0;
+}
 
-static int box_bytes(const struct lb *b, const struct acs_lbox *box, int64_t *out)
+/* ---- sizes of boxes ---- */
+
+static int box_bytes(const struct acs__lb *b, const struct acs_lbox *box, int64_t *out)
 {
   int64_t e = acs_lbox_elems(box);
   if (e == INT64_MAX || acs_mul_i64(e, b->bpe, out) != 0)
@@ -180,38 +145,16 @@ static int box_bytes(const struct lb *b, const struct acs_lbox *box, int64_t *ou
   return ACS_OK;
 }
 
-/* The whole output of node v, with dim `ra` cut to row part i of nrt and
- * `ca` to channel part j of nfg. */
-static void tile_box(const struct lb *b, int32_t v, int64_t i, int64_t nrt, int64_t j,
-                     int64_t nfg, struct acs_lbox *box)
-{
-  const struct lplan *p = &b->pl[v];
-  const struct acs_ltensor *o = &b->lg->t[b->lg->n[v].out[0]];
-  acs_ltensor_box(o, box);
-  if (p->ra >= 0) {
-    box->lo[p->ra] = part_start(o->dims[p->ra], nrt, i);
-    box->hi[p->ra] = box->lo[p->ra] + part_size(o->dims[p->ra], nrt, i);
-  }
-  if (p->ca >= 0) {
-    box->lo[p->ca] = part_start(o->dims[p->ca], nfg, j);
-    box->hi[p->ca] = box->lo[p->ca] + part_size(o->dims[p->ca], nfg, j);
-  }
-}
-
-enum { SLOT_DATA = 1, SLOT_WEIGHT = 2 };
-
-/* Bytes of the slots of node v (data and/or weights, by `which`) that
- * output box `out` reads; a tensor read twice through the same region
- * counts once. */
-static int slots_bytes(const struct lb *b, int32_t v, const struct acs_lbox *out, int which,
-                       int64_t *bytes)
+int acs__lb_slots_bytes(const struct acs__lb *b, int32_t v, const struct acs_lbox *out,
+                        int which, int64_t *bytes)
 {
   const struct acs_lnode *n = &b->lg->n[v];
   struct acs_lbox in[2];
   *bytes = 0;
   for (int k = 0; k < n->nin; k++) {
-    int want = (which & SLOT_DATA && data_slot(b, n, k)) ||
-               (which & SLOT_WEIGHT && weight_slot(b, n, k));
+    int data = which & ACS__SLOT_DDR ? acs__lb_slot_from_ddr(b, n, k) : acs__lb_data_slot(b, n, k);
+    int want = (which & ACS__SLOT_DATA && data) ||
+               (which & ACS__SLOT_WEIGHT && acs__lb_weight_slot(b, n, k));
     int64_t x, dup = 0;
     if (!want)
       continue;
@@ -230,8 +173,8 @@ static int slots_bytes(const struct lb *b, int32_t v, const struct acs_lbox *out
   return ACS_OK;
 }
 
-/* Bytes of all of node v's outputs over box `out` (they share its shape). */
-static int out_bytes(const struct lb *b, int32_t v, const struct acs_lbox *out, int64_t *bytes)
+int acs__lb_out_bytes(const struct acs__lb *b, int32_t v, const struct acs_lbox *out,
+                      int64_t *bytes)
 {
   const struct acs_lnode *n = &b->lg->n[v];
   int64_t one;
@@ -244,184 +187,242 @@ static int out_bytes(const struct lb *b, int32_t v, const struct acs_lbox *out, 
   return ACS_OK;
 }
 
-/* Working set of the tile over `out`: inputs it reads, weights, outputs. */
-static int tile_ws(const struct lb *b, int32_t v, const struct acs_lbox *out, int64_t *ws)
+/* ---- tiles and workloads ---- */
+
+void acs__lb_tile_box(const struct acs__lb *b, int32_t v, int64_t t, struct acs_lbox *box)
 {
-  int64_t in, o;
-  int rc = slots_bytes(b, v, out, SLOT_DATA | SLOT_WEIGHT, &in);
-  if (rc == 0)
-    rc = out_bytes(b, v, out, &o);
-  if (rc == 0 && acs_add_i64(in, o, ws) != 0)
-    rc = ACS_ERANGE;
+  const struct acs__lplan *p = &b->pl[v];
+  const struct acs_ltensor *o = &b->lg->t[b->lg->n[v].out[0]];
+  int64_t i = t % p->nrt, g = t / p->nrt;
+
+  acs_ltensor_box(o, box);
+  if (p->ra >= 0) {
+    box->lo[p->ra] = acs__part_start(o->dims[p->ra], p->nrt, i);
+    box->hi[p->ra] = box->lo[p->ra] + acs__part_size(o->dims[p->ra], p->nrt, i);
+  }
+  if (p->ca >= 0) {
+    box->lo[p->ca] = acs__part_start(o->dims[p->ca], p->nfg, g);
+    box->hi[p->ca] = box->lo[p->ca] + acs__part_size(o->dims[p->ca], p->nfg, g);
+  }
+}
+
+void acs__lb_workload_box(const struct acs__lb *b, int32_t v, int64_t t, int32_t k,
+                          struct acs_lbox *box)
+{
+  const struct acs__lplan *p = &b->pl[v];
+
+  acs__lb_tile_box(b, v, t, box);
+  if (p->split >= 0) {
+    int64_t lo = box->lo[p->split], e = box->hi[p->split] - lo;
+    box->lo[p->split] = lo + acs__part_start(e, p->nwl, k);
+    box->hi[p->split] = box->lo[p->split] + acs__part_size(e, p->nwl, k);
+  }
+}
+
+int64_t acs__lb_tile_at(const struct acs__lplan *p, int64_t pos)
+{
+  if (!p->rows_outer)
+    return pos;
+  return (pos % p->nfg) * p->nrt + pos / p->nfg;
+}
+
+/* ---- residency ---- */
+
+static int64_t root_bytes(const struct acs__lb *b, int32_t t)
+{
+  int64_t x;
+  return acs_mul_i64(acs_ltensor_elems(&b->lg->t[t]), b->bpe, &x) != 0 ? INT64_MAX : x;
+}
+
+/* last_of[t]: the latest position (topological) of a compute node reading
+ * root t, -1 when none does. */
+static void reader_spans(const struct acs__lb *b, int32_t *last_of)
+{
+  const struct acs_lgraph *lg = b->lg;
+
+  for (int32_t t = 0; t < lg->ntensors; t++)
+    last_of[t] = -1;
+  for (int32_t v = 0; v < lg->nnodes; v++) {
+    const struct acs_lnode *n = &lg->n[v];
+    if (!b->pl[v].compute)
+      continue;
+    for (int k = 0; k < n->nin; k++) {
+      if (!acs__lb_data_slot(b, n, k))
+        continue;
+      for (int32_t i = b->src_off[n->in[k]]; i < b->src_off[n->in[k] + 1]; i++)
+        if (last_of[b->src[i]] < b->pos[v])
+          last_of[b->src[i]] = b->pos[v];
+    }
+  }
+}
+
+/* What a candidate for residency is: a node's outputs (together) or a
+ * network input, with the span of its life. */
+struct cand {
+  const int32_t *t;
+  int nt;
+  int32_t prod;              /* the producing node, -1 for a network input */
+  int32_t from, to;          /* positions of the producer and last reader */
+  double extra;              /* link time it adds: its `input` or `output` DMA */
+};
+
+/* Marks (on = 1) or unmarks the candidate resident, with the budgets of
+ * the nodes of its life. */
+static void mark(struct acs__lb *b, const struct cand *c, int64_t bytes, int on)
+{
+  for (int k = 0; k < c->nt; k++)
+    if (c->t[k] >= 0)
+      b->res[c->t[k]] = (uint8_t)on;
+  if (c->prod >= 0)
+    b->pl[c->prod].res_out = (uint8_t)on;
+  for (int32_t q = c->from; q <= c->to; q++)
+    b->pl[b->lg->topo[q]].budget += on ? -bytes : bytes;
+}
+
+/* Keeps the candidate in CMX when every node of its life still has a
+ * double-buffered cut and their link time drops. */
+static int try_resident(struct acs__lb *b, const struct cand *c, double *link, double *scratch)
+{
+  double old = 0, now = c->extra;
+  int64_t bytes = 0;
+  int rc = ACS_OK;
+
+  for (int k = 0; k < c->nt; k++)
+    if (c->t[k] >= 0 && acs_add_i64(bytes, root_bytes(b, c->t[k]), &bytes) != 0)
+      return ACS_OK;
+  if (c->to < c->from || bytes > b->cmx)
+    return ACS_OK;
+  mark(b, c, bytes, 1);
+  for (int32_t q = c->from; q <= c->to && rc == ACS_OK && now < INFINITY; q++) {
+    int32_t u = b->lg->topo[q];
+    if (!b->pl[u].compute)
+      continue;
+    rc = acs__lb_node_link(b, u, &scratch[q - c->from]);
+    old += link[u];
+    now += scratch[q - c->from];
+  }
+  if (rc == ACS_OK && now < old) {
+    for (int32_t q = c->from; q <= c->to; q++)
+      if (b->pl[b->lg->topo[q]].compute)
+        link[b->lg->topo[q]] = scratch[q - c->from];
+    return ACS_OK;
+  }
+  mark(b, c, bytes, 0);
   return rc;
 }
 
-/* ---- tiling ---- */
+/* The link time of one DMA of `bytes`. */
+static double dma_link(const struct acs__lb *b, int64_t bytes)
+{
+  return (double)b->latency + (double)bytes / b->link_bpc;
+}
 
-/*
- * Whether every tile of the (nrt, nfg) split fits the CMX. Each input dim
- * depends on the output's row axis, its channel axis or neither
- * (layer_region.c), so a tile's box is bounded by the largest extent each
- * dim takes over the row parts (all channels) and over the channel parts
- * (all rows): the bound is checked in O((nrt + nfg) * slots * rank) rather
- * than over all nrt * nfg tiles.
- */
-static int split_fits(const struct lb *b, int32_t v, int64_t nrt, int64_t nfg, int *fits)
+/* The candidate made of node v's outputs. */
+static void node_cand(const struct acs__lb *b, int32_t v, const int32_t *last_of,
+                      struct cand *c)
 {
   const struct acs_lnode *n = &b->lg->n[v];
-  struct acs_lbox out, in, full_out;
-  int64_t total = 0, x;
-  int64_t ext[2][ACS_LAYER_MAX_RANK];
-  *fits = 0;
-  /* The output: the largest row part times the largest channel part. */
-  tile_box(b, v, 0, nrt, 0, nfg, &full_out);
-  if (out_bytes(b, v, &full_out, &total) != 0)
-    return ACS_ERANGE;
-  for (int k = 0; k < n->nin; k++) {
-    int dup = 0;
-    if (!data_slot(b, n, k) && !weight_slot(b, n, k))
-      continue;
-    for (int j = 0; j < k; j++)
-      dup |= n->in[j] == n->in[k] && n->role[j] == n->role[k];
-    if (dup)
-      continue; /* bounded by the first reading (same op, same box) */
-    int rank = b->lg->t[n->in[k]].rank;
-    for (int s = 0; s < 2; s++) {
-      int64_t parts = s == 0 ? nrt : nfg;
-      for (int dd = 0; dd < rank; dd++)
-        ext[s][dd] = 0;
-      for (int64_t i = 0; i < parts; i++) {
-        tile_box(b, v, s == 0 ? i : 0, s == 0 ? nrt : 1, s == 1 ? i : 0, s == 1 ? nfg : 1, &out);
-        if (acs_lnode_input_box(b->lg, v, k, &out, &in) != 0)
-          return ACS_EINVAL;
-        for (int dd = 0; dd < rank; dd++)
-          if (in.hi[dd] - in.lo[dd] > ext[s][dd])
-            ext[s][dd] = in.hi[dd] - in.lo[dd];
-      }
-    }
-    x = 1;
-    for (int dd = 0; dd < rank; dd++)
-      if (acs_mul_i64(x, ext[0][dd] < ext[1][dd] ? ext[0][dd] : ext[1][dd], &x) != 0)
-        return ACS_ERANGE;
-    if (acs_mul_i64(x, b->bpe, &x) != 0 || acs_add_i64(total, x, &total) != 0)
-      return ACS_ERANGE;
-  }
-  *fits = total <= b->cmx;
-  return ACS_OK;
-}
 
-/* Fewest row tiles in [lo, hi] for `nfg` groups whose split fits, or 0.
- * Binary search: the bound grows with the part size, up to the edge
- * effects of clipping, so the answer is checked and, if need be, walked
- * up. O(log R) checks. */
-static int min_row_tiles(const struct lb *b, int32_t v, int64_t lo, int64_t hi, int64_t nfg,
-                         int64_t *out)
-{
-  int fits, rc;
-  *out = 0;
-  if (lo > hi)
-    return ACS_OK;
-  if ((rc = split_fits(b, v, hi, nfg, &fits)) != 0)
-    return rc;
-  if (!fits)
-    return ACS_OK;
-  int64_t l = lo, h = hi;
-  while (l < h) {
-    int64_t mid = l + (h - l) / 2;
-    if ((rc = split_fits(b, v, mid, nfg, &fits)) != 0)
-      return rc;
-    if (fits)
-      h = mid;
-    else
-      l = mid + 1;
+  c->t = n->out;
+  c->nt = n->nout;
+  c->prod = v;
+  c->from = b->pos[v];
+  c->to = -1;
+  c->extra = 0;
+  for (int k = 0; k < n->nout; k++) {
+    if (n->out[k] < 0)
+      continue;
+    if (last_of[n->out[k]] > c->to)
+      c->to = last_of[n->out[k]];
+    if (b->lg->t[n->out[k]].is_output)
+      c->extra += dma_link(b, root_bytes(b, n->out[k]));
   }
-  for (;; l++) {
-    if ((rc = split_fits(b, v, l, nfg, &fits)) != 0)
-      return rc;
-    if (fits)
-      break;
-  }
-  *out = l;
-  return ACS_OK;
 }
 
 /*
- * The tiling of node v, as for SCALE-Sim tables: the whole node when it
- * fits; else the fewest row tiles with all channels; else the fewest (row
- * tiles x channel groups), ties to fewer groups, over the O(sqrt C)
- * distinct group sizes; else one op (the scheduler reports it).
+ * Residency: which activations stay in CMX from producer to last reader.
+ * Candidates (each node's outputs together, each network input) are taken
+ * in topological order of their producers, and one stays when every node
+ * of its life (producer to last reader) still has a double-buffered cut in
+ * the CMX it leaves, and the DDR link time of those nodes drops: the
+ * stores and loads it saves outweigh the weight and input traffic that
+ * smaller budgets cost. Greedy; each candidate re-plans the nodes of its
+ * life, O(sum of lives x a node's search).
  */
-static int choose_tiling(struct lb *b, int32_t v)
-{
-  struct lplan *p = &b->pl[v];
-  const struct acs_ltensor *o = &b->lg->t[b->lg->n[v].out[0]];
-  struct acs_lbox whole;
-  int64_t ws, rows = p->ra >= 0 ? o->dims[p->ra] : 1, chans = p->ca >= 0 ? o->dims[p->ca] : 1;
-  int64_t nrt;
-  int rc;
-  p->nrt = p->nfg = 1;
-  acs_ltensor_box(o, &whole);
-  if ((rc = tile_ws(b, v, &whole, &ws)) != 0 || ws <= b->cmx)
-    return rc;
-  if ((rc = min_row_tiles(b, v, 2, rows, 1, &nrt)) != 0)
-    return rc;
-  if (nrt > 0) {
-    p->nrt = nrt;
-    return ACS_OK;
-  }
-  int64_t best = 0;
-  for (int64_t groups = 2; groups <= chans && (best == 0 || groups < best);) {
-    int64_t size = ceil_div(chans, groups);
-    if ((rc = min_row_tiles(b, v, 1, rows, groups, &nrt)) != 0)
-      return rc;
-    if (nrt > 0 && (best == 0 || nrt * groups < best)) {
-      best = nrt * groups;
-      p->nrt = nrt;
-      p->nfg = groups;
-    }
-    if (size == 1)
-      break;
-    groups = ceil_div(chans, size - 1); /* the smallest count with a smaller size */
-  }
-  return ACS_OK;
-}
-
-static int plan_nodes(struct lb *b)
+static int plan_residency(struct acs__lb *b)
 {
   const struct acs_lgraph *lg = b->lg;
+  int32_t n = lg->nnodes, *last_of = malloc(((size_t)lg->ntensors + 1) * sizeof(*last_of));
+  double *link = calloc((size_t)n + 1, sizeof(*link)), *scratch = calloc((size_t)n + 1, sizeof(*scratch));
+  int rc = last_of && link && scratch ? ACS_OK : ACS_ENOMEM;
+
+  if (rc != ACS_OK)
+    goto out;
+  reader_spans(b, last_of);
+  for (int32_t v = 0; v < n && rc == ACS_OK; v++) {
+    b->pl[v].budget = b->cmx;
+    if (b->pl[v].compute)
+      rc = acs__lb_node_link(b, v, &link[v]);
+  }
+  for (int32_t i = 0; i < lg->ninputs && rc == ACS_OK; i++) {
+    int32_t t = lg->inputs[i];
+    struct cand c = { &lg->inputs[i], 1, -1, 0, last_of[t], dma_link(b, root_bytes(b, t)) };
+    rc = try_resident(b, &c, link, scratch);
+  }
+  for (int32_t i = 0; i < n && rc == ACS_OK; i++) {
+    struct cand c;
+    if (!b->pl[lg->topo[i]].compute)
+      continue;
+    node_cand(b, lg->topo[i], last_of, &c);
+    rc = try_resident(b, &c, link, scratch);
+  }
+out:
+  free(last_of);
+  free(link);
+  free(scratch);
+  return rc;
+}
+
+/* ---- planning ---- */
+
+static int plan_nodes(struct acs__lb *b)
+{
+  const struct acs_lgraph *lg = b->lg;
+  int64_t ops = 0;
+  char nb[128];
+
   for (int32_t v = 0; v < lg->nnodes; v++) {
-    struct lplan *p = &b->pl[v];
+    struct acs__lplan *p = &b->pl[v];
     const struct acs_lnode *n = &lg->n[v];
-    char nb[128];
-    p->w0 = p->ddr = -1;
-    p->compute = !acs_lnode_is_view(lg, v);
     if (!p->compute)
       continue;
-    int r = lg->t[n->out[0]].rank;
-    p->ra = r >= 3 ? 2 : r == 2 ? 0 : -1;
-    p->ca = r >= 2 ? 1 : r == 1 ? 0 : -1;
-    int rc = choose_tiling(b, v);
+    int rc = acs__lb_plan_tiles(b, v);
+    acs_lname_mask(n->name, nb, sizeof(nb));
     if (rc == ACS_ERANGE)
       return acs_diag_set(b->d, rc, lg->path, 0, 0, "node '%s': tensor sizes overflow "
-                          "64-bit integers at %lld bytes per element",
-                          (acs_lname_mask(n->name, nb, sizeof(nb)), nb), (long long)b->bpe);
+                          "64-bit integers at %lld bytes per element", nb, (long long)b->bpe);
     if (rc != 0)
       return rc;
-    if (p->nrt * p->nfg > MAX_TILES) {
-      acs_lname_mask(n->name, nb, sizeof(nb));
+    if (p->nrt * p->nfg > ACS_LBUILD_MAX_TILES)
       return acs_diag_set(b->d, ACS_ERANGE, lg->path, 0, 0, "node '%s' would need %lld x %lld "
                           "tiles to fit the %lld-byte CMX (at most %lld)", nb,
                           (long long)p->nrt, (long long)p->nfg, (long long)b->cmx,
-                          (long long)MAX_TILES);
-    }
+                          (long long)ACS_LBUILD_MAX_TILES);
+    /* Workloads, a load and a store per tile, weights: an upper bound. */
+    ops += p->nrt * p->nfg * (p->nwl + 3);
+    if (ops > ACS_LBUILD_MAX_OPS)
+      return acs_diag_set(b->d, ACS_ERANGE, lg->path, 0, 0, "the network needs more than %lld "
+                          "ops on this platform (node '%s' cut in %lld x %lld tiles of %d "
+                          "workloads to fit the %lld-byte CMX)", (long long)ACS_LBUILD_MAX_OPS,
+                          nb, (long long)p->nrt, (long long)p->nfg, (int)p->nwl,
+                          (long long)b->cmx);
   }
   return ACS_OK;
 }
 
-/* ---- emitting ops ---- */
+/* ---- making ops ---- */
 
-/* Adds op (its name made unique with "@<k>" if taken). */
-static int32_t add_op(struct lb *b, const char *name, int kind, struct acs_op *op)
+int32_t acs__lb_add_op(struct acs__lb *b, const char *name, int kind, struct acs_op *op)
 {
   char buf[ACS_NAME_MAX];
   snprintf(buf, sizeof(buf), "%s", name);
@@ -430,10 +431,11 @@ static int32_t add_op(struct lb *b, const char *name, int kind, struct acs_op *o
   op->name = buf;
   op->kind = (uint8_t)kind;
   op->slots = 1;
+  op->line = b->line;
   return acs_graph_add_op(b->g, op);
 }
 
-static int32_t add_dma(struct lb *b, const char *name, int src, int dst, int64_t bytes)
+static int32_t add_dma(struct acs__lb *b, const char *name, int src, int dst, int64_t bytes)
 {
   struct acs_op op;
   memset(&op, 0, sizeof(op));
@@ -442,38 +444,23 @@ static int32_t add_dma(struct lb *b, const char *name, int src, int dst, int64_t
   op.cycles = -1;
   op.bytes = bytes;
   op.out_bytes = dst == ACS_MEM_CMX ? bytes : 0;
-  int32_t id = add_op(b, name, ACS_OP_DMA, &op);
+  int32_t id = acs__lb_add_op(b, name, ACS_OP_DMA, &op);
   if (id < 0)
     return id;
   int rc = acs_graph_set_demand(b->g, id, b->res_dma, 1);
-  if (rc == 0 && (src == ACS_MEM_DDR || dst == ACS_MEM_DDR))
+  if (rc == 0 && acs_ddrlink_crosses(src, dst))
     rc = acs_graph_set_demand(b->g, id, b->res_ddr, 1);
   if (rc == 0)
     rc = acs_graph_set_demand(b->g, id, b->res_cmx, bytes);
   return rc < 0 ? rc : id;
 }
 
-static int32_t add_sync(struct lb *b, const char *name)
+int acs__lb_edge(struct acs__lb *b, int32_t src, int32_t dst)
 {
-  struct acs_op op;
-  memset(&op, 0, sizeof(op));
-  return add_op(b, name, ACS_OP_SYNC, &op);
-}
-
-static int edge(struct lb *b, int32_t src, int32_t dst)
-{
-  return acs_graph_add_edge(b->g, src, dst, ACS_EDGE_DATA);
-}
-
-/* "<node><suffix>" or "<node><suffix><i>" when there are several. */
-static const char *op_name(char *buf, const char *node, const char *suffix, int64_t i,
-                           int64_t count)
-{
-  if (count > 1)
-    snprintf(buf, ACS_NAME_MAX, "%s%s%lld", node, suffix, (long long)i);
-  else
-    snprintf(buf, ACS_NAME_MAX, "%s%s", node, suffix);
-  return buf;
+  int rc = acs_graph_add_edge(b->g, src, dst, ACS_EDGE_DATA);
+  if (rc == 0 && dst == b->mirror_dst && src != b->mirror_to)
+    rc = acs_graph_add_edge(b->g, src, b->mirror_to, ACS_EDGE_DATA);
+  return rc;
 }
 
 /* Softmax, Resize, Transpose and Pad run on a vector core (shave); the
@@ -486,290 +473,293 @@ static int op_kind(int op)
          cls == ACS_LC_PAD ? ACS_OP_SHAVE : ACS_OP_DPU;
 }
 
-/* Weight DMAs, one per channel group, each loading every weight slot's
- * region for the group's channels and all rows. */
-static int emit_weights(struct lb *b, int32_t v)
+/* The weight DMAs: per group (groups outer) or per tile (rows outer). */
+static int emit_weights(struct acs__lb *b, int32_t v)
 {
-  struct lplan *p = &b->pl[v];
-  const struct acs_lnode *n = &b->lg->n[v];
-  char name[ACS_NAME_MAX];
-  for (int64_t j = 0; j < p->nfg; j++) {
+  struct acs__lplan *p = &b->pl[v];
+  const char *name = b->lg->n[v].name;
+  int64_t count = p->rows_outer ? p->nrt * p->nfg : p->nfg;
+  char buf[ACS_NAME_MAX];
+
+  p->w0 = -1;
+  p->nw = 0;
+  for (int64_t j = 0; j < count; j++) {
     struct acs_lbox box;
-    int64_t bytes;
-    tile_box(b, v, 0, 1, j, p->nfg, &box);
-    int rc = slots_bytes(b, v, &box, SLOT_WEIGHT, &bytes);
+    int64_t bytes, t = p->rows_outer ? acs__lb_tile_at(p, j) : j * p->nrt;
+    acs__lb_tile_box(b, v, t, &box);
+    if (p->ra >= 0) { /* every row: weights follow channels only */
+      box.lo[p->ra] = 0;
+      box.hi[p->ra] = b->lg->t[b->lg->n[v].out[0]].dims[p->ra];
+    }
+    int rc = acs__lb_slots_bytes(b, v, &box, ACS__SLOT_WEIGHT, &bytes);
     if (rc != 0)
       return rc;
     if (bytes == 0)
       return ACS_OK; /* no weights */
-    int32_t id = add_dma(b, op_name(name, n->name, ".w", j, p->nfg), ACS_MEM_DDR,
-                         ACS_MEM_CMX, bytes);
+    if (count > 1)
+      snprintf(buf, sizeof(buf), "%s.w%lld", name, (long long)j);
+    else
+      snprintf(buf, sizeof(buf), "%s.w", name);
+    int32_t id = add_dma(b, buf, ACS_MEM_DDR, ACS_MEM_CMX, bytes);
     if (id < 0)
       return id;
     if (j == 0)
       p->w0 = id;
+    p->nw++;
   }
   return ACS_OK;
 }
 
-static int emit_tiles(struct lb *b, int32_t v)
+/* The input loads: per tile (groups outer) or per row tile (rows outer),
+ * of the regions that come from DDR. */
+static int emit_loads(struct acs__lb *b, int32_t v)
 {
-  struct lplan *p = &b->pl[v];
+  struct acs__lplan *p = &b->pl[v];
   const struct acs_lnode *n = &b->lg->n[v];
-  int64_t ntiles = p->nrt * p->nfg;
-  char name[ACS_NAME_MAX];
-  p->tile0 = b->g->nops;
-  for (int64_t i = 0; i < ntiles; i++) {
+  int64_t ntiles = p->nrt * p->nfg, step = p->rows_outer ? p->nfg : 1;
+  char buf[ACS_NAME_MAX];
+  int any = 0;
+
+  p->in0 = -1;
+  for (int k = 0; k < n->nin && !any; k++)
+    any = acs__lb_slot_from_ddr(b, n, k);
+  if (!any)
+    return ACS_OK;
+  for (int64_t pos = 0; pos < ntiles; pos += step) {
     struct acs_lbox box;
-    struct acs_op op;
-    int64_t ws;
-    memset(&op, 0, sizeof(op));
-    tile_box(b, v, i % p->nrt, p->nrt, i / p->nrt, p->nfg, &box);
-    op.cycles = -1;
-    int rc = acs_lnode_work(b->lg, v, &box, &op.macs);
-    if (rc == 0)
-      rc = out_bytes(b, v, &box, &op.out_bytes);
-    if (rc == 0)
-      rc = tile_ws(b, v, &box, &ws);
-    if (rc != 0)
+    int64_t bytes;
+    int rc;
+    acs__lb_tile_box(b, v, acs__lb_tile_at(p, pos), &box);
+    if (p->rows_outer && p->ca >= 0) { /* the row tile's input serves every group */
+      box.lo[p->ca] = 0;
+      box.hi[p->ca] = b->lg->t[n->out[0]].dims[p->ca];
+    }
+    if ((rc = acs__lb_slots_bytes(b, v, &box, ACS__SLOT_DATA | ACS__SLOT_DDR, &bytes)) != 0)
       return rc;
-    int32_t id = add_op(b, ntiles > 1 ? op_name(name, n->name, ".t", i, ntiles) : n->name,
-                        op_kind(n->op), &op);
+    if (ntiles / step > 1)
+      snprintf(buf, sizeof(buf), "%s.i%lld", n->name, (long long)(pos / step));
+    else
+      snprintf(buf, sizeof(buf), "%s.i", n->name);
+    int32_t id = add_dma(b, buf, ACS_MEM_DDR, ACS_MEM_CMX, bytes);
     if (id < 0)
       return id;
-    rc = acs_graph_set_demand(b->g, id, b->res_pe, 1);
-    if (rc == 0)
-      rc = acs_graph_set_demand(b->g, id, b->res_cmx, ws);
-    if (rc == 0 && p->w0 >= 0)
-      rc = edge(b, p->w0 + (int32_t)(i / p->nrt), id);
-    if (rc < 0)
-      return rc;
+    if (pos == 0)
+      p->in0 = id;
   }
   return ACS_OK;
 }
 
-/* The tiles of node v write its outputs to DDR (once, for every reader that
- * needs them there), joined by the sync `<node>.out`. */
-static int32_t ddr_copy(struct lb *b, int32_t v)
+/* The CMX a workload demands while it runs: its own output, and an even
+ * share of what the tile reads (regions shared by its workloads are in
+ * CMX once). */
+static int workload_cmx(const struct acs__lb *b, int32_t v, int64_t t, int32_t k,
+                        int64_t *cmx)
 {
-  struct lplan *p = &b->pl[v];
+  const struct acs__lplan *p = &b->pl[v];
+  struct acs_lbox tile, wl;
+  int64_t reads, out;
+  int rc;
+
+  acs__lb_tile_box(b, v, t, &tile);
+  acs__lb_workload_box(b, v, t, k, &wl);
+  if ((rc = acs__lb_slots_bytes(b, v, &tile, ACS__SLOT_DATA | ACS__SLOT_WEIGHT, &reads)) != 0 ||
+      (rc = acs__lb_out_bytes(b, v, &wl, &out)) != 0)
+    return rc;
+  *cmx = out + reads / p->nwl + (k < reads % p->nwl);
+  return ACS_OK;
+}
+
+static const char *workload_name(char *buf, const char *node, int64_t pos, int64_t ntiles,
+                                 int32_t k, int32_t nwl)
+{
+  if (ntiles > 1)
+    snprintf(buf, ACS_NAME_MAX, "%s.t%lld.%d", node, (long long)pos, (int)k);
+  else if (nwl > 1)
+    snprintf(buf, ACS_NAME_MAX, "%s.%d", node, (int)k);
+  else
+    snprintf(buf, ACS_NAME_MAX, "%s", node);
+  return buf;
+}
+
+/* The workloads of every tile, in loop order, with their weight and load
+ * edges. */
+static int emit_workloads(struct acs__lb *b, int32_t v)
+{
+  struct acs__lplan *p = &b->pl[v];
   const struct acs_lnode *n = &b->lg->n[v];
   int64_t ntiles = p->nrt * p->nfg;
-  char name[ACS_NAME_MAX];
-  if (p->ddr >= 0)
-    return p->ddr;
-  int32_t first = b->g->nops;
-  for (int64_t i = 0; i < ntiles; i++) {
-    struct acs_lbox box;
-    int64_t bytes;
-    tile_box(b, v, i % p->nrt, p->nrt, i / p->nrt, p->nfg, &box);
-    if (out_bytes(b, v, &box, &bytes) != 0)
-      return ACS_ERANGE;
-    int32_t id = add_dma(b, op_name(name, n->name, ".o", i, ntiles), ACS_MEM_CMX,
-                         ACS_MEM_DDR, bytes);
-    int rc = id < 0 ? id : edge(b, p->tile0 + (int32_t)i, id);
-    if (rc < 0)
-      return rc;
+  char buf[ACS_NAME_MAX];
+
+  p->wl0 = b->g->nops;
+  for (int64_t pos = 0; pos < ntiles; pos++) {
+    int64_t t = acs__lb_tile_at(p, pos);
+    for (int32_t k = 0; k < p->nwl; k++) {
+      struct acs_lbox box;
+      struct acs_op op;
+      int64_t cmx;
+      memset(&op, 0, sizeof(op));
+      acs__lb_workload_box(b, v, t, k, &box);
+      op.cycles = -1;
+      int rc = acs_lnode_work(b->lg, v, &box, &op.macs);
+      /* A resident output is written into the node's buffer. */
+      if (rc == 0 && !p->res_out)
+        rc = acs__lb_out_bytes(b, v, &box, &op.out_bytes);
+      if (rc == 0)
+        rc = workload_cmx(b, v, t, k, &cmx);
+      if (rc != 0)
+        return rc;
+      int32_t id = acs__lb_add_op(b, workload_name(buf, n->name, pos, ntiles, k, p->nwl),
+                          op_kind(n->op), &op);
+      if (id < 0)
+        return id;
+      rc = acs_graph_set_demand(b->g, id, b->res_pe, 1);
+      if (rc == 0)
+        rc = acs_graph_set_demand(b->g, id, b->res_cmx, cmx);
+      if (rc == 0 && p->buf >= 0)
+        rc = acs__lb_edge(b, p->buf, id);
+      if (rc == 0 && p->w0 >= 0)
+        rc = acs__lb_edge(b, p->w0 + (int32_t)(p->rows_outer ? pos : t / p->nrt), id);
+      if (rc == 0 && p->in0 >= 0)
+        rc = acs__lb_edge(b, p->in0 + (int32_t)(p->rows_outer ? pos / p->nfg : pos), id);
+      if (rc < 0)
+        return rc;
+    }
   }
-  int32_t join = add_sync(b, op_name(name, n->name, ".out", 0, 1));
-  for (int64_t i = 0; i < ntiles && join >= 0; i++) {
-    int rc = edge(b, first + (int32_t)i, join);
-    if (rc < 0)
-      return rc;
-  }
-  p->ddr = join;
-  return join;
-}
-
-/* Whether root tensor t reaches node v's tiles in CMX (else through DDR). */
-static int in_cmx(const struct lb *b, int32_t v, int32_t t)
-{
-  int32_t p = b->lg->t[t].producer;
-  if (tiled(&b->pl[v]))
-    return 0;
-  return p >= 0 ? !tiled(&b->pl[p]) : b->in_cmx[t];
-}
-
-static int root_bytes(const struct lb *b, int32_t t, int64_t *bytes)
-{
-  struct acs_lbox box;
-  acs_ltensor_box(&b->lg->t[t], &box);
-  return box_bytes(b, &box, bytes);
-}
-
-/*
- * Links node v to what its data inputs are made of: a data edge from each
- * root in CMX; from the others, the reads `<node>.i<i>` (a tile's own input
- * region when v is tiled, the whole roots otherwise) after the producers'
- * DDR copies or the network input.
- */
-/* A growing list of op ids. */
-struct ids {
-  int32_t *v;
-  size_t n, cap;
-};
-
-static int ids_add(struct ids *l, int32_t id)
-{
-  if (acs_grow((void **)&l->v, sizeof(*l->v), &l->cap, l->n + 1) != 0)
-    return ACS_ENOMEM;
-  l->v[l->n++] = id;
   return ACS_OK;
 }
 
-static int link_inputs(struct lb *b, int32_t v)
-{
-  struct lplan *p = &b->pl[v];
-  const struct acs_lnode *n = &b->lg->n[v];
-  int64_t ntiles = p->nrt * p->nfg, via_ddr = 0;
-  struct ids deps = { NULL, 0, 0 };
-  char name[ACS_NAME_MAX];
-  int rc = ACS_OK;
-
-  for (int k = 0; k < n->nin && rc == 0; k++) {
-    if (!data_slot(b, n, k))
-      continue;
-    for (int32_t i = b->src_off[n->in[k]]; i < b->src_off[n->in[k] + 1] && rc == 0; i++) {
-      int32_t t = b->src[i], prod = b->lg->t[t].producer, from;
-      int64_t bytes;
-      if (in_cmx(b, v, t)) {
-        rc = edge(b, prod >= 0 ? b->pl[prod].tile0 : b->in_op[t], p->tile0);
-        continue;
-      }
-      from = prod >= 0 ? ddr_copy(b, prod) : b->in_op[t];
-      if (from < 0)
-        rc = from;
-      else if (!tiled(p) && (root_bytes(b, t, &bytes) != 0 ||
-                             acs_add_i64(via_ddr, bytes, &via_ddr) != 0))
-        rc = ACS_ERANGE;
-      else
-        rc = ids_add(&deps, from);
-    }
-  }
-  for (int64_t i = 0; i < ntiles && deps.n > 0 && rc == 0; i++) {
-    int64_t bytes = via_ddr;
-    if (tiled(p)) {
-      struct acs_lbox box;
-      tile_box(b, v, i % p->nrt, p->nrt, i / p->nrt, p->nfg, &box);
-      if ((rc = slots_bytes(b, v, &box, SLOT_DATA, &bytes)) != 0)
-        break;
-    }
-    int32_t id = add_dma(b, op_name(name, n->name, ".i", i, ntiles), ACS_MEM_DDR,
-                         ACS_MEM_CMX, bytes);
-    rc = id < 0 ? id : edge(b, id, p->tile0 + (int32_t)i);
-    for (size_t j = 0; j < deps.n && rc >= 0; j++)
-      rc = edge(b, deps.v[j], id);
-  }
-  free(deps.v);
-  return rc < 0 ? rc : ACS_OK;
-}
-
-/* ---- network inputs and outputs ---- */
-
 /*
- * Which network inputs something reads, and whether into CMX (an untiled
- * reader, or a network output made of it): those get a DMA, the others,
- * read only by tiled nodes from DDR, a sync. Unread inputs get no op.
+ * Double buffering in the graph: the load into a buffer waits until the
+ * workloads that read the buffer's previous contents, two positions
+ * before, are done (ping-pong buffers, as a compiler allocates them). So
+ * every memory model sees at most two tiles' loads in flight per node,
+ * which is what the cut was sized for.
  */
-static int emit_inputs(struct lb *b)
+static int emit_buffer_reuse(struct acs__lb *b, int32_t v)
 {
-  const struct acs_lgraph *lg = b->lg;
-  uint8_t *used = calloc((size_t)lg->ntensors + 1, 1);
-  int32_t nused = 0, k = 0;
-  char name[ACS_NAME_MAX];
-  if (!used)
-    return ACS_ENOMEM;
-  for (int32_t v = 0; v < lg->nnodes; v++) {
-    const struct acs_lnode *n = &lg->n[v];
-    if (!b->pl[v].compute)
-      continue;
-    for (int j = 0; j < n->nin; j++) {
-      if (!data_slot(b, n, j))
-        continue;
-      for (int32_t i = b->src_off[n->in[j]]; i < b->src_off[n->in[j] + 1]; i++)
-        if (lg->t[b->src[i]].kind == ACS_LT_INPUT) {
-          used[b->src[i]] = 1;
-          b->in_cmx[b->src[i]] |= !tiled(&b->pl[v]);
-        }
-    }
-  }
-  for (int32_t o = 0; o < lg->noutputs; o++)
-    for (int32_t i = b->src_off[lg->outputs[o]]; i < b->src_off[lg->outputs[o] + 1]; i++)
-      if (lg->t[b->src[i]].kind == ACS_LT_INPUT)
-        used[b->src[i]] = b->in_cmx[b->src[i]] = 1;
-  for (int32_t i = 0; i < lg->ninputs; i++)
-    nused += used[lg->inputs[i]];
+  const struct acs__lplan *p = &b->pl[v];
+  int64_t ntiles = p->nrt * p->nfg, istep = p->rows_outer ? p->nfg : 1;
+  int64_t wstep = p->rows_outer ? 1 : p->nrt;
   int rc = ACS_OK;
-  for (int32_t i = 0; i < lg->ninputs && rc == 0; i++) {
-    int32_t t = lg->inputs[i], id;
-    int64_t bytes;
-    if (!used[t])
-      continue;
-    op_name(name, "input", "", k++, nused);
-    if (b->in_cmx[t])
-      id = root_bytes(b, t, &bytes) != 0 ? ACS_ERANGE
-         : add_dma(b, name, ACS_MEM_DDR, ACS_MEM_CMX, bytes);
-    else
-      id = add_sync(b, name);
-    rc = id < 0 ? id : ACS_OK;
-    b->in_op[t] = id;
-  }
-  free(used);
+
+  /* Input loads: one per `istep` positions. */
+  for (int64_t q = 2; p->in0 >= 0 && q * istep < ntiles && rc == ACS_OK; q++)
+    for (int32_t k = 0; k < p->nwl && rc == ACS_OK; k++)
+      rc = acs__lb_edge(b, p->wl0 + (int32_t)(((q - 1) * istep - 1) * p->nwl + k),
+                        p->in0 + (int32_t)q);
+  /* Weight loads: one per `wstep` positions (per group, or per tile). */
+  for (int64_t q = 2; p->w0 >= 0 && q < p->nw && rc == ACS_OK; q++)
+    for (int32_t k = 0; k < p->nwl && rc == ACS_OK; k++)
+      rc = acs__lb_edge(b, p->wl0 + (int32_t)(((q - 1) * wstep - 1) * p->nwl + k),
+                        p->w0 + (int32_t)q);
   return rc;
 }
 
-/* Each network output: a DMA writing the roots still in CMX to DDR (a sync
- * when every root is already there), after their producers. */
-static int emit_outputs(struct lb *b)
+/* The buffer of a node whose outputs stay in CMX; it starts when the
+ * node's first workload could (the edges into that workload are mirrored
+ * into it). */
+static int emit_buffer(struct acs__lb *b, int32_t v)
 {
-  const struct acs_lgraph *lg = b->lg;
-  char name[ACS_NAME_MAX];
-  int rc = ACS_OK;
-  for (int32_t o = 0; o < lg->noutputs && rc == 0; o++) {
-    int32_t t = lg->outputs[o];
-    struct ids deps = { NULL, 0, 0 };
-    int64_t bytes = 0, x;
-    for (int32_t i = b->src_off[t]; i < b->src_off[t + 1] && rc == 0; i++) {
-      int32_t r = b->src[i], prod = lg->t[r].producer, from;
-      if (lg->t[r].kind == ACS_LT_WEIGHT || lg->t[r].kind == ACS_LT_PARAM)
-        continue;
-      if (prod >= 0 && tiled(&b->pl[prod])) {
-        from = ddr_copy(b, prod);
-      } else {
-        from = prod >= 0 ? b->pl[prod].tile0 : b->in_op[r];
-        if (root_bytes(b, r, &x) != 0 || acs_add_i64(bytes, x, &bytes) != 0)
-          rc = ACS_ERANGE;
-      }
-      if (rc == 0)
-        rc = from < 0 ? from : ids_add(&deps, from);
-    }
-    op_name(name, "output", "", o, lg->noutputs);
-    int32_t id = rc != 0 ? rc : bytes > 0 ? add_dma(b, name, ACS_MEM_CMX, ACS_MEM_DDR, bytes)
-                                          : add_sync(b, name);
-    rc = id < 0 ? id : ACS_OK;
-    for (size_t j = 0; j < deps.n && rc >= 0; j++)
-      rc = edge(b, deps.v[j], id);
-    free(deps.v);
-  }
-  return rc < 0 ? rc : ACS_OK;
+  struct acs__lplan *p = &b->pl[v];
+  const struct acs_lnode *n = &b->lg->n[v];
+  struct acs_lbox box;
+  struct acs_op op;
+  char buf[ACS_NAME_MAX];
+  int32_t id;
+
+  p->buf = -1;
+  if (!p->res_out)
+    return ACS_OK;
+  memset(&op, 0, sizeof(op));
+  acs_ltensor_box(&b->lg->t[n->out[0]], &box);
+  if (acs__lb_out_bytes(b, v, &box, &op.out_bytes) != 0)
+    return ACS_ERANGE;
+  snprintf(buf, sizeof(buf), "%s.buf", n->name);
+  if ((id = acs__lb_add_op(b, buf, ACS_OP_SYNC, &op)) < 0)
+    return id;
+  p->buf = id;
+  b->mirror_dst = b->g->nops; /* the first workload, made next */
+  b->mirror_to = id;
+  return ACS_OK;
 }
 
-static int add_resources(struct lb *b)
+/* The stores of a node whose outputs go to DDR. */
+static int emit_stores(struct acs__lb *b, int32_t v)
+{
+  struct acs__lplan *p = &b->pl[v];
+  const struct acs_lnode *n = &b->lg->n[v];
+  int64_t ntiles = p->nrt * p->nfg;
+  char buf[ACS_NAME_MAX];
+
+  p->st0 = -1;
+  if (p->res_out)
+    return ACS_OK;
+  for (int64_t pos = 0; pos < ntiles; pos++) {
+    struct acs_lbox box;
+    int64_t bytes;
+    acs__lb_tile_box(b, v, acs__lb_tile_at(p, pos), &box);
+    if (acs__lb_out_bytes(b, v, &box, &bytes) != 0)
+      return ACS_ERANGE;
+    if (ntiles > 1)
+      snprintf(buf, sizeof(buf), "%s.o%lld", n->name, (long long)pos);
+    else
+      snprintf(buf, sizeof(buf), "%s.o", n->name);
+    int32_t id = add_dma(b, buf, ACS_MEM_CMX, ACS_MEM_DDR, bytes);
+    if (id < 0)
+      return id;
+    if (pos == 0)
+      p->st0 = id;
+    for (int32_t k = 0; k < p->nwl; k++) {
+      int rc = acs__lb_edge(b, p->wl0 + (int32_t)(pos * p->nwl + k), id);
+      if (rc < 0)
+        return rc;
+    }
+  }
+  return ACS_OK;
+}
+
+/* A DMA for each network input kept in CMX (`input`, `input<k>`); the
+ * others stay in DDR and their readers load what they need. */
+static int emit_inputs(struct acs__lb *b)
+{
+  const struct acs_lgraph *lg = b->lg;
+  int32_t nres = 0, k = 0;
+  char name[ACS_NAME_MAX];
+
+  for (int32_t i = 0; i < lg->ninputs; i++)
+    nres += b->res[lg->inputs[i]];
+  for (int32_t i = 0; i < lg->ninputs; i++) {
+    int32_t t = lg->inputs[i];
+    if (!b->res[t])
+      continue;
+    if (nres > 1)
+      snprintf(name, sizeof(name), "input%d", (int)k++);
+    else
+      snprintf(name, sizeof(name), "input");
+    int32_t id = add_dma(b, name, ACS_MEM_DDR, ACS_MEM_CMX, root_bytes(b, t));
+    if (id < 0)
+      return id;
+    b->in_op[t] = id;
+  }
+  return ACS_OK;
+}
+
+static int add_resources(struct acs__lb *b)
 {
   b->res_pe = acs_graph_add_resource(b->g, "pe", ACS_RES_PE, 0);
   b->res_dma = acs_graph_add_resource(b->g, "dma", ACS_RES_DMA, 0);
   b->res_cmx = acs_graph_add_resource(b->g, "cmx", ACS_RES_CMX, 0);
   b->res_ddr = acs_graph_add_resource(b->g, "ddr", ACS_RES_DDR, 0);
-  if (b->res_ddr < 0)
-    return b->res_ddr;
   if (b->res_pe < 0)
     return b->res_pe;
   if (b->res_dma < 0)
     return b->res_dma;
-  return b->res_cmx < 0 ? b->res_cmx : ACS_OK;
+  if (b->res_cmx < 0)
+    return b->res_cmx;
+  return b->res_ddr < 0 ? b->res_ddr : ACS_OK;
 }
 
-static int emit_all(struct lb *b)
+static int emit_all(struct acs__lb *b)
 {
   int rc = add_resources(b);
   if (rc == 0)
@@ -778,45 +768,109 @@ static int emit_all(struct lb *b)
     int32_t v = b->lg->topo[i];
     if (!b->pl[v].compute)
       continue;
+    b->line = b->lg->n[v].line;
     rc = emit_weights(b, v);
     if (rc == 0)
-      rc = emit_tiles(b, v);
+      rc = emit_loads(b, v);
     if (rc == 0)
-      rc = link_inputs(b, v);
+      rc = emit_buffer(b, v);
+    if (rc == 0)
+      rc = emit_workloads(b, v);
+    if (rc == 0)
+      rc = emit_stores(b, v);
+    if (rc == 0)
+      rc = emit_buffer_reuse(b, v);
+    if (rc == 0)
+      rc = acs__lb_link_inputs(b, v);
+    b->mirror_dst = b->mirror_to = -1;
+    if (rc == 0 && acs_interrupt_pending())
+      rc = ACS_EINTERRUPTED;
   }
-  return rc == 0 ? emit_outputs(b) : rc;
+  b->line = 0;
+  return rc == 0 ? acs__lb_emit_outputs(b) : rc;
+}
+
+/* ---- the entry point ---- */
+
+static int init_builder(struct acs__lb *b, const struct acs_lgraph *lg,
+                        const struct acs_platform *p, struct acs_graph *g, struct acs_diag *d)
+{
+  struct acs_ddrlink link;
+
+  memset(b, 0, sizeof(*b));
+  b->lg = lg;
+  b->g = g;
+  b->d = d;
+  b->bpe = (int64_t)acs_platform_get(p, ACS_P_BYTES_PER_ELEM);
+  b->cmx = acs_platform_cmx_bytes(p);
+  b->pes = (int64_t)acs_platform_get(p, ACS_P_PE_COUNT);
+  b->mpc = (int64_t)acs_platform_get(p, ACS_P_PE_MACS_PER_CYCLE);
+  acs_ddrlink_from_platform(&link, p);
+  /* A transfer holds the link in the planners' model: its rate is one
+   * transfer's. */
+  b->link_bpc = link.xfer_bpc;
+  b->latency = link.latency;
+  b->pl = calloc((size_t)lg->nnodes + 1, sizeof(*b->pl));
+  b->pos = malloc(((size_t)lg->nnodes + 1) * sizeof(*b->pos));
+  b->in_op = malloc(((size_t)lg->ntensors + 1) * sizeof(*b->in_op));
+  b->res = calloc((size_t)lg->ntensors + 1, 1);
+  b->join = malloc(((size_t)lg->nnodes + 1) * sizeof(*b->join));
+  b->done = malloc(((size_t)lg->nnodes + 1) * sizeof(*b->done));
+  b->mirror_dst = b->mirror_to = -1;
+  if (!b->pl || !b->pos || !b->in_op || !b->res || !b->join || !b->done)
+    return ACS_ENOMEM;
+  for (int32_t t = 0; t < lg->ntensors; t++)
+    b->in_op[t] = -1;
+  for (int32_t i = 0; i < lg->nnodes; i++)
+    b->pos[lg->topo[i]] = i;
+  for (int32_t v = 0; v < lg->nnodes; v++) {
+    struct acs__lplan *pv = &b->pl[v];
+    int r = lg->n[v].nout > 0 && lg->n[v].out[0] >= 0 ? lg->t[lg->n[v].out[0]].rank : 0;
+    b->join[v] = b->done[v] = -1;
+    pv->compute = (uint8_t)(!acs_lnode_is_view(lg, v) && lg->n[v].nout > 0 && lg->n[v].out[0] >= 0);
+    /* Rows: dim 2 of an N-D tensor (NCHW), dim 0 of a matrix; channels:
+     * dim 1 (dim 0 of a vector). */
+    pv->ra = (int8_t)(r >= 3 ? 2 : r == 2 ? 0 : -1);
+    pv->ca = (int8_t)(r >= 2 ? 1 : r == 1 ? 0 : -1);
+    pv->nrt = pv->nfg = pv->nwl = 1;
+    pv->split = -1;
+    pv->w0 = pv->in0 = pv->wl0 = pv->st0 = pv->buf = -1;
+  }
+  return ACS_OK;
+}
+
+static void free_builder(struct acs__lb *b)
+{
+  free(b->pl);
+  free(b->pos);
+  free(b->in_op);
+  free(b->res);
+  free(b->join);
+  free(b->done);
+  free(b->src_off);
+  free(b->src);
 }
 
 int acs_lgraph_build(const struct acs_lgraph *lg, const struct acs_platform *p,
                      struct acs_graph *g, struct acs_diag *d)
 {
-  struct lb b;
+  struct acs__lb b;
   int rc;
 
   if (!lg->finalized || !lg->inferred)
     return ACS_EINVAL;
-  memset(&b, 0, sizeof(b));
-  b.lg = lg;
-  b.g = g;
-  b.d = d;
-  b.bpe = (int64_t)acs_platform_get(p, ACS_P_BYTES_PER_ELEM);
-  b.cmx = acs_platform_cmx_bytes(p);
-  b.pl = calloc((size_t)lg->nnodes + 1, sizeof(*b.pl));
-  b.in_op = malloc(((size_t)lg->ntensors + 1) * sizeof(*b.in_op));
-  b.in_cmx = calloc((size_t)lg->ntensors + 1, 1);
-  rc = ACS_ENOMEM;
-  if (!b.pl || !b.in_op || !b.in_cmx)
-    goto out_with_plans;
-  for (int32_t t = 0; t < lg->ntensors; t++)
-    b.in_op[t] = -1;
-  rc = resolve_sources(&b);
+  rc = init_builder(&b, lg, p, g, d);
+  if (rc == 0)
+    rc = resolve_sources(&b);
+  if (rc == 0)
+    rc = plan_residency(&b);
   if (rc == 0)
     rc = plan_nodes(&b);
   if (rc != 0)
-    goto out_with_plans;
+    goto out_with_builder;
   rc = acs_graph_init(g, lg->name, lg->path);
   if (rc != 0)
-    goto out_with_plans;
+    goto out_with_builder;
   rc = emit_all(&b);
   if (rc == 0)
     rc = acs_graph_finalize(g, d);
@@ -826,13 +880,9 @@ int acs_lgraph_build(const struct acs_lgraph *lg, const struct acs_platform *p,
                    "bytes per element", (long long)b.bpe);
     acs_graph_destroy(g);
   }
-out_with_plans:
+out_with_builder:
   if (rc != 0 && rc != ACS_ENOMEM && d->file[0] == '\0')
     snprintf(d->file, sizeof(d->file), "%s", lg->path);
-  free(b.pl);
-  free(b.in_op);
-  free(b.in_cmx);
-  free(b.src_off);
-  free(b.src);
+  free_builder(&b);
   return rc;
 }

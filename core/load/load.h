@@ -110,9 +110,13 @@ int acs_workload_build(const struct acs_workload *w, const struct acs_platform *
                        struct acs_graph *g, struct acs_diag *d);
 
 /* Individual readers (acs_workload_load dispatches to these). */
+struct acs_lgraph;
+/* SCALE-Sim tables (dnn.c): the rows in w->layers and, built from them by
+ * acs__dnn_graph (dnn_graph.c, the linking rules), a layer graph as the
+ * workload's model. */
 int acs_dnn_load(const char *path, struct acs_workload *w, struct acs_diag *d);
-int acs_dnn_build(const struct acs_workload *w, const struct acs_platform *p,
-                  struct acs_graph *g, struct acs_diag *d);
+int acs__dnn_graph(const char *path, const char *name, const struct acs_dnn_layer *L, size_t n,
+                   struct acs_lgraph *lg, struct acs_diag *d);
 int acs_graphcsv_load(const char *path, struct acs_graph *g, struct acs_diag *d);
 
 /*
@@ -128,6 +132,9 @@ int acs_onnx_read_buffer(const void *buf, size_t len, const char *name, const ch
                          struct acs_lgraph *lg, struct acs_diag *d);
 /* The layer graph of a workload read from a layer-graph format, or NULL. */
 const struct acs_lgraph *acs_workload_lgraph(const struct acs_workload *w);
+/* Makes lg (malloc'd, inferred) the workload's model, kind ACS_WL_DNN; the
+ * workload frees it. */
+void acs_workload_set_lgraph(struct acs_workload *w, struct acs_lgraph *lg);
 /*
  * The op DAG of a layer graph on platform p (layer_build.c; README "ONNX
  * models" > "From layers to ops"): weight DMAs, compute ops tiled to fit the

@@ -655,25 +655,6 @@ out_with_graph:
   return rc;
 }
 
-static int lgraph_build(const struct acs_workload *w, const struct acs_platform *p,
-                        struct acs_graph *g, struct acs_diag *d)
-{
-  return acs_lgraph_build(w->model, p, g, d);
-}
-
-static void lgraph_free(void *model)
-{
-  acs_lgraph_destroy(model);
-  free(model);
-}
-
-static const struct acs_wl_model_ops lgraph_model_ops = { lgraph_build, lgraph_free };
-
-const struct acs_lgraph *acs_workload_lgraph(const struct acs_workload *w)
-{
-  return w && w->model_ops == &lgraph_model_ops ? w->model : NULL;
-}
-
 int acs_onnx_load(const char *path, struct acs_workload *w, struct acs_diag *d)
 {
   uint8_t *buf;
@@ -690,8 +671,6 @@ int acs_onnx_load(const char *path, struct acs_workload *w, struct acs_diag *d)
     free(lg);
     return rc;
   }
-  w->kind = ACS_WL_DNN;
-  w->model = lg;
-  w->model_ops = &lgraph_model_ops;
+  acs_workload_set_lgraph(w, lg);
   return ACS_OK;
 }

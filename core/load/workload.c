@@ -15,6 +15,7 @@
  */
 #include "core/load/load.h"
 #include "core/load/loopload.h"
+#include "core/model/layer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,13 +179,37 @@ void acs_workload_free(struct acs_workload *w)
   free(w);
 }
 
+static int lgraph_build(const struct acs_workload *w, const struct acs_platform *p,
+                        struct acs_graph *g, struct acs_diag *d)
+{
+  return acs_lgraph_build(w->model, p, g, d);
+}
+
+static void lgraph_free(void *model)
+{
+  acs_lgraph_destroy(model);
+  free(model);
+}
+
+static const struct acs_wl_model_ops lgraph_model_ops = { lgraph_build, lgraph_free };
+
+const struct acs_lgraph *acs_workload_lgraph(const struct acs_workload *w)
+{
+  return w && w->model_ops == &lgraph_model_ops ? w->model : NULL;
+}
+
+void acs_workload_set_lgraph(struct acs_workload *w, struct acs_lgraph *lg)
+{
+  w->kind = ACS_WL_DNN;
+  w->model = lg;
+  w->model_ops = &lgraph_model_ops;
+}
+
 int acs_workload_build(const struct acs_workload *w, const struct acs_platform *p,
                        struct acs_graph *g, struct acs_diag *d)
 {
   if (w->model_ops && w->model_ops->build)
     return w->model_ops->build(w, p, g, d);
-  if (w->kind == ACS_WL_DNN)
-    return acs_dnn_build(w, p, g, d);
   if (!w->graph)
     return ACS_EINVAL;
   return acs_graph_clone(w->graph, g);

@@ -232,6 +232,7 @@ struct acs_lnode {
   const char *name;                           /* unique within the graph */
   int op;                                     /* enum acs_lop */
   int32_t index;                              /* position in the file (0-based) */
+  int32_t line;                               /* source line (SCALE-Sim rows), 0 unknown */
   struct acs_lattrs a;
   int nin, nout;
   int32_t *in;                                /* tensor per input slot, -1 omitted */

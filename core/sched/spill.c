@@ -64,7 +64,7 @@
  *    loads every layer's weights at time 0 and fills the CMX with tensors
  *    needed much later, which then have to be evicted. Option `lookahead`
  *    lets an op start only when its rank is within that many of the most
- *    urgent ready op's (0 = no limit). Wider windows gave shorter makespans
+ *    urgent ready op's (0 = no limit; by default 16 per PE). Wider windows gave shorter makespans
  *    and fewer spills on the DNN suite but cost O(window) per instant; 64
  *    keeps the 10^5-op benchmark near 1 s (doc/spill.md has the figures).
  *    Letting every ready op start at idle instants (a soft window) made
@@ -90,6 +90,12 @@
  */
 #include "config.h"
 
+/* The default window: the DNN lowering makes one op per PE for each tile,
+ * so 16 ranks per PE span about 16 tiles whatever the PE count (64 ranks
+ * at 4 PEs; a fixed 64 let a 16-PE schedule look only 4 tiles ahead and
+ * made it slower than on 4 PEs). */
+#define LOOKAHEAD_PER_PE 16
+
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -109,7 +115,7 @@ struct spill_opts {
   int64_t placement; /* ACS_FIT_FIRST, ACS_FIT_BEST */
   int64_t evict;
   int64_t clean;
-  int64_t lookahead; /* 0 = no limit */
+  int64_t lookahead; /* 0 = no limit; -1 = LOOKAHEAD_PER_PE x pe_count */
   int64_t rule;
   int64_t reduce;    /* reachability budget per control edge; 0 = keep all */
 };
@@ -176,6 +182,7 @@ struct spill {
   struct readyset rs;
   int32_t ndone, rescue;
   int32_t *mark;            /* exclusion stamps for eviction */
+  int64_t lookahead;        /* the window in ranks (option lookahead, resolved) */
   int32_t mark_cur;
   double frag_area;
 };
@@ -939,7 +946,7 @@ static int run_loop(struct spill *s)
     if (s->interrupted && *s->interrupted)
       return ACS_EINTERRUPTED;
     release_due(s);
-    if ((err = decide(s, s->o->lookahead)) < 0)
+    if ((err = decide(s, s->lookahead)) < 0)
       return err;
     if (!acs_heap_empty(&s->run)) {
       int64_t next = acs_heap_peek(&s->run).key;
@@ -1074,6 +1081,8 @@ static int spill_init(struct spill *s, const struct acs_problem *pb, const struc
   s->res_cmx = pb->res_cmx;
   s->res_dma = pb->res_dma;
   s->res_ddr = pb->res_ddr;
+  s->lookahead = o->lookahead >= 0 ? o->lookahead
+               : LOOKAHEAD_PER_PE * (pb->res_pe >= 0 ? pb->cap[pb->res_pe] : 1);
   s->align = out->cmx_align > 1 ? out->cmx_align : 1;
   s->cap = pb->cap[pb->res_cmx] / s->align * s->align;
   s->rescue = -1;
@@ -1205,8 +1214,9 @@ static const struct acs_opt_desc spill_opts_desc[] = {
   { "clean", ACS_OPT_ENUM, offsetof(struct spill_opts, clean), "drop", 0, 0, clean_choices,
     "tensors loaded from DDR: drop (evict without a write, re-read from the source) or "
     "write (spill-write them like the seed)" },
-  { "lookahead", ACS_OPT_INT, offsetof(struct spill_opts, lookahead), "64", 0, 1e9, NULL,
-    "an op starts only within this many ranks of the most urgent ready op (0 = no limit)" },
+  { "lookahead", ACS_OPT_INT, offsetof(struct spill_opts, lookahead), "-1", -1, 1e9, NULL,
+    "an op starts only within this many ranks of the most urgent ready op (0 = no limit; "
+    "-1 = 16 per PE)" },
   { "rule", ACS_OPT_ENUM, offsetof(struct spill_opts, rule), "lft", 0, 0, rule_choices,
     "priority: lft (latest finish time) or topo (topological position)" },
   { "reduce", ACS_OPT_INT, offsetof(struct spill_opts, reduce), "4096", 0, 1e9, NULL,

@@ -236,7 +236,7 @@ static int cascade_schedule(const struct acs_problem *pb, const void *opts,
 
   if (!lg)
     return acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
-                        "cascade: needs a layer graph (an ONNX workload)");
+                        "cascade: needs a layer graph (an ONNX model or a SCALE-Sim table)");
   if ((budget = budget_of(o, out, d)) < 0)
     return (int)budget;
   if ((err = acs_cgraph_build(lg, (int64_t)acs_platform_get(&pb->plat, ACS_P_BYTES_PER_ELEM),
