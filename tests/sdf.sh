@@ -51,6 +51,20 @@ for run in f["schedules"]:
 else
   echo "skip independent_checker (python3-h5py missing)"
 fi
+# Three DMA channels share one DDR link (SimGrid shares its bandwidth):
+# every plan puts no more transfers on the link than it carries at full
+# rate, so SimGrid replays each plan to the cycle (rounding aside), the
+# dynamic gang's MP3 decoder too.
+# A DDR twice as fast as a DMA engine carries two transfers at once.
+for r in 4 0.5; do
+  for w in workloads/sdf/histeq.xml tests/data/sdf/mp3decoder_granule_parallelism.xml; do
+    "$ACSIM" run -p platforms/isp4.csv --set dma_channels=3 --set ddr_ratio=$r -w "$w" -s all \
+      >"$T/out" 2>"$T/err"
+    n=$(awk '$1 == "isp4" && $4 == "ok" && ($5 - $6 <= 1 && $6 - $5 <= 1)' "$T/out" | wc -l)
+    name="planned_is_simulated_$(basename "$w" .xml)_ddr_ratio_$r"
+    if [ "$n" = 4 ]; then ok "$name"; else bad "$name ($n of 4)"; cat "$T/out" >> "$T/err"; fi
+  done
+done
 expect program_needs_gang 2 "no selected scheduler has option 'program'" -- \
   "$ACSIM" run -p platforms/isp4.csv -w workloads/sdf/verification.xml -s tiling -O program=x.txt --no-sim
 

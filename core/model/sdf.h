@@ -60,6 +60,9 @@ struct acs_sdf_seq {
 /* Sum of the first k entries of the infinite repetition of s. */
 static inline int64_t acs_sdf_seq_cum(const struct acs_sdf_seq *s, int64_t k)
 {
+  /* Most sequences have one entry (SDF rates, line kernels): no division. */
+  if (s->n == 1)
+    return k * s->sum;
   return (k / s->n) * s->sum + s->pre[k % s->n];
 }
 static inline int64_t acs_sdf_seq_at(const struct acs_sdf_seq *s, int64_t k)

@@ -22,6 +22,7 @@ int gx_plat_init(struct gx_plat *xp, const struct acs_platform *p, struct acs_di
   xp->p = p;
   xp->npe = (int32_t)acs_platform_get(p, ACS_P_PE_COUNT);
   xp->ndma = (int32_t)acs_platform_get(p, ACS_P_DMA_CHANNELS);
+  xp->lanes = acs_ddrlink_lanes(p);
   xp->align = align > 0 ? align : 1;
   xp->vmem = (int64_t)acs_platform_get(p, ACS_P_PE_VMEM_KIB) * 1024;
   xp->vmem -= xp->vmem % xp->align;
@@ -81,6 +82,24 @@ static int64_t *firing_rows(const struct acs_sdf_graph *g, int32_t a, int64_t *w
   return rows;
 }
 
+/* Whether every firing of actor a looks the same: one execution time, one
+ * rate per port, no absorbed tokens. */
+static int steady(const struct acs_sdf_graph *g, int32_t a)
+{
+  if (g->actors[a].exec.n != 1)
+    return 0;
+  for (int32_t i = g->in_off[a]; i < g->in_off[a + 1]; i++) {
+    const struct acs_sdf_port *p = &g->ports[g->channels[g->in_ch[i]].dport];
+    if (p->rate.n != 1 || p->absorb != 0)
+      return 0;
+  }
+  for (int32_t i = g->out_off[a]; i < g->out_off[a + 1]; i++)
+    if (g->channels[g->out_ch[i]].sport >= 0 &&
+        g->ports[g->channels[g->out_ch[i]].sport].rate.n != 1)
+      return 0;
+  return 1;
+}
+
 /*
  * The loop region of an actor: the longest range of firings in which
  * everything repeats with period lam, lam the lcm of the lengths of its
@@ -110,6 +129,12 @@ static int loop_region(const struct acs_sdf_graph *g, int32_t a, struct gx_actor
   inf->lo = inf->hi = 0;
   if (2 * lam > T)
     return ACS_OK;
+  if (steady(g, a)) {
+    /* Every row is the same: the whole run repeats (what the comparison
+     * below finds, without building T rows). */
+    inf->hi = T;
+    return ACS_OK;
+  }
   if (!(rows = firing_rows(g, a, &w)))
     return ACS_ENOMEM;
   for (int64_t k = 0; k + lam <= T; k++) {
@@ -331,7 +356,7 @@ int64_t gx_gang_cost(const struct gx_ctx *c, int32_t nact, const int32_t *act, c
     }
   }
   dma = sat_add(ddr, local);
-  best = ddr;
+  best = (ddr + c->xp.lanes - 1) / c->xp.lanes;   /* the DDR link */
   if ((dma + c->xp.ndma - 1) / c->xp.ndma > best)
     best = (dma + c->xp.ndma - 1) / c->xp.ndma;
   for (int32_t q = 0; q < npe; q++)
@@ -530,8 +555,12 @@ static int build_csr(struct gx_gang *gg)
 /* Largest window [release(k - 1), need(k)) a destination firing holds. */
 static int64_t window_max(const struct acs_sdf_graph *g, int32_t ch)
 {
+  const struct acs_sdf_port *p = &g->ports[g->channels[ch].dport];
   int64_t T = g->actors[g->channels[ch].dst].total, w = 0;
 
+  /* Without absorbed tokens firing k's window is its rate. */
+  if (p->absorb == 0 && T >= p->rate.n)
+    return p->rate.max;
   for (int64_t k = 0; k < T; k++) {
     int64_t x = acs_sdf_need(g, ch, k) - acs_sdf_release(g, ch, k - 1);
     if (x > w)

@@ -127,10 +127,8 @@ static int check_exclusive(struct ck *c)
     const struct gx_act *a = &pl->acts[i];
     if (a->end == a->start)
       continue;
-    /* keys: PE p -> p; DMA channel k -> npe + k; the DDR link -> -1 */
+    /* keys: PE p -> p; DMA channel k -> npe + k */
     v[n++] = (struct iv){ a->kind == GX_FIRE ? a->unit : c->xp->npe + a->unit, a->start, a->end, i };
-    if (a->kind == GX_LOAD || (a->kind == GX_XFER && a->xk != GX_X_LOCAL))
-      v[n++] = (struct iv){ -1, a->start, a->end, i };
   }
   qsort(v, n, sizeof(*v), cmp_iv);
   for (size_t k = 1; k < n && err == ACS_OK; k++)
@@ -139,8 +137,40 @@ static int check_exclusive(struct ck *c)
                  act_name(c, &pl->acts[v[k - 1].act], n1, sizeof(n1)), (long long)v[k - 1].start,
                  (long long)v[k - 1].end, act_name(c, &pl->acts[v[k].act], n2, sizeof(n2)),
                  (long long)v[k].start, (long long)v[k].end,
-                 v[k].key < 0 ? "the DDR link" : v[k].key < c->xp->npe ? "a PE" : "a DMA channel");
+                 v[k].key < c->xp->npe ? "a PE" : "a DMA channel");
   free(v);
+  return err;
+}
+
+/* The DDR link carries at most acs_ddrlink_lanes() DDR transfers and kernel
+ * loads at once (one unless DDR is faster than a DMA engine): more would
+ * slow each other down, which no plan's durations allow for. */
+static int check_link(struct ck *c)
+{
+  const struct gx_plan *pl = c->pl;
+  int64_t lanes = acs_ddrlink_lanes(c->xp->p), use = 0;
+  struct iv *ev = malloc(((size_t)pl->nacts * 2 + 1) * sizeof(*ev));
+  size_t n = 0;
+  char nm[300];
+  int err = ACS_OK;
+
+  if (!ev)
+    return ACS_ENOMEM;
+  /* Events by time, ends (key 0) before starts (key 1) at one instant. */
+  for (int32_t i = 0; i < pl->nacts; i++) {
+    const struct gx_act *a = &pl->acts[i];
+    if (a->end > a->start && (a->kind == GX_LOAD || (a->kind == GX_XFER && a->xk != GX_X_LOCAL))) {
+      ev[n++] = (struct iv){ a->end, 0, 0, i };
+      ev[n++] = (struct iv){ a->start, 1, 0, i };
+    }
+  }
+  qsort(ev, n, sizeof(*ev), cmp_iv);
+  for (size_t k = 0; k < n && err == ACS_OK; k++)
+    if ((use += ev[k].start ? 1 : -1) > lanes)
+      err = FAIL(c->d, "at cycle %lld %s makes %lld transfers on the DDR link, which carries %lld "
+                 "at once", (long long)ev[k].key, act_name(c, &pl->acts[ev[k].act], nm, sizeof(nm)),
+                 (long long)use, (long long)lanes);
+  free(ev);
   return err;
 }
 
@@ -471,15 +501,97 @@ static int check_tokens(struct ck *c)
   return err;
 }
 
+/* ---- pipeline classes ---- */
+
+/* Whether actor `to` is reachable from `from` along channels (DFS). */
+static int reaches(const struct acs_sdf_graph *g, int32_t from, int32_t to, char *seen,
+                   int32_t *stack)
+{
+  int32_t top = 0;
+
+  memset(seen, 0, (size_t)g->nactors);
+  stack[top++] = from;
+  seen[from] = 1;
+  while (top > 0) {
+    int32_t a = stack[--top];
+    if (a == to)
+      return 1;
+    for (int32_t i = g->out_off[a]; i < g->out_off[a + 1]; i++) {
+      int32_t b = g->channels[g->out_ch[i]].dst;
+      if (b >= 0 && !seen[b]) {
+        seen[b] = 1;
+        stack[top++] = b;
+      }
+    }
+  }
+  return 0;
+}
+
+/*
+ * Seed 004, section 5.2.2: the output of an input- or none-class kernel is
+ * complete only after its last firing, and a none-class kernel reads
+ * complete inputs only. So along a channel a -> b that holds either, b's
+ * first firing starts after a's last firing ends, unless a and b lie on a
+ * cycle (which runs as one gang). O(A + F + C (A + C)).
+ */
+static int check_pipeline(struct ck *c)
+{
+  const struct acs_sdf_graph *g = c->g;
+  int64_t *first = malloc(((size_t)g->nactors + 1) * sizeof(int64_t));
+  int64_t *last = malloc(((size_t)g->nactors + 1) * sizeof(int64_t));
+  int32_t *stack = malloc(((size_t)g->nactors + 1) * sizeof(int32_t));
+  char *seen = malloc((size_t)g->nactors + 1);
+  int err = ACS_OK;
+
+  if (!first || !last || !stack || !seen) {
+    err = ACS_ENOMEM;
+    goto out_with_arrays;
+  }
+  for (int32_t a = 0; a < g->nactors; a++) {
+    first[a] = INT64_MAX;
+    last[a] = INT64_MIN;
+  }
+  for (int32_t i = 0; i < c->pl->nacts; i++) {
+    const struct gx_act *x = &c->pl->acts[i];
+    if (x->kind != GX_FIRE)
+      continue;
+    if (x->start < first[x->actor])
+      first[x->actor] = x->start;
+    if (x->end > last[x->actor])
+      last[x->actor] = x->end;
+  }
+  for (int32_t ch = 0; ch < g->nchannels && err == ACS_OK; ch++) {
+    int32_t a = g->channels[ch].src, b = g->channels[ch].dst;
+    if (a < 0 || b < 0 || a == b ||
+        (g->actors[a].pipe == ACS_SDF_PIPE_FULL && g->actors[b].pipe != ACS_SDF_PIPE_NONE) ||
+        first[b] >= last[a] || reaches(g, b, a, seen, stack))
+      continue;
+    err = FAIL(c->d, "'%s'%s fires at %lld before '%s'%s has ended (at %lld): channel '%s' is "
+               "complete only then", g->actors[b].name,
+               g->actors[b].pipe == ACS_SDF_PIPE_NONE ? " (pipeline=none)" : "",
+               (long long)first[b], g->actors[a].name,
+               g->actors[a].pipe == ACS_SDF_PIPE_FULL ? ""
+               : g->actors[a].pipe == ACS_SDF_PIPE_INPUT ? " (pipeline=input)" : " (pipeline=none)",
+               (long long)last[a], g->channels[ch].name);
+  }
+out_with_arrays:
+  free(first);
+  free(last);
+  free(stack);
+  free(seen);
+  return err;
+}
+
 int gx_check_plan(const struct acs_sdf_graph *g, const struct gx_plat *xp,
                   const struct gx_plan *pl, struct acs_diag *d)
 {
   struct ck c = { g, xp, pl, d, NULL, NULL, 0 };
   int err;
 
-  if ((err = check_acts(&c)) < 0 || (err = check_exclusive(&c)) < 0 ||
+  if ((err = check_acts(&c)) < 0 || (err = check_exclusive(&c)) < 0 || (err = check_link(&c)) < 0 ||
       (err = check_vmem(&c)) < 0 || (err = check_pmem(&c)) < 0 ||
-      (err = check_loaded(&c)) < 0 || (err = check_tokens(&c)) < 0)
+      (err = check_loaded(&c)) < 0 || (err = check_pipeline(&c)) < 0 ||
+      (err = check_tokens(&c)) < 0)
     goto out;
 out:
   free(c.bidx);

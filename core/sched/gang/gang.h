@@ -17,7 +17,9 @@
 #define ACS_SCHED_GANG_GANG_H
 
 #include <signal.h>
+#include <stdio.h>
 
+#include "core/model/ddrlink.h"
 #include "core/model/platform.h"
 #include "core/model/sdf.h"
 #include "core/sched/sched.h"
@@ -30,6 +32,12 @@ struct gx_plat {
   int64_t vmem;          /* bytes of one PE's VMEM for buffers (aligned down) */
   int64_t pmem;          /* bytes of one PE's program memory */
   int64_t align;         /* buffer slots are multiples of this */
+  /* DDR transfers the DDR link carries at once, each at its full rate
+   * (acs_ddrlink_lanes: 1 unless DDR is faster than a DMA engine). The
+   * plans never put more on the link, so no transfer is ever slowed by
+   * another and SimGrid, which shares the link's bandwidth among the
+   * transfers it carries, replays a plan exactly. */
+  int64_t lanes;
 };
 
 /* Fails (ACS_EINFEASIBLE, message in d) when the platform has no VMEM or
@@ -91,10 +99,14 @@ int gx_plan_add_buf(struct gx_plan *pl, const struct gx_buf *b);
  * firing reads is resident on its PE from before its start until its end,
  * written there by its producer on that PE or by a transfer; transfers read
  * resident or DDR-held tokens; every graph output token reaches DDR; no two
- * activities overlap on a PE, a DMA channel or the DDR link (eq. 3.6);
+ * activities overlap on a PE or a DMA channel, and the DDR link carries no
+ * more than xp.lanes transfers and loads at once (eq. 3.6);
  * VMEM (eq. 3.13, at every instant, and every buffer inside its PE's
  * segment, disjoint from the others) and PMEM (kernels resident at once)
- * within the platform; a kernel loaded before its firings (eq. 3.8).
+ * within the platform; a kernel loaded before its firings (eq. 3.8);
+ * pipeline classes (section 5.2.2: across a channel from an input- or
+ * none-class kernel, or into a none-class one, the consumer's first firing
+ * after the producer's last, unless both lie on a cycle).
  * Returns ACS_OK or ACS_EVERIFY with the first violation in d.
  * O((A + B) log (A + B) + F W) for A acts, B buffers, F firings reading W
  * tokens each.
@@ -117,6 +129,13 @@ int gx_lower(const struct acs_sdf_graph *g, const struct gx_plat *xp,
              const struct gx_plan *pl, struct acs_schedule *s);
 
 /* ---- CAKG: one gang's model ---- */
+
+/* How a gang is scheduled (realize.c): the thesis's software pipeline; all
+ * its firings list-scheduled at once (no loop); one actor's firings split
+ * into a strip per PE (the tiling baseline's pass); or, for the whole
+ * graph, kernels loaded on demand (the naive-list baseline's schedule). */
+enum gx_mode { GX_MODE_PIPELINED, GX_MODE_WHOLE, GX_MODE_TILED, GX_MODE_DYNAMIC };
+const char *gx_mode_name(int mode);
 
 enum gx_node_kind { GX_N_PROC, GX_N_XLOCAL, GX_N_XIN, GX_N_XOUT };
 
@@ -167,6 +186,8 @@ struct gx_gang {
   int32_t *in_off, *in_e, *out_off, *out_e;   /* CSR over edges, DDR ends left out */
   int32_t *prio;         /* nodes by priority */
   int has_loop;          /* the model admits a loop body (gx_loop_vector) */
+  int whole;             /* set before scheduling: list-schedule every firing at once, no loop */
+  int mode;              /* enum gx_mode: how the schedule below was made */
   /* schedule */
   int ok;                /* 1: scheduled */
   int64_t *r;            /* preamble firings per node */
@@ -191,6 +212,7 @@ struct gx_ctx {
   double deadline;       /* acs_now_seconds() limit, 0 = none */
   int64_t max_iter;      /* retiming / buffer iterations per phase */
   int searching;         /* partition moves: a gang whose loop does not fit is rejected */
+  int modes;             /* gang: also the whole and tiled realizations of a gang (realize.c) */
 };
 
 int gx_ctx_init(struct gx_ctx *c, const struct acs_sdf_graph *g, const struct acs_platform *p,
@@ -265,6 +287,21 @@ int gx_gang_emit(const struct gx_ctx *c, const struct gx_gang *gg, int32_t gang_
 int gx_map(const struct gx_ctx *c, int32_t nact, const int32_t *act, int32_t *pe,
            int64_t budget, int64_t *cost);
 
+/*
+ * The shortest schedule of a member set (realize.c): mapped by gx_map
+ * (pe[] gets the mapping, *opt its optimal cost) and pipelined, and with
+ * ctx->modes also list-scheduled whole (within a node limit) and, for one
+ * splittable actor, tiled; gg gets the shortest (ties keep the pipelined
+ * one). Returns < 0 on error; *ok = 0 when no realization fits the PMEM or
+ * the VMEM (gg is then empty).
+ */
+int gx_realize(const struct gx_ctx *c, int64_t map_budget, int32_t nact, const int32_t *act,
+               int32_t *pe, struct gx_gang *gg, int64_t *opt, int *ok);
+/* A lower bound of every realization's cycles, without mapping or
+ * scheduling: the DDR link's busy time, the work over the PEs, and the
+ * largest actor's work unless it may be tiled. O(actors + channels). */
+int64_t gx_realize_floor(const struct gx_ctx *c, int32_t nact, const int32_t *act);
+
 /* ---- the control program ---- */
 
 enum gx_instr { GX_I_LOAD, GX_I_START_P, GX_I_SYNC_P, GX_I_START_T, GX_I_SYNC_T };
@@ -284,11 +321,14 @@ struct gx_gang_opts {
   char program[ACS_OPT_STR_MAX];
 };
 
-/* A whole partition scheduled: gangs in execution order. */
+/* A whole partition scheduled: gangs in execution order; or, when dyn is
+ * set (and ngangs 0), the dynamic gang: the whole graph with kernels
+ * loaded on demand, dyn its plan (dynamic.c). */
 struct gx_part {
   int32_t ngangs;
   struct gx_gang *gangs;
   int64_t makespan;
+  struct gx_plan *dyn;
 };
 void gx_part_free(struct gx_part *pt);
 
@@ -296,6 +336,20 @@ void gx_part_free(struct gx_part *pt);
  * partition when `singletons` is set (the sequential approach). */
 int gx_partition(struct gx_ctx *c, const struct gx_gang_opts *o, int singletons,
                  struct gx_part *out, struct acs_diag *d);
+/* A cache of member sets (setcache.c): sorted actor lists to a cost and an
+ * outcome. get returns the outcome with *cost, or -1 when the set is not
+ * there; put records or overwrites one (ACS_ENOMEM). O(n) expected. */
+struct gx_setcache {
+  size_t cap, n;
+  uint64_t *key;
+  int32_t **set;         /* set[i][0] = length, then the actors */
+  int64_t *cost;
+  int8_t *rc;
+};
+int gx_setcache_get(const struct gx_setcache *sc, int32_t n, const int32_t *act, int64_t *cost);
+int gx_setcache_put(struct gx_setcache *sc, int32_t n, const int32_t *act, int64_t cost, int rc);
+void gx_setcache_free(struct gx_setcache *sc);
+
 /* The exact partition + mapping by ILP over optimal costs (ilp.c);
  * *lower gets the proven optimum of the sum of gang costs (a lower bound of
  * every gang schedule's makespan), or -1 when not proven. */
@@ -305,6 +359,28 @@ int gx_partition_ilp(struct gx_ctx *c, const struct gx_gang_opts *o, double time
 /* Emits a scheduled partition into a plan (gangs back to back). */
 int gx_part_emit(const struct gx_ctx *c, const struct gx_part *pt, struct gx_plan *pl);
 
+/*
+ * The dynamic gang (dynamic.c): the naive-list baseline's schedule of the
+ * whole graph (one gang whose kernels are loaded on demand and whose
+ * firings go to any PE) replaces pt's gangs when it ends strictly before
+ * pt->makespan. It is run with that limit and stops as soon as it cannot
+ * beat it. Returns < 0 only on errors (a schedule naive-list cannot
+ * finish is simply not kept).
+ */
+int gx_dynamic_try(struct gx_ctx *c, struct gx_part *pt);
+/* Appends the dynamic gang's plan to pl. */
+int gx_dyn_emit(const struct gx_plan *dyn, struct gx_plan *pl);
+/* Its tables, control program (every activity at its time, loads where
+ * they happen) and that program's check against the plan. */
+int gx_dyn_tables(const struct gx_ctx *c, const struct gx_plan *dyn, struct acs_schedule *s);
+int gx_dyn_program_text(FILE *f, const struct gx_ctx *c, const struct gx_plan *dyn);
+int gx_dyn_program_verify(const struct gx_ctx *c, const struct gx_plan *dyn,
+                          const struct gx_plan *pl, struct acs_diag *d);
+
+/* The family's result tables with their columns (program.c). */
+enum { GX_RTAB_GANGS, GX_RTAB_PARTITION, GX_RTAB_PROGRAM };
+int gx_rtab_add(struct acs_schedule *s, int which, struct acs_rtab **t);
+
 /* Result tables and the control program text (program.c). */
 int gx_part_tables(const struct gx_ctx *c, const struct gx_part *pt, struct acs_schedule *s);
 int gx_program_write(const struct gx_ctx *c, const struct gx_part *pt, const char *path,
@@ -313,10 +389,23 @@ int gx_program_write(const struct gx_ctx *c, const struct gx_part *pt, const cha
 int gx_program_verify(const struct gx_ctx *c, const struct gx_part *pt, const struct gx_plan *pl,
                       struct acs_diag *d);
 
+/* Whether actor a can be split into strips: no self-edge orders its
+ * firings and no cycle holds it (tiling.c). */
+int gx_splittable(const struct gx_ctx *c, int32_t a);
+/* The tiling baseline's pass of a splittable actor, built (not scheduled):
+ * one strip of consecutive firings per PE, each reading its input lines
+ * (ghost lines included) from DDR and writing its output to DDR. */
+int gx_tiling_pass(const struct gx_ctx *c, int32_t a, struct gx_gang *gg);
+
 /* Baselines (tiling.c, naive.c): fill a plan. */
 int gx_tiling(struct gx_ctx *c, const struct gx_gang_opts *o, struct gx_plan *pl,
               struct acs_diag *d);
 int gx_naive(struct gx_ctx *c, struct gx_plan *pl, struct acs_diag *d);
+/* gx_naive, stopped (ACS_OK, *done = 0, the plan partial) as soon as its
+ * schedule cannot end before `limit` cycles (0: no limit); with `probe`
+ * the plan gets no buffers (only its makespan is wanted). */
+int gx_naive_within(struct gx_ctx *c, int64_t limit, int probe, struct gx_plan *pl, int *done,
+                    struct acs_diag *d);
 
 /* The SDF side of `sequential` (variants.c). */
 int acs__sdf_sequential(const struct acs_problem *pb, const struct acs_sched_ctx *ctx,

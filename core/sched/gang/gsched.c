@@ -383,7 +383,7 @@ static int64_t body_bound(const struct gx_ctx *c, const struct gx_gang *gg, cons
         ddr += d;
     }
   }
-  best = ddr;
+  best = (ddr + c->xp.lanes - 1) / c->xp.lanes;   /* the DDR link */
   for (int32_t h = 0; h < nh; h++)
     if (busy[h] > best)
       best = busy[h];
@@ -559,13 +559,26 @@ struct sized {
 };
 
 /* Runs preamble, postamble and body with capacities (the body last, so its
- * profile is what the caller reads), growing the edge that blocks a
- * deadlock; fills *out. Returns 1 when all three complete. */
+ * profile is what the caller reads; without a loop the preamble, which then
+ * holds every firing), growing the edge that blocks a deadlock; fills
+ * *out. Returns 1 when all three complete. */
 static int run_all(const struct gx_ctx *c, struct gx_gang *gg, struct gx_run *run,
                    const int64_t *r, int64_t L, struct sized *out)
 {
   for (int64_t guard = 0; guard < 64 * (int64_t)gg->nedges + 64; guard++) {
     int err;
+    out->post = 0;
+    if (L == 0) {
+      gx_set_post(gg, r, L, run);
+      if ((err = gx_run_segment(run, 1)) < 0)
+        return err;
+      if (!run->ok) {
+        if (!grow(c, gg, run->dead_edge))
+          return 0;
+        continue;
+      }
+      out->post = run->makespan;
+    }
     gx_set_pre(gg, r, run);
     if ((err = gx_run_segment(run, 1)) < 0)
       return err;
@@ -575,15 +588,17 @@ static int run_all(const struct gx_ctx *c, struct gx_gang *gg, struct gx_run *ru
       continue;
     }
     out->pre = run->makespan;
-    gx_set_post(gg, r, L, run);
-    if ((err = gx_run_segment(run, 1)) < 0)
-      return err;
-    if (!run->ok) {
-      if (!grow(c, gg, run->dead_edge))
-        return 0;
-      continue;
+    if (L > 0) {
+      gx_set_post(gg, r, L, run);
+      if ((err = gx_run_segment(run, 1)) < 0)
+        return err;
+      if (!run->ok) {
+        if (!grow(c, gg, run->dead_edge))
+          return 0;
+        continue;
+      }
+      out->post = run->makespan;
     }
-    out->post = run->makespan;
     out->P = 0;
     if (L > 0) {
       gx_set_body(gg, r, run);
@@ -634,7 +649,11 @@ static int buffer_phase(const struct gx_ctx *c, struct gx_gang *gg, struct gx_ru
         best_cap[e] = gg->edges[e].cap;
       found = 1;
     }
-    if (L == 0 || s.P <= pstar || pick_buffer(c, gg, run, pstar) < 0)
+    /* Without a loop only a gang listed whole by choice grows its buffers
+     * (behind the longest blocking, toward the gang's cost bound); the
+     * fallback of a gang without a loop keeps its first sizes. */
+    if ((L == 0 && (!gg->whole || s.total <= gg->bound)) || (L > 0 && s.P <= pstar) ||
+        pick_buffer(c, gg, run, pstar) < 0)
       break;
   }
   if (found)
@@ -711,7 +730,7 @@ int gx_gang_schedule(const struct gx_ctx *c, struct gx_gang *gg)
     err = ACS_ENOMEM;
     goto out_with_run;
   }
-  if (gg->has_loop) {
+  if (gg->has_loop && !gg->whole) {
     if ((err = retiming_phase(c, gg, &run, &ph)) < 0)
       goto out_with_run;
     /* The best retiming, then the plain one (fewer buffers), then no loop. */
@@ -731,7 +750,7 @@ int gx_gang_schedule(const struct gx_ctx *c, struct gx_gang *gg)
   /* While searching, a gang whose loop does not fit is a move to reject:
    * scheduling it without a loop is always possible but slow to find and
    * slow to run. */
-  if (!ok && (!gg->has_loop || !c->searching)) {
+  if (!ok && (!gg->has_loop || !c->searching || gg->whole)) {
     no_loop(gg);
     retime(c, gg, zero, ph.r);
     if ((ok = try_config(c, gg, &run, ph.r, 0, 0, cap_tmp)) < 0) {
@@ -741,6 +760,7 @@ int gx_gang_schedule(const struct gx_ctx *c, struct gx_gang *gg)
   }
   if (ok)
     assign_offsets(c, gg);
+  gg->mode = gg->L > 0 ? GX_MODE_PIPELINED : GX_MODE_WHOLE;
   err = ACS_OK;
 out_with_run:
   gx_run_free(&run);

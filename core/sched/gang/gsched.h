@@ -59,7 +59,7 @@ struct gx_run {
   int32_t *stale_blk;
   int32_t *runq;         /* the running nodes (at most one per hardware), any order */
   int32_t nrun;
-  int ddr_busy;
+  int64_t ddr_busy;      /* DDR transfers running (the link carries xp.lanes at once) */
 };
 
 int gx_run_init(struct gx_run *r, const struct gx_ctx *c, const struct gx_gang *gg);

@@ -269,7 +269,7 @@ static int start_firing(struct gx_run *r, int32_t v, int64_t t)
   r->run_end[v] = t + gx_node_dur(r->c, n, k);
   r->hw_busy[hw] = 1;
   if (n->ddr)
-    r->ddr_busy = 1;
+    r->ddr_busy++;
   r->nxt[v]++;
   return ACS_OK;
 }
@@ -298,7 +298,7 @@ static int pass(struct gx_run *r, int64_t t, int *started)
     const struct gx_node *n = &gg->nodes[v];
     /* Busy hardware first: it rejects most nodes (and covers running). */
     if (r->hw_busy[r->hw[v]] || r->nxt[v] >= r->to[v] || r->running[v] ||
-        (n->ddr && r->ddr_busy))
+        (n->ddr && r->ddr_busy >= r->c->xp.lanes))
       continue;
     if (!ready_cached(r, v, &blk)) {
       if (blk >= 0 && r->blk_since[v] < 0) {
@@ -338,7 +338,7 @@ static void complete(struct gx_run *r, int64_t t)
     if (t > r->hw_end[hw])
       r->hw_end[hw] = t;
     if (n->ddr)
-      r->ddr_busy = 0;
+      r->ddr_busy--;
   }
 }
 

@@ -32,6 +32,7 @@ struct pair {
 struct mstate {
   int32_t n, npe, ndma;
   int64_t pmem, fixed_ddr, total_work;
+  int64_t lanes;         /* DDR transfers the link carries at once */
   int64_t *work, *ksize;
   int32_t *pos_actor;    /* search order -> index into act[] */
   struct pair *pairs;
@@ -54,7 +55,7 @@ static int64_t ceil_div(int64_t a, int64_t b)
 /* The cost (eq. 5.1) of loads and cut so far. */
 static int64_t partial_cost(const struct mstate *m)
 {
-  int64_t c = m->fixed_ddr, dma = ceil_div(m->fixed_ddr + m->cut, m->ndma);
+  int64_t c = ceil_div(m->fixed_ddr, m->lanes), dma = ceil_div(m->fixed_ddr + m->cut, m->ndma);
 
   if (dma > c)
     c = dma;
@@ -154,7 +155,8 @@ static void search(struct mstate *m, int32_t i, int32_t used)
     m->cut += dc;
     /* partial_cost(m) from the loads' maximum before this placement, and
      * the total work spread evenly. */
-    lb = m->fixed_ddr > m->avg_work ? m->fixed_ddr : m->avg_work;
+    lb = ceil_div(m->fixed_ddr, m->lanes) > m->avg_work ? ceil_div(m->fixed_ddr, m->lanes)
+                                                         : m->avg_work;
     if (ceil_div(m->fixed_ddr + m->cut, m->ndma) > lb)
       lb = ceil_div(m->fixed_ddr + m->cut, m->ndma);
     if (top > lb)
@@ -354,6 +356,7 @@ int gx_map(const struct gx_ctx *c, int32_t nact, const int32_t *act, int32_t *pe
   m.n = nact;
   m.npe = c->xp.npe;
   m.ndma = c->xp.ndma;
+  m.lanes = c->xp.lanes;
   m.pmem = c->xp.pmem;
   m.budget = budget;
   m.best_cost = m.best_cut = INT64_MAX;
@@ -385,7 +388,9 @@ int gx_map(const struct gx_ctx *c, int32_t nact, const int32_t *act, int32_t *pe
   if ((rc = build_pairs(c, nact, act, pos_of, &m)) < 0 || (rc = build_adjacency(&m)) < 0)
     goto out_with_state;
   m.avg_work = ceil_div(m.total_work, m.npe);
-  m.floor = m.fixed_ddr > m.avg_work ? m.fixed_ddr : m.avg_work;
+  m.floor = ceil_div(m.fixed_ddr, m.lanes) > m.avg_work ? ceil_div(m.fixed_ddr, m.lanes) : m.avg_work;
+  if (ceil_div(m.fixed_ddr, m.ndma) > m.floor)
+    m.floor = ceil_div(m.fixed_ddr, m.ndma);
   if (nact > 0 && m.work[0] > m.floor)
     m.floor = m.work[0];
   greedy(&m);

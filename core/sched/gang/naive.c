@@ -36,6 +36,7 @@ struct tok {
   int32_t out_pe, in_pe;     /* PE whose output / input buffer holds it, -1 */
   int32_t out_buf, in_buf;   /* their plan buffers */
   int8_t in_ddr;
+  int8_t owed;               /* the least DMA work it still needs (enum owe) */
 };
 
 struct nch {
@@ -47,6 +48,10 @@ struct nch {
   int64_t out_lo, out_hi;    /* producer's output buffer range */
   int32_t out_pe;            /* the producer's PE while its output buffer is used */
   int64_t in_cap, out_cap, in_off, out_off, slot;
+  int64_t t_ddr, t_cmx;      /* cycles of one token through DDR, PE to PE */
+  /* At the firing counts so far: what the consumer's next firing needs,
+   * what the producer has made, what its next firing adds. */
+  int64_t need, avail, add;
 };
 
 struct npe {
@@ -72,7 +77,34 @@ struct nv {
   int64_t dma_until, ddr_until;
   int32_t dma_act;           /* the running DMA act, -1 */
   int64_t remaining;         /* firings left */
+  /* DMA cycles these rules can no longer avoid: what every token still
+   * owes (see enum owe) and every kernel that must still be loaded. */
+  int64_t mand;
+  char *load_owed;
+  int probe;                 /* buffers not recorded: only the makespan counts */
+  char *gate;                /* 1: a pipeline class may hold the actor back (pipe_ready) */
+  int32_t *rank;             /* actor -> its position in by_level */
+  int32_t *loaded;           /* scratch: the loaded actors */
 };
+
+/* What a token still needs from the DMA at least: nothing; one transfer
+ * PE to PE (it is, or will be, in its producer's output buffer); one DDR
+ * transfer (it is only in DDR, or it is a graph output to write). */
+enum owe { OWE_NONE, OWE_CMX, OWE_DDR };
+
+static int64_t owe_cost(const struct nch *n, int owed)
+{
+  return owed == OWE_DDR ? n->t_ddr : owed == OWE_CMX ? n->t_cmx : 0;
+}
+
+/* Token j of channel c now owes `owed`. */
+static void owe(struct nv *v, int32_t c, int64_t j, int owed)
+{
+  struct nch *n = &v->ch[c];
+
+  v->mand += owe_cost(n, owed) - owe_cost(n, n->t[j].owed);
+  n->t[j].owed = (int8_t)owed;
+}
 
 /* ---- buffers ---- */
 
@@ -82,6 +114,10 @@ static int buf_open(struct nv *v, int32_t ch, int64_t j, int32_t pe, int64_t off
   struct gx_buf b;
   int err;
 
+  if (v->probe) {
+    *idx = -1;
+    return ACS_OK;
+  }
   memset(&b, 0, sizeof(b));
   b.chan = ch;
   b.j = j;
@@ -146,17 +182,54 @@ static int layout(struct nv *v, int32_t a)
 
 /* ---- what can happen ---- */
 
-/* The window of a's next firing exists (produced, or initial, or input). */
-static int input_exists(const struct nv *v, int32_t a)
+/* Pipeline classes (seed 004, section 5.2.2): the output of an input- or
+ * none-class kernel is complete only after its last firing, and a
+ * none-class kernel reads complete inputs only. So b fires only once every
+ * such producer has ended its last firing (a channel inside a cycle
+ * excepted: the gangs keep a cycle together too). */
+static int pipe_ready(const struct nv *v, int32_t b)
+{
+  const struct acs_sdf_graph *g = v->c->g;
+
+  if (!v->gate[b])
+    return 1;
+  for (int32_t i = g->in_off[b]; i < g->in_off[b + 1]; i++) {
+    int32_t a = g->channels[g->in_ch[i]].src;
+    if (a < 0 || v->c->scc[a] == v->c->scc[b])
+      continue;
+    if ((g->actors[a].pipe != ACS_SDF_PIPE_FULL || g->actors[b].pipe == ACS_SDF_PIPE_NONE) &&
+        v->fired[a] < g->actors[a].total)
+      return 0;
+  }
+  return 1;
+}
+
+/* The per-channel counts of struct nch around actor a, after its firing
+ * count changed. */
+static void counts_changed(struct nv *v, int32_t a)
 {
   const struct acs_sdf_graph *g = v->c->g;
   int64_t k = v->fired[a];
 
+  for (int32_t i = g->in_off[a]; i < g->in_off[a + 1]; i++)
+    v->ch[g->in_ch[i]].need = acs_sdf_need(g, g->in_ch[i], k);
+  for (int32_t i = g->out_off[a]; i < g->out_off[a + 1]; i++) {
+    struct nch *n = &v->ch[g->out_ch[i]];
+    n->avail = acs_sdf_avail(g, g->out_ch[i], k);
+    n->add = acs_sdf_prod(g, g->out_ch[i], k) - acs_sdf_prod(g, g->out_ch[i], k - 1);
+  }
+}
+
+/* The window of a's next firing exists (produced, or initial, or input). */
+static int input_exists(const struct nv *v, int32_t a)
+{
+  const struct acs_sdf_graph *g = v->c->g;
+
+  if (!pipe_ready(v, a))
+    return 0;
   for (int32_t i = g->in_off[a]; i < g->in_off[a + 1]; i++) {
-    int32_t c = g->in_ch[i];
-    const struct acs_sdf_channel *cc = &g->channels[c];
-    int64_t need = acs_sdf_need(g, c, k);
-    if (cc->src >= 0 && cc->src != a && acs_sdf_avail(g, c, v->fired[cc->src]) < need)
+    int32_t c = g->in_ch[i], src = g->channels[c].src;
+    if (src >= 0 && src != a && v->ch[c].avail < v->ch[c].need)
       return 0;
   }
   return 1;
@@ -167,20 +240,19 @@ static int can_fire(const struct nv *v, int32_t p)
   const struct acs_sdf_graph *g = v->c->g;
   const struct npe *pe = &v->pe[p];
   int32_t a = pe->actor;
-  int64_t k;
 
-  if (a < 0 || pe->loading || pe->busy || pe->evicting || v->fired[a] >= g->actors[a].total)
+  if (a < 0 || pe->loading || pe->busy || pe->evicting || v->fired[a] >= g->actors[a].total ||
+      !pipe_ready(v, a))
     return 0;
-  k = v->fired[a];
   for (int32_t i = g->in_off[a]; i < g->in_off[a + 1]; i++) {
     int32_t c = g->in_ch[i];
-    if (v->ch[c].deliver - v->ch[c].inflight < acs_sdf_need(g, c, k))
+    if (v->ch[c].deliver - v->ch[c].inflight < v->ch[c].need)
       return 0;
   }
   for (int32_t i = g->out_off[a]; i < g->out_off[a + 1]; i++) {
     int32_t c = g->out_ch[i];
     const struct nch *n = &v->ch[c];
-    int64_t add = acs_sdf_prod(g, c, k) - acs_sdf_prod(g, c, k - 1);
+    int64_t add = n->add;
     if (g->channels[c].dst == a) {
       if (n->deliver + add - n->in_lo > n->in_cap)
         return 0;
@@ -262,6 +334,7 @@ static int fire_done(struct nv *v, int32_t p)
   v->fired[a]++;
   v->remaining--;
   pe->busy = 0;
+  counts_changed(v, a);
   return ACS_OK;
 }
 
@@ -292,8 +365,7 @@ static int dma_act(struct nv *v, int kind, int xk, int32_t c, int64_t j, int32_t
     x.end = v->now + acs_platform_ddr_cycles(p, x.bytes);
   } else {
     x.bytes = g->channels[c].token_bytes;
-    x.end = v->now + (xk == GX_X_LOCAL ? acs_platform_cmx_cycles(p, x.bytes)
-                                       : acs_platform_ddr_cycles(p, x.bytes));
+    x.end = v->now + (xk == GX_X_LOCAL ? v->ch[c].t_cmx : v->ch[c].t_ddr);
   }
   if ((id = gx_plan_add_act(v->pl, &x)) < 0)
     return id;
@@ -327,6 +399,7 @@ static int deliver(struct nv *v, int32_t c, int32_t q)
                       v->now, v->dma_until, id, &tk->in_buf)) < 0)
     return err;
   tk->in_pe = q;
+  owe(v, c, n->deliver, OWE_NONE);
   n->deliver++;
   n->inflight = 1;
   return 1;
@@ -341,16 +414,42 @@ static int write_out(struct nv *v, int32_t c)
   if (id < 0)
     return id;
   v->dma_spill = 0;
+  /* A graph output is done; any other token leaving an output buffer for
+   * DDR must come back from there. */
+  if (v->c->g->channels[c].dst < 0)
+    owe(v, c, n->out_lo, OWE_NONE);
+  else if (n->t[n->out_lo].owed == OWE_CMX)
+    owe(v, c, n->out_lo, OWE_DDR);
   return 1;
+}
+
+/* The loaded actors in the order of by_level (at most one per PE). */
+static int32_t loaded_by_level(const struct nv *v, int32_t *out)
+{
+  int32_t n = 0;
+
+  for (int32_t p = 0; p < v->c->xp.npe; p++) {
+    int32_t a = v->pe[p].actor, j = n;
+    if (a < 0)
+      continue;
+    while (j > 0 && v->rank[out[j - 1]] > v->rank[a]) {
+      out[j] = out[j - 1];
+      j--;
+    }
+    out[j] = a;
+    n++;
+  }
+  return n;
 }
 
 static int rule1(struct nv *v)
 {
   const struct acs_sdf_graph *g = v->c->g;
+  int32_t n = loaded_by_level(v, v->loaded);
   int rc;
 
-  for (int32_t i = 0; i < g->nactors; i++) {
-    int32_t a = v->by_level[i], q = v->on[a];
+  for (int32_t i = 0; i < n; i++) {
+    int32_t a = v->loaded[i], q = v->on[a];
     if (q < 0 || v->pe[q].loading || v->pe[q].evicting)
       continue;
     for (int32_t k = g->in_off[a]; k < g->in_off[a + 1]; k++)
@@ -387,6 +486,10 @@ static int rule2(struct nv *v)
                           (long long)v->c->xp.vmem);
     if ((id = dma_act(v, GX_LOAD, 0, -1, 0, -1, p, a)) < 0)
       return id;
+    if (v->load_owed[a]) {
+      v->load_owed[a] = 0;
+      v->mand -= acs_platform_ddr_cycles(v->c->xp.p, g->actors[a].kernel_bytes);
+    }
     v->pe[p].actor = a;
     v->pe[p].loading = 1;
     v->pe[p].until = v->dma_until;
@@ -465,6 +568,10 @@ static void unload(struct nv *v, int32_t p)
       }
   }
   v->pl->acts[pe->load_act].evict = v->now;
+  if (v->fired[a] < g->actors[a].total && !v->load_owed[a]) {
+    v->load_owed[a] = 1;   /* it will have to be loaded again */
+    v->mand += acs_platform_ddr_cycles(v->c->xp.p, g->actors[a].kernel_bytes);
+  }
   v->on[pe->actor] = -1;
   pe->actor = -1;
   pe->evicting = 0;
@@ -487,6 +594,7 @@ static int empty_one(struct nv *v, int32_t p)
     if (n->deliver > n->in_lo) {
       int64_t j = n->deliver - 1;   /* the newest: the rest stays in order */
       struct tok *tk = &n->t[j];
+      owe(v, c, j, OWE_DDR);   /* it will have to come back */
       if (tk->in_ddr) {
         buf_close(v, tk->in_buf, v->now);
         tk->in_buf = -1;
@@ -593,6 +701,18 @@ static int decide(struct nv *v)
   return ACS_OK;
 }
 
+/* What token j of channel c owes before anything runs. */
+static int owed_at_start(const struct acs_sdf_channel *cc, int64_t j)
+{
+  if (cc->dst < 0)
+    return j >= cc->d0 ? OWE_DDR : OWE_NONE;   /* to be written */
+  if (j >= cc->consumed)
+    return OWE_NONE;                           /* nobody reads it */
+  if (cc->src < 0 || j < cc->d0)
+    return OWE_DDR;                            /* in DDR */
+  return cc->src == cc->dst ? OWE_NONE : OWE_CMX;
+}
+
 static int init(struct nv *v)
 {
   const struct acs_sdf_graph *g = v->c->g;
@@ -604,7 +724,12 @@ static int init(struct nv *v)
   v->level = calloc((size_t)na + 1, sizeof(int64_t));
   v->on = malloc(((size_t)na + 1) * sizeof(int32_t));
   v->by_level = malloc(((size_t)na + 1) * sizeof(int32_t));
-  if (!v->ch || !v->pe || !v->fired || !v->level || !v->on || !v->by_level)
+  v->load_owed = calloc((size_t)na + 1, 1);
+  v->gate = calloc((size_t)na + 1, 1);
+  v->rank = malloc(((size_t)na + 1) * sizeof(int32_t));
+  v->loaded = malloc(((size_t)v->c->xp.npe + 1) * sizeof(int32_t));
+  if (!v->ch || !v->pe || !v->fired || !v->level || !v->on || !v->by_level || !v->load_owed ||
+      !v->gate || !v->rank || !v->loaded)
     return ACS_ENOMEM;
   for (int32_t a = 0; a < na; a++) {
     v->on[a] = -1;
@@ -622,9 +747,17 @@ static int init(struct nv *v)
     if (!(n->t = malloc(((size_t)n->ntok + 1) * sizeof(*n->t))))
       return ACS_ENOMEM;
     for (int64_t j = 0; j < n->ntok; j++) {
-      n->t[j] = (struct tok){ -1, -1, -1, -1, (int8_t)(cc->src < 0 || j < cc->d0) };
+      n->t[j] = (struct tok){ -1, -1, -1, -1, (int8_t)(cc->src < 0 || j < cc->d0), OWE_NONE };
     }
     n->out_lo = n->out_hi = cc->d0;
+    n->t_ddr = acs_platform_ddr_cycles(v->c->xp.p, cc->token_bytes);
+    n->t_cmx = acs_platform_cmx_cycles(v->c->xp.p, cc->token_bytes);
+    for (int64_t j = 0; j < n->ntok; j++)
+      owe(v, c, j, owed_at_start(cc, j));
+  }
+  for (int32_t a = 0; a < na; a++) {
+    v->load_owed[a] = 1;
+    v->mand += acs_platform_ddr_cycles(v->c->xp.p, g->actors[a].kernel_bytes);
   }
   /* Unit-weight levels (longest path to a sink), by relaxation. */
   for (int32_t pass = 0; pass < na; pass++)
@@ -642,6 +775,18 @@ static int init(struct nv *v)
     }
     v->by_level[j] = x;
   }
+  for (int32_t i = 0; i < na; i++)
+    v->rank[v->by_level[i]] = i;
+  for (int32_t b = 0; b < na; b++) {
+    v->gate[b] = 0;
+    for (int32_t i = g->in_off[b]; i < g->in_off[b + 1]; i++) {
+      int32_t a = g->channels[g->in_ch[i]].src;
+      if (a >= 0 && v->c->scc[a] != v->c->scc[b] &&
+          (g->actors[a].pipe != ACS_SDF_PIPE_FULL || g->actors[b].pipe == ACS_SDF_PIPE_NONE))
+        v->gate[b] = 1;
+    }
+    counts_changed(v, b);
+  }
   return ACS_OK;
 }
 
@@ -655,6 +800,10 @@ static void fini(struct nv *v)
   free(v->level);
   free(v->on);
   free(v->by_level);
+  free(v->load_owed);
+  free(v->gate);
+  free(v->rank);
+  free(v->loaded);
 }
 
 static int64_t next_event(const struct nv *v)
@@ -669,14 +818,24 @@ static int64_t next_event(const struct nv *v)
 
 int gx_naive(struct gx_ctx *c, struct gx_plan *pl, struct acs_diag *d)
 {
+  int done;
+
+  return gx_naive_within(c, 0, 0, pl, &done, d);
+}
+
+int gx_naive_within(struct gx_ctx *c, int64_t limit, int probe, struct gx_plan *pl, int *done,
+                    struct acs_diag *d)
+{
   struct nv v;
   int err;
 
+  *done = 0;
   memset(&v, 0, sizeof(v));
   v.c = c;
   v.pl = pl;
   v.d = d;
   v.dma_act = -1;
+  v.probe = probe;
   if ((err = init(&v)) < 0)
     goto out_with_state;
   for (int32_t a = 0; a < c->g->nactors; a++)
@@ -701,6 +860,10 @@ int gx_naive(struct gx_ctx *c, struct gx_plan *pl, struct acs_diag *d)
       err = ACS_EINTERRUPTED;
       goto out_with_state;
     }
+    /* It ends at t or later, and its DMA still has the unavoidable rest to
+     * do after what it is doing: past the limit, it cannot win. */
+    if (limit > 0 && (t >= limit || (v.dma_act >= 0 ? v.dma_until : t) + v.mand >= limit))
+      goto out_with_state;
     v.now = t;
     if (v.dma_act >= 0 && v.dma_until == t && (err = dma_done(&v)) < 0)
       goto out_with_state;
@@ -716,6 +879,8 @@ int gx_naive(struct gx_ctx *c, struct gx_plan *pl, struct acs_diag *d)
       goto out_with_state;
     if ((t = next_event(&v)) == INT64_MAX)
       break;
+    if (limit > 0 && t >= limit)
+      goto out_with_state;
     v.now = t;
     if (v.dma_act >= 0 && v.dma_until == t && (err = dma_done(&v)) < 0)
       goto out_with_state;
@@ -727,6 +892,7 @@ int gx_naive(struct gx_ctx *c, struct gx_plan *pl, struct acs_diag *d)
     if (pl->acts[i].kind == GX_LOAD && pl->acts[i].evict < 0)
       pl->acts[i].evict = v.now > pl->acts[i].end ? v.now : pl->acts[i].end;
   pl->makespan = v.now;
+  *done = 1;
 out_with_state:
   fini(&v);
   return err;

@@ -25,26 +25,18 @@ struct slot {
   int alive;
   int32_t nact;
   int32_t *act;          /* sorted */
-  struct gx_gang gg;     /* mapped, built and scheduled */
+  /* The committed members and their mapping (gx_map), which expected gains
+   * start from; a look-ahead (depth > 1) changes act and nact for a while,
+   * never these. mact is act as committed. */
+  int32_t mn, *mact, *pe;
+  struct gx_gang gg;     /* its shortest realization (realize.c) */
   int64_t opt;           /* optimal cost of the mapping */
-};
-
-/* Optimal costs of member sets seen before (the same sets recur from one
- * target to the next), and the outcome of scheduling a set (the same move
- * is tried again toward each target and after every cycle of targets).
- * Open addressing over a hash of the sorted list. */
-struct ocache {
-  size_t cap, n;
-  uint64_t *key;
-  int32_t **set;         /* set[i][0] = length, then the actors */
-  int64_t *cost;
-  int8_t *rc;
 };
 
 struct pstate {
   struct gx_ctx *c;
-  struct ocache oc;
-  struct ocache gc;      /* scheduled gangs: cost = total cycles, rc = ok */
+  struct gx_setcache oc;
+  struct gx_setcache gc;      /* scheduled gangs: cost = total cycles, rc = ok */
   int32_t *qoff, *qdst, *qfill;   /* the gang graph by source, for move_allowed */
   const struct gx_gang_opts *o;
   int32_t na, nslots;
@@ -177,37 +169,18 @@ out_with_keys:
 
 /* ---- gangs ---- */
 
-static int ocache_get(const struct ocache *oc, int32_t n, const int32_t *act, int64_t *cost);
-static int ocache_put(struct ocache *oc, int32_t n, const int32_t *act, int64_t cost, int rc);
 
-/* Maps, builds and schedules a gang of the given actors (sorted). *ok = 0
- * when the kernels do not fit the PMEM or the buffers the VMEM. */
-static int make_gang(struct pstate *ps, int32_t nact, const int32_t *act, struct gx_gang *gg,
-                     int64_t *opt, int *ok)
+/* Maps, builds and schedules a gang of the given actors (sorted), its
+ * shortest realization (realize.c); pe gets the mapping. *ok = 0 when the
+ * kernels do not fit the PMEM or the buffers the VMEM. */
+static int make_gang(struct pstate *ps, int32_t nact, const int32_t *act, int32_t *pe,
+                     struct gx_gang *gg, int64_t *opt, int *ok)
 {
-  int rc;
+  int rc = gx_realize(ps->c, ps->o->map_budget, nact, act, pe, gg, opt, ok);
 
-  memset(gg, 0, sizeof(*gg));
-  *ok = 0;
-  gg->nact = nact;
-  gg->act = malloc(((size_t)nact + 1) * sizeof(int32_t));
-  gg->pe = malloc(((size_t)nact + 1) * sizeof(int32_t));
-  if (!gg->act || !gg->pe) {
-    gx_gang_free(gg);
-    return ACS_ENOMEM;
-  }
-  memcpy(gg->act, act, (size_t)nact * sizeof(int32_t));
-  rc = gx_map(ps->c, nact, act, gg->pe, ps->o->map_budget, opt);
-  if (rc <= 0) {
-    gx_gang_free(gg);
-    return rc < 0 ? rc : ocache_put(&ps->gc, nact, act, 0, 0);
-  }
-  if ((rc = gx_gang_build(ps->c, gg)) < 0 || (rc = gx_gang_schedule(ps->c, gg)) < 0) {
-    gx_gang_free(gg);
+  if (rc < 0)
     return rc;
-  }
-  *ok = gg->ok;
-  if ((rc = ocache_put(&ps->gc, nact, act, *ok ? gg->total : 0, *ok)) < 0 || !*ok)
+  if ((rc = gx_setcache_put(&ps->gc, nact, act, *ok ? gg->total : 0, *ok)) < 0 && *ok)
     gx_gang_free(gg);
   return rc;
 }
@@ -221,7 +194,7 @@ static int known_gang(const struct pstate *ps, int32_t n, const int32_t *act, in
     *total = 0;
     return 1;
   }
-  return ocache_get(&ps->gc, n, act, total);
+  return gx_setcache_get(&ps->gc, n, act, total);
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -330,102 +303,6 @@ struct cand {
   int64_t gain;
 };
 
-static uint64_t set_hash(int32_t n, const int32_t *act)
-{
-  uint64_t h = 1469598103934665603ull;
-
-  for (int32_t i = 0; i < n; i++) {
-    h ^= (uint64_t)(uint32_t)act[i];
-    h *= 1099511628211ull;
-  }
-  return h ^ (uint64_t)n;
-}
-
-static void ocache_free(struct ocache *oc)
-{
-  for (size_t i = 0; i < oc->cap; i++)
-    free(oc->set[i]);
-  free(oc->key);
-  free(oc->set);
-  free(oc->cost);
-  free(oc->rc);
-  memset(oc, 0, sizeof(*oc));
-}
-
-/* Slot of the set (found, or the empty slot where it goes). */
-static size_t ocache_slot(const struct ocache *oc, uint64_t h, int32_t n, const int32_t *act)
-{
-  size_t i = (size_t)h & (oc->cap - 1);
-
-  while (oc->set[i] && !(oc->key[i] == h && oc->set[i][0] == n &&
-                         memcmp(oc->set[i] + 1, act, (size_t)n * sizeof(*act)) == 0))
-    i = (i + 1) & (oc->cap - 1);
-  return i;
-}
-
-static int ocache_grow(struct ocache *oc)
-{
-  struct ocache nw;
-  size_t cap = oc->cap ? oc->cap * 2 : 256;
-
-  memset(&nw, 0, sizeof(nw));
-  nw.cap = cap;
-  nw.key = calloc(cap, sizeof(*nw.key));
-  nw.set = calloc(cap, sizeof(*nw.set));
-  nw.cost = calloc(cap, sizeof(*nw.cost));
-  nw.rc = calloc(cap, sizeof(*nw.rc));
-  if (!nw.key || !nw.set || !nw.cost || !nw.rc) {
-    ocache_free(&nw);
-    return ACS_ENOMEM;
-  }
-  for (size_t i = 0; i < oc->cap; i++)
-    if (oc->set[i]) {
-      size_t j = ocache_slot(&nw, oc->key[i], oc->set[i][0], oc->set[i] + 1);
-      nw.key[j] = oc->key[i];
-      nw.set[j] = oc->set[i];
-      nw.cost[j] = oc->cost[i];
-      nw.rc[j] = oc->rc[i];
-      oc->set[i] = NULL;
-      nw.n++;
-    }
-  ocache_free(oc);
-  *oc = nw;
-  return ACS_OK;
-}
-
-/* The cached cost and rc of a set, or -1 when absent. O(n) expected. */
-static int ocache_get(const struct ocache *oc, int32_t n, const int32_t *act, int64_t *cost)
-{
-  size_t slot;
-
-  if (!oc->cap || !oc->set[slot = ocache_slot(oc, set_hash(n, act), n, act)])
-    return -1;
-  *cost = oc->cost[slot];
-  return oc->rc[slot];
-}
-
-/* Records a set (absent so far, or overwritten with the same values). */
-static int ocache_put(struct ocache *oc, int32_t n, const int32_t *act, int64_t cost, int rc)
-{
-  uint64_t h = set_hash(n, act);
-  size_t slot;
-
-  if ((oc->n + 1) * 2 > oc->cap && ocache_grow(oc) < 0)
-    return ACS_ENOMEM;
-  slot = ocache_slot(oc, h, n, act);
-  if (!oc->set[slot]) {
-    if (!(oc->set[slot] = malloc(((size_t)n + 1) * sizeof(int32_t))))
-      return ACS_ENOMEM;
-    oc->set[slot][0] = n;
-    memcpy(oc->set[slot] + 1, act, (size_t)n * sizeof(*act));
-    oc->key[slot] = h;
-    oc->n++;
-  }
-  oc->cost[slot] = cost;
-  oc->rc[slot] = (int8_t)rc;
-  return ACS_OK;
-}
-
 /* The optimal cost of a member set (eq. 5.1 with the best mapping); 1 when
  * it can be mapped, 0 when its kernels do not fit the PMEM. */
 static int optimal_cost(struct pstate *ps, int32_t n, const int32_t *act, int64_t *cost)
@@ -437,7 +314,7 @@ static int optimal_cost(struct pstate *ps, int32_t n, const int32_t *act, int64_
     *cost = 0;
     return 1;
   }
-  if ((rc = ocache_get(&ps->oc, n, act, cost)) >= 0)
+  if ((rc = gx_setcache_get(&ps->oc, n, act, cost)) >= 0)
     return rc;
   if (!(pe = malloc((size_t)n * sizeof(*pe))))
     return ACS_ENOMEM;
@@ -445,7 +322,7 @@ static int optimal_cost(struct pstate *ps, int32_t n, const int32_t *act, int64_
   free(pe);
   if (rc < 0)
     return rc;
-  if ((err = ocache_put(&ps->oc, n, act, rc > 0 ? *cost : 0, rc)) < 0)
+  if ((err = gx_setcache_put(&ps->oc, n, act, rc > 0 ? *cost : 0, rc)) < 0)
     return err;
   return rc;
 }
@@ -459,7 +336,7 @@ static int optimal_cost(struct pstate *ps, int32_t n, const int32_t *act, int64_
  */
 static int incremental_cost(struct pstate *ps, int32_t s, int32_t u, int add, int64_t *cost)
 {
-  const struct gx_gang *gg = &ps->slots[s].gg;
+  const struct slot *sl = &ps->slots[s];
   int32_t n = 0, *act = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
   int32_t *pe = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
   int64_t *pm = calloc((size_t)ps->c->xp.npe + 1, sizeof(int64_t));
@@ -469,11 +346,11 @@ static int incremental_cost(struct pstate *ps, int32_t s, int32_t u, int add, in
     rc = ACS_ENOMEM;
     goto out_with_arrays;
   }
-  for (int32_t i = 0; i < gg->nact; i++)
-    if (add || ps->c->scc[gg->act[i]] != u) {
-      act[n] = gg->act[i];
-      pe[n++] = gg->pe[i];
-      pm[gg->pe[i]] += ps->c->g->actors[gg->act[i]].kernel_bytes;
+  for (int32_t i = 0; i < sl->mn; i++)
+    if (add || ps->c->scc[sl->mact[i]] != u) {
+      act[n] = sl->mact[i];
+      pe[n++] = sl->pe[i];
+      pm[sl->pe[i]] += ps->c->g->actors[sl->mact[i]].kernel_bytes;
     }
   for (int32_t k = ps->unit_off[u]; add && k < ps->unit_off[u + 1] && rc == 1; k++) {
     int32_t a = ps->unit_act[k], at = n, bp = -1;
@@ -601,15 +478,19 @@ static int cmp_cand(const void *a, const void *b)
 
 /* ---- committing ---- */
 
-static void set_slot(struct pstate *ps, int32_t s, int32_t n, int32_t *act, struct gx_gang *gg,
-                     int64_t opt)
+/* Slot s becomes the n actors of `act` mapped on `pe` and realized as gg
+ * (the slot takes all three). */
+static void set_slot(struct pstate *ps, int32_t s, int32_t n, int32_t *act, int32_t *pe,
+                     struct gx_gang *gg, int64_t opt)
 {
   struct slot *sl = &ps->slots[s];
 
   free(sl->act);
+  free(sl->pe);
   gx_gang_free(&sl->gg);
-  sl->act = act;
-  sl->nact = n;
+  sl->act = sl->mact = act;
+  sl->pe = pe;
+  sl->nact = sl->mn = n;
   sl->gg = *gg;
   sl->opt = opt;
   sl->alive = n > 0;
@@ -631,6 +512,58 @@ static int move_rejected(const struct pstate *ps, int32_t ns, const int32_t *sa,
   return ts + tt > old || (ts + tt == old && !ps->o->zero_gain);
 }
 
+/* Whether the two new gangs cannot be as short as `old` together (shorter,
+ * without zero_gain) whatever their mapping and schedule: then the move is
+ * rejected without mapping or scheduling them. */
+static int floor_rejects(const struct pstate *ps, int32_t ns, const int32_t *sa, int32_t nt,
+                         const int32_t *ta, int64_t old)
+{
+  int64_t f = gx_realize_floor(ps->c, ns, sa) + gx_realize_floor(ps->c, nt, ta);
+
+  return f > old || (f == old && !ps->o->zero_gain);
+}
+
+/* A new member set: its actors (sorted), their mapping, its realization. */
+struct mset {
+  int32_t n, *act, *pe;
+  struct gx_gang gg;
+  int64_t opt;
+  int ok;
+};
+
+static void mset_free(struct mset *m)
+{
+  free(m->act);
+  free(m->pe);
+  gx_gang_free(&m->gg);
+  memset(m, 0, sizeof(*m));
+}
+
+/* Slot s's members with unit u added or removed, realized (empty: ok). */
+static int mset_make(struct pstate *ps, int32_t s, int32_t u, int add, struct mset *m)
+{
+  memset(m, 0, sizeof(*m));
+  m->act = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  m->pe = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  if (!m->act || !m->pe)
+    return ACS_ENOMEM;
+  m->n = members_with(ps, s, u, add, m->act);
+  m->ok = 1;
+  return m->n > 0 ? make_gang(ps, m->n, m->act, m->pe, &m->gg, &m->opt, &m->ok) : ACS_OK;
+}
+
+/* Moves unit u from slot s to slot t, which become ms and mt. */
+static void commit_move(struct pstate *ps, int32_t u, int32_t s, int32_t t, struct mset *ms,
+                        struct mset *mt)
+{
+  for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
+    ps->gang_of[ps->unit_act[k]] = t;
+  set_slot(ps, s, ms->n, ms->act, ms->pe, &ms->gg, ms->opt);
+  set_slot(ps, t, mt->n, mt->act, mt->pe, &mt->gg, mt->opt);
+  memset(ms, 0, sizeof(*ms));
+  memset(mt, 0, sizeof(*mt));
+}
+
 /*
  * Tries the candidates toward slot t in order of expected gain; commits the
  * first whose real gain is acceptable. Returns 1 when one was committed
@@ -649,53 +582,31 @@ static int try_moves(struct pstate *ps, int32_t t, struct cand *cands, int32_t n
   }
   for (int32_t i = 0; i < nc && rc == 0; i++) {
     int32_t u = cands[i].unit, s = ps->gang_of[ps->unit_act[ps->unit_off[u]]], ns, nt;
-    struct gx_gang gs, gt;
-    int64_t os = 0, ot, old, now;
-    int oks = 1, okt;
+    struct mset ms, mt;
+    int64_t old, now;
     if (cands[i].gain < 0 || (cands[i].gain == 0 && !ps->o->zero_gain))
       break;
     ns = members_with(ps, s, u, 0, sa);
     nt = members_with(ps, t, u, 1, ta);
     old = ps->slots[s].gg.total + ps->slots[t].gg.total;
-    if (move_rejected(ps, ns, sa, nt, ta, old))
+    if (move_rejected(ps, ns, sa, nt, ta, old) || floor_rejects(ps, ns, sa, nt, ta, old))
       continue;
-    memset(&gs, 0, sizeof(gs));
-    if (ns > 0 && (rc = make_gang(ps, ns, sa, &gs, &os, &oks)) < 0)
-      break;
-    if (!oks)
-      continue;
-    if ((rc = make_gang(ps, nt, ta, &gt, &ot, &okt)) < 0) {
-      gx_gang_free(&gs);
-      break;
+    memset(&mt, 0, sizeof(mt));
+    if ((rc = mset_make(ps, s, u, 0, &ms)) == ACS_OK && ms.ok)
+      rc = mset_make(ps, t, u, 1, &mt);
+    if (rc < 0 || !ms.ok || !mt.ok) {
+      mset_free(&ms);
+      mset_free(&mt);
+      continue;   /* on an error rc ends the loop */
     }
-    if (!okt) {
-      gx_gang_free(&gs);
-      continue;
-    }
-    now = (ns > 0 ? gs.total : 0) + gt.total;
+    now = (ns > 0 ? ms.gg.total : 0) + mt.gg.total;
     if (now > old || (now == old && !ps->o->zero_gain)) {
-      gx_gang_free(&gs);
-      gx_gang_free(&gt);
+      mset_free(&ms);
+      mset_free(&mt);
       continue;
     }
     *strict = now < old;
-    {
-      int32_t *na = malloc(((size_t)ns + 1) * sizeof(int32_t)), *nb = malloc(((size_t)nt + 1) * sizeof(int32_t));
-      if (!na || !nb) {
-        free(na);
-        free(nb);
-        gx_gang_free(&gs);
-        gx_gang_free(&gt);
-        rc = ACS_ENOMEM;
-        break;
-      }
-      memcpy(na, sa, (size_t)ns * sizeof(int32_t));
-      memcpy(nb, ta, (size_t)nt * sizeof(int32_t));
-      for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
-        ps->gang_of[ps->unit_act[k]] = t;
-      set_slot(ps, s, ns, na, &gs, os);
-      set_slot(ps, t, nt, nb, &gt, ot);
-    }
+    commit_move(ps, u, s, t, &ms, &mt);
     rc = 1;
   }
 out_with_bufs:
@@ -770,6 +681,7 @@ static void free_state(struct pstate *ps)
 {
   for (int32_t s = 0; ps->slots && s < ps->nslots; s++) {
     free(ps->slots[s].act);
+    free(ps->slots[s].pe);
     gx_gang_free(&ps->slots[s].gg);
   }
   free(ps->slots);
@@ -781,8 +693,8 @@ static void free_state(struct pstate *ps)
   free(ps->qoff);
   free(ps->qfill);
   free(ps->qdst);
-  ocache_free(&ps->oc);
-  ocache_free(&ps->gc);
+  gx_setcache_free(&ps->oc);
+  gx_setcache_free(&ps->gc);
 }
 
 /* Why a unit cannot run even alone. */
@@ -816,10 +728,13 @@ static int initial_partition(struct pstate *ps)
     if (!sl->act)
       return ACS_ENOMEM;
     memcpy(sl->act, ps->unit_act + ps->unit_off[u], (size_t)n * sizeof(int32_t));
-    sl->nact = n;
+    sl->nact = sl->mn = n;
+    sl->mact = sl->act;
     for (int32_t i = 0; i < n; i++)
       ps->gang_of[sl->act[i]] = u;
-    if ((rc = make_gang(ps, n, sl->act, &sl->gg, &sl->opt, &ok)) < 0)
+    if (!(sl->pe = malloc(((size_t)n + 1) * sizeof(int32_t))))
+      return ACS_ENOMEM;
+    if ((rc = make_gang(ps, n, sl->act, sl->pe, &sl->gg, &sl->opt, &ok)) < 0)
       return rc;
     if (!ok)
       return infeasible_unit(ps, u);
@@ -936,6 +851,9 @@ void gx_part_free(struct gx_part *pt)
   for (int32_t i = 0; pt->gangs && i < pt->ngangs; i++)
     gx_gang_free(&pt->gangs[i]);
   free(pt->gangs);
+  if (pt->dyn)
+    gx_plan_free(pt->dyn);
+  free(pt->dyn);
   memset(pt, 0, sizeof(*pt));
 }
 
@@ -967,6 +885,8 @@ int gx_part_emit(const struct gx_ctx *c, const struct gx_part *pt, struct gx_pla
   int64_t t = 0;
   int err;
 
+  if (pt->dyn)
+    return gx_dyn_emit(pt->dyn, pl);
   for (int32_t i = 0; i < pt->ngangs; i++)
     if ((err = gx_gang_emit(c, &pt->gangs[i], i, t, pl, &t)) < 0)
       return err;

@@ -178,8 +178,8 @@ static int channel_rows(struct pm *pm)
   return ACS_OK;
 }
 
-/* C[g] - DDR(g) * f - LOCAL(g) * l >= 0 (f = 1, l = 0: the DDR link; f = l =
- * 1 / channels: the DMA). The coefficient of each y[a][g] is summed first:
+/* C[g] - DDR(g) * f - LOCAL(g) * l >= 0 (f = 1 / lanes, l = 0: the DDR
+ * link; f = l = 1 / channels: the DMA). The coefficient of each y[a][g] is summed first:
  * a row names every column once. */
 static int ddr_row(struct pm *pm, int32_t gg, double f, double l, double *ycoef)
 {
@@ -230,7 +230,7 @@ static int cost_rows(struct pm *pm)
         if (acs__mip_coef(&pm->m, X(a, gg, p), -(double)pm->c->info[a].work) < 0)
           err = ACS_ENOMEM;
     }
-    if (err == ACS_OK && (err = ddr_row(pm, gg, 1, 0, ycoef)) == ACS_OK)
+    if (err == ACS_OK && (err = ddr_row(pm, gg, 1.0 / (double)pm->c->xp.lanes, 0, ycoef)) == ACS_OK)
       err = ddr_row(pm, gg, 1.0 / pm->c->xp.ndma, 1.0 / pm->c->xp.ndma, ycoef);
   }
   free(ycoef);

@@ -167,23 +167,52 @@ static void unit_name(const struct gx_node *n, int load, char *buf, size_t size)
 
 /* ---- result tables ---- */
 
+static const struct acs_rtab_col gangs_cols[] = {
+  { "gang", ACS_RTAB_I64, "" }, { "actors", ACS_RTAB_STR, "" },
+  { "loop_iterations", ACS_RTAB_I64, "" }, { "period", ACS_RTAB_I64, "cycles" },
+  { "period_bound", ACS_RTAB_I64, "cycles" }, { "period_gap_pct", ACS_RTAB_F64, "%" },
+  { "loads", ACS_RTAB_I64, "cycles" }, { "preamble", ACS_RTAB_I64, "cycles" },
+  { "postamble", ACS_RTAB_I64, "cycles" }, { "cycles", ACS_RTAB_I64, "cycles" },
+  { "cost_bound", ACS_RTAB_I64, "cycles" }, { "retiming_iters", ACS_RTAB_I64, "" },
+  { "buffer_iters", ACS_RTAB_I64, "" }, { "schedule", ACS_RTAB_STR, "" },
+};
+static const struct acs_rtab_col partition_cols[] = {
+  { "actor", ACS_RTAB_STR, "" }, { "gang", ACS_RTAB_I64, "" }, { "pe", ACS_RTAB_I64, "" },
+  { "kernel_bytes", ACS_RTAB_I64, "bytes" }, { "firings", ACS_RTAB_I64, "" },
+};
+static const struct acs_rtab_col program_cols[] = {
+  { "gang", ACS_RTAB_I64, "" }, { "section", ACS_RTAB_STR, "" },
+  { "unit", ACS_RTAB_STR, "" }, { "instruction", ACS_RTAB_STR, "" },
+  { "operand", ACS_RTAB_STR, "" }, { "k", ACS_RTAB_I64, "" },
+  { "stride", ACS_RTAB_I64, "" }, { "time", ACS_RTAB_I64, "cycles" },
+};
+
+#define NCOLS(a) ((int32_t)(sizeof(a) / sizeof((a)[0])))
+
+int gx_rtab_add(struct acs_schedule *s, int which, struct acs_rtab **t)
+{
+  int err;
+
+  switch (which) {
+  case GX_RTAB_GANGS:
+    if ((err = acs_schedule_add_rtab(s, "gangs", gangs_cols, NCOLS(gangs_cols), t)) < 0)
+      return err;
+    (*t)->show = 1;
+    return ACS_OK;
+  case GX_RTAB_PARTITION:
+    return acs_schedule_add_rtab(s, "partition", partition_cols, NCOLS(partition_cols), t);
+  default:
+    return acs_schedule_add_rtab(s, "program", program_cols, NCOLS(program_cols), t);
+  }
+}
+
 static int gangs_table(const struct gx_ctx *c, const struct gx_part *pt, struct acs_schedule *s)
 {
-  static const struct acs_rtab_col cols[] = {
-    { "gang", ACS_RTAB_I64, "" }, { "actors", ACS_RTAB_STR, "" },
-    { "loop_iterations", ACS_RTAB_I64, "" }, { "period", ACS_RTAB_I64, "cycles" },
-    { "period_bound", ACS_RTAB_I64, "cycles" }, { "period_gap_pct", ACS_RTAB_F64, "%" },
-    { "loads", ACS_RTAB_I64, "cycles" }, { "preamble", ACS_RTAB_I64, "cycles" },
-    { "postamble", ACS_RTAB_I64, "cycles" }, { "cycles", ACS_RTAB_I64, "cycles" },
-    { "cost_bound", ACS_RTAB_I64, "cycles" }, { "retiming_iters", ACS_RTAB_I64, "" },
-    { "buffer_iters", ACS_RTAB_I64, "" },
-  };
   struct acs_rtab *t;
   int err;
 
-  if ((err = acs_schedule_add_rtab(s, "gangs", cols, (int32_t)(sizeof(cols) / sizeof(cols[0])), &t)) < 0)
+  if ((err = gx_rtab_add(s, GX_RTAB_GANGS, &t)) < 0)
     return err;
-  t->show = 1;
   for (int32_t i = 0; i < pt->ngangs; i++) {
     const struct gx_gang *gg = &pt->gangs[i];
     char names[1024];
@@ -213,6 +242,7 @@ static int gangs_table(const struct gx_ctx *c, const struct gx_part *pt, struct 
     acs_rtab_set_i64(t, row, 10, gg->bound);
     acs_rtab_set_i64(t, row, 11, gg->iters_r);
     acs_rtab_set_i64(t, row, 12, gg->iters_b);
+    acs_rtab_set_str(t, row, 13, gx_mode_name(gg->mode));
   }
   acs_rtab_attr_i64(t, "gangs", pt->ngangs);
   acs_rtab_attr_i64(t, "makespan", pt->makespan);
@@ -222,16 +252,10 @@ static int gangs_table(const struct gx_ctx *c, const struct gx_part *pt, struct 
 static int program_table(const struct gx_ctx *c, const struct gx_part *pt, const struct prog *p,
                          struct acs_schedule *s)
 {
-  static const struct acs_rtab_col cols[] = {
-    { "gang", ACS_RTAB_I64, "" }, { "section", ACS_RTAB_STR, "" },
-    { "unit", ACS_RTAB_STR, "" }, { "instruction", ACS_RTAB_STR, "" },
-    { "operand", ACS_RTAB_STR, "" }, { "k", ACS_RTAB_I64, "" },
-    { "stride", ACS_RTAB_I64, "" }, { "time", ACS_RTAB_I64, "cycles" },
-  };
   struct acs_rtab *t;
   int err;
 
-  if ((err = acs_schedule_add_rtab(s, "program", cols, (int32_t)(sizeof(cols) / sizeof(cols[0])), &t)) < 0)
+  if ((err = gx_rtab_add(s, GX_RTAB_PROGRAM, &t)) < 0)
     return err;
   for (size_t i = 0; i < p->n; i++) {
     const struct instr *in = &p->v[i];
@@ -257,14 +281,10 @@ static int program_table(const struct gx_ctx *c, const struct gx_part *pt, const
 
 static int partition_table(const struct gx_ctx *c, const struct gx_part *pt, struct acs_schedule *s)
 {
-  static const struct acs_rtab_col cols[] = {
-    { "actor", ACS_RTAB_STR, "" }, { "gang", ACS_RTAB_I64, "" }, { "pe", ACS_RTAB_I64, "" },
-    { "kernel_bytes", ACS_RTAB_I64, "bytes" }, { "firings", ACS_RTAB_I64, "" },
-  };
   struct acs_rtab *t;
   int err;
 
-  if ((err = acs_schedule_add_rtab(s, "partition", cols, (int32_t)(sizeof(cols) / sizeof(cols[0])), &t)) < 0)
+  if ((err = gx_rtab_add(s, GX_RTAB_PARTITION, &t)) < 0)
     return err;
   for (int32_t i = 0; i < pt->ngangs; i++)
     for (int32_t k = 0; k < pt->gangs[i].nact; k++) {
@@ -286,6 +306,8 @@ int gx_part_tables(const struct gx_ctx *c, const struct gx_part *pt, struct acs_
   struct prog p;
   int err;
 
+  if (pt->dyn)
+    return gx_dyn_tables(c, pt->dyn, s);
   if ((err = build_program(c, pt, &p)) < 0)
     return err;
   if ((err = gangs_table(c, pt, s)) == ACS_OK && (err = partition_table(c, pt, s)) == ACS_OK)
@@ -352,7 +374,8 @@ int gx_program_write(const struct gx_ctx *c, const struct gx_part *pt, const cha
   FILE *f;
   int err;
 
-  if ((err = build_program(c, pt, &p)) < 0)
+  memset(&p, 0, sizeof(p));
+  if (!pt->dyn && (err = build_program(c, pt, &p)) < 0)
     return err;
   snprintf(tmp, sizeof(tmp), "%s.tmp", path);
   if (!(f = fopen(tmp, "w"))) {
@@ -360,7 +383,7 @@ int gx_program_write(const struct gx_ctx *c, const struct gx_part *pt, const cha
     return acs_diag_set(d, ACS_EIO, path, 0, 0, "cannot write the control program: %s",
                         strerror(errno));
   }
-  err = write_text(f, c, pt, &p);
+  err = pt->dyn ? gx_dyn_program_text(f, c, pt->dyn) : write_text(f, c, pt, &p);
   if (fclose(f) != 0 && err == ACS_OK)
     err = ACS_EIO;
   free(p.v);
@@ -427,6 +450,8 @@ int gx_program_verify(const struct gx_ctx *c, const struct gx_part *pt, const st
   int32_t *idx, nidx = 0;
   int err = ACS_OK;
 
+  if (pt->dyn)
+    return gx_dyn_program_verify(c, pt->dyn, pl, d);
   if ((err = build_program(c, pt, &p)) < 0)
     return err;
   if (!(idx = malloc(((size_t)pl->nacts + 1) * sizeof(*idx)))) {

@@ -27,8 +27,7 @@
 
 #include "core/sched/gang/gsched.h"
 
-/* Whether actor a can be split into strips. */
-static int splittable(const struct gx_ctx *c, int32_t a)
+int gx_splittable(const struct gx_ctx *c, int32_t a)
 {
   const struct acs_sdf_graph *g = c->g;
 
@@ -93,8 +92,7 @@ static int strip_outputs(struct gx_builder *b, int32_t a, int32_t node, int32_t 
   return ACS_OK;
 }
 
-/* The pass of a splittable actor: one strip per PE. */
-static int build_pass(const struct gx_ctx *c, int32_t a, struct gx_gang *gg)
+int gx_tiling_pass(const struct gx_ctx *c, int32_t a, struct gx_gang *gg)
 {
   const struct acs_sdf_actor *ac = &c->g->actors[a];
   struct gx_builder b = { c, gg, 0, 0 };
@@ -221,9 +219,11 @@ int gx_tiling(struct gx_ctx *c, const struct gx_gang_opts *o, struct gx_plan *pl
     for (int32_t k = 0; k < c->g->nactors && a < 0; k++)
       if (c->scc[k] == order[i])
         a = k;
-    err = splittable(c, a) ? build_pass(c, a, &gg) : build_unit(c, order[i], o, &gg, d);
+    err = gx_splittable(c, a) ? gx_tiling_pass(c, a, &gg) : build_unit(c, order[i], o, &gg, d);
     if (err == ACS_OK)
       err = gx_gang_schedule(c, &gg);
+    if (err == ACS_OK && gx_splittable(c, a))
+      gg.mode = GX_MODE_TILED;
     if (err == ACS_OK && !gg.ok)
       err = acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
                          "tiling: a strip of '%s' needs more VMEM than a PE has (%lld bytes)",

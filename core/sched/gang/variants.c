@@ -78,6 +78,39 @@ static int finish(struct gx_ctx *c, const struct gx_plan *pl, const struct gx_pa
   return ACS_OK;
 }
 
+/*
+ * The partition of `mode` (0 the heuristic, 1 the singletons, 2 the ILP's)
+ * in *pt. For `gang` (mode 0) the partition naive-list implies is one more
+ * candidate (dynamic.c): with the search's own start no longer than
+ * sequential's and tiling's (realize.c), gang's plan is never longer than
+ * any baseline's; and when no gang partition fits, the dynamic gang may
+ * still. When the ILP finds no solution within its limit, the heuristic's
+ * partition (milliseconds) is the best found: *timeout is set.
+ */
+static int choose_partition(struct gx_ctx *c, const struct gx_gang_opts *o,
+                            const struct acs_sched_ctx *ctx, int mode, struct gx_part *pt,
+                            int64_t *lower, int *timeout, struct acs_diag *d)
+{
+  int err, had;
+
+  *timeout = 0;
+  if (mode == 2) {
+    if ((err = gx_partition_ilp(c, o, ctx ? ctx->time_limit : 0, pt, lower, d)) != ACS_ETIMEOUT)
+      return err;
+    *timeout = 1;
+    c->deadline = 0;
+    mode = 0;
+  }
+  err = gx_partition(c, o, mode == 1, pt, d);
+  if (mode != 0 || (err != ACS_OK && err != ACS_EINFEASIBLE))
+    return err;
+  if (!(had = err == ACS_OK))
+    pt->makespan = INT64_MAX;
+  if ((err = gx_dynamic_try(c, pt)) < 0)
+    return err;
+  return had || pt->dyn ? ACS_OK : ACS_EINFEASIBLE;
+}
+
 /* Schedules a partition: the heuristic, the singletons, or the ILP's. */
 static int run_partition(const struct acs_problem *pb, const struct gx_gang_opts *o,
                          const struct acs_sched_ctx *ctx, int mode, struct acs_schedule *out,
@@ -87,22 +120,23 @@ static int run_partition(const struct acs_problem *pb, const struct gx_gang_opts
   struct gx_ctx c;
   struct gx_part pt;
   struct gx_plan pl;
+  struct acs_diag why;
   int64_t lower = -1;
-  int err;
+  int err, timeout;
 
   if ((err = sdf_model(pb, mode == 1 ? "sequential (SDF)" : "gang", &g, d)) < 0)
     return err;
   if ((err = gx_ctx_init(&c, g, &pb->plat, d)) < 0)
     return err;
   ctx_limits(&c, ctx, o->max_iter);
+  c.modes = mode != 1;   /* sequential is the thesis's: pipelined gangs only */
   memset(&pt, 0, sizeof(pt));
   gx_plan_init(&pl);
-  if (mode == 2)
-    err = gx_partition_ilp(&c, o, ctx ? ctx->time_limit : 0, &pt, &lower, d);
-  else
-    err = gx_partition(&c, o, mode == 1, &pt, d);
-  if (err < 0)
+  acs_diag_init(&why);
+  if ((err = choose_partition(&c, o, ctx, mode, &pt, &lower, &timeout, &why)) < 0) {
+    *d = why;
     goto out_with_ctx;
+  }
   if ((err = gx_part_emit(&c, &pt, &pl)) < 0 || (err = finish(&c, &pl, &pt, out, d)) < 0)
     goto out_with_ctx;
   if (o->program[0] && (err = gx_program_write(&c, &pt, o->program, d)) < 0)
@@ -112,6 +146,11 @@ static int run_partition(const struct acs_problem *pb, const struct gx_gang_opts
     if (t)
       acs_rtab_attr_i64(t, "ilp_cost_bound", lower);
   }
+  if (timeout)
+    err = acs_diag_set(d, ACS_ETIMEOUT, NULL, 0, 0, "%s; the heuristic's partition is kept",
+                       why.msg);
+  else if (why.msg[0] && mode == 2)
+    *d = why;   /* the ILP's note (stopped at its limit with a solution) */
 out_with_ctx:
   gx_plan_free(&pl);
   gx_part_free(&pt);
