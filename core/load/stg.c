@@ -111,7 +111,7 @@ static int task_line(struct stg_reader *r, int64_t expect, struct acs_diag *d)
 
 static int read_tasks(struct stg_reader *r, struct acs_diag *d)
 {
-  int64_t n;
+  int64_t n = 0;
   int rc = next_content(r, d);
   if (rc == 0)
     return acs_diag_set(d, ACS_EPARSE, r->path, 1, 1,
