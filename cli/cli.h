@@ -59,7 +59,7 @@ int acs_cli_parse_schedulers(const char *cmd, const char *spec,
 int acs_cli_parse_seconds(const char *cmd, const char *opt, const char *text, double *out);
 int acs_cli_parse_seed(const char *cmd, const char *text, uint64_t *out);
 
-/* --limit K=N (core/acs.h, ACS_LIMIT_MAP) for subcommand `cmd`: sets the
+/* --max K=N (core/acs.h, ACS_LIMIT_MAP) for subcommand `cmd`: sets the
  * limit for the whole process (forked workers inherit it); a bad key or
  * value is a usage error (printed). */
 int acs_cli_set_limit(const char *cmd, const char *kv);

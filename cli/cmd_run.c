@@ -19,7 +19,7 @@ static const char run_help[] =
   "usage: acsim run [-p PLATFORM.csv] -w WORKLOAD [-w ...] [-s SCHED,...|all]\n"
   "                 [-O opt=v]... [--set k=v]... [-o out.h5] [--no-sim]\n"
   "                 [--trace out.json] [--time-limit SEC] [--time-step N]\n"
-  "                 [--sim-timeout SEC] [--seed N] [--limit K=N]... [-q] [-h]\n"
+  "                 [--sim-timeout SEC] [--seed N] [--max K=N]... [-q] [-h]\n"
   "\n"
   "Schedules each workload with each selected scheduler on each row of the\n"
   "platform file, checks every schedule with the verifier, executes it in\n"
@@ -46,7 +46,7 @@ static const char run_help[] =
   "      --sim-timeout SEC limit on a simulation's CPU time (0 = none; default\n"
   "                        10 s + 1 ms per op + 0.1 ms per dependency)\n"
   "      --seed N          seed for randomized schedulers (default 1)\n"
-  "      --limit K=N       raise a limit on what one workload may build (ops, edges,\n"
+  "      --max K=N         raise a limit on what an input may cost (ops, edges,\n"
   "                        bytes; docs/fuzzing.md), for the whole command\n"
   "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
   "  -h, --help            this help\n"
@@ -86,7 +86,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
     {"seed", required_argument, NULL, 'R'},     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},           {"trace", required_argument, NULL, 'J'},
     {"time-step", required_argument, NULL, 'P'}, {"sim-timeout", required_argument, NULL, 'M'},
-    {"limit", required_argument, NULL, 'L'},
+    {"max", required_argument, NULL, 'L'},
     {NULL, 0, NULL, 0}};
   int c;
 

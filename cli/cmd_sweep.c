@@ -65,7 +65,7 @@ static const char sweep_help[] =
   "                   [-O opt=v]... [--set k=v]... [--vary k=v1,v2,...]... [-j N]\n"
   "                   [-o study.h5] [--shard K/N] [--keep-schedules[=all|extremes|none]]\n"
   "                   [--no-sim] [--time-limit SEC] [--sim-timeout SEC] [--seed N]\n"
-  "                   [--limit K=N]... [-q] [-h]\n"
+  "                   [--max K=N]... [-q] [-h]\n"
   "\n"
   "Runs every selected scheduler on every workload on every platform variant:\n"
   "each row of the platform file times the cartesian product of the --vary\n"
@@ -101,7 +101,7 @@ static const char sweep_help[] =
   "      --sim-timeout SEC limit on a simulation's CPU time (0 = none; default\n"
   "                        10 s + 1 ms per op + 0.1 ms per dependency)\n"
   "      --seed N          seed for randomized schedulers (default 1)\n"
-  "      --limit K=N       raise a limit on what one workload may build (ops, edges,\n"
+  "      --max K=N         raise a limit on what an input may cost (ops, edges,\n"
   "                        bytes; docs/fuzzing.md), for the whole command\n"
   "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
   "  -h, --help            this help\n"
@@ -244,7 +244,7 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
     {"no-sim", no_argument, NULL, 'N'},         {"time-limit", required_argument, NULL, 'T'},
     {"seed", required_argument, NULL, 'R'},     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},           {"sim-timeout", required_argument, NULL, 'M'},
-    {"limit", required_argument, NULL, 'L'},
+    {"max", required_argument, NULL, 'L'},
     {NULL, 0, NULL, 0}};
   struct acs_strv *lists[] = {['w'] = &a->workloads, ['O'] = &a->opts, ['S'] = &a->sets,
                               ['V'] = &a->varies};

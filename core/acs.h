@@ -32,7 +32,7 @@
   XX(FORMAT, "file format or schema mismatch")                         \
   XX(SIM, "simulation failed")                                         \
   XX(INTERRUPTED, "interrupted")                                       \
-  XX(LIMIT, "exceeds a limit on the work one workload may ask for")
+  XX(LIMIT, "beyond a limit on what an input may cost (--max KEY=N raises it)")
 
 enum acs_errno {
   ACS_OK = 0,
@@ -153,7 +153,7 @@ int acs_interrupt_pending(void);
  * and refuses with ACS_ELIMIT and a located message naming the limit what
  * exceeds one. The defaults keep what a workload builds under a gigabyte
  * and a few seconds; a program raises them for the whole
- * process (acsim's --limit KEY=N), and forked workers inherit them.
+ * process (acsim's --max KEY=N), and forked workers inherit them.
  *
  * XX(ID, key, default, what it bounds)
  */
@@ -183,15 +183,15 @@ int acs_limit_set(int which, int64_t value);
 /* Restores every default. */
 void acs_limits_reset(void);
 /*
- * "key=N" (the --limit form): N an integer from 1 to 2^62. Errors read
- * "--limit key=N: ..." (d->file empty): ACS_ENOTFOUND for an unknown key
+ * "key=N" (the --max form): N an integer from 1 to 2^62. Errors read
+ * "--max key=N: ..." (d->file empty): ACS_ENOTFOUND for an unknown key
  * (the message lists the keys), ACS_EPARSE or ACS_ERANGE for a bad value.
  */
 int acs_limit_set_kv(const char *kv, struct acs_diag *d);
 /*
  * Refuses `amount` of limit `which` planned by a reader or builder: ACS_OK
  * when it is within the limit, else ACS_ELIMIT with "<what> would need
- * AMOUNT KEY, more than the limit KEY=LIMIT (--limit KEY=N raises it)"
+ * AMOUNT KEY, more than the limit KEY=LIMIT (--max KEY=N raises it)"
  * located at file:line:col (what is printf-formatted).
  */
 int acs_limit_check(int which, int64_t amount, struct acs_diag *d, const char *file, int line,

@@ -83,12 +83,12 @@ int acs_limit_set_kv(const char *kv, struct acs_diag *d)
     if (strlen(limit_info[i].key) != klen || strncmp(kv, limit_info[i].key, klen) != 0)
       continue;
     if (!eq)
-      return acs_diag_set(d, ACS_EPARSE, NULL, 0, 0, "--limit %s: expected %s=N", kv, kv);
+      return acs_diag_set(d, ACS_EPARSE, NULL, 0, 0, "--max %s: expected %s=N", kv, kv);
     if ((err = acs_parse_i64(eq + 1, &v)) == ACS_EPARSE)
-      return acs_diag_set(d, err, NULL, 0, 0, "--limit %s: '%s' is not an integer", kv, eq + 1);
+      return acs_diag_set(d, err, NULL, 0, 0, "--max %s: '%s' is not an integer", kv, eq + 1);
     if (err == ACS_ERANGE || v < 1 || v > LIMIT_MAX)
       return acs_diag_set(d, ACS_ERANGE, NULL, 0, 0,
-                          "--limit %s: '%s' is out of range [1, %" PRId64 "]", kv, eq + 1,
+                          "--max %s: '%s' is out of range [1, %" PRId64 "]", kv, eq + 1,
                           LIMIT_MAX);
     return acs_limit_set(i, v);
   }
@@ -100,7 +100,7 @@ int acs_limit_set_kv(const char *kv, struct acs_diag *d)
       used += (size_t)snprintf(keys + used, sizeof(keys) - used, "%s%s", i ? ", " : "",
                                limit_info[i].key);
     return acs_diag_set(d, ACS_ENOTFOUND, NULL, 0, 0,
-                        "--limit %s: unknown limit '%.*s' (the limits are %s)", kv, (int)klen,
+                        "--max %s: unknown limit '%.*s' (the limits are %s)", kv, (int)klen,
                         kv, keys);
   }
 }
@@ -118,6 +118,6 @@ int acs_limit_check(int which, int64_t amount, struct acs_diag *d, const char *f
   va_end(ap);
   return acs_diag_set(d, ACS_ELIMIT, file, line, col,
                       "%s would need %" PRId64 " %s, more than the limit %s=%" PRId64
-                      " (--limit %s=N raises it)", what, amount, acs_limit_key(which),
+                      " (--max %s=N raises it)", what, amount, acs_limit_key(which),
                       acs_limit_key(which), acs_limit_get(which), acs_limit_key(which));
 }

@@ -223,7 +223,7 @@ static int over_budget(struct scan *s, int64_t cost)
   }
   return acs_diag_set(s->d, ACS_ELIMIT, s->m->path, var->line, var->col,
                       "enumerating the instances of '%s' takes more than %" PRId64
-                      " steps (%d per op of the limit ops=%" PRId64 "; --limit ops=N raises it)",
+                      " steps (%d per op of the limit ops=%" PRId64 "; --max ops=N raises it)",
                       var->name, budget, SCAN_STEPS_PER_OP, acs_limit_get(ACS_LIMIT_OPS));
 }
 
@@ -266,7 +266,7 @@ static int emit_point(struct scan *s)
     return acs_diag_set(s->d, ACS_ELIMIT, s->m->path, var->line, var->col,
                         "the domains of the system hold more than %" PRId64 " instances "
                         "for these parameter values, more than the limit ops=%" PRId64
-                        " (--limit ops=N raises it)", *s->points, acs_limit_get(ACS_LIMIT_OPS));
+                        " (--max ops=N raises it)", *s->points, acs_limit_get(ACS_LIMIT_OPS));
   if ((err = acs_grow((void **)&vi->pt, n * sizeof(*vi->pt), &s->cap_pt,
                       (size_t)vi->count + 1)) < 0)
     return err;
