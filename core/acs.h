@@ -163,7 +163,9 @@ int acs_interrupt_pending(void);
   XX(EDGES, edges, INT64_C(1) << 23,                                       \
      "edges of one graph, and the dependence instances a builder walks to find them") \
   XX(BYTES, bytes, INT64_C(1) << 30,                                       \
-     "estimated bytes of one graph and of the tables its builder fills")
+     "estimated bytes of one graph and of the tables its builder fills")   \
+  XX(ISL_OPS, isl_ops, INT64_C(5000000),                                   \
+     "operations of the isl library to read one system of affine recurrence equations, or to enumerate its instances")
 
 enum acs_limit {
 #define XX(id, key, def, doc) ACS_LIMIT_##id,

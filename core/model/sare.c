@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,27 @@ void acs_sare_free(struct acs_sare *m)
     isl_ctx_free(m->ctx);
   acs_arena_destroy(&m->arena);
   free(m);
+}
+
+void acs__sare_isl_budget(isl_ctx *ctx)
+{
+  int64_t ops = acs_limit_get(ACS_LIMIT_ISL_OPS);
+
+  isl_ctx_reset_error(ctx);
+  isl_ctx_reset_operations(ctx);
+  isl_ctx_set_max_operations(ctx, ops > 0 && (uint64_t)ops < ULONG_MAX ? (unsigned long)ops
+                                                                       : ULONG_MAX);
+}
+
+void acs__sare_isl_unbounded(isl_ctx *ctx)
+{
+  isl_ctx_set_max_operations(ctx, 0);
+  isl_ctx_reset_operations(ctx);
+}
+
+int acs__sare_isl_over(isl_ctx *ctx)
+{
+  return isl_ctx_last_error(ctx) == isl_error_quota;
 }
 
 int32_t acs_sare_find_var(const struct acs_sare *m, const char *name)

@@ -102,6 +102,16 @@ struct acs_sare {
 
 /* Frees everything the model holds, its isl context included. */
 void acs_sare_free(struct acs_sare *m);
+/*
+ * The isl work of one phase (reading a system, enumerating its instances)
+ * is bounded by the isl_ops limit through isl's own operation counter:
+ * acs__sare_isl_budget starts the count, acs__sare_isl_unbounded lifts the
+ * bound again (the schedulers' isl work has time limits of its own), and
+ * acs__sare_isl_over tells whether a failure was the budget running out.
+ */
+void acs__sare_isl_budget(struct isl_ctx *ctx);
+void acs__sare_isl_unbounded(struct isl_ctx *ctx);
+int acs__sare_isl_over(struct isl_ctx *ctx);
 /* Index of a variable or parameter by name, or -1. */
 int32_t acs_sare_find_var(const struct acs_sare *m, const char *name);
 int32_t acs_sare_find_param(const struct acs_sare *m, const char *name);

@@ -12,8 +12,9 @@
  * a dead end, and counted.
  *
  * Cost, bounded as it is spent: the points of all variables together stop
- * at the ops limit (acs.h), and the scan's steps (one per constraint row
+ * at the ops limit (acs.h), the scan's steps (one per constraint row
  * evaluated or candidate visited) at SCAN_STEPS_PER_OP times that limit,
+ * and isl's work (the projections, per variable) at the isl_ops limit,
  * each refused with ACS_ELIMIT; points are stored as they are found, so
  * memory follows the points.
  */
@@ -395,10 +396,17 @@ int acs_sare_inst_build(const struct acs_sare *m, const int64_t *values,
   out->var = calloc((size_t)m->nvars + 1, sizeof(*out->var));
   if (!out->var)
     return ACS_ENOMEM;
+  acs__sare_isl_budget(m->ctx);
   for (int32_t v = 0; v < m->nvars; v++) {
     out->var[v].first_op = -1;
-    if ((err = var_points(m, v, out->value, &out->var[v], &points, d)) < 0)
+    if ((err = var_points(m, v, out->value, &out->var[v], &points, d)) < 0) {
+      if (acs__sare_isl_over(m->ctx))
+        err = acs_diag_set(d, ACS_ELIMIT, m->path, m->vars[v].line, m->vars[v].col,
+                           "enumerating the instances of '%s' takes more than the limit "
+                           "isl_ops=%" PRId64 " operations of isl (--max isl_ops=N raises it)",
+                           m->vars[v].name, acs_limit_get(ACS_LIMIT_ISL_OPS));
       goto out_with_inst;
+    }
     if (!acs_sare_computed(m, v))
       continue;
     out->var[v].first_op = (int32_t)nops;
@@ -413,9 +421,11 @@ int acs_sare_inst_build(const struct acs_sare *m, const int64_t *values,
   for (int32_t v = 0; v < m->nvars; v++)
     for (int64_t k = 0; out->var[v].first_op >= 0 && k < out->var[v].count; k++)
       out->op_var[out->var[v].first_op + k] = v;
+  acs__sare_isl_unbounded(m->ctx);
   return ACS_OK;
 
 out_with_inst:
+  acs__sare_isl_unbounded(m->ctx);
   acs_sare_inst_free(out);
   return err;
 }
