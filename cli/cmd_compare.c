@@ -34,7 +34,7 @@ static const char compare_help[] =
   "                        per regression\n"
   "      --limit N         at most N rows per section (default all)\n"
   "      --max K=N         raise a limit on what an input may cost (ops, edges,\n"
-  "                        bytes; docs/fuzzing.md), for the whole command\n"
+  "                        bytes, isl_ops; docs/fuzzing.md), for the whole command\n"
   "  -h, --help            this help\n"
   "\n"
   "Exit 0 when nothing regressed; 1 on any regression; 2 on a bad option, a\n"

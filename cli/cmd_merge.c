@@ -24,7 +24,7 @@ static const char merge_help[] =
   "\n"
   "  -o, --output FILE     the merged file (required)\n"
   "      --max K=N         raise a limit on what an input may cost (ops, edges,\n"
-  "                        bytes; docs/fuzzing.md), for the whole command\n"
+  "                        bytes, isl_ops; docs/fuzzing.md), for the whole command\n"
   "  -h, --help            this help\n"
   "\n"
   "Exit 0; 2 on a bad option, a bad or missing input, a duplicate run, or an\n"

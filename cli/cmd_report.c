@@ -29,7 +29,7 @@ static const char report_help[] =
   "  -o, --output DIR      output directory (created; files in it are replaced)\n"
   "      --gnuplot PROG    the gnuplot to run (default: gnuplot on PATH)\n"
   "      --max K=N         raise a limit on what an input may cost (ops, edges,\n"
-  "                        bytes; docs/fuzzing.md), for the whole command\n"
+  "                        bytes, isl_ops; docs/fuzzing.md), for the whole command\n"
   "  -h, --help            this help\n"
   "\n"
   "Without gnuplot (Debian: apt-get install gnuplot-nox) the page, runs.csv and\n"

@@ -53,7 +53,7 @@ static const char validate_help[] =
   "                        default: automatic, a few hundred steps\n"
   "      --seed N          seed for randomized schedulers (default 1)\n"
   "      --max K=N         raise a limit on what an input may cost (ops, edges,\n"
-  "                        bytes; docs/fuzzing.md), for the whole command\n"
+  "                        bytes, isl_ops; docs/fuzzing.md), for the whole command\n"
   "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
   "  -h, --help            this help\n"
   "\n"

@@ -30,7 +30,7 @@ static void print_help(void)
          "  -p PLATFORM.csv   platform rows (default platforms/default.csv)\n"
          "  --set k=v         override a platform parameter on every row\n"
          "  --max K=N         raise a limit on what an input may cost (ops, edges,\n"
-         "                    bytes; docs/fuzzing.md), for the whole command\n"
+         "                    bytes, isl_ops; docs/fuzzing.md), for the whole command\n"
          "  -q, --quiet       no warnings about inconsistent layer tables\n");
 }
 

@@ -83,7 +83,21 @@ void acs__sare_isl_unbounded(isl_ctx *ctx)
 
 int acs__sare_isl_over(isl_ctx *ctx)
 {
-  return isl_ctx_last_error(ctx) == isl_error_quota;
+  isl_set *probe;
+  int over;
+
+  if (isl_ctx_get_max_operations(ctx) == 0)
+    return 0;
+  if (isl_ctx_last_error(ctx) == isl_error_quota)
+    return 1;
+  /* Past the budget every isl call fails with isl_error_quota, whatever
+   * error the failing one left behind (its parser reports its own): a
+   * probe tells. */
+  isl_ctx_reset_error(ctx);
+  probe = isl_set_read_from_str(ctx, "{ : }");
+  over = !probe && isl_ctx_last_error(ctx) == isl_error_quota;
+  isl_set_free(probe);
+  return over;
 }
 
 int32_t acs_sare_find_var(const struct acs_sare *m, const char *name)
