@@ -77,6 +77,7 @@ static void csv_row(FILE *f, const struct acs_results_data *data, const struct a
   csv_f64(f, r->makespan_cycles), fputc(',', f);
   csv_f64(f, r->sim_makespan_cycles), fputc(',', f);
   csv_f64(f, r->lower_bound_cycles), fputc(',', f);
+  csv_f64(f, r->network_bound_cycles), fputc(',', f);
   csv_i64(f, r->peak_cmx_bytes), fputc(',', f);
   csv_i64(f, r->spill_bytes), fputc(',', f);
   csv_i64(f, r->ddr_bytes), fputc(',', f);
@@ -125,7 +126,8 @@ int acs_report_write_csv(const struct acs_results_data *data, const char *path,
   if (!f)
     return acs_diag_set(d, ACS_EIO, path, 0, 0, "cannot write: %s", strerror(errno));
   fputs("run_id,platform,workload,workload_kind,workload_path,ops,edges,scheduler,options,status,"
-        "memory_model,makespan_cycles,sim_makespan_cycles,lower_bound_cycles,peak_cmx_bytes,spill_bytes,"
+        "memory_model,makespan_cycles,sim_makespan_cycles,lower_bound_cycles,network_bound_cycles,"
+        "peak_cmx_bytes,spill_bytes,"
         "ddr_bytes,barriers_used,control_edges,sched_seconds,sim_seconds,pe_utilization,"
         "dma_utilization", f);
   for (int k = 0; k < ACS_PARAM_COUNT; k++)

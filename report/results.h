@@ -41,6 +41,10 @@ struct acs_run_row {
   double makespan_cycles;         /* NaN when there is no schedule */
   double sim_makespan_cycles;     /* NaN if not simulated */
   double lower_bound_cycles;
+  /* Networks (a workload with a layer graph): the network bound
+   * (core/model/netbound.h), the same for every family on one platform;
+   * NaN for other workloads. */
+  double network_bound_cycles;
   int64_t peak_cmx_bytes, spill_bytes, ddr_bytes;
   int32_t barriers_used;
   int64_t control_edges;
