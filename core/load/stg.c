@@ -132,7 +132,7 @@ static int read_tasks(struct stg_reader *r, struct acs_diag *d)
   if (rc == 0)
     rc = acs_limit_check(ACS_LIMIT_OPS, n + 2, d, r->path, r->lr.line, r->tok[0].col,
                          "%lld tasks and the entry and exit", (long long)n);
-  for (int64_t i = 0; i < n + 2 && rc == 0; i++) {
+  for (int64_t i = 0; rc == 0 && i < n + 2; i++) {
     rc = next_content(r, d);
     if (rc == 0)
       return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, 0,
