@@ -103,8 +103,9 @@ struct acs_workload {
  *
  * Loading and building refuse what passes a limit (core/acs.h,
  * ACS_LIMIT_MAP) with ACS_ELIMIT and a located message naming it, before
- * the expansion is allocated; both poll acs_interrupt_pending() and return
- * ACS_EINTERRUPTED. docs/fuzzing.md lists what each reader counts.
+ * the expansion is allocated; those that expand a model (SDF firings,
+ * affine instances, unrolled loops) poll acs_interrupt_pending() and
+ * return ACS_EINTERRUPTED. docs/fuzzing.md lists what each reader counts.
  */
 int acs_workload_load(const char *path, struct acs_workload **out,
                       struct acs_diag *d);
