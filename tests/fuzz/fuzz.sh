@@ -36,6 +36,7 @@ for name in "$@"; do
   case "$mode" in
   run)
     before=$(ls "$work/corpus" | wc -l)
+    old_arts=$(ls "$work" | grep -E '^(crash|timeout|oom|leak|slow-unit)-' || true)
     # shellcheck disable=SC2086
     "$bin" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
       -print_final_stats=1 -artifact_prefix="$work/" $dictopt $flags \
@@ -43,7 +44,9 @@ for name in "$@"; do
     after=$(ls "$work/corpus" | wc -l)
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -n 1)
     cov=$(grep -E '^#[0-9]+.*cov: ' "$work/log" | tail -n 1 | sed -E 's/.*(cov: [0-9]+ ft: [0-9]+).*/\1/')
-    arts=$(ls "$work" | grep -E '^(crash|timeout|oom|leak|slow-unit)-' || true)
+    # Only what this run found: earlier artifacts stay until removed.
+    arts=$(ls "$work" | grep -E '^(crash|timeout|oom|leak|slow-unit)-' |
+           grep -vxF "$old_arts" || true)
     printf '%-11s %10s execs  %-22s %5d new inputs  %s\n' "$name" "${execs:-?}" "${cov:-cov: ?}" \
       $((after - before)) "${arts:+artifacts: $(echo $arts)}"
     [ -z "$arts" ] || status=1
