@@ -64,7 +64,7 @@ if [ "$mode" = check ]; then
   # One closing line for people and CI: Criterion's per-program syntheses and
   # the end-to-end script's counts, added up.
   passed=0; failed=0
-  for log in tests/*.log; do
+  for log in tests/*.log tests/fuzz/*.log; do
     [ -f "$log" ] || continue
     line=$(grep -E 'Synthesis: Tested: [0-9]+' "$log" | tail -n 1 || true)
     if [ -n "$line" ]; then
@@ -80,7 +80,7 @@ if [ "$mode" = check ]; then
     fi
   done
   if [ "$status" != 0 ]; then
-    for log in tests/*.log; do
+    for log in tests/*.log tests/fuzz/*.log; do
       grep -qE ":test-result: (FAIL|ERROR)" "${log%.log}.trs" 2>/dev/null && { echo "==> $log"; tail -n 40 "$log"; }
     done
     ((failed > 0)) || failed=1

@@ -59,6 +59,11 @@ int acs_cli_parse_schedulers(const char *cmd, const char *spec,
 int acs_cli_parse_seconds(const char *cmd, const char *opt, const char *text, double *out);
 int acs_cli_parse_seed(const char *cmd, const char *text, uint64_t *out);
 
+/* --max K=N (core/acs.h, ACS_LIMIT_MAP) for subcommand `cmd`: sets the
+ * limit for the whole process (forked workers inherit it); a bad key or
+ * value is a usage error (printed). */
+int acs_cli_set_limit(const char *cmd, const char *kv);
+
 /* Human-readable bytes ("1.5 MiB"). */
 const char *acs_cli_bytes(int64_t bytes, char *buf, size_t size);
 

@@ -16,7 +16,7 @@
 static const char compare_help[] =
   "usage: acsim compare BASE.h5 HEAD.h5 [--metric NAME] [--tolerance PCT]\n"
   "                     [--match name|params] [--format text|markdown]\n"
-  "                     [--junit FILE] [--limit N] [-h]\n"
+  "                     [--junit FILE] [--limit N] [--max K=N]... [-h]\n"
   "\n"
   "Matches the runs of two results files by platform variant name, workload,\n"
   "scheduler and options (--match params: by the platform's parameters\n"
@@ -33,6 +33,8 @@ static const char compare_help[] =
   "      --junit FILE      also write JUnit XML: a test case per run, a failure\n"
   "                        per regression\n"
   "      --limit N         at most N rows per section (default all)\n"
+  "      --max K=N         raise a limit on what an input may cost (ops, edges,\n"
+  "                        bytes, isl_ops; docs/fuzzing.md), for the whole command\n"
   "  -h, --help            this help\n"
   "\n"
   "Exit 0 when nothing regressed; 1 on any regression; 2 on a bad option, a\n"
@@ -68,6 +70,7 @@ static int parse_option(int c, const char *arg, struct compare_args *a)
     a->format = strcmp(arg, "markdown") == 0 ? ACS_CMP_MARKDOWN : ACS_CMP_TEXT;
     return ACS_OK;
   case 'j': a->junit = arg; return ACS_OK;
+  case 'L': return acs_cli_set_limit("compare", arg);
   default: { /* 'l' */
     long n = strtol(arg, &end, 10);
     if (*end || end == arg || n < 0)
@@ -84,7 +87,8 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
     {"metric", required_argument, NULL, 'm'}, {"tolerance", required_argument, NULL, 't'},
     {"match", required_argument, NULL, 'M'},  {"format", required_argument, NULL, 'f'},
     {"junit", required_argument, NULL, 'j'},  {"limit", required_argument, NULL, 'l'},
-    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    {"max", required_argument, NULL, 'L'},    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
   int c;
 
   memset(a, 0, sizeof(*a));

@@ -13,7 +13,7 @@
 #include "report/report.h"
 
 static const char merge_help[] =
-  "usage: acsim merge A.h5 B.h5 ... -o ALL.h5 [-h]\n"
+  "usage: acsim merge A.h5 B.h5 ... -o ALL.h5 [--max K=N]... [-h]\n"
   "\n"
   "Appends every run of the inputs (with their platforms, workloads and stored\n"
   "schedules) to ALL.h5, creating it when missing; e.g. the shards of a sweep\n"
@@ -23,6 +23,8 @@ static const char merge_help[] =
   "options. Nothing is written unless every input merges.\n"
   "\n"
   "  -o, --output FILE     the merged file (required)\n"
+  "      --max K=N         raise a limit on what an input may cost (ops, edges,\n"
+  "                        bytes, isl_ops; docs/fuzzing.md), for the whole command\n"
   "  -h, --help            this help\n"
   "\n"
   "Exit 0; 2 on a bad option, a bad or missing input, a duplicate run, or an\n"
@@ -31,7 +33,8 @@ static const char merge_help[] =
 int acs_cmd_merge(int argc, char **argv)
 {
   static const struct option longopts[] = {
-    {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+    {"max", required_argument, NULL, 'L'},    {NULL, 0, NULL, 0}};
   struct acs_merge_stats st;
   struct acs_diag d;
   const char *output = NULL;
@@ -43,6 +46,10 @@ int acs_cmd_merge(int argc, char **argv)
   while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
     switch (c) {
     case 'o': output = optarg; break;
+    case 'L':
+      if (acs_cli_set_limit("merge", optarg) < 0)
+        return ACS_EXIT_USAGE;
+      break;
     case 'h': fputs(merge_help, stdout); return ACS_EXIT_OK;
     case ':': return acs_cli_usage("merge", "option '%s' needs a value", argv[optind - 1]);
     default: return acs_cli_usage("merge", "unknown option '%s'", argv[optind - 1]);

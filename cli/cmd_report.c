@@ -13,7 +13,7 @@
 #include "report/report.h"
 
 static const char report_help[] =
-  "usage: acsim report STUDY.h5 [-o DIR] [--gnuplot PROGRAM] [-h]\n"
+  "usage: acsim report STUDY.h5 [-o DIR] [--gnuplot PROGRAM] [--max K=N]... [-h]\n"
   "\n"
   "Writes DIR/index.html (default DIR: report), a page that opens offline in\n"
   "any browser: a summary table, then per workload the simulated makespan\n"
@@ -28,6 +28,8 @@ static const char report_help[] =
   "\n"
   "  -o, --output DIR      output directory (created; files in it are replaced)\n"
   "      --gnuplot PROG    the gnuplot to run (default: gnuplot on PATH)\n"
+  "      --max K=N         raise a limit on what an input may cost (ops, edges,\n"
+  "                        bytes, isl_ops; docs/fuzzing.md), for the whole command\n"
   "  -h, --help            this help\n"
   "\n"
   "Without gnuplot (Debian: apt-get install gnuplot-nox) the page, runs.csv and\n"
@@ -39,7 +41,8 @@ int acs_cmd_report(int argc, char **argv)
 {
   static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'}, {"gnuplot", required_argument, NULL, 'g'},
-    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    {"max", required_argument, NULL, 'L'},    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
   struct acs_report_opts o = {NULL};
   struct acs_report_info info;
   struct acs_diag d;
@@ -52,6 +55,10 @@ int acs_cmd_report(int argc, char **argv)
     switch (c) {
     case 'o': dir = optarg; break;
     case 'g': o.gnuplot = optarg; break;
+    case 'L':
+      if (acs_cli_set_limit("report", optarg) < 0)
+        return ACS_EXIT_USAGE;
+      break;
     case 'h': fputs(report_help, stdout); return ACS_EXIT_OK;
     case ':': return acs_cli_usage("report", "option '%s' needs a value", argv[optind - 1]);
     default: return acs_cli_usage("report", "unknown option '%s'", argv[optind - 1]);

@@ -19,7 +19,7 @@ static const char run_help[] =
   "usage: acsim run [-p PLATFORM.csv] -w WORKLOAD [-w ...] [-s SCHED,...|all]\n"
   "                 [-O opt=v]... [--set k=v]... [-o out.h5] [--no-sim]\n"
   "                 [--trace out.json] [--time-limit SEC] [--time-step N]\n"
-  "                 [--sim-timeout SEC] [--seed N] [-q] [-h]\n"
+  "                 [--sim-timeout SEC] [--seed N] [--max K=N]... [-q] [-h]\n"
   "\n"
   "Schedules each workload with each selected scheduler on each row of the\n"
   "platform file, checks every schedule with the verifier, executes it in\n"
@@ -46,6 +46,8 @@ static const char run_help[] =
   "      --sim-timeout SEC limit on a simulation's CPU time (0 = none; default\n"
   "                        10 s + 1 ms per op + 0.1 ms per dependency)\n"
   "      --seed N          seed for randomized schedulers (default 1)\n"
+  "      --max K=N         raise a limit on what an input may cost (ops, edges,\n"
+  "                        bytes, isl_ops; docs/fuzzing.md), for the whole command\n"
   "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
   "  -h, --help            this help\n"
   "\n"
@@ -84,6 +86,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
     {"seed", required_argument, NULL, 'R'},     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},           {"trace", required_argument, NULL, 'J'},
     {"time-step", required_argument, NULL, 'P'}, {"sim-timeout", required_argument, NULL, 'M'},
+    {"max", required_argument, NULL, 'L'},
     {NULL, 0, NULL, 0}};
   int c;
 
@@ -119,6 +122,10 @@ static int parse_args(int argc, char **argv, struct run_args *a)
     case 'J': a->trace = optarg; break;
     case 'M':
       if (acs_job_parse_sim_timeout("run", optarg) < 0)
+        return ACS_EINVAL;
+      break;
+    case 'L':
+      if (acs_cli_set_limit("run", optarg) < 0)
         return ACS_EINVAL;
       break;
     case 'h': fputs(run_help, stdout); return 1;
@@ -224,7 +231,8 @@ static int load_workloads(struct run_state *st)
   for (size_t i = 0; i < st->npaths; i++) {
     int err = acs_workload_load(st->paths[i], &st->wls[i], &d);
     if (err < 0) {
-      acs_cli_error(&d);
+      if (err != ACS_EINTERRUPTED) /* Ctrl-C: exit 130, nothing to report */
+        acs_cli_error(&d);
       return err;
     }
   }
@@ -329,7 +337,8 @@ static int check_pairs(struct run_state *st)
       int err;
       acs_diag_init(&d);
       if ((err = acs_job_prepare(st->wls[j], &st->plats.rows[i], &g, &pb, &bound, &d)) < 0) {
-        acs_cli_error(&d);
+        if (err != ACS_EINTERRUPTED)
+          acs_cli_error(&d);
         return err;
       }
       acs_problem_destroy(&pb);
@@ -414,8 +423,12 @@ int acs_cmd_run(int argc, char **argv)
   if (select_schedulers(&st) < 0 ||
       acs_cli_load_platforms(st.args.platform, st.args.sets.v, st.args.sets.n, &st.plats) < 0 ||
       acs_cli_expand_workloads(st.args.workloads.v, st.args.workloads.n, &st.paths, &st.npaths) < 0 ||
-      load_workloads(&st) < 0 || check_pairs(&st) < 0)
+      load_workloads(&st) < 0 || check_pairs(&st) < 0) {
+    /* A reader or builder stopped by Ctrl-C is an interrupt, not bad input. */
+    if (acs_cli_interrupted)
+      rc = ACS_EXIT_INTERRUPTED;
     goto out;
+  }
   if (acs_cli_interrupted) { /* nothing ran yet: nothing to keep */
     rc = ACS_EXIT_INTERRUPTED;
     goto out;

@@ -64,7 +64,8 @@ static const char sweep_help[] =
   "usage: acsim sweep [-p PLATFORM.csv] [-w WORKLOAD|SUITE.txt]... [-s SCHED,...|all]\n"
   "                   [-O opt=v]... [--set k=v]... [--vary k=v1,v2,...]... [-j N]\n"
   "                   [-o study.h5] [--shard K/N] [--keep-schedules[=all|extremes|none]]\n"
-  "                   [--no-sim] [--time-limit SEC] [--sim-timeout SEC] [--seed N] [-q] [-h]\n"
+  "                   [--no-sim] [--time-limit SEC] [--sim-timeout SEC] [--seed N]\n"
+  "                   [--max K=N]... [-q] [-h]\n"
   "\n"
   "Runs every selected scheduler on every workload on every platform variant:\n"
   "each row of the platform file times the cartesian product of the --vary\n"
@@ -100,6 +101,8 @@ static const char sweep_help[] =
   "      --sim-timeout SEC limit on a simulation's CPU time (0 = none; default\n"
   "                        10 s + 1 ms per op + 0.1 ms per dependency)\n"
   "      --seed N          seed for randomized schedulers (default 1)\n"
+  "      --max K=N         raise a limit on what an input may cost (ops, edges,\n"
+  "                        bytes, isl_ops; docs/fuzzing.md), for the whole command\n"
   "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
   "  -h, --help            this help\n"
   "\n"
@@ -241,6 +244,7 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
     {"no-sim", no_argument, NULL, 'N'},         {"time-limit", required_argument, NULL, 'T'},
     {"seed", required_argument, NULL, 'R'},     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},           {"sim-timeout", required_argument, NULL, 'M'},
+    {"max", required_argument, NULL, 'L'},
     {NULL, 0, NULL, 0}};
   struct acs_strv *lists[] = {['w'] = &a->workloads, ['O'] = &a->opts, ['S'] = &a->sets,
                               ['V'] = &a->varies};
@@ -269,6 +273,10 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
       break;
     case 'M':
       if (acs_job_parse_sim_timeout("sweep", optarg) < 0)
+        return ACS_EINVAL;
+      break;
+    case 'L':
+      if (acs_cli_set_limit("sweep", optarg) < 0)
         return ACS_EINVAL;
       break;
     case 'K':
@@ -451,7 +459,8 @@ static int load_workloads(struct sweep *sw)
   for (size_t i = 0; i < sw->npaths; i++) {
     sw->ext[i].best = sw->ext[i].worst = NAN;
     if ((err = acs_workload_load(sw->paths[i], &sw->wls[i], &d)) < 0) {
-      acs_cli_error(&d);
+      if (err != ACS_EINTERRUPTED) /* Ctrl-C: exit 130, nothing to report */
+        acs_cli_error(&d);
       return err;
     }
   }
@@ -1432,6 +1441,8 @@ int acs_cmd_sweep(int argc, char **argv)
     /* Every other failure printed its own one-line message. */
     if (err == ACS_ENOMEM)
       acs_cli_errorf("%s", acs_strerror(err));
+    if (acs_cli_interrupted)
+      rc = ACS_EXIT_INTERRUPTED;
     goto out;
   }
   if (acs_cli_interrupted) { /* nothing ran yet: nothing to keep */

@@ -23,7 +23,7 @@
 static const char validate_help[] =
   "usage: acsim validate psplib|stg|modulo DIR [-s SCHED,...|all] [-O opt=v]... [--set k=v]...\n"
   "                      [-o out.h5] [--time-limit SEC] [--time-step N] [--seed N]\n"
-  "                      [-q] [-h]\n"
+  "                      [--max K=N]... [-q] [-h]\n"
   "\n"
   "Runs the chosen schedulers (default list) over a benchmark set with known\n"
   "optima and prints, per set and scheduler: instances, average and maximum\n"
@@ -52,6 +52,8 @@ static const char validate_help[] =
   "      --time-step N     ilp: round durations up to N-cycle steps (-O time_step=N)\n"
   "                        default: automatic, a few hundred steps\n"
   "      --seed N          seed for randomized schedulers (default 1)\n"
+  "      --max K=N         raise a limit on what an input may cost (ops, edges,\n"
+  "                        bytes, isl_ops; docs/fuzzing.md), for the whole command\n"
   "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
   "  -h, --help            this help\n"
   "\n"
@@ -77,7 +79,7 @@ static int parse_args(int argc, char **argv, struct val_args *a)
     {"set", required_argument, NULL, 'S'},     {"output", required_argument, NULL, 'o'},
     {"time-limit", required_argument, NULL, 'T'}, {"seed", required_argument, NULL, 'R'},
     {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
-    {"time-step", required_argument, NULL, 'P'},
+    {"time-step", required_argument, NULL, 'P'}, {"max", required_argument, NULL, 'L'},
     {NULL, 0, NULL, 0}};
   int c;
 
@@ -105,6 +107,10 @@ static int parse_args(int argc, char **argv, struct val_args *a)
       break;
     case 'R':
       if (acs_cli_parse_seed("validate", optarg, &a->seed) < 0)
+        return ACS_EINVAL;
+      break;
+    case 'L':
+      if (acs_cli_set_limit("validate", optarg) < 0)
         return ACS_EINVAL;
       break;
     case 'h': fputs(validate_help, stdout); return 1;

@@ -19,7 +19,7 @@
 
 static void print_help(void)
 {
-  printf("usage: acsim workload WORKLOAD [-p PLATFORM.csv] [--set k=v]... [-q]\n"
+  printf("usage: acsim workload WORKLOAD [-p PLATFORM.csv] [--set k=v]... [--max K=N]... [-q]\n"
          "\n"
          "Describes a workload: for an ONNX model or a SCALE-Sim table, its layer\n"
          "table (name, op, input and output shapes, MACs, weight bytes), the totals\n"
@@ -29,6 +29,8 @@ static void print_help(void)
          "\n"
          "  -p PLATFORM.csv   platform rows (default platforms/default.csv)\n"
          "  --set k=v         override a platform parameter on every row\n"
+         "  --max K=N         raise a limit on what an input may cost (ops, edges,\n"
+         "                    bytes, isl_ops; docs/fuzzing.md), for the whole command\n"
          "  -q, --quiet       no warnings about inconsistent layer tables\n");
 }
 
@@ -163,6 +165,7 @@ int acs_cmd_workload(int argc, char **argv)
   static const struct option longopts[] = {
     {"platform", required_argument, NULL, 'p'}, {"set", required_argument, NULL, 'S'},
     {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
+    {"max", required_argument, NULL, 'L'},
     {NULL, 0, NULL, 0}};
   struct acs_strv sets = {0};
   struct acs_cli_platforms plats;
@@ -183,6 +186,10 @@ int acs_cmd_workload(int argc, char **argv)
       break;
     case 'q':
       quiet = 1;
+      break;
+    case 'L':
+      if (acs_cli_set_limit("workload", optarg) < 0)
+        goto out;
       break;
     case 'h':
       print_help();

@@ -341,3 +341,13 @@ void acs_cli_catch_signals(void)
   sigaction(SIGTERM, &sa, NULL);
   acs_interrupt_flag_set(&acs_cli_interrupted);
 }
+
+int acs_cli_set_limit(const char *cmd, const char *kv)
+{
+  struct acs_diag d;
+
+  acs_diag_init(&d);
+  if (acs_limit_set_kv(kv, &d) < 0)
+    return acs_cli_usage(cmd, "%s", d.msg), ACS_EINVAL;
+  return ACS_OK;
+}

@@ -31,7 +31,8 @@
   XX(NOTFOUND, "not found")                                            \
   XX(FORMAT, "file format or schema mismatch")                         \
   XX(SIM, "simulation failed")                                         \
-  XX(INTERRUPTED, "interrupted")
+  XX(INTERRUPTED, "interrupted")                                       \
+  XX(LIMIT, "beyond a limit on what an input may cost (--max KEY=N raises it)")
 
 enum acs_errno {
   ACS_OK = 0,
@@ -149,5 +150,60 @@ double acs_now_seconds(void); /* monotonic clock */
  */
 void acs_interrupt_flag_set(const volatile sig_atomic_t *flag);
 int acs_interrupt_pending(void);
+
+/*
+ * Limits on the work one workload may ask for (limits.c; docs/fuzzing.md
+ * "Limits"). A file of a few hundred bytes can describe millions of ops
+ * (an SDF rate, a loop unrolled, a polyhedral domain), so every reader and
+ * builder that expands its model computes what the expansion will cost
+ * (ops, edges, bytes) before it allocates, in time linear in the model,
+ * and refuses with ACS_ELIMIT and a located message naming the limit what
+ * exceeds one. The defaults keep what a workload builds under a gigabyte
+ * and a few seconds; a program raises them for the whole
+ * process (acsim's --max KEY=N), and forked workers inherit them.
+ *
+ * XX(ID, key, default, what it bounds)
+ */
+#define ACS_LIMIT_MAP(XX)                                                  \
+  XX(OPS, ops, INT64_C(1) << 21,                                           \
+     "ops of one graph: layer tiles, SDF firings, affine instances, unrolled loop ops") \
+  XX(EDGES, edges, INT64_C(1) << 23,                                       \
+     "edges of one graph, and the dependence instances a builder walks to find them") \
+  XX(BYTES, bytes, INT64_C(1) << 30,                                       \
+     "estimated bytes of one graph and of the tables its builder fills")   \
+  XX(ISL_OPS, isl_ops, INT64_C(5000000),                                   \
+     "operations of the isl library to read one system of affine recurrence equations, or to enumerate its instances")
+
+enum acs_limit {
+#define XX(id, key, def, doc) ACS_LIMIT_##id,
+  ACS_LIMIT_MAP(XX)
+#undef XX
+  ACS_LIMIT__COUNT
+};
+
+/* The key ("ops"), default and one-line description of a limit. */
+const char *acs_limit_key(int which);
+int64_t acs_limit_default(int which);
+const char *acs_limit_doc(int which);
+/* The value in force (the default until set). */
+int64_t acs_limit_get(int which);
+/* Sets a limit for the whole process (value >= 1); ACS_EINVAL otherwise. */
+int acs_limit_set(int which, int64_t value);
+/* Restores every default. */
+void acs_limits_reset(void);
+/*
+ * "key=N" (the --max form): N an integer from 1 to 2^62. Errors read
+ * "--max key=N: ..." (d->file empty): ACS_ENOTFOUND for an unknown key
+ * (the message lists the keys), ACS_EPARSE or ACS_ERANGE for a bad value.
+ */
+int acs_limit_set_kv(const char *kv, struct acs_diag *d);
+/*
+ * Refuses `amount` of limit `which` planned by a reader or builder: ACS_OK
+ * when it is within the limit, else ACS_ELIMIT with "<what> would need
+ * AMOUNT KEY, more than the limit KEY=LIMIT (--max KEY=N raises it)"
+ * located at file:line:col (what is printf-formatted).
+ */
+int acs_limit_check(int which, int64_t amount, struct acs_diag *d, const char *file, int line,
+                    int col, const char *what_fmt, ...) __attribute__((format(printf, 7, 8)));
 
 #endif

@@ -558,12 +558,15 @@ static int open_new(struct acs_results *r, struct acs_diag *d)
 static int load_platforms(struct acs_results *r)
 {
   hsize_t n;
-  size_t i;
+  size_t i, bytes;
   int rc;
+
 
   rc = acs__h5_nrows(r->file, "platforms", &n);
   if (rc < 0 || n > UINT32_MAX / 4)
     return ACS_EFORMAT;
+  if ((rc = acs__h5_rows_fit(n, sizeof *r->plats, &bytes)) < 0)
+    return rc;
   if (acs_grow((void **)&r->plats, sizeof *r->plats, &r->cap_plats, (size_t)n + 1) < 0)
     return ACS_ENOMEM;
   rc = acs__h5_read(r->file, "platforms", &r->tplat, 0, n, r->plats);
@@ -584,12 +587,15 @@ static int load_platforms(struct acs_results *r)
 static int load_workloads(struct acs_results *r)
 {
   hsize_t n;
-  size_t i;
+  size_t i, bytes;
   int rc;
+
 
   rc = acs__h5_nrows(r->file, "workloads", &n);
   if (rc < 0 || n > UINT32_MAX / 4)
     return ACS_EFORMAT;
+  if ((rc = acs__h5_rows_fit(n, sizeof *r->wls, &bytes)) < 0)
+    return rc;
   if (acs_grow((void **)&r->wls, sizeof *r->wls, &r->cap_wls, (size_t)n + 1) < 0)
     return ACS_ENOMEM;
   rc = acs__h5_read(r->file, "workloads", &r->twl, 0, n, r->wls);
@@ -613,11 +619,15 @@ static int load_run_ids(struct acs_results *r)
 {
   struct acs__h5table t;
   hsize_t n, i;
+  size_t bytes;
   int rc;
+
 
   rc = acs__h5_nrows(r->file, "runs", &n);
   if (rc < 0 || n > SIZE_MAX / sizeof *r->ids)
     return ACS_EFORMAT;
+  if ((rc = acs__h5_rows_fit(n, sizeof *r->ids, &bytes)) < 0)
+    return rc;
   if (acs_grow((void **)&r->ids, sizeof *r->ids, &r->cap_ids, (size_t)n + 1) < 0)
     return ACS_ENOMEM;
   acs__tbl_runs_id(&t);

@@ -568,6 +568,14 @@ static int dset_rows(hid_t did, hsize_t *n)
   return ACS_OK;
 }
 
+int acs__h5_rows_fit(hsize_t n, size_t size, size_t *bytes)
+{
+  if (n > SIZE_MAX || acs_mul_size((size_t)n, size, bytes) < 0 || *bytes > (size_t)INT64_MAX ||
+      (int64_t)*bytes > acs_limit_get(ACS_LIMIT_BYTES))
+    return ACS_ELIMIT;
+  return ACS_OK;
+}
+
 int acs__h5_nrows(hid_t loc, const char *name, hsize_t *n)
 {
   hid_t did = H5Dopen2(loc, name, H5P_DEFAULT);

@@ -137,6 +137,13 @@ int acs__h5_append_dset(hid_t did, const struct acs__h5table *t, hsize_t n,
  * rows are not all there. */
 int acs__h5_write_dset(hid_t did, const struct acs__h5table *t, hsize_t start, hsize_t n,
                        const void *buf);
+/*
+ * Whether n records of `size` bytes may be read into memory: *bytes is
+ * their size, ACS_ELIMIT when that passes the bytes limit (core/acs.h), so
+ * a file that declares more rows than it holds (HDF5 extents cost nothing
+ * on disk) cannot make a reader allocate without bound.
+ */
+int acs__h5_rows_fit(hsize_t n, size_t size, size_t *bytes);
 /* Number of records of a table. */
 int acs__h5_nrows(hid_t loc, const char *name, hsize_t *n);
 /*

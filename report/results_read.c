@@ -30,10 +30,8 @@ static int read_all(hid_t f, const char *name, const struct acs__h5table *t,
   if (H5Lexists(f, name, H5P_DEFAULT) <= 0)
     return ACS_EFORMAT;
   rc = acs__h5_nrows(f, name, &nr);
-  if (rc < 0)
+  if (rc < 0 || (rc = acs__h5_rows_fit(nr, t->size, &bytes)) < 0)
     return rc;
-  if (nr > SIZE_MAX || acs_mul_size((size_t)nr, t->size, &bytes) < 0)
-    return ACS_ENOMEM;
   *rows = calloc(nr ? (size_t)nr : 1, t->size);
   if (!*rows)
     return ACS_ENOMEM;
@@ -103,6 +101,10 @@ int acs_results_read(const char *path, struct acs_results_data *out,
   H5Fclose(f);
   if (rc < 0) {
     acs_results_data_free(out);
+    if (rc == ACS_ELIMIT)
+      return acs__h5_fail(d, rc, path, "cannot read the %s: its rows take more than the "
+                          "limit bytes=%lld (--max bytes=N raises it)", what,
+                          (long long)acs_limit_get(ACS_LIMIT_BYTES));
     return acs__h5_fail(d, rc, path, "cannot read the %s: %s", what,
                         rc == ACS_EFORMAT ? "missing or malformed" : acs_strerror(rc));
   }

@@ -273,7 +273,9 @@ static int read_rows(hid_t ds, struct acs_rtab *t, const struct colpos *pos, siz
   size_t bytes;
   int rc = ACS_EFORMAT;
 
-  if (n < 0 || mt < 0 || acs_mul_size((size_t)n, size, &bytes))
+  if (n < 0 || mt < 0)
+    goto out;
+  if ((rc = acs__h5_rows_fit((hsize_t)n, size, &bytes)) < 0)
     goto out;
   rc = ACS_ENOMEM;
   if (!(buf = malloc(bytes + 1)))

@@ -297,6 +297,18 @@ expect onnx_unknown_dim 2 "symbolic.onnx: node 'conv' \(Conv\): input 'x' has an
 head -c 3000 workloads/onnx/resnet18.onnx >"$T/cut.onnx"
 expect onnx_truncated 2 'cut.onnx: not an ONNX model, or a truncated or corrupt one' -- "$ACSIM" run -w "$T/cut.onnx"
 
+# Limits (docs/fuzzing.md): a workload that asks for more than a limit is
+# refused before anything is built, exit 2, one located line naming the
+# limit and how to raise it; --max raises (or lowers) it for the command.
+one_line limit_sdf_rates 2 "rates-1-19999999.xml:6: .*would need 20000000 ops, more than the limit ops=2097152 \(--max ops=N raises it\)$" -- "$ACSIM" run -w tests/fuzz/repro/sdf3/rates-1-19999999.xml -s list --no-sim -o "$T/limit.h5"
+[ -e "$T/limit.h5" ] && bad "limit_refusal_writes_nothing" || ok "limit_refusal_writes_nothing"
+expect limit_lowered 2 "fir3.csv: 8 iterations of loop 'fir3' \(18 ops each; loop_iterations\) would need 144 ops, more than the limit ops=100" -- "$ACSIM" workload workloads/loops/fir3.csv --max ops=100
+expect limit_raised 0 'op graph 144 ops' -- "$ACSIM" workload workloads/loops/fir3.csv --max ops=144
+for c in run sweep workload validate report compare merge; do
+  expect "limit_bad_key_$c" 2 "--max opps=1: unknown limit 'opps' \(the limits are ops, edges, bytes, isl_ops\)" -- "$ACSIM" $c --max opps=1
+done
+expect limit_bad_value 2 "--max ops=0: '0' is out of range" -- "$ACSIM" run -w workloads/loops/fir3.csv --max ops=0
+
 # --help (issue 10): each usage line lists every option documented below it
 # and nothing else; an option means the same in every command (the same
 # first line of description; -o is the output everywhere, whatever it

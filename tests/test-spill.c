@@ -398,8 +398,10 @@ Test(ctrledge, sweep_matches_brute_force_on_random_packings)
       int ok = 1;
       for (int i = 0; i < n && ok; i++)
         ok = !(r[i].t0 < t1 && t0 < r[i].t1 && r[i].lo < hi && lo < r[i].hi);
-      if (ok)
-        r[n++] = (struct acs_ctrl_rect){ t0, t1, lo, hi, 0, n + 1 };
+      if (ok) {
+        r[n] = (struct acs_ctrl_rect){ t0, t1, lo, hi, 0, n + 1 };
+        n++;
+      }
     }
     cr_assert_eq(acs__ctrl_pairs(r, (size_t)n, add_pair, &got), ACS_OK);
     brute_pairs(r, n, 40, &want);

@@ -181,6 +181,11 @@ Test(vary, errors_are_located_in_the_argument)
   parse_bad("barriers=2..x", 1, ACS_EPARSE, "--vary:1:13: barriers: range end 'x' is not a number");
   parse_bad("barriers=2..32+y", 1, ACS_EPARSE, "--vary:1:16: barriers: step 'y' is not a number");
   parse_bad("cmx_kib=1..100000", 1, ACS_ERANGE, "--vary:1:9: cmx_kib: range '1..100000' has more than 10000 values");
+  /* The cap is on the argument: 6000 + 5000 values in two ranges, the
+   * 10,001st refused at the second range (column 17). */
+  parse_bad("cmx_kib=1..6000,6001..11000", 1, ACS_ERANGE, "--vary:1:17: cmx_kib: more than 10000 values");
+  /* a repeat across items is still found (through the index) */
+  parse_bad("cmx_kib=1..5000,4999", 1, ACS_EINVAL, "--vary:1:17: cmx_kib: value 4999 appears twice");
 }
 
 Test(vary, values_print_canonically)

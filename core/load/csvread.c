@@ -459,16 +459,20 @@ void acs__names_free(struct acs__names *m)
 int acs__parse_int(const char *path, int line, int col, const char *text, const char *what,
                    int64_t min, int64_t max, int64_t *out, struct acs_diag *d)
 {
-  int err = acs_parse_i64(text, out);
+  int64_t v = 0;
+  int err = acs_parse_i64(text, &v);
 
+  /* *out is left alone on an error: a caller cannot compute with a value
+   * it refused. */
   if (err == ACS_EPARSE)
     return acs_diag_set(d, ACS_EPARSE, path, line, col, "bad number '%s' for %s", text, what);
-  if (err == ACS_ERANGE || *out > max)
+  if (err == ACS_ERANGE || v > max)
     return acs_diag_set(d, ACS_ERANGE, path, line, col, "'%s' is out of range for %s (max %lld)",
                         text, what, (long long)max);
-  if (*out < min)
+  if (v < min)
     return acs_diag_set(d, ACS_EPARSE, path, line, col, "%s must be at least %lld, got %lld",
-                        what, (long long)min, (long long)*out);
+                        what, (long long)min, (long long)v);
+  *out = v;
   return ACS_OK;
 }
 

@@ -333,6 +333,9 @@ static int read_row(struct gcsv *r, const struct acs_csv_field *f, size_t n,
     rc = check_name(r, &v, line, d);
   if (rc == 0)
     rc = make_op(r, &v, line, &op, d);
+  if (rc == 0)
+    rc = acs_graph_check_cost((int64_t)r->g->nops + 1, r->g->nedges, r->g->nres, d, r->path,
+                              line, 1, "the ops so far");
   if (rc != 0)
     return rc;
   int32_t id = acs_graph_add_op(r->g, &op);
@@ -401,7 +404,10 @@ static int link_list(struct gcsv *r, int32_t dst, const char *list, int line,
       return acs_diag_set(d, ACS_EPARSE, r->path, line, at,
                           "unknown op '%s' in '%s' of op '%s'", name, colname,
                           r->g->ops[dst].name);
-    int rc = acs_graph_add_edge(r->g, src, dst, kind);
+    int rc = acs_graph_check_cost(r->g->nops, (int64_t)r->g->nedges + 1, r->g->nres, d,
+                                  r->path, line, at, "the edges so far");
+    if (rc == 0)
+      rc = acs_graph_add_edge(r->g, src, dst, kind);
     if (rc != 0)
       return rc;
     if (in_bytes && (acs_add_i64(*in_bytes, r->g->ops[src].out_bytes, in_bytes) != 0 ||

@@ -100,6 +100,12 @@ struct acs_workload {
  * Reads a workload, choosing the format by extension: .csv is a SCALE-Sim
  * topology table when its header starts with "Layer name", else the generic
  * op-graph CSV; .sm is PSPLIB; .stg is STG; .onnx is an ONNX model.
+ *
+ * Loading and building refuse what passes a limit (core/acs.h,
+ * ACS_LIMIT_MAP) with ACS_ELIMIT and a located message naming it, before
+ * the expansion is allocated; those that expand a model (SDF firings,
+ * affine instances, unrolled loops) poll acs_interrupt_pending() and
+ * return ACS_EINTERRUPTED. docs/fuzzing.md lists what each reader counts.
  */
 int acs_workload_load(const char *path, struct acs_workload **out,
                       struct acs_diag *d);

@@ -110,6 +110,14 @@ static void on_xml_error(void *arg, xmlErrorPtr err)
   in->failed = 1;
 }
 
+/* libxml2's encoding layer reports through the generic handler, which
+ * prints; the structured handler above has the error already. */
+static void drop_generic(void *ctx, const char *msg, ...)
+{
+  (void)ctx;
+  (void)msg;
+}
+
 static int xml_open(struct xml_in *in, const char *path, struct acs_diag *d)
 {
   size_t len;
@@ -132,11 +140,13 @@ static int xml_open(struct xml_in *in, const char *path, struct acs_diag *d)
     return ACS_ENOMEM;
   }
   xmlTextReaderSetStructuredErrorHandler(in->r, on_xml_error, in);
+  xmlSetGenericErrorFunc(NULL, drop_generic);
   return ACS_OK;
 }
 
 static void xml_close(struct xml_in *in)
 {
+  xmlSetGenericErrorFunc(NULL, NULL);
   if (in->r)
     xmlFreeTextReader(in->r);
   free(in->buf);

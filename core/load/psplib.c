@@ -99,6 +99,10 @@ static int header_line(struct sm_reader *r, struct acs_diag *d)
     if (rc == 0 && r->njobs < 2)
       rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[r->ntok - 1].col,
                         "a project needs at least 2 jobs (source and sink)");
+    if (rc == 0)
+      rc = acs_limit_check(ACS_LIMIT_OPS, r->njobs, d, r->path, r->lr.line,
+                           r->tok[r->ntok - 1].col, "a project of %lld jobs",
+                           (long long)r->njobs);
     return rc;
   }
   if (starts_with(s, "- renewable"))
@@ -250,6 +254,9 @@ static int precedence_row(struct sm_reader *r, int64_t i, struct acs_diag *d)
       rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[k].col,
                         "successor %lld of job %lld is out of range 1..%lld",
                         (long long)s, (long long)i, (long long)r->njobs);
+    if (rc == 0)
+      rc = acs_graph_check_cost(r->njobs, (int64_t)r->nedges + 1, (int)r->nres, d, r->path,
+                                r->lr.line, r->tok[k].col, "the precedence relations so far");
     if (rc == 0 && acs_grow((void **)&r->edges, sizeof(*r->edges), &r->cap_edges,
                             r->nedges + 1) != 0)
       rc = ACS_ENOMEM;

@@ -52,6 +52,7 @@ struct reader {
   struct acs_sare *m;
   size_t cap_vars, cap_deps;
   int seen_params, seen_decl;
+  int stmt_off;            /* where the statement being read starts */
   struct acs_diag *d;
 };
 
@@ -712,6 +713,7 @@ static int parse_statements(struct reader *r)
       off = start;
       continue;
     }
+    r->stmt_off = start;
     if ((err = statement_end(r, start, &end)) < 0 || (err = statement(r, start, end)) < 0)
       return err;
     off = end;
@@ -961,6 +963,7 @@ int acs_sare_read(const char *spec, struct acs_sare **out, struct acs_diag *d)
   /* isl must never print or abort: errors come back as NULL results and
    * the reader turns them into located messages. */
   isl_options_set_on_error(r.m->ctx, ISL_ON_ERROR_CONTINUE);
+  acs__sare_isl_budget(r.m->ctx);
   r.m->context = isl_set_universe(isl_space_params_alloc(r.m->ctx, 0));
   if (!r.m->context) {
     err = ACS_ENOMEM;
@@ -976,10 +979,18 @@ int acs_sare_read(const char *spec, struct acs_sare **out, struct acs_diag *d)
       (err = acs__sare_hull_from_set(r.m->context, 0, r.m->nparams, &r.m->context_poly)) < 0 ||
       (suffix && (err = apply_suffix(r.m, suffix, spec, d)) < 0))
     goto out_with_model;
+  acs__sare_isl_unbounded(r.m->ctx);
   *out = r.m;
   r.m = NULL;
 
 out_with_model:
+  /* Whatever isl said last, a failure after the budget ran out is the
+   * limit's, located at the statement being read. */
+  if (err < 0 && r.m && r.m->ctx && acs__sare_isl_over(r.m->ctx))
+    err = err_at(&r, ACS_ELIMIT, r.stmt_off,
+                 "reading the system takes more than the limit isl_ops=%lld operations of "
+                 "isl (--max isl_ops=N raises it)",
+                 (long long)acs_limit_get(ACS_LIMIT_ISL_OPS));
   acs_sare_free(r.m);
   free(r.t.buf);
   free(r.t.line_off);

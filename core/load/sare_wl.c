@@ -59,6 +59,8 @@ static int add_ops(const struct acs_sare *m, const struct acs_sare_inst *in, int
       struct acs_op op;
       int32_t id;
       int err;
+      if (k % 4096 == 0 && acs_interrupt_pending())
+        return ACS_EINTERRUPTED;
       for (int32_t j = 0; j < m->vars[v].ndims; j++)
         x[j] = vi->pt[(size_t)k * (size_t)m->vars[v].ndims + (size_t)j];
       acs_sare_point_name(m, v, x, name, sizeof(name));
@@ -78,6 +80,20 @@ static int add_ops(const struct acs_sare *m, const struct acs_sare_inst *in, int
   return ACS_OK;
 }
 
+/* The instance DAG's ops and an upper bound on its edges, against the
+ * limits. O(variables + dependences). */
+static int check_cost(const struct acs_sare *m, const struct acs_sare_inst *in,
+                      struct acs_diag *d)
+{
+  int64_t edges = 0;
+
+  for (int32_t e = 0; e < m->ndeps; e++)
+    if (acs_sare_computed(m, m->deps[e].src) &&
+        acs_add_i64(edges, in->var[m->deps[e].dst].count, &edges))
+      edges = INT64_MAX;
+  return acs_graph_check_cost(in->nops, edges, 1, d, m->path, 0, 0, "the instance DAG");
+}
+
 int acs_sare_build_graph(const struct acs_sare *m, const struct acs_sare_inst *in,
                          int64_t elem_bytes, const char *name, const char *path,
                          struct acs_graph *g, struct acs_diag *d)
@@ -85,6 +101,8 @@ int acs_sare_build_graph(const struct acs_sare *m, const struct acs_sare_inst *i
   struct dag_build b = {m, in, g, d};
   int err, res_pe;
 
+  if ((err = check_cost(m, in, d)) < 0)
+    return err;
   if ((err = acs_graph_init(g, name, path)) < 0)
     return err;
   res_pe = acs_graph_add_resource(g, "pe", ACS_RES_PE, 0);

@@ -104,6 +104,9 @@ static int task_line(struct stg_reader *r, int64_t expect, struct acs_diag *d)
                         "(0..%lld)", (long long)p, (long long)id,
                         (long long)id - 1);
     if (rc == 0)
+      rc = acs_graph_check_cost(r->g->nops, (int64_t)r->g->nedges + 1, 1, d, r->path,
+                                r->lr.line, r->tok[k].col, "the predecessors so far");
+    if (rc == 0)
       rc = acs_graph_add_edge(r->g, (int32_t)p, (int32_t)id, ACS_EDGE_DATA);
   }
   return rc;
@@ -111,7 +114,7 @@ static int task_line(struct stg_reader *r, int64_t expect, struct acs_diag *d)
 
 static int read_tasks(struct stg_reader *r, struct acs_diag *d)
 {
-  int64_t n;
+  int64_t n = 0;
   int rc = next_content(r, d);
   if (rc == 0)
     return acs_diag_set(d, ACS_EPARSE, r->path, 1, 1,
@@ -126,7 +129,10 @@ static int read_tasks(struct stg_reader *r, struct acs_diag *d)
   if (rc == 0 && n > INT32_MAX - 2)
     rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[0].col,
                       "too many tasks (%lld)", (long long)n);
-  for (int64_t i = 0; i < n + 2 && rc == 0; i++) {
+  if (rc == 0)
+    rc = acs_limit_check(ACS_LIMIT_OPS, n + 2, d, r->path, r->lr.line, r->tok[0].col,
+                         "%lld tasks and the entry and exit", (long long)n);
+  for (int64_t i = 0; rc == 0 && i < n + 2; i++) {
     rc = next_content(r, d);
     if (rc == 0)
       return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, 0,

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -415,4 +416,41 @@ int acs_graph_clone(const struct acs_graph *g, struct acs_graph *out)
 out_with_graph:
   acs_graph_destroy(out);
   return err;
+}
+
+/* ---- cost ---- */
+
+/*
+ * Per op: the op record and its demand row, each in an array that may be
+ * twice the size it holds; its name in the arena; two name-index slots or
+ * more; its CSR offsets and its place in the order. Per edge: the record
+ * twice over, and its two CSR entries.
+ */
+#define OP_BYTES (2 * (int64_t)sizeof(struct acs_op) + 48 + 16 + 12)
+#define RES_BYTES (2 * (int64_t)sizeof(int64_t))
+#define EDGE_BYTES (2 * (int64_t)sizeof(struct acs_edge) + 8)
+
+int64_t acs_graph_cost_bytes(int64_t nops, int64_t nedges, int nres)
+{
+  int64_t per_op, a, b, sum;
+
+  if (nops < 0 || nedges < 0 || nres < 0 ||
+      acs_mul_i64(RES_BYTES, nres, &per_op) || acs_add_i64(per_op, OP_BYTES, &per_op) ||
+      acs_mul_i64(per_op, nops, &a) || acs_mul_i64(EDGE_BYTES, nedges, &b) ||
+      acs_add_i64(a, b, &sum))
+    return INT64_MAX;
+  return sum;
+}
+
+int acs_graph_check_cost(int64_t nops, int64_t nedges, int nres, struct acs_diag *d,
+                         const char *file, int line, int col, const char *what)
+{
+  int err;
+
+  if ((err = acs_limit_check(ACS_LIMIT_OPS, nops, d, file, line, col, "%s", what)) < 0 ||
+      (err = acs_limit_check(ACS_LIMIT_EDGES, nedges, d, file, line, col, "%s", what)) < 0)
+    return err;
+  return acs_limit_check(ACS_LIMIT_BYTES, acs_graph_cost_bytes(nops, nedges, nres), d, file,
+                         line, col, "%s (a graph of %" PRId64 " ops and %" PRId64 " edges)",
+                         what, nops, nedges);
 }

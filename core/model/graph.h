@@ -120,4 +120,21 @@ int32_t acs_graph_find_op(const struct acs_graph *g, const char *name);
  */
 int acs_graph_finalize(struct acs_graph *g, struct acs_diag *d);
 
+/*
+ * What a finalized graph of nops ops over nres resources with nedges edges
+ * costs in bytes, estimated from above (arrays grown by doubling, names of
+ * a few dozen bytes, the name index, the CSR arrays and the order); INT64_MAX
+ * when that overflows. O(1).
+ */
+int64_t acs_graph_cost_bytes(int64_t nops, int64_t nedges, int nres);
+/*
+ * What a builder checks before it allocates a graph it has counted: nops
+ * against the ops limit, nedges against the edges limit and their bytes
+ * against the bytes limit (core/acs.h, ACS_LIMIT_MAP). ACS_OK, or
+ * ACS_ELIMIT with a message "<what> would need ..." located at
+ * file:line:col. O(1).
+ */
+int acs_graph_check_cost(int64_t nops, int64_t nedges, int nres, struct acs_diag *d,
+                         const char *file, int line, int col, const char *what);
+
 #endif

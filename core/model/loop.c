@@ -357,9 +357,17 @@ int32_t acs_loop_layout_source(const struct acs_loop_layout *lay, const struct a
     int has_tail = base == 2 && l->classes[c].latency > acs_loop_blocking(l, c, lay->units[c]);
     return lay->first[i] + (has_tail ? 1 : 0);
   }
-  for (int32_t k = lay->delay_off[i]; k < lay->delay_off[i + 1]; k++)
-    if (lay->delays[k] == delay)
-      return lay->first[i] + base + (k - lay->delay_off[i]);
+  /* The delays of an op are sorted and distinct: a binary search keeps an
+   * op with thousands of out-edges linear. */
+  for (int32_t lo = lay->delay_off[i], hi = lay->delay_off[i + 1]; lo < hi;) {
+    int32_t mid = lo + (hi - lo) / 2;
+    if (lay->delays[mid] == delay)
+      return lay->first[i] + base + (mid - lay->delay_off[i]);
+    if (lay->delays[mid] < delay)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
   return -1;
 }
 
@@ -390,6 +398,35 @@ static int add_resources(const struct acs_loop *l, const struct acs_loop_layout 
       err = res[c];
   }
   free(used);
+  return err;
+}
+
+/*
+ * What the unrolled DAG costs, from the layout: per iteration, per_iter
+ * ops, one edge inside each op's chain of parts (per_iter - nops), and the
+ * loop's edges (an upper bound: an edge of distance d is dropped in the
+ * last d iterations). Refused before the graph is allocated.
+ */
+static int check_cost(const struct acs_loop *l, const struct acs_loop_layout *lay,
+                      struct acs_diag *d)
+{
+  int64_t ops, edges, per_edges = (int64_t)lay->per_iter - l->nops + l->nedges;
+  char what[ACS_NAME_MAX + 96];
+  int nres = 0;
+
+  for (int32_t c = 0; c < l->nclasses; c++)
+    nres += lay->units[c] != ACS_LOOP_UNLIMITED;
+  if (acs_mul_i64(lay->per_iter, lay->iterations, &ops))
+    ops = INT64_MAX;
+  if (acs_mul_i64(per_edges, lay->iterations, &edges))
+    edges = INT64_MAX;
+  snprintf(what, sizeof(what), "%d iterations of loop '%.*s' (%d ops each; loop_iterations)",
+           (int)lay->iterations, ACS_NAME_MAX, l->name, (int)lay->per_iter);
+  int err = acs_graph_check_cost(ops, edges, nres < ACS_MAX_RES ? nres : ACS_MAX_RES, d,
+                                 l->path, 0, 0, what);
+
+  if (err == ACS_OK && ops > INT32_MAX / 2)
+    err = acs_diag_set(d, ACS_ERANGE, l->path, 0, 0, "%s are more ops than a graph holds", what);
   return err;
 }
 
@@ -448,20 +485,14 @@ int acs_loop_build_graph(const struct acs_loop *l, const struct acs_platform *p,
 {
   struct acs_loop_layout lay;
   int *resv = NULL;
-  int64_t total;
   int err;
 
   if ((err = acs_loop_layout_init(&lay, l, p)) < 0)
     return err == ACS_ENOMEM ? err
                              : acs_diag_set(d, err, l->path, 0, 0, "loop '%s' is too large",
                                             l->name);
-  if (acs_mul_i64(lay.per_iter, lay.iterations, &total) || total > INT32_MAX / 2) {
-    err = acs_diag_set(d, ACS_ERANGE, l->path, 0, 0,
-                       "%d iterations of loop '%s' (%d ops each) are more ops than a graph "
-                       "holds; lower loop_iterations", (int)lay.iterations, l->name,
-                       (int)lay.per_iter);
+  if ((err = check_cost(l, &lay, d)) < 0)
     goto out_with_layout;
-  }
   if ((err = acs_graph_init(g, l->name, l->path)) < 0)
     goto out_with_layout;
   resv = malloc(((size_t)l->nclasses + 1) * sizeof(*resv));
@@ -472,8 +503,10 @@ int acs_loop_build_graph(const struct acs_loop *l, const struct acs_platform *p,
   if ((err = add_resources(l, &lay, g, resv, d)) < 0)
     goto out_with_graph;
   for (int32_t k = 0; k < lay.iterations && err == ACS_OK; k++)
-    err = add_iteration_ops(l, &lay, resv, k, g);
-  for (int32_t k = 0; k < lay.iterations && err == ACS_OK; k++)
+    err = acs_interrupt_pending() ? ACS_EINTERRUPTED : add_iteration_ops(l, &lay, resv, k, g);
+  for (int32_t k = 0; k < lay.iterations && err == ACS_OK; k++) {
+    if (acs_interrupt_pending())
+      err = ACS_EINTERRUPTED;
     for (int32_t e = 0; e < l->nedges && err == ACS_OK; e++) {
       const struct acs_loop_edge *x = &l->edges[e];
       int64_t kd = (int64_t)k + x->distance;
@@ -482,6 +515,7 @@ int acs_loop_build_graph(const struct acs_loop *l, const struct acs_platform *p,
       err = acs_graph_add_edge(g, k * lay.per_iter + acs_loop_layout_source(&lay, l, x->src, x->delay),
                                (int32_t)kd * lay.per_iter + lay.first[x->dst], ACS_EDGE_DATA);
     }
+  }
   if (err == ACS_OK)
     err = acs_graph_finalize(g, d);
   if (err == ACS_OK)

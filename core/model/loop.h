@@ -142,8 +142,9 @@ int32_t acs_loop_layout_source(const struct acs_loop_layout *lay, const struct a
  * (initialised here, finalized): one named resource per limited class that
  * some op uses (capacity: its unit count), the ops above with their
  * durations and demands, and the edges. ACS_ERANGE when the loop has more
- * limited classes than a graph has resources or N iterations exceed the
- * op count a graph may hold. O(N (V + E)).
+ * limited classes than a graph has resources; ACS_ELIMIT, before the graph
+ * is allocated, when N iterations exceed the limits (acs.h). O(N (V + E));
+ * polls acs_interrupt_pending().
  */
 int acs_loop_build_graph(const struct acs_loop *l, const struct acs_platform *p,
                          struct acs_graph *g, struct acs_diag *d);

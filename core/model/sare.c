@@ -5,22 +5,18 @@
  */
 #include "config.h"
 
-#include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <isl/ctx.h>
 #include <isl/map.h>
-#include <isl/ilp.h>
 #include <isl/mat.h>
 #include <isl/set.h>
 #include <isl/val.h>
 
 #include "core/model/sare.h"
-
-/* A box of more cells than this is refused (the rank table is 4 bytes a cell). */
-#define MAX_BOX (INT64_C(1) << 26)
 
 static const char *const kind_names[] = {"input", "local", "output"};
 
@@ -67,6 +63,41 @@ void acs_sare_free(struct acs_sare *m)
     isl_ctx_free(m->ctx);
   acs_arena_destroy(&m->arena);
   free(m);
+}
+
+void acs__sare_isl_budget(isl_ctx *ctx)
+{
+  int64_t ops = acs_limit_get(ACS_LIMIT_ISL_OPS);
+
+  isl_ctx_reset_error(ctx);
+  isl_ctx_reset_operations(ctx);
+  isl_ctx_set_max_operations(ctx, ops > 0 && (uint64_t)ops < ULONG_MAX ? (unsigned long)ops
+                                                                       : ULONG_MAX);
+}
+
+void acs__sare_isl_unbounded(isl_ctx *ctx)
+{
+  isl_ctx_set_max_operations(ctx, 0);
+  isl_ctx_reset_operations(ctx);
+}
+
+int acs__sare_isl_over(isl_ctx *ctx)
+{
+  isl_set *probe;
+  int over;
+
+  if (isl_ctx_get_max_operations(ctx) == 0)
+    return 0;
+  if (isl_ctx_last_error(ctx) == isl_error_quota)
+    return 1;
+  /* Past the budget every isl call fails with isl_error_quota, whatever
+   * error the failing one left behind (its parser reports its own): a
+   * probe tells. */
+  isl_ctx_reset_error(ctx);
+  probe = isl_set_read_from_str(ctx, "{ : }");
+  over = !probe && isl_ctx_last_error(ctx) == isl_error_quota;
+  isl_set_free(probe);
+  return over;
 }
 
 int32_t acs_sare_find_var(const struct acs_sare *m, const char *name)
@@ -282,19 +313,6 @@ int acs__sare_hull_from_set(isl_set *set, int32_t nx, int32_t np, struct acs_sar
   return err;
 }
 
-/* ---- instances ---- */
-
-void acs_sare_inst_free(struct acs_sare_inst *in)
-{
-  for (int32_t v = 0; in->var && v < in->nvars; v++) {
-    free(in->var[v].rank);
-    free(in->var[v].pt);
-  }
-  free(in->var);
-  free(in->op_var);
-  memset(in, 0, sizeof(*in));
-}
-
 int acs__sare_val_i64(isl_val *v, int64_t *out)
 {
   int ok = v && isl_val_is_int(v) == isl_bool_true && isl_val_is_infty(v) != isl_bool_true &&
@@ -309,204 +327,4 @@ int acs__sare_val_i64(isl_val *v, int64_t *out)
   }
   isl_val_free(v);
   return ok ? 0 : -1;
-}
-
-/* The bounding box of variable v's domain with the parameters fixed.
- * Returns 0 with box == 0 when the domain is empty. */
-static int var_box(const struct acs_sare *m, int32_t v, const int64_t *values,
-                   struct acs_sare_vinst *vi, struct acs_diag *d)
-{
-  const struct acs_sare_var *var = &m->vars[v];
-  isl_set *s = isl_set_copy(var->domain);
-  isl_bool empty;
-
-  for (int32_t p = 0; p < m->nparams && s; p++)
-    s = isl_set_fix_si(s, isl_dim_param, (unsigned)p, (int)values[p]);
-  empty = s ? isl_set_is_empty(s) : isl_bool_error;
-  vi->box = 0;
-  if (empty == isl_bool_true || empty == isl_bool_error) {
-    isl_set_free(s);
-    return empty == isl_bool_error ? ACS_ENOMEM : ACS_OK;
-  }
-  vi->box = 1;
-  for (int32_t k = 0; k < var->ndims; k++) {
-    if (acs__sare_val_i64(isl_set_dim_min_val(isl_set_copy(s), k), &vi->lo[k]) < 0 ||
-        acs__sare_val_i64(isl_set_dim_max_val(isl_set_copy(s), k), &vi->hi[k]) < 0 ||
-        vi->hi[k] - vi->lo[k] >= MAX_BOX ||
-        acs_mul_i64(vi->box, vi->hi[k] - vi->lo[k] + 1, &vi->box) || vi->box > MAX_BOX) {
-      isl_set_free(s);
-      return acs_diag_set(d, ACS_ERANGE, m->path, var->line, var->col,
-                          "the domain of '%s' spans more than %" PRId64
-                          " cells for these parameter values", var->name, MAX_BOX);
-    }
-  }
-  isl_set_free(s);
-  return ACS_OK;
-}
-
-/* Next cell of the box in lexicographic order; 0 after the last. */
-static int box_next(int32_t n, const int64_t *lo, const int64_t *hi, int64_t *x)
-{
-  for (int32_t k = n - 1; k >= 0; k--) {
-    if (x[k] < hi[k]) {
-      x[k]++;
-      return 1;
-    }
-    x[k] = lo[k];
-  }
-  return 0;
-}
-
-/* Enumerates the points of variable v: O(box x constraints). */
-static int var_points(const struct acs_sare *m, int32_t v, const int64_t *values,
-                      struct acs_sare_vinst *vi, struct acs_diag *d)
-{
-  const struct acs_sare_var *var = &m->vars[v];
-  int32_t n = var->ndims;
-  int64_t z[ACS_SARE_MAX_DIMS + ACS_SARE_MAX_PARAMS], cell = 0;
-  size_t cap = 0;
-  int err;
-
-  if ((err = var_box(m, v, values, vi, d)) < 0 || vi->box == 0)
-    return err;
-  vi->rank = malloc((size_t)vi->box * sizeof(*vi->rank));
-  if (!vi->rank)
-    return ACS_ENOMEM;
-  memcpy(z, vi->lo, (size_t)n * sizeof(*z));
-  memcpy(z + n, values, (size_t)m->nparams * sizeof(*z));
-  do {
-    if (!acs_sare_union_contains(&var->pieces, z)) {
-      vi->rank[cell++] = -1;
-      continue;
-    }
-    if (vi->count >= ACS_SARE_MAX_INSTANCES)
-      return acs_diag_set(d, ACS_ERANGE, m->path, var->line, var->col,
-                          "'%s' has more than %" PRId64 " instances for these parameter values",
-                          var->name, ACS_SARE_MAX_INSTANCES);
-    if ((err = acs_grow((void **)&vi->pt, (size_t)(n ? n : 1) * sizeof(*vi->pt), &cap,
-                        (size_t)vi->count + 1)) < 0)
-      return err;
-    for (int32_t k = 0; k < n; k++) {
-      if (z[k] < INT32_MIN || z[k] > INT32_MAX)
-        return acs_diag_set(d, ACS_ERANGE, m->path, var->line, var->col,
-                            "an index of '%s' exceeds 32 bits", var->name);
-      vi->pt[(size_t)vi->count * (size_t)n + (size_t)k] = (int32_t)z[k];
-    }
-    vi->rank[cell++] = (int32_t)vi->count++;
-  } while (box_next(n, vi->lo, vi->hi, z));
-  return ACS_OK;
-}
-
-/* Every parameter value inside the context. */
-static int check_values(const struct acs_sare *m, const int64_t *values, struct acs_diag *d)
-{
-  char buf[256];
-  size_t used = 0;
-
-  for (int32_t p = 0; p < m->nparams; p++)
-    if (values[p] < -ACS_SARE_MAX_VALUE || values[p] > ACS_SARE_MAX_VALUE)
-      return acs_diag_set(d, ACS_ERANGE, m->path, 0, 0,
-                          "parameter %s = %" PRId64 " is out of range [-%" PRId64 ", %" PRId64 "]",
-                          m->param[p], values[p], ACS_SARE_MAX_VALUE, ACS_SARE_MAX_VALUE);
-  if (acs_sare_poly_contains(&m->context_poly, values))
-    return ACS_OK;
-  buf[0] = '\0';
-  for (int32_t p = 0; p < m->nparams && used < sizeof(buf); p++)
-    used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s = %" PRId64, p ? ", " : "",
-                             m->param[p], values[p]);
-  return acs_diag_set(d, ACS_ERANGE, m->path, m->bind_line, m->bind_col,
-                      "the parameter values %s lie outside the context of the system", buf);
-}
-
-int acs_sare_inst_build(const struct acs_sare *m, const int64_t *values,
-                        struct acs_sare_inst *out, struct acs_diag *d)
-{
-  int64_t nops = 0;
-  int err;
-
-  memset(out, 0, sizeof(*out));
-  for (int32_t p = 0; !values && p < m->nparams; p++)
-    if (!m->has_value[p])
-      return acs_diag_set(d, ACS_EINVAL, m->path, 0, 0,
-                          "parameter %s has no value: bind it in the file ('bind %s = 8') "
-                          "or after the path ('%s:%s=8')", m->param[p], m->param[p],
-                          m->path, m->param[p]);
-  out->nparams = m->nparams;
-  memcpy(out->value, values ? values : m->value, (size_t)m->nparams * sizeof(*values));
-  if ((err = check_values(m, out->value, d)) < 0)
-    return err;
-  out->nvars = m->nvars;
-  out->var = calloc((size_t)m->nvars + 1, sizeof(*out->var));
-  if (!out->var)
-    return ACS_ENOMEM;
-  for (int32_t v = 0; v < m->nvars; v++) {
-    out->var[v].first_op = -1;
-    if ((err = var_points(m, v, out->value, &out->var[v], d)) < 0)
-      goto out_with_inst;
-    if (!acs_sare_computed(m, v))
-      continue;
-    out->var[v].first_op = (int32_t)nops;
-    nops += out->var[v].count;
-    if (nops > ACS_SARE_MAX_INSTANCES) {
-      err = acs_diag_set(d, ACS_ERANGE, m->path, m->vars[v].line, m->vars[v].col,
-                         "more than %" PRId64 " computed instances for these parameter values",
-                         ACS_SARE_MAX_INSTANCES);
-      goto out_with_inst;
-    }
-  }
-  out->nops = (int32_t)nops;
-  out->op_var = malloc(((size_t)nops + 1) * sizeof(*out->op_var));
-  if (!out->op_var) {
-    err = ACS_ENOMEM;
-    goto out_with_inst;
-  }
-  for (int32_t v = 0; v < m->nvars; v++)
-    for (int64_t k = 0; out->var[v].first_op >= 0 && k < out->var[v].count; k++)
-      out->op_var[out->var[v].first_op + k] = v;
-  return ACS_OK;
-
-out_with_inst:
-  acs_sare_inst_free(out);
-  return err;
-}
-
-int64_t acs_sare_inst_rank(const struct acs_sare_inst *in, const struct acs_sare *m,
-                           int32_t v, const int64_t *x)
-{
-  const struct acs_sare_vinst *vi = &in->var[v];
-  int64_t cell = 0;
-
-  if (vi->count == 0)
-    return -1;
-  for (int32_t k = 0; k < m->vars[v].ndims; k++) {
-    if (x[k] < vi->lo[k] || x[k] > vi->hi[k])
-      return -1;
-    cell = cell * (vi->hi[k] - vi->lo[k] + 1) + (x[k] - vi->lo[k]);
-  }
-  return vi->rank[cell];
-}
-
-int acs_sare_foreach_dep_instance(const struct acs_sare *m, const struct acs_sare_inst *in,
-                                  acs_sare_dep_fn fn, void *user)
-{
-  int64_t z[ACS_SARE_MAX_DIMS + ACS_SARE_MAX_PARAMS], y[ACS_SARE_MAX_DIMS];
-
-  for (int32_t e = 0; e < m->ndeps; e++) {
-    const struct acs_sare_dep *dep = &m->deps[e];
-    const struct acs_sare_vinst *vi = &in->var[dep->dst];
-    int32_t nx = m->vars[dep->dst].ndims;
-    memcpy(z + nx, in->value, (size_t)m->nparams * sizeof(*z));
-    for (int64_t k = 0; k < vi->count; k++) {
-      int rc;
-      for (int32_t j = 0; j < nx; j++)
-        z[j] = vi->pt[(size_t)k * (size_t)nx + (size_t)j];
-      if (!acs_sare_union_contains(&dep->pieces, z))
-        continue;
-      if (acs_sare_dep_apply(m, dep, z, in->value, y) < 0)
-        return ACS_ERANGE;
-      if ((rc = fn(user, e, k, z, acs_sare_inst_rank(in, m, dep->src, y), y)) != 0)
-        return rc;
-    }
-  }
-  return ACS_OK;
 }

@@ -36,10 +36,6 @@ struct isl_basic_set;
 #define ACS_SARE_NAME_MAX 64     /* identifiers, NUL included */
 #define ACS_SARE_MAX_VALUE (INT64_C(1) << 20)   /* |parameter value| */
 #define ACS_SARE_MAX_DELAY (INT64_C(1) << 30)   /* cycles of one computation */
-/* Instances of one bound system (ops of the instance DAG); 2^22 is 4.2
- * million ops, about 1.5 GB of graph and schedule. */
-#define ACS_SARE_MAX_INSTANCES (INT64_C(1) << 22)
-
 enum acs_sare_kind { ACS_SARE_INPUT, ACS_SARE_LOCAL, ACS_SARE_OUTPUT };
 const char *acs_sare_kind_name(int kind);  /* "input", "local", "output" */
 
@@ -106,6 +102,16 @@ struct acs_sare {
 
 /* Frees everything the model holds, its isl context included. */
 void acs_sare_free(struct acs_sare *m);
+/*
+ * The isl work of one phase (reading a system, enumerating its instances)
+ * is bounded by the isl_ops limit through isl's own operation counter:
+ * acs__sare_isl_budget starts the count, acs__sare_isl_unbounded lifts the
+ * bound again (the schedulers' isl work has time limits of its own), and
+ * acs__sare_isl_over tells whether a failure was the budget running out.
+ */
+void acs__sare_isl_budget(struct isl_ctx *ctx);
+void acs__sare_isl_unbounded(struct isl_ctx *ctx);
+int acs__sare_isl_over(struct isl_ctx *ctx);
 /* Index of a variable or parameter by name, or -1. */
 int32_t acs_sare_find_var(const struct acs_sare *m, const char *name);
 int32_t acs_sare_find_param(const struct acs_sare *m, const char *name);
@@ -151,9 +157,7 @@ struct acs_sare_vinst {
   int64_t count;           /* points of the domain */
   int32_t first_op;        /* op id of the first point; -1 for inputs */
   int64_t lo[ACS_SARE_MAX_DIMS], hi[ACS_SARE_MAX_DIMS];  /* bounding box */
-  int64_t box;             /* volume of the box */
-  int32_t *rank;           /* box cell -> point rank, or -1; NULL when count == 0 */
-  int32_t *pt;             /* count x ndims coordinates */
+  int32_t *pt;             /* count x ndims coordinates, in lexicographic order */
 };
 
 struct acs_sare_inst {
@@ -166,15 +170,18 @@ struct acs_sare_inst {
 
 /*
  * Enumerates the instances for the given parameter values (NULL: m->value,
- * each of which must be bound). Values outside the context, more than
- * ACS_SARE_MAX_INSTANCES computed instances, or a bounding box of more
- * than 2^26 cells are ACS_ERANGE with a message. O(sum of box volumes x
- * constraints).
+ * each of which must be bound; sare_inst.c). Values outside the context
+ * or an index beyond 32 bits are ACS_ERANGE with a message; more instances
+ * (inputs included) than the ops limit, or a scan of more than 256 steps
+ * per op that limit allows, ACS_ELIMIT naming the limit. O(instances +
+ * the scan's dead ends) x constraints, and memory O(instances); polls
+ * acs_interrupt_pending().
  */
 int acs_sare_inst_build(const struct acs_sare *m, const int64_t *values,
                         struct acs_sare_inst *out, struct acs_diag *d);
 void acs_sare_inst_free(struct acs_sare_inst *in);
-/* Rank of point x in variable v's enumeration, or -1 when outside. O(dims). */
+/* Rank of point x in variable v's enumeration, or -1 when outside.
+ * O(dims log points). */
 int64_t acs_sare_inst_rank(const struct acs_sare_inst *in, const struct acs_sare *m,
                            int32_t v, const int64_t *x);
 /* src[F(x, N)] for dependence e at consumer point x: fills y (src ndims);
@@ -187,7 +194,8 @@ int acs_sare_dep_apply(const struct acs_sare *m, const struct acs_sare_dep *e,
  * producer point y = F(x) and its rank yr among src's points (-1 when y
  * lies outside src's domain, which the reader rules out). A non-zero
  * return of fn stops the walk with that value. O(sum over dependences of
- * the consumer's points x constraints).
+ * the consumer's points x (constraints + log points)); polls
+ * acs_interrupt_pending().
  */
 typedef int (*acs_sare_dep_fn)(void *user, int32_t e, int64_t xr, const int64_t *x,
                                int64_t yr, const int64_t *y);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/model/graph.h"
 #include "core/model/sdf.h"
 
 static const char *const pipe_names[] = { "full", "input", "none" };
@@ -41,6 +42,7 @@ void acs_sdf_destroy(struct acs_sdf_graph *g)
   free(g->out_off);
   free(g->out_ch);
   free(g->base);
+  acs__sdf_names_free(g);
   acs_arena_destroy(&g->arena);
   memset(g, 0, sizeof(*g));
 }
@@ -190,7 +192,8 @@ int32_t acs_sdf_add_actor(struct acs_sdf_graph *g, const char *name, const char 
     return ACS_ENOMEM;
   a->line = line;
   a->exec.n = 0;   /* set by the reader; checked by finalize */
-  return g->nactors++;
+  g->nactors++;
+  return (err = acs__sdf_names_add(g, ACS__SDF_ACTOR, g->nactors - 1)) < 0 ? err : g->nactors - 1;
 }
 
 int32_t acs_sdf_add_port(struct acs_sdf_graph *g, int32_t actor, const char *name, int dir,
@@ -214,7 +217,8 @@ int32_t acs_sdf_add_port(struct acs_sdf_graph *g, int32_t actor, const char *nam
   p->token_bytes = -1;
   p->channel = -1;
   p->line = line;
-  return g->nports++;
+  g->nports++;
+  return (err = acs__sdf_names_add(g, ACS__SDF_PORT, g->nports - 1)) < 0 ? err : g->nports - 1;
 }
 
 int32_t acs_sdf_add_channel(struct acs_sdf_graph *g, const char *name, int32_t sport,
@@ -243,31 +247,8 @@ int32_t acs_sdf_add_channel(struct acs_sdf_graph *g, const char *name, int32_t s
     g->ports[sport].channel = g->nchannels;
   if (dport >= 0)
     g->ports[dport].channel = g->nchannels;
-  return g->nchannels++;
-}
-
-int32_t acs_sdf_find_actor(const struct acs_sdf_graph *g, const char *name)
-{
-  for (int32_t i = 0; i < g->nactors; i++)
-    if (strcmp(g->actors[i].name, name) == 0)
-      return i;
-  return -1;
-}
-
-int32_t acs_sdf_find_port(const struct acs_sdf_graph *g, int32_t actor, const char *name)
-{
-  for (int32_t i = 0; i < g->nports; i++)
-    if (g->ports[i].actor == actor && strcmp(g->ports[i].name, name) == 0)
-      return i;
-  return -1;
-}
-
-int32_t acs_sdf_find_channel(const struct acs_sdf_graph *g, const char *name)
-{
-  for (int32_t i = 0; i < g->nchannels; i++)
-    if (strcmp(g->channels[i].name, name) == 0)
-      return i;
-  return -1;
+  g->nchannels++;
+  return (err = acs__sdf_names_add(g, ACS__SDF_CHANNEL, g->nchannels - 1)) < 0 ? err : g->nchannels - 1;
 }
 
 /* ---- finalize: DDR channels, phases, adjacency ---- */
@@ -322,25 +303,36 @@ static int add_ddr_channels(struct acs_sdf_graph *g, struct acs_diag *d)
   return ACS_OK;
 }
 
+/* P(a), the lcm of the lengths of an actor's sequences: one pass over the
+ * ports, O(A + P). */
 static int set_phases(struct acs_sdf_graph *g, struct acs_diag *d)
 {
-  for (int32_t a = 0; a < g->nactors; a++) {
-    struct acs_sdf_actor *ac = &g->actors[a];
-    int64_t ph;
-    if (ac->exec.n == 0)
-      return acs_diag_set(d, ACS_EPARSE, g->path, ac->line, 0,
-                          "actor '%s' has no execution time", ac->name);
-    ph = ac->exec.n;
-    for (int32_t i = 0; i < g->nports; i++)
-      if (g->ports[i].actor == a && (ph = lcm64(ph, g->ports[i].rate.n)) < 0)
-        break;
-    if (ph < 0 || ph > ACS_SDF_MAX_SEQ)
-      return acs_diag_set(d, ACS_ERANGE, g->path, ac->line, 0,
-                          "actor '%s': its sequences have more than %d phases together",
-                          ac->name, ACS_SDF_MAX_SEQ);
-    ac->nphases = (int32_t)ph;
+  int64_t *ph = malloc(((size_t)g->nactors + 1) * sizeof(*ph));
+  int err = ACS_OK;
+
+  if (!ph)
+    return ACS_ENOMEM;
+  for (int32_t a = 0; a < g->nactors && err == ACS_OK; a++) {
+    ph[a] = g->actors[a].exec.n;
+    if (ph[a] == 0)
+      err = acs_diag_set(d, ACS_EPARSE, g->path, g->actors[a].line, 0,
+                         "actor '%s' has no execution time", g->actors[a].name);
   }
-  return ACS_OK;
+  for (int32_t i = 0; i < g->nports && err == ACS_OK; i++) {
+    int32_t a = g->ports[i].actor;
+    if (ph[a] > 0)
+      ph[a] = lcm64(ph[a], g->ports[i].rate.n);
+  }
+  for (int32_t a = 0; a < g->nactors && err == ACS_OK; a++) {
+    if (ph[a] < 0 || ph[a] > ACS_SDF_MAX_SEQ)
+      err = acs_diag_set(d, ACS_ERANGE, g->path, g->actors[a].line, 0,
+                         "actor '%s': its sequences have more than %d phases together",
+                         g->actors[a].name, ACS_SDF_MAX_SEQ);
+    else
+      g->actors[a].nphases = (int32_t)ph[a];
+  }
+  free(ph);
+  return err;
 }
 
 static int build_adjacency(struct acs_sdf_graph *g)
@@ -510,14 +502,14 @@ static int run_totals(struct acs_sdf_graph *g, struct acs_diag *d)
 {
   int64_t total = 0;
 
+  /* Totals fit int64_t here; their cost is checked against the limits
+   * once the channels' token counts are known (check_cost). */
   for (int32_t a = 0; a < g->nactors; a++) {
     struct acs_sdf_actor *ac = &g->actors[a];
-    if (acs_mul_i64(ac->q, g->iterations, &ac->total) || acs_add_i64(total, ac->total, &total) ||
-        total > ACS_SDF_MAX_FIRINGS)
+    if (acs_mul_i64(ac->q, g->iterations, &ac->total) || acs_add_i64(total, ac->total, &total))
       return acs_diag_set(d, ACS_ERANGE, g->path, ac->line, 0,
-                          "actor '%s': %lld iterations of %lld firings exceed the limit of %d "
-                          "firings per run", ac->name, (long long)g->iterations,
-                          (long long)ac->q, ACS_SDF_MAX_FIRINGS);
+                          "actor '%s': %lld iterations of %lld firings overflow 64-bit "
+                          "integers", ac->name, (long long)g->iterations, (long long)ac->q);
   }
   g->total_firings = total;
   if (!(g->base = malloc(((size_t)g->nactors + 1) * sizeof(*g->base))))
@@ -552,6 +544,67 @@ static int run_totals(struct acs_sdf_graph *g, struct acs_diag *d)
       ch->token_bytes = g->default_token_bytes;
   }
   return ACS_OK;
+}
+
+/* ---- cost ---- */
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+  int64_t r;
+  return acs_add_i64(a, b, &r) ? INT64_MAX : r;
+}
+
+static int64_t sat_mul(int64_t a, int64_t b)
+{
+  int64_t r;
+  return acs_mul_i64(a, b, &r) ? INT64_MAX : r;
+}
+
+/*
+ * The edge bound: firing k of the destination reads the window
+ * [C(k) - b, C(k + 1) + b) of tokens, C(k) the tokens consumed before it.
+ * Its part [C(k), C(k + 1)) meets the token ranges of the producing
+ * firings; over all k these two partitions of the tokens intersect in at
+ * most T(src) + T(dst) pairs. The 2b absorbed tokens on either side add at
+ * most min(2b, T(src)) producers per firing.
+ */
+void acs_sdf_cost(const struct acs_sdf_graph *g, int64_t *ops, int64_t *edges)
+{
+  int64_t f = 0, e = 0;
+
+  for (int32_t a = 0; a < g->nactors; a++)
+    f = sat_add(f, g->actors[a].total);
+  for (int32_t c = 0; c < g->nchannels; c++) {
+    const struct acs_sdf_channel *ch = &g->channels[c];
+    int64_t ts = ch->src >= 0 ? g->actors[ch->src].total : 0;
+    int64_t td = ch->dst >= 0 ? g->actors[ch->dst].total : 0;
+    int64_t w = 0;
+    if (ch->src >= 0 && ch->dst >= 0) {
+      w = sat_mul(g->ports[ch->dport].absorb, 2);
+      w = w < ts ? w : ts;
+    }
+    e = sat_add(e, sat_add(ts, sat_mul(td, sat_add(w, 1))));
+  }
+  *ops = f;
+  *edges = e;
+}
+
+/* The run against the limits, located at the actor that fires most. */
+static int check_cost(const struct acs_sdf_graph *g, struct acs_diag *d)
+{
+  char what[ACS_NAME_MAX + 160];
+  int64_t ops, edges;
+  int32_t most = 0;
+
+  acs_sdf_cost(g, &ops, &edges);
+  for (int32_t a = 1; a < g->nactors; a++)
+    if (g->actors[a].total > g->actors[most].total)
+      most = a;
+  snprintf(what, sizeof(what), "a run of %lld iteration%s (actor '%.*s' fires %lld times)",
+           (long long)g->iterations, g->iterations == 1 ? "" : "s", ACS_NAME_MAX,
+           g->actors[most].name, (long long)g->actors[most].total);
+  /* Two resources: the firing DAG's pe and dma (sdf_build.c). */
+  return acs_graph_check_cost(ops, edges, 2, d, g->path, g->actors[most].line, 0, what);
 }
 
 /* ---- token arithmetic ---- */
@@ -629,83 +682,130 @@ int64_t acs_sdf_producer(const struct acs_sdf_graph *g, int32_t c, int64_t j)
 
 /* ---- deadlock: symbolic execution of the whole run ---- */
 
-/* Whether firing k of a can start: every input has its tokens. Sets *block
- * to the first channel short of tokens. */
-static int can_fire(const struct acs_sdf_graph *g, int32_t a, int64_t k, const int64_t *fired,
-                    int32_t *block)
+/* Interrupts are polled every this many steps of the symbolic execution. */
+#define POLL_STEPS 65536
+
+/* Tokens channel c holds for its destination after the firings so far. */
+static int64_t have_tokens(const struct acs_sdf_graph *g, int32_t c, const int64_t *fired)
 {
-  for (int32_t i = g->in_off[a]; i < g->in_off[a + 1]; i++) {
-    int32_t c = g->in_ch[i];
-    const struct acs_sdf_channel *ch = &g->channels[c];
-    int64_t have = ch->src < 0 ? acs_sdf_avail(g, c, 0)
-                               : acs_sdf_avail(g, c, fired[ch->src]);
-    if (have < acs_sdf_need(g, c, k)) {
-      *block = c;
-      return 0;
+  const struct acs_sdf_channel *ch = &g->channels[c];
+
+  return acs_sdf_avail(g, c, ch->src < 0 ? 0 : fired[ch->src]);
+}
+
+struct exec_state {
+  int64_t *fired;     /* firings done per actor */
+  int32_t *cursor;    /* input channels checked for the actor's next firing */
+  int32_t *block;     /* the channel an actor waits on, -1 none */
+  int32_t *queue;     /* ring of actors to examine */
+  char *queued;
+  int64_t steps;
+};
+
+/*
+ * Fires actor a as far as its inputs allow. The channels before its
+ * cursor hold enough tokens for its next firing and keep them (tokens only
+ * arrive until that firing), so each (firing, input channel) pair is
+ * checked once, and a wake-up that brings too few tokens costs one check.
+ */
+static int fire_actor(const struct acs_sdf_graph *g, int32_t a, struct exec_state *st)
+{
+  const int32_t *in = g->in_ch + g->in_off[a];
+  int32_t nin = g->in_off[a + 1] - g->in_off[a];
+
+  while (st->fired[a] < g->actors[a].total) {
+    while (st->cursor[a] < nin) {
+      int32_t c = in[st->cursor[a]];
+      if (++st->steps % POLL_STEPS == 0 && acs_interrupt_pending())
+        return ACS_EINTERRUPTED;
+      if (have_tokens(g, c, st->fired) < acs_sdf_need(g, c, st->fired[a])) {
+        st->block[a] = c;
+        return ACS_OK;
+      }
+      st->cursor[a]++;
+    }
+    st->fired[a]++;
+    st->cursor[a] = 0;
+  }
+  st->block[a] = -1;
+  return ACS_OK;
+}
+
+/* Queues the consumers that wait on a channel out of a. */
+static void wake_consumers(const struct acs_sdf_graph *g, int32_t a, struct exec_state *st,
+                           int32_t head, int32_t *count)
+{
+  for (int32_t i = g->out_off[a]; i < g->out_off[a + 1]; i++) {
+    int32_t c = g->out_ch[i], b = g->channels[c].dst;
+    if (b >= 0 && !st->queued[b] && st->block[b] == c) {
+      st->queue[(head + *count) % (g->nactors + 1)] = b;
+      st->queued[b] = 1;
+      (*count)++;
     }
   }
-  return 1;
+}
+
+static int deadlock_report(const struct acs_sdf_graph *g, const struct exec_state *st,
+                           struct acs_diag *d)
+{
+  for (int32_t a = 0; a < g->nactors; a++) {
+    int32_t c = st->block[a];
+    if (st->fired[a] >= g->actors[a].total || c < 0)
+      continue;
+    return acs_diag_set(d, ACS_EPARSE, g->path, g->channels[c].line, 0,
+                        "deadlock: actor '%s' stops after %lld of its %lld firings, waiting "
+                        "for tokens on channel '%s' (it needs %lld, %lld arrive)",
+                        g->actors[a].name, (long long)st->fired[a],
+                        (long long)g->actors[a].total, g->channels[c].name,
+                        (long long)acs_sdf_need(g, c, st->fired[a]),
+                        (long long)have_tokens(g, c, st->fired));
+  }
+  return ACS_OK;
 }
 
 /*
- * Fires actors in a worklist order until none can fire. An actor is
- * (re)queued when one of its producers fires, so each firing costs the
- * actor's degree. A run that stops short names a blocked actor.
+ * Fires actors in a worklist order until none can fire: every actor once,
+ * then an actor again only when a firing of its producer adds tokens to
+ * the channel it waits on. Work is O(A + sum over channels of the firings
+ * of both ends), which check_cost bounded. A run that stops short names a
+ * blocked actor.
  */
 static int deadlock_check(struct acs_sdf_graph *g, struct acs_diag *d)
 {
-  int64_t *fired = calloc((size_t)g->nactors + 1, sizeof(*fired));
-  int32_t *queue = malloc(((size_t)g->nactors + 1) * sizeof(*queue));
-  char *queued = calloc((size_t)g->nactors + 1, 1);
-  int32_t head = 0, count = 0, block = -1;
+  size_t n = (size_t)g->nactors + 1;
+  struct exec_state st = {calloc(n, sizeof(int64_t)), calloc(n, sizeof(int32_t)),
+                          malloc(n * sizeof(int32_t)), malloc(n * sizeof(int32_t)),
+                          calloc(n, 1), 0};
+  int32_t head = 0, count = 0;
   int err = ACS_OK;
 
-  if (!fired || !queue || !queued) {
+  if (!st.fired || !st.cursor || !st.block || !st.queue || !st.queued) {
     err = ACS_ENOMEM;
     goto out_with_state;
   }
   for (int32_t a = 0; a < g->nactors; a++) {
-    queue[count++] = a;
-    queued[a] = 1;
+    st.block[a] = -1;
+    st.queue[count++] = a;
+    st.queued[a] = 1;
   }
-  while (count > 0) {
-    int32_t a = queue[head];
+  while (count > 0 && err == ACS_OK) {
+    int32_t a = st.queue[head];
+    int64_t before = st.fired[a];
     head = (head + 1) % (g->nactors + 1);
     count--;
-    int64_t before = fired[a];
-    queued[a] = 0;
-    while (fired[a] < g->actors[a].total && can_fire(g, a, fired[a], fired, &block))
-      fired[a]++;
-    if (fired[a] == before)
-      continue;   /* no new tokens downstream: nothing to wake */
-    for (int32_t i = g->out_off[a]; i < g->out_off[a + 1]; i++) {
-      int32_t b = g->channels[g->out_ch[i]].dst;
-      if (b >= 0 && !queued[b] && fired[b] < g->actors[b].total) {
-        queue[(head + count) % (g->nactors + 1)] = b;
-        queued[b] = 1;
-        count++;
-      }
-    }
+    st.queued[a] = 0;
+    err = fire_actor(g, a, &st);
+    if (err == ACS_OK && st.fired[a] > before)
+      wake_consumers(g, a, &st, head, &count);
   }
-  for (int32_t a = 0; a < g->nactors; a++) {
-    if (fired[a] >= g->actors[a].total)
-      continue;
-    can_fire(g, a, fired[a], fired, &block);
-    err = acs_diag_set(d, ACS_EPARSE, g->path, g->channels[block].line, 0,
-                       "deadlock: actor '%s' stops after %lld of its %lld firings, waiting "
-                       "for tokens on channel '%s' (it needs %lld, %lld arrive)",
-                       g->actors[a].name, (long long)fired[a], (long long)g->actors[a].total,
-                       g->channels[block].name,
-                       (long long)acs_sdf_need(g, block, fired[a]),
-                       (long long)(g->channels[block].src < 0
-                                       ? acs_sdf_avail(g, block, 0)
-                                       : acs_sdf_avail(g, block, fired[g->channels[block].src])));
-    break;
-  }
+  if (err == ACS_OK)
+    err = deadlock_report(g, &st, d);
 out_with_state:
-  free(fired);
-  free(queue);
-  free(queued);
+  free(st.fired);
+  free(st.cursor);
+  free(st.block);
+  free(st.queue);
+  free(st.queued);
   return err;
 }
 
@@ -740,7 +840,7 @@ int acs_sdf_finalize(struct acs_sdf_graph *g, struct acs_diag *d)
   if ((err = add_ddr_channels(g, d)) < 0 || (err = check_ports(g, d)) < 0 ||
       (err = set_phases(g, d)) < 0 || (err = build_adjacency(g)) < 0 ||
       (err = repetition_vector(g, d)) < 0 || (err = run_totals(g, d)) < 0 ||
-      (err = deadlock_check(g, d)) < 0)
+      (err = check_cost(g, d)) < 0 || (err = deadlock_check(g, d)) < 0)
     return err;
   g->finalized = 1;
   return ACS_OK;

@@ -35,8 +35,6 @@
 
 /* Longest rate or execution-time sequence (entries after n*v expansion). */
 #define ACS_SDF_MAX_SEQ 1000000
-/* Most firings of one run (all actors); the firing DAG has one op each. */
-#define ACS_SDF_MAX_FIRINGS 20000000
 
 enum acs_sdf_dir { ACS_SDF_IN, ACS_SDF_OUT };
 /* How far a kernel can be pipelined (seed 004, sections 2.4.4 and 5.2.2). */
@@ -118,6 +116,8 @@ struct acs_sdf_graph {
   int32_t *in_off, *in_ch, *out_off, *out_ch;
   int64_t total_firings;
   int64_t *base;             /* firing k of actor a is firing base[a] + k of the run */
+  /* Actors and channels by name, ports by actor and name (sdf_names.c). */
+  struct acs__sdf_names *names;
 };
 
 int acs_sdf_init(struct acs_sdf_graph *g, const char *name, const char *path);
@@ -140,21 +140,39 @@ int32_t acs_sdf_add_port(struct acs_sdf_graph *g, int32_t actor, const char *nam
                          const struct acs_sdf_seq *rate, int32_t line);
 int32_t acs_sdf_add_channel(struct acs_sdf_graph *g, const char *name, int32_t sport,
                             int32_t dport, int64_t d0, int32_t line);
+/* Lookups by name (hashed: O(1) expected); -1 when absent. */
 int32_t acs_sdf_find_actor(const struct acs_sdf_graph *g, const char *name);
 int32_t acs_sdf_find_port(const struct acs_sdf_graph *g, int32_t actor, const char *name);
 int32_t acs_sdf_find_channel(const struct acs_sdf_graph *g, const char *name);
+/* Internal to the model: records element `id` of `kind`, just appended to
+ * its array, in the name index. */
+enum acs__sdf_name_kind { ACS__SDF_ACTOR, ACS__SDF_PORT, ACS__SDF_CHANNEL };
+int acs__sdf_names_add(struct acs_sdf_graph *g, int kind, int32_t id);
+void acs__sdf_names_free(struct acs_sdf_graph *g);
 
 /*
  * Completes the graph: a DDR channel for every unconnected port, phase
  * counts, the repetition vector by rational balance equations per connected
  * component (overflow-checked; an inconsistent graph is ACS_EPARSE naming
- * the channel), run totals, and a deadlock check by symbolic execution of
- * the whole run (ACS_EPARSE naming the actor that cannot fire and the
- * channel it waits on). Errors are located at the line of the element.
- * O(A + C) for the vector, O(F (A + C)) worst case for the deadlock check
- * with F firings.
+ * the channel), run totals, the cost of the run against the limits
+ * (acs_sdf_cost; ACS_ELIMIT naming the actor that fires most), and a
+ * deadlock check by symbolic execution of the whole run (ACS_EPARSE naming
+ * the actor that cannot fire and the channel it waits on). Errors are
+ * located at the line of the element. O(P + C) up to the cost check, which
+ * bounds the rest: the deadlock check is O(F + sum over channels of the
+ * firings of both ends) for F firings. Polls acs_interrupt_pending().
  */
 int acs_sdf_finalize(struct acs_sdf_graph *g, struct acs_diag *d);
+
+/*
+ * What the run of a graph with its totals set costs, from the model alone
+ * in O(A + C): *ops is the firings (the ops of the firing DAG); *edges an
+ * upper bound on the edges of the firing DAG, sum over channels between
+ * actors of T(src) + T(dst) (1 + min(2b, T(src))) with b the tokens the
+ * destination absorbs, plus the firings of the actors that read DDR
+ * (what the deadlock check walks). Each term saturates at INT64_MAX.
+ */
+void acs_sdf_cost(const struct acs_sdf_graph *g, int64_t *ops, int64_t *edges);
 
 /*
  * The firing DAG of the run (sdf_build.c), which is what the common schedule
@@ -164,7 +182,9 @@ int acs_sdf_finalize(struct acs_sdf_graph *g, struct acs_diag *d);
  * runs from the source firing of every token a firing reads (its window
  * [release(k - 1), need(k))) on every channel between two actors. Firings
  * of one actor are not chained: they may run concurrently unless a
- * self-edge orders them, as in SDF3. O(F + E) for F firings and E edges.
+ * self-edge orders them, as in SDF3. Refuses a run over the limits
+ * (acs_sdf_cost) before it allocates; O(F + E log P) for F firings, E
+ * edges and P phases; polls acs_interrupt_pending().
  */
 struct acs_graph;
 int acs_sdf_build_dag(const struct acs_sdf_graph *g, struct acs_graph *out, struct acs_diag *d);

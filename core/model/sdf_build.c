@@ -1,5 +1,10 @@
 /*
  * sdf_build.c - the firing DAG of an SDF run (see acs_sdf_build_dag in sdf.h).
+ *
+ * Rates may be up to 2^40 tokens a firing, so the edges of a firing are
+ * found by jumping from producer to producer (the first token of the next
+ * producing firing is known in O(1)), never token by token: the work is
+ * the edges, not the tokens.
  */
 #include "config.h"
 
@@ -8,12 +13,17 @@
 #include "core/model/graph.h"
 #include "core/model/sdf.h"
 
+/* Interrupts are polled every this many ops or edges. */
+#define POLL_EVERY 4096
+
 static int add_firings(const struct acs_sdf_graph *g, struct acs_graph *out, int pe)
 {
   for (int32_t a = 0; a < g->nactors; a++) {
     const struct acs_sdf_actor *ac = &g->actors[a];
     for (int64_t k = 0; k < ac->total; k++) {
       char name[ACS_NAME_MAX];
+      if (k % POLL_EVERY == 0 && acs_interrupt_pending())
+        return ACS_EINTERRUPTED;
       struct acs_op op = { 0 };
       int32_t id;
       snprintf(name, sizeof(name), "%s#%lld", ac->name, (long long)k);
@@ -32,7 +42,8 @@ static int add_firings(const struct acs_sdf_graph *g, struct acs_graph *out, int
 }
 
 /* One edge from each distinct source firing of the tokens firing k of the
- * destination reads. Producers of consecutive tokens are non-decreasing. */
+ * destination reads. Producers of consecutive tokens are non-decreasing;
+ * after producer f the next candidate token is the first one f + 1 makes. */
 static int add_channel_edges(const struct acs_sdf_graph *g, int32_t c, struct acs_graph *out)
 {
   const struct acs_sdf_channel *ch = &g->channels[c];
@@ -40,16 +51,18 @@ static int add_channel_edges(const struct acs_sdf_graph *g, int32_t c, struct ac
   int err;
 
   for (int64_t k = 0; k < nd; k++) {
-    int64_t lo = acs_sdf_release(g, c, k - 1), hi = acs_sdf_need(g, c, k), last = -1;
-    for (int64_t j = lo; j < hi; j++) {
+    int64_t lo = acs_sdf_release(g, c, k - 1), hi = acs_sdf_need(g, c, k);
+    for (int64_t j = lo > ch->d0 ? lo : ch->d0; j < hi;) {
       int64_t f = acs_sdf_producer(g, c, j);
-      if (f < 0 || f == last)
-        continue;
-      last = f;
+      if (f < 0)
+        break;   /* the source produces nothing on this channel */
+      if (out->nedges % POLL_EVERY == 0 && acs_interrupt_pending())
+        return ACS_EINTERRUPTED;
       err = acs_graph_add_edge(out, (int32_t)(g->base[ch->src] + f),
                                (int32_t)(g->base[ch->dst] + k), ACS_EDGE_DATA);
       if (err < 0)
         return err;
+      j = ch->d0 + acs_sdf_prod(g, c, f);
     }
   }
   return ACS_OK;
@@ -57,10 +70,15 @@ static int add_channel_edges(const struct acs_sdf_graph *g, int32_t c, struct ac
 
 int acs_sdf_build_dag(const struct acs_sdf_graph *g, struct acs_graph *out, struct acs_diag *d)
 {
+  int64_t ops, edges;
   int pe, err;
 
   if (!g->finalized)
     return ACS_EINVAL;
+  /* Finalize checked the same cost against the limits in force then. */
+  acs_sdf_cost(g, &ops, &edges);
+  if ((err = acs_graph_check_cost(ops, edges, 2, d, g->path, 0, 0, "the firing DAG")) < 0)
+    return err;
   if (g->total_firings > INT32_MAX)
     return acs_diag_set(d, ACS_ERANGE, g->path, 0, 0, "too many firings (%lld)",
                         (long long)g->total_firings);

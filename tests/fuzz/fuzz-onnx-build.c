@@ -1,0 +1,16 @@
+/*
+ * fuzz-onnx-build.c - an ONNX model loaded and its op graph built
+ * (acs_lgraph_build, through acs_workload_build) on two platforms: 2 MiB
+ * and 256 KiB of CMX, so layers are tiled. While the builder does not
+ * bound its cost up front, large models are loaded but not built (see
+ * acs_fuzz_workload in fuzz.h).
+ */
+#include "config.h"
+
+#include "tests/fuzz/fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  acs_fuzz_workload(acs_fuzz_file("in.onnx", data, size), 1);
+  return 0;
+}

@@ -1,0 +1,12 @@
+/*
+ * fuzz-sdf3.c - the SDF3 XML reader (SDF and CSDF graphs, acsim's extensions), the (C)SDF model's checks (repetition vector, deadlock) and the firing DAG.
+ */
+#include "config.h"
+
+#include "tests/fuzz/fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  acs_fuzz_workload(acs_fuzz_file("in.xml", data, size), 1);
+  return 0;
+}
