@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/suggest.h"
 
 volatile sig_atomic_t acs_cli_interrupted;
 
@@ -193,6 +194,21 @@ int acs_cli_expand_workloads(char **args, size_t nargs, char ***paths, size_t *n
   return ACS_OK;
 }
 
+/* "; did you mean spill?" for a misspelled scheduler name, or "". */
+static const char *sched_suggest(const char *name, char *buf, size_t size)
+{
+  size_t n;
+  const struct acs_sched_ops *const *all = acs_sched_list(&n);
+  const char *names[64];
+
+  if (n > 63)
+    n = 63;
+  for (size_t i = 0; i < n; i++)
+    names[i] = all[i]->name;
+  names[n] = "all";
+  return acs_suggest_clause(name, names, n + 1, buf, size);
+}
+
 int acs_cli_parse_schedulers(const char *cmd, const char *spec,
                              const struct acs_sched_ops ***out, size_t *n)
 {
@@ -216,7 +232,9 @@ int acs_cli_parse_schedulers(const char *cmd, const char *spec,
   for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     const struct acs_sched_ops *ops = acs_sched_find(tok);
     if (!ops) {
-      acs_cli_usage(cmd, "unknown scheduler '%s' (see `acsim list schedulers`)", tok);
+      char hint[128];
+      acs_cli_usage(cmd, "unknown scheduler '%s'%s (see `acsim list schedulers`)", tok,
+                    sched_suggest(tok, hint, sizeof(hint)));
       goto out_with_copy;
     }
     for (size_t k = 0; k < count; k++)

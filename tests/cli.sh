@@ -80,6 +80,13 @@ expect zero_capacity 2 'zero.csv:2:3: ' -- "$ACSIM" platform "$T/zero.csv"
 expect unknown_scheduler 2 "unknown scheduler 'nope'" -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s nope
 expect unknown_option 2 "no selected scheduler has option 'frobnicate'" -- "$ACSIM" run -w workloads/dnn/alexnet.csv -O frobnicate=1
 expect bad_set 2 "unknown parameter 'cmx_mib'" -- "$ACSIM" run -w workloads/dnn/alexnet.csv --set cmx_mib=4
+# "Did you mean": a likely misspelling of a scheduler, an option or a
+# parameter is named; an option of an unselected scheduler says who has it.
+expect suggest_scheduler 2 "unknown scheduler 'spil'; did you mean spill\?" -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s list,spil
+expect suggest_option 2 "option 'iteration'; did you mean iterations\?" -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s list -O iteration=3
+expect option_elsewhere 2 "option 'iterations' \(list, ilp, strip have it" -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s spill -O iterations=3
+expect suggest_set 2 "unknown parameter 'pe_cont'; did you mean pe_count\?" -- "$ACSIM" run -w workloads/dnn/alexnet.csv --set pe_cont=8
+expect suggest_vary 2 "unknown parameter 'barrier'; did you mean barriers\?" -- "$ACSIM" sweep -w workloads/dnn/alexnet.csv --vary barrier=4 -o "$T/never.h5"
 expect missing_workload 2 'nonexistent.csv' -- "$ACSIM" run -w "$T/nonexistent.csv"
 expect no_workload 2 'no workload' -- "$ACSIM" run
 printf 'Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\nConv1,224,224,7,7,three,64,2,\n' >"$T/baddnn.csv"
