@@ -54,6 +54,30 @@ int acs_cli_expand_workloads(char **args, size_t nargs, char ***paths, size_t *n
 int acs_cli_parse_schedulers(const char *cmd, const char *spec,
                              const struct acs_sched_ops ***out, size_t *n);
 
+/*
+ * Which selected schedulers run on which workloads (fit.c): a scheduler
+ * runs only on the kinds it takes. When no (scheduler, workload) pair runs,
+ * the command would do nothing: a usage error of `cmd` naming what each
+ * scheduler takes (printed; ACS_EINVAL). Otherwise, when the schedulers
+ * were named with -s (`named`) and pairs are left out, one note on stderr
+ * names them (unless quiet). fit counts the pairs either way.
+ */
+struct acs_cli_wl {
+  const char *name;
+  int kind;                  /* ACS_WL_* */
+};
+struct acs_cli_fit {
+  size_t pairs;              /* pairs that run */
+  size_t skipped;            /* pairs left out: the scheduler does not take the kind */
+};
+int acs_cli_fit_check(const char *cmd, const struct acs_sched_ops *const *ops, size_t nops,
+                      const struct acs_cli_wl *wls, size_t nwl, int named, int quiet,
+                      struct acs_cli_fit *fit);
+/* The same for loaded workloads (their names and kinds). */
+int acs_cli_fit_workloads(const char *cmd, const struct acs_sched_ops *const *ops, size_t nops,
+                          struct acs_workload *const *wls, size_t nwl, int named, int quiet,
+                          struct acs_cli_fit *fit);
+
 /* --time-limit SEC (a positive number) and --seed N (a non-negative
  * integer) for subcommand `cmd`; a bad value is a usage error (printed). */
 int acs_cli_parse_seconds(const char *cmd, const char *opt, const char *text, double *out);

@@ -375,6 +375,24 @@ static int select_schedulers(struct run_state *st)
   return acs_job_bind_options("run", st->sel, st->nsel, st->args.opts.v, st->args.opts.n);
 }
 
+/* Nothing silently skipped: a scheduler named with -s that takes none of
+ * the workloads is an error unless another one runs (fit.c). */
+static int check_fit(struct run_state *st)
+{
+  const struct acs_sched_ops **ops = calloc(st->nsel ? st->nsel : 1, sizeof(*ops));
+  struct acs_cli_fit fit;
+  int err;
+
+  if (!ops)
+    return ACS_ENOMEM;
+  for (size_t k = 0; k < st->nsel; k++)
+    ops[k] = st->sel[k].ops;
+  err = acs_cli_fit_workloads("run", ops, st->nsel, st->wls, st->npaths,
+                          strcmp(st->args.sched, "all") != 0, st->args.quiet, &fit);
+  free(ops);
+  return err;
+}
+
 static int run_all(struct run_state *st)
 {
   struct acs_diag d;
@@ -412,7 +430,7 @@ int acs_cmd_run(int argc, char **argv)
   if (select_schedulers(&st) < 0 ||
       acs_cli_load_platforms(st.args.platform, st.args.sets.v, st.args.sets.n, &st.plats) < 0 ||
       acs_cli_expand_workloads(st.args.workloads.v, st.args.workloads.n, &st.paths, &st.npaths) < 0 ||
-      load_workloads(&st) < 0 || check_pairs(&st) < 0)
+      load_workloads(&st) < 0 || check_fit(&st) < 0 || check_pairs(&st) < 0)
     goto out;
   if (acs_cli_interrupted) { /* nothing ran yet: nothing to keep */
     rc = ACS_EXIT_INTERRUPTED;

@@ -178,6 +178,7 @@ struct sweep {
   double t0, last_draw, last_line, last_checkpoint;
   int tty, dirty, forwarded, respawns;
   char left_out[256];          /* searching variants the default selection left out */
+  struct acs_cli_fit fit;      /* scheduler-workload pairs that run and that do not */
 };
 
 /* ---- arguments ---- */
@@ -1357,9 +1358,16 @@ static void print_plan(const struct sweep *sw)
   if (sw->left_out[0])
     printf("schedulers: left out %s (searching; give --time-limit SEC or -s to include)\n",
            sw->left_out);
-  printf("sweep: %zu platform variant%s x %zu workload%s x %zu scheduler%s = %zu runs", sw->nplats,
-         sw->nplats == 1 ? "" : "s", sw->npaths, sw->npaths == 1 ? "" : "s", sw->nsel,
-         sw->nsel == 1 ? "" : "s", sw->grid);
+  /* The count is of the runs that will be: pairs whose scheduler does not
+   * take the workload's kind are not runs, and the line says so. */
+  if (sw->fit.skipped == 0)
+    printf("sweep: %zu platform variant%s x %zu workload%s x %zu scheduler%s = %zu runs",
+           sw->nplats, sw->nplats == 1 ? "" : "s", sw->npaths, sw->npaths == 1 ? "" : "s",
+           sw->nsel, sw->nsel == 1 ? "" : "s", sw->grid);
+  else
+    printf("sweep: %zu platform variant%s x %zu scheduler-workload pair%s = %zu runs",
+           sw->nplats, sw->nplats == 1 ? "" : "s", sw->fit.pairs, sw->fit.pairs == 1 ? "" : "s",
+           sw->grid);
   if (sw->a.shard_n > 0)
     printf("; shard %d/%d: %zu", sw->a.shard_k, sw->a.shard_n, sw->in_shard);
   if (sw->skipped > 0)
@@ -1367,6 +1375,11 @@ static void print_plan(const struct sweep *sw)
   if (sw->stored_errors > 0)
     printf("; %zu error run%s to retry", sw->stored_errors, sw->stored_errors == 1 ? "" : "s");
   printf("\n");
+  if (sw->fit.skipped > 0)
+    printf("sweep: %zu workload%s x %zu scheduler%s make %zu pairs; %zu do not run, their "
+           "scheduler does not take the workload's kind\n", sw->npaths,
+           sw->npaths == 1 ? "" : "s", sw->nsel, sw->nsel == 1 ? "" : "s",
+           sw->fit.pairs + sw->fit.skipped, sw->fit.skipped);
   if (sw->by_name > 0)
     printf("note: %zu of the runs already in %s were matched by workload name, not content: "
            "they were stored by an older acsim, without workload digests\n", sw->by_name,
@@ -1397,12 +1410,29 @@ static void print_summary(const struct sweep *sw)
     printf("next: acsim report %s -o report/\n", sw->a.output);
 }
 
+/* Nothing silently skipped: a scheduler named with -s that takes none of
+ * the workloads is an error unless another one runs (fit.c). */
+static int check_fit(struct sweep *sw)
+{
+  const struct acs_sched_ops **ops = calloc(sw->nsel ? sw->nsel : 1, sizeof(*ops));
+  int err;
+
+  if (!ops)
+    return ACS_ENOMEM;
+  for (size_t k = 0; k < sw->nsel; k++)
+    ops[k] = sw->sel[k].ops;
+  err = acs_cli_fit_workloads("sweep", ops, sw->nsel, sw->wls, sw->npaths,
+                          sw->a.sched && strcmp(sw->a.sched, "all") != 0, sw->a.quiet, &sw->fit);
+  free(ops);
+  return err;
+}
+
 static int setup(struct sweep *sw)
 {
   int err;
 
   if ((err = select_schedulers(sw)) < 0 || (err = expand_platforms(sw)) < 0 ||
-      (err = load_workloads(sw)) < 0 || (err = make_tasks(sw)) < 0)
+      (err = load_workloads(sw)) < 0 || (err = check_fit(sw)) < 0 || (err = make_tasks(sw)) < 0)
     return err;
   if (!(sw->pid_of = malloc((sw->nplats ? sw->nplats : 1) * sizeof(*sw->pid_of))))
     return ACS_ENOMEM;

@@ -773,6 +773,19 @@ out_with_workload:
   return err;
 }
 
+/* A set holds workloads of one kind: a selection none of whose schedulers
+ * takes it would validate nothing (fit.c). */
+static int check_fit(const struct val_state *st, const struct acs_sched_ops **ops, size_t n)
+{
+  struct acs_cli_wl set = {st->args.dir, strcmp(st->args.kind, "psplib") == 0 ? ACS_WL_PSPLIB
+                                         : strcmp(st->args.kind, "stg") == 0  ? ACS_WL_STG
+                                                                              : ACS_WL_LOOP};
+  struct acs_cli_fit fit;
+
+  return acs_cli_fit_check("validate", ops, n, &set, 1, st->args.sched_given &&
+                           strcmp(st->args.sched, "all") != 0, st->args.quiet, &fit);
+}
+
 static int select_schedulers(struct val_state *st)
 {
   const struct acs_sched_ops **ops;
@@ -789,7 +802,10 @@ static int select_schedulers(struct val_state *st)
   for (size_t i = 0; i < n; i++)
     st->sel[i].ops = ops[i];
   st->nsel = n;
+  err = check_fit(st, ops, n);
   free(ops);
+  if (err < 0)
+    return err;
   return acs_job_bind_options("validate", st->sel, st->nsel, st->args.opts.v, st->args.opts.n);
 }
 

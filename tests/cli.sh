@@ -80,6 +80,24 @@ expect zero_capacity 2 'zero.csv:2:3: ' -- "$ACSIM" platform "$T/zero.csv"
 expect unknown_scheduler 2 "unknown scheduler 'nope'" -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s nope
 expect unknown_option 2 "no selected scheduler has option 'frobnicate'" -- "$ACSIM" run -w workloads/dnn/alexnet.csv -O frobnicate=1
 expect bad_set 2 "unknown parameter 'cmx_mib'" -- "$ACSIM" run -w workloads/dnn/alexnet.csv --set cmx_mib=4
+# Never a silent no-op: schedulers that take none of the workloads are an
+# error naming the kinds they take; beside one that runs, the pairs left
+# out are named once; the sweep announces only the runs it will make.
+expect nothing_runs_modulo_onnx 2 "nothing to run: modulo takes loop workloads, and the workloads given are alexnet \(dnn\)" -- "$ACSIM" run -w workloads/onnx/alexnet.onnx -s modulo -o "$T/none.h5"
+[ ! -e "$T/none.h5" ] && ok nothing_runs_writes_nothing || bad nothing_runs_writes_nothing
+expect nothing_runs_gang_affine 2 "gang takes sdf workloads, affine takes affine workloads" -- "$ACSIM" run -w workloads/onnx/alexnet.onnx -s gang,affine
+expect nothing_runs_cascade_spill_loop 2 "cascade takes dnn workloads, spill takes dnn or graph workloads, and the workloads given are fir3 \(loop\)" -- "$ACSIM" sweep -w workloads/loops/fir3.csv -s cascade,spill -o "$T/none.h5"
+expect nothing_runs_validate 2 "modulo takes loop workloads" -- "$ACSIM" validate psplib tests/data/psplib -s modulo
+expect skipped_pairs_named 0 "modulo \(takes loop\) skips alexnet \(dnn\)" -- "$ACSIM" run -w workloads/onnx/alexnet.onnx -w workloads/loops/fir3.csv -s modulo,spill --no-sim -o "$T/mixed.h5"
+grep -q "spill (takes dnn or graph) skips fir3 (loop)" "$T/err" && [ "$(grep -c 'skips' "$T/err")" = 2 ] && ok skipped_pairs_named_once || bad skipped_pairs_named_once
+[ "$(nruns "$T/mixed.h5")" = 2 ] && ok skipped_pairs_not_stored || bad "skipped_pairs_not_stored ($(nruns "$T/mixed.h5"))"
+expect quiet_hides_skip_note 0 "" -- "$ACSIM" run -q -w workloads/onnx/alexnet.onnx -w workloads/loops/fir3.csv -s modulo,spill --no-sim
+[ ! -s "$T/err" ] && ok quiet_hides_skip_note_empty || bad quiet_hides_skip_note_empty
+# 4 workloads (3 dnn, 1 graph) x modulo,list: only list runs, 4 pairs x 2 CMX sizes.
+expect sweep_counts_applicable 0 "^sweep: 2 platform variants x 4 scheduler-workload pairs = 8 runs$" -- "$ACSIM" sweep -q -j 1 -w workloads/suites/default.txt --vary cmx_kib=256,512 -s modulo,list --no-sim -o "$T/fit.h5"
+grep -q "4 workloads x 2 schedulers make 8 pairs; 4 do not run" "$T/out" && [ "$(nruns "$T/fit.h5")" = 8 ] && ok sweep_stores_applicable || bad "sweep_stores_applicable ($(nruns "$T/fit.h5"))"
+expect sweep_all_applicable 0 "^sweep: 1 platform variant x 1 workload x 2 schedulers = 2 runs$" -- "$ACSIM" sweep -q -j 1 -w workloads/onnx/alexnet.onnx -s list,spill --no-sim -o "$T/fit2.h5"
+
 # "Did you mean": a likely misspelling of a scheduler, an option or a
 # parameter is named; an option of an unselected scheduler says who has it.
 expect suggest_scheduler 2 "unknown scheduler 'spil'; did you mean spill\?" -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s list,spil
