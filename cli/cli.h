@@ -25,6 +25,17 @@ int acs_cmd_compare(int argc, char **argv);
 int acs_cmd_merge(int argc, char **argv);
 int acs_cmd_workload(int argc, char **argv);
 
+/* The --help lines of -w that name every workload format acsim reads
+ * (core/load/workload.c), shared by run and sweep. */
+#define ACS_CLI_WORKLOAD_FORMATS                                                  \
+  "                        formats: .onnx ONNX model; .csv SCALE-Sim layer\n"     \
+  "                        table, op graph or loop; .sm PSPLIB; .stg Standard\n"  \
+  "                        Task Graph; .graphml HatScheT loop, with its\n"        \
+  "                        resource model X_RM.xml or XRM.xml beside it; .xml\n"  \
+  "                        SDF3 graph (SDF or CSDF); .sare recurrence equations\n" \
+  "                        (FILE.sare:N=8..64*2 sets parameters); a suite .txt\n" \
+  "                        lists one workload path per line\n"
+
 /* "acsim: file:line:col: msg" on stderr. */
 void acs_cli_error(const struct acs_diag *d);
 void acs_cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -30,8 +30,7 @@ static const char run_help[] =
   "  -p, --platform FILE   platform CSV (default platforms/default.csv)\n"
   "                        every row runs\n"
   "  -w, --workload FILE   a workload or a suite (.txt); repeatable\n"
-  "                        workloads: .csv DNN table or op graph, .sm PSPLIB,\n"
-  "                        .stg STG; a suite lists one workload path per line\n"
+  ACS_CLI_WORKLOAD_FORMATS
   "  -s, --sched LIST      comma-separated schedulers, or all\n"
   "                        default: all; `acsim list schedulers` shows them\n"
   "  -O, --option K=V      scheduler option for every selected scheduler that has it\n"

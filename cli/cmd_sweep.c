@@ -75,6 +75,7 @@ static const char sweep_help[] =
   "                        every row runs, times the --vary values\n"
   "  -w, --workload FILE   a workload or a suite (.txt); repeatable\n"
   "                        default: workloads/suites/default.txt\n"
+  ACS_CLI_WORKLOAD_FORMATS
   "  -s, --sched LIST      comma-separated schedulers, or all\n"
   "                        default: every scheduler except the searching ones\n"
   "                        (ilp, strip), which join when --time-limit is given\n"

@@ -28,6 +28,16 @@ cd "$SRC" || exit 2
 expect version 0 '^acsim [0-9]' -- "$ACSIM" --version
 expect help 0 'usage: acsim' -- "$ACSIM" --help
 expect run_help 0 'usage: acsim run' -- "$ACSIM" run --help
+# The help of the commands that take workloads names every format.
+for c in run sweep list; do
+  "$ACSIM" $c --help >"$T/help" 2>&1
+  miss=
+  for f in .onnx SCALE-Sim 'op graph' .sm .stg .graphml 'resource model' .xml SDF3 CSDF .sare .txt; do
+    grep -qF -- "$f" "$T/help" || miss="$miss $f"
+  done
+  [ -z "$miss" ] && ok "help_formats_$c" || bad "help_formats_$c (missing:$miss)"
+done
+expect workload_directory 2 "workloads/onnx: is a directory; give a workload file" -- "$ACSIM" run -w workloads/onnx
 expect unknown_command 2 "unknown command 'frob'" -- "$ACSIM" frob
 expect list_schedulers 0 'list' -- "$ACSIM" list schedulers
 expect list_platforms 0 'default' -- "$ACSIM" list platforms
@@ -429,6 +439,14 @@ if [ $rc = 0 ] && [ ! -s "$T/err" ] && [ "$(grep -c '^  workloads/' "$T/out")" =
 else bad "list_workloads_kinds (exit $rc)"; cat "$T/out" "$T/err" | head; fi
 expect list_shipped_clean 0 'workloads/suites/default.txt +suite' -- "$ACSIM" list
 grep -q 'error' "$T/err" && bad list_shipped_no_errors || ok list_shipped_no_errors
+# Every shipped family is listed (SDF3 graphs and recurrence equations
+# too), a loop's resource model as such, and the schedulers by the title of
+# the document they implement, not by a file name of the seed folder.
+grep -qE '^  workloads/sdf/canny.xml +sdf \(SDF3 \(C\)SDF graph\): [0-9]+ ops' "$T/out" && ok list_shows_sdf || bad list_shows_sdf
+grep -qE '^  workloads/affine/matmul.sare +affine \(recurrence equations\): 512 ops, 448 edges' "$T/out" && ok list_shows_affine || bad list_shows_affine
+grep -qE '^  workloads/loops/iir_biquRM.xml +resource model of workloads/loops/iir_biqu.graphml$' "$T/out" && ok list_shows_resource_model || bad list_shows_resource_model
+grep -qE '[0-9]{3}_[0-9a-f]{16}' "$T/out" && bad list_no_seed_hashes || ok list_no_seed_hashes
+grep -q 'from: Risset, Reference Manual for the Alpha Scheduler' "$T/out" && ok list_seed_titles || bad list_seed_titles
 missing=0
 for f in $(grep -oE '^  (platforms|workloads)/[^ ]+' "$T/out"); do [ -f "$f" ] || missing=1; done
 [ $missing = 0 ] && ok list_names_existing_files || bad list_names_existing_files
