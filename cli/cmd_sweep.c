@@ -1362,13 +1362,13 @@ static void print_plan(const struct sweep *sw)
   /* The count is of the runs that will be: pairs whose scheduler does not
    * take the workload's kind are not runs, and the line says so. */
   if (sw->fit.skipped == 0)
-    printf("sweep: %zu platform variant%s x %zu workload%s x %zu scheduler%s = %zu runs",
+    printf("sweep: %zu platform variant%s x %zu workload%s x %zu scheduler%s = %zu run%s",
            sw->nplats, sw->nplats == 1 ? "" : "s", sw->npaths, sw->npaths == 1 ? "" : "s",
-           sw->nsel, sw->nsel == 1 ? "" : "s", sw->grid);
+           sw->nsel, sw->nsel == 1 ? "" : "s", sw->grid, sw->grid == 1 ? "" : "s");
   else
-    printf("sweep: %zu platform variant%s x %zu scheduler-workload pair%s = %zu runs",
+    printf("sweep: %zu platform variant%s x %zu scheduler-workload pair%s = %zu run%s",
            sw->nplats, sw->nplats == 1 ? "" : "s", sw->fit.pairs, sw->fit.pairs == 1 ? "" : "s",
-           sw->grid);
+           sw->grid, sw->grid == 1 ? "" : "s");
   if (sw->a.shard_n > 0)
     printf("; shard %d/%d: %zu", sw->a.shard_k, sw->a.shard_n, sw->in_shard);
   if (sw->skipped > 0)
@@ -1407,8 +1407,13 @@ static void print_summary(const struct sweep *sw)
     printf("not simulated (--no-sim): the simulated columns are NaN\n");
   printf("written to %s%s\n", sw->a.output,
          acs_cli_interrupted ? "; run the same command again to resume" : "");
-  if (!acs_cli_interrupted)
-    printf("next: acsim report %s -o report/\n", sw->a.output);
+  if (!acs_cli_interrupted) {
+    /* The report beside the study (out/study.h5: out/report), where
+     * ./quickstart.sh writes it. */
+    const char *slash = strrchr(sw->a.output, '/');
+    int dir = slash ? (int)(slash - sw->a.output) + 1 : 0;
+    printf("next: acsim report %s -o %.*sreport\n", sw->a.output, dir, sw->a.output);
+  }
 }
 
 /* Nothing silently skipped: a scheduler named with -s that takes none of

@@ -106,6 +106,10 @@ expect quiet_hides_skip_note 0 "" -- "$ACSIM" run -q -w workloads/onnx/alexnet.o
 # 4 workloads (3 dnn, 1 graph) x modulo,list: only list runs, 4 pairs x 2 CMX sizes.
 expect sweep_counts_applicable 0 "^sweep: 2 platform variants x 4 scheduler-workload pairs = 8 runs$" -- "$ACSIM" sweep -q -j 1 -w workloads/suites/default.txt --vary cmx_kib=256,512 -s modulo,list --no-sim -o "$T/fit.h5"
 grep -q "4 workloads x 2 schedulers make 8 pairs; 4 do not run" "$T/out" && [ "$(nruns "$T/fit.h5")" = 8 ] && ok sweep_stores_applicable || bad "sweep_stores_applicable ($(nruns "$T/fit.h5"))"
+# The next step names a report directory beside the study, as quickstart writes it.
+mkdir -p "$T/sub"
+expect sweep_next_beside 0 "^next: acsim report $T/sub/s.h5 -o $T/sub/report\$" -- "$ACSIM" sweep -q -w workloads/onnx/alexnet.onnx -s list --no-sim -o "$T/sub/s.h5"
+grep -q "= 1 run\$" "$T/out" && ok sweep_one_run_singular || bad sweep_one_run_singular
 expect sweep_all_applicable 0 "^sweep: 1 platform variant x 1 workload x 2 schedulers = 2 runs$" -- "$ACSIM" sweep -q -j 1 -w workloads/onnx/alexnet.onnx -s list,spill --no-sim -o "$T/fit2.h5"
 
 # "Did you mean": a likely misspelling of a scheduler, an option or a
