@@ -280,6 +280,8 @@ static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t 
     row.platform_id = pid;
     row.workload_id = wid;
     row.lower_bound_cycles = (double)bound;
+    row.ops = g.nops;
+    row.edges = g.nedges;
     err = acs_job_run(&pb, &st->sel[k], &ctx, !st->args.no_sim, &s, &row, &keep);
     if (err == ACS_OK && keep && st->trace && !isnan(row.sim_makespan_cycles))
       err = add_trace(st, p, w->name, &s, &row);

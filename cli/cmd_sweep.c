@@ -808,6 +808,8 @@ static int worker_task(const struct sweep *sw, uint32_t idx, struct prepared *pr
     h.ops = pr->g.nops;
     h.edges = pr->g.nedges;
     h.row.lower_bound_cycles = (double)pr->bound;
+    h.row.ops = pr->g.nops;
+    h.row.edges = pr->g.nedges;
     err = acs_job_run(&pr->pb, &sw->sel[t->sel], &ctx, !sw->a.no_sim, &s, &h.row, &keep);
     if (err == ACS_EINTERRUPTED) {
       acs_schedule_destroy(&s);

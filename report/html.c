@@ -66,9 +66,10 @@ static void csv_row(FILE *f, const struct acs_results_data *data, const struct a
   fputc(',', f);
   csv_str(f, w ? w->path : "");
   fputc(',', f);
-  csv_i64(f, w ? w->ops : -1);
+  /* The run's own graph size; older files kept it in the workload row. */
+  csv_i64(f, r->ops >= 0 ? r->ops : w ? w->ops : -1);
   fputc(',', f);
-  csv_i64(f, w ? w->edges : -1);
+  csv_i64(f, r->ops >= 0 ? r->edges : w ? w->edges : -1);
   fputc(',', f);
   csv_str(f, r->scheduler);
   fputc(',', f);
@@ -319,7 +320,7 @@ static void workload_row(struct page *pg, int wl)
   const struct acs__study *s = pg->s;
   const struct acs__srun *best = NULL, *worst = NULL, *near, *bound = NULL;
   size_t n[4] = {0, 0, 0, 0}, runs = 0;
-  int64_t omin = -1, omax = -1;
+  int64_t omin = -1, omax = -1, ops;
   char a[64], b[64];
 
   for (size_t i = 0; i < s->nruns; i++) {
@@ -330,9 +331,10 @@ static void workload_row(struct page *pg, int wl)
     runs++;
     st = acs_status_parse(r->r->status);
     n[st >= 0 && st < 4 ? st : ACS_ST_ERROR]++;
-    if (r->w->ops >= 0 && (omin < 0 || r->w->ops < omin))
-      omin = r->w->ops;
-    omax = r->w->ops > omax ? r->w->ops : omax;
+    ops = r->r->ops >= 0 ? r->r->ops : r->w->ops;
+    if (ops >= 0 && (omin < 0 || ops < omin))
+      omin = ops;
+    omax = ops > omax ? ops : omax;
     if (r->ok && r->resident && (!best || r->mk < best->mk))
       best = r;
     if (r->ok && !r->resident && (!bound || r->mk < bound->mk))
