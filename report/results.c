@@ -811,6 +811,8 @@ int acs_results_add_platform(struct acs_results *r, const struct acs_platform *p
   memset(&row, 0, sizeof row);
   acs__strfill(row.plat.name, sizeof row.plat.name, p->name);
   memcpy(row.plat.v, p->v, sizeof row.plat.v);
+  /* The unit counts of loop workloads are part of the variant. */
+  acs__strfill(row.plat.units, sizeof row.plat.units, p->units);
   if (idx_find(&r->pidx, hash_platform(&row.plat), same_platform, r->plats, &row.plat, &pos)) {
     *id = r->plats[pos].platform_id;
     return ACS_OK;

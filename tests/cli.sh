@@ -488,8 +488,10 @@ if [ -x "$PY" ] && "$PY" -c 'import h5py' 2>/dev/null; then
   expect h5_utf8_and_units 0 'utf-8 strings in [0-9]+ tables, units ok' -- "$PY" -c '
 import h5py, sys
 want = {"/runs": {"makespan_cycles": "cycles", "peak_cmx_bytes": "bytes", "sched_seconds": "seconds",
-                  "pe_utilization": "1", "run_id": None, "barriers_used": None},
-        "/platforms": {"freq_mhz": "MHz", "cmx_kib": "KiB", "dma_gbps": "GB/s", "pe_count": None},
+                  "pe_utilization": "1", "run_id": None, "barriers_used": "barriers",
+                  "ii": "cycles", "mii": "cycles", "cycles_per_iter": "cycles"},
+        "/platforms": {"freq_mhz": "MHz", "cmx_kib": "KiB", "dma_gbps": "GB/s", "pe_count": "PEs",
+                       "barriers": "barriers"},
         "/schedules/run_1/ops": {"start": "cycles", "cmx_offset": "bytes", "demand_cmx": "bytes", "unit": None},
         "/validation": {"avg_dev_pct": "%", "time_limit": "seconds", "instances": None}}
 n = 0
@@ -549,7 +551,8 @@ for r in runs:
         assert row["slot"] == row["start"] % ii and row["stage"] == row["start"] // ii
     assert r["cycles_per_iter"] > 0
 print("modulo table ok")' "$T/loop.h5"
-  expect sweep_unit_variants 0 'default\[units.mem=2\]' -- "$PY" -c '
+  # Each variant keeps its unit counts (the platform row's units column).
+  expect sweep_unit_variants 0 "default\\[units.mem=2\\]'\\] \\['mem:1', 'mem:2'\\]" -- "$PY" -c '
 import h5py, sys
 f = h5py.File(sys.argv[1], "r")
 print([p.decode() for p in f["platforms"]["name"]], [u.decode() for u in f["platforms"]["units"]])' "$T/sweep-loop.h5"
