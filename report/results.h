@@ -126,6 +126,11 @@ struct acs_results_data {
 int acs_results_read(const char *path, struct acs_results_data *out,
                      struct acs_diag *d);
 void acs_results_data_free(struct acs_results_data *data);
+/* One float64 column of a table of n rows into out[0..n-1], by name: NaN
+ * everywhere when the file lacks the column, so a reader can use a column
+ * that newer files have (ACS_EFORMAT when the table has another length). */
+int acs_results_read_f64_column(const char *path, const char *table, const char *column,
+                                double *out, size_t n, struct acs_diag *d);
 /* Reads /schedules/run_<id> back into a schedule, which it initialises
  * (acs_schedule_destroy it after; on error it is left empty). The limits
  * (norig, cmx capacity, alignment, barriers, slots) come from the group's

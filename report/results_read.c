@@ -109,6 +109,39 @@ int acs_results_read(const char *path, struct acs_results_data *out,
   return ACS_OK;
 }
 
+int acs_results_read_f64_column(const char *path, const char *table, const char *column,
+                                double *out, size_t n, struct acs_diag *d)
+{
+  struct acs__h5table t;
+  hsize_t nr;
+  hid_t f;
+  int rc;
+
+  memset(&t, 0, sizeof t);
+  t.size = sizeof(double);
+  t.nfields = 1;
+  snprintf(t.f[0].name, sizeof t.f[0].name, "%s", column);
+  t.f[0].off = 0;
+  t.f[0].size = sizeof(double);
+  t.f[0].kind = ACS__H5_F64;
+  t.f[0].dflt = NAN;
+  for (size_t i = 0; i < n; i++)
+    out[i] = NAN;
+  rc = acs__h5_open(path, path, H5F_ACC_RDONLY, &f, d);
+  if (rc < 0)
+    return rc;
+  rc = acs__h5_nrows(f, table, &nr);
+  if (rc == ACS_OK && nr != (hsize_t)n)
+    rc = ACS_EFORMAT;
+  if (rc == ACS_OK && n > 0)
+    rc = acs__h5_read(f, table, &t, 0, nr, out);
+  H5Fclose(f);
+  if (rc < 0)
+    return acs__h5_fail(d, rc, path, "cannot read /%s column %s: %s", table, column,
+                        acs_strerror(rc));
+  return ACS_OK;
+}
+
 void acs_results_data_free(struct acs_results_data *data)
 {
   if (!data)
