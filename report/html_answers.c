@@ -1,0 +1,393 @@
+/*
+ * html_answers.c - the report's answers to the sizing questions (study.h,
+ * answers.c): the Answers section at the top of the page, one row per
+ * workload, and each workload's sizing tables with every slice.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/plots.h"
+
+/* Labels of one answer group shown before "and N more". */
+#define GROUP_LABELS 4
+
+void acs__fmt_cycles(double v, char *buf, size_t size)
+{
+  struct acs__scale sc = acs__scale_cycles(v);
+
+  if (isnan(v))
+    snprintf(buf, size, "-");
+  else
+    snprintf(buf, size, "%.4g %s", v / sc.div, sc.unit);
+}
+
+void acs__html_sched(FILE *f, const char *label)
+{
+  fprintf(f, "<span class=\"sw\" style=\"background:%s\"></span><code>",
+          acs__sched_colour(label));
+  acs__html_put(f, label);
+  fprintf(f, "</code>");
+}
+
+/* "+1.6%": how far above ref a makespan is. */
+static double above(double mk, double ref)
+{
+  return 100.0 * (mk / ref - 1.0);
+}
+
+/* ---- grouping the slices of an answer by their answer ---- */
+
+/* The value a slice answers with, as a key: the answering point's value,
+ * -1 for "none within 5%" and -2 for "no reference run". */
+static double slice_key(const struct acs__slice *sl)
+{
+  return sl->answer ? sl->answer->v : sl->ref ? -1 : -2;
+}
+
+static void key_html(FILE *f, const struct acs__answer *a, double key)
+{
+  char v[64];
+
+  if (key == -2) {
+    fprintf(f, "<span class=\"muted\">no run without a barrier limit</span>");
+  } else if (key == -1) {
+    fprintf(f, "<b>none</b> of those swept");
+  } else if (a->q == ACS__Q_BARRIERS) {
+    fprintf(f, "<b>%g</b>", key);
+  } else {
+    acs__param_label(a->param, key, v, sizeof(v));
+    fprintf(f, "<b>");
+    acs__html_put(f, v);
+    fprintf(f, "</b>");
+  }
+}
+
+/* One line per distinct answer, with the slices (configurations) that
+ * give it: "256 KiB at no barrier limit, 16 barriers". */
+static void grouped(FILE *f, const struct acs__study *s, const struct acs__answer *a)
+{
+  char label[ACS__LABEL];
+
+  for (size_t i = 0; i < a->nslice; i++) {
+    double key = slice_key(&a->slice[i]);
+    size_t shown = 0, more = 0, j;
+    for (j = 0; j < i && slice_key(&a->slice[j]) != key; j++)
+      ;
+    if (j < i)
+      continue; /* this answer's line is written */
+    fprintf(f, "%s", i ? "<br>" : "");
+    key_html(f, a, key);
+    for (j = i; j < a->nslice; j++) {
+      if (slice_key(&a->slice[j]) != key)
+        continue;
+      acs__slice_label(s, a, &a->slice[j], label, sizeof(label));
+      if (!label[0])
+        continue;
+      if (shown == GROUP_LABELS) {
+        more++;
+        continue;
+      }
+      fprintf(f, "%s", shown++ ? "; " : " <span class=\"small\">at ");
+      acs__html_put(f, label);
+    }
+    if (more)
+      fprintf(f, " and %zu more", more);
+    if (shown)
+      fprintf(f, "</span>");
+  }
+}
+
+/* A single slice's answer, with the run behind it. */
+static void single(FILE *f, const struct acs__study *s, const struct acs__answer *a)
+{
+  const struct acs__slice *sl = &a->slice[0];
+  char v[64], mk[64];
+
+  key_html(f, a, slice_key(sl));
+  if (!sl->answer)
+    return;
+  fprintf(f, "<br><span class=\"small\">");
+  acs__html_put(f, s->sched[sl->answer->best->sched]);
+  fprintf(f, ", %+.1f%% over ", above(sl->answer->best->mk, sl->ref->best->mk));
+  if (a->q == ACS__Q_BARRIERS) {
+    fprintf(f, "no barrier limit");
+  } else {
+    acs__param_label(a->param, sl->ref->v, v, sizeof(v));
+    acs__fmt_cycles(sl->ref->best->mk, mk, sizeof(mk));
+    fprintf(f, "the best (%s at ", mk);
+    acs__html_put(f, v);
+    fprintf(f, ")");
+  }
+  fprintf(f, "</span>");
+}
+
+/* ---- the PE question: speedups from one PE count to the next ---- */
+
+/* The slice with the loosest other constraints: no barrier limit, then the
+ * largest CMX; the one the Answers row quotes. */
+static const struct acs__slice *loosest(const struct acs__study *s, const struct acs__answer *a)
+{
+  const struct acs__slice *best = NULL;
+
+  for (size_t i = 0; i < a->nslice; i++) {
+    const struct acs__slice *sl = &a->slice[i];
+    double b = acs__param(s, sl->key, ACS_P_BARRIERS), c = acs__param(s, sl->key, ACS_P_CMX_KIB);
+    if (!best) {
+      best = sl;
+      continue;
+    }
+    double bb = acs__param(s, best->key, ACS_P_BARRIERS);
+    double bc = acs__param(s, best->key, ACS_P_CMX_KIB);
+    if ((b == 0) != (bb == 0) ? b == 0 : c > bc)
+      best = sl;
+  }
+  return best;
+}
+
+/* The best at PE count v in slice sl, or NULL. */
+static const struct acs__point *at_pes(const struct acs__slice *sl, double v)
+{
+  for (size_t i = 0; i < sl->npt; i++)
+    if (sl->pt[i].v == v)
+      return &sl->pt[i];
+  return NULL;
+}
+
+static void pe_cell(FILE *f, const struct acs__study *s, const struct acs__answer *a)
+{
+  const struct acs__slice *ref = loosest(s, a);
+  char label[ACS__LABEL];
+
+  for (size_t i = 0; ref && i + 1 < ref->npt; i++) {
+    double lo = INFINITY, hi = 0, sp = ref->pt[i].best->mk / ref->pt[i + 1].best->mk;
+    size_t n = 0;
+    for (size_t k = 0; k < a->nslice; k++) {
+      const struct acs__point *x = at_pes(&a->slice[k], ref->pt[i].v);
+      const struct acs__point *y = at_pes(&a->slice[k], ref->pt[i + 1].v);
+      if (!x || !y)
+        continue;
+      lo = fmin(lo, x->best->mk / y->best->mk);
+      hi = fmax(hi, x->best->mk / y->best->mk);
+      n++;
+    }
+    fprintf(f, "%s%g &rarr; %g PEs: speedup <b>&times;%.2f</b>", i ? "<br>" : "", ref->pt[i].v,
+            ref->pt[i + 1].v, sp);
+    if (n > 1)
+      fprintf(f, " <span class=\"small\">(&times;%.2f&ndash;%.2f over %zu configurations)</span>",
+              lo, hi, n);
+  }
+  acs__slice_label(s, a, ref, label, sizeof(label));
+  if (ref && ref->npt > 1 && label[0]) {
+    fprintf(f, "<br><span class=\"small\">at ");
+    acs__html_put(f, label);
+    fprintf(f, "</span>");
+  } else if (!ref || ref->npt < 2) {
+    fprintf(f, "<span class=\"muted\">one PE count has runs</span>");
+  }
+}
+
+/* ---- the Answers section ---- */
+
+static const struct acs__srun *best_of(const struct acs__study *s, int wl, int eligible)
+{
+  const struct acs__srun *b = NULL;
+
+  for (size_t i = 0; i < s->nruns; i++)
+    if (s->runs[i].wl == wl && s->runs[i].ok && s->runs[i].eligible == eligible &&
+        acs__better(&s->runs[i], b))
+      b = &s->runs[i];
+  return b;
+}
+
+static void best_cell(FILE *f, const struct acs__study *s, int wl)
+{
+  const struct acs__srun *b = best_of(s, wl, 1), *t = best_of(s, wl, 0);
+  char mk[64];
+
+  if (!b) {
+    fprintf(f, "<td class=\"muted\">no feasible run</td>");
+    return;
+  }
+  acs__fmt_cycles(b->mk, mk, sizeof(mk));
+  fprintf(f, "<td><b>%s</b><br><span class=\"small\">", mk);
+  acs__html_sched(f, s->sched[b->sched]);
+  fprintf(f, " on ");
+  acs__html_put(f, b->p->name);
+  if (t && t->mk < b->mk) {
+    acs__fmt_cycles(t->mk, mk, sizeof(mk));
+    fprintf(f, "<br>optimistic bound %s (", mk);
+    acs__html_put(f, s->sched[t->sched]);
+    fprintf(f, ", transient)");
+  }
+  fprintf(f, "</span></td>");
+}
+
+static void netbound_cell(FILE *f, const struct acs__study *s, int wl)
+{
+  const struct acs__srun *b = best_of(s, wl, 1);
+  char nb[64];
+
+  if (!b || isnan(b->netbound)) {
+    fprintf(f, "<td class=\"muted\">-</td>");
+    return;
+  }
+  acs__fmt_cycles(b->netbound, nb, sizeof(nb));
+  fprintf(f, "<td class=\"n\"><b>%+.1f%%</b><br><span class=\"small\">bound %s</span></td>",
+          above(b->mk, b->netbound), nb);
+}
+
+static void answer_cell(FILE *f, const struct acs__study *s, const struct acs__answer *a)
+{
+  fprintf(f, "<td>");
+  if (a->why == ACS__WHY_NORUN)
+    fprintf(f, "<span class=\"muted\">no feasible run</span>");
+  else if (a->why == ACS__WHY_NOREF)
+    fprintf(f, "<span class=\"muted\">no run without a barrier limit to compare with</span>");
+  else if (a->q == ACS__Q_PES)
+    pe_cell(f, s, a);
+  else if (a->nslice == 1)
+    single(f, s, a);
+  else
+    grouped(f, s, a);
+  fprintf(f, "</td>");
+}
+
+/* Sentences for the questions this study cannot answer, and how to ask. */
+static void unanswered(FILE *f, const struct acs__study *s)
+{
+  static const struct {
+    int param;
+    const char *what, *vary;
+  } q[] = {
+    {ACS_P_CMX_KIB, "the smallest CMX", "--vary cmx_kib=128..4096*2"},
+    {ACS_P_BARRIERS, "the fewest barriers", "--vary barriers=0,4..32*2"},
+    {ACS_P_PE_COUNT, "what more PEs buy", "--vary pe_count=4,8"},
+  };
+
+  for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+    if (!s->varies[q[i].param])
+      fprintf(f, "<p class=\"small muted\">This study does not vary <code>%s</code>, so it "
+                 "cannot say %s: sweep with <code>%s</code>.</p>", acs_param_table[q[i].param].name,
+              q[i].what, q[i].vary);
+}
+
+int acs__html_answers(FILE *f, const struct acs__study *s)
+{
+  struct acs__answer a;
+  int err;
+
+  fprintf(f, "<section id=\"answers\"><h2>Answers</h2><p class=\"lead\">Per workload, from the "
+             "best run of each configuration: the fastest run of a scheduler that keeps tensors "
+             "resident in CMX (transient schedulers' figures are optimistic bounds). "
+             "&ldquo;Within 5%%&rdquo; means a makespan at most 1.05 times the best it is "
+             "compared with.</p>\n<div class=\"card tablecard\"><table class=\"answers\"><tr>"
+             "<th>workload</th><th>best run</th><th>smallest CMX within 5%% of the best, per "
+             "barrier count</th><th>fewest barriers within 5%% of no limit, per CMX size</th>"
+             "<th>what more PEs buy</th>%s</tr>\n",
+          s->has_netbound ? "<th class=\"n\">best vs the network bound</th>" : "");
+  for (size_t wl = 0; wl < s->nwl; wl++) {
+    fprintf(f, "<tr><td><a href=\"#wl%zu\">", wl);
+    acs__html_put(f, s->wl[wl]);
+    fprintf(f, "</a></td>");
+    best_cell(f, s, (int)wl);
+    for (int q = 0; q < ACS__Q__N; q++) {
+      if ((err = acs__answer_make(s, (int)wl, q, &a)) < 0)
+        return err;
+      if (a.why == ACS__WHY_FIXED)
+        fprintf(f, "<td class=\"muted\">-</td>");
+      else
+        answer_cell(f, s, &a);
+      acs__answer_free(&a);
+    }
+    if (s->has_netbound)
+      netbound_cell(f, s, (int)wl);
+    fprintf(f, "</tr>\n");
+  }
+  fprintf(f, "</table></div>\n");
+  unanswered(f, s);
+  fprintf(f, "</section>\n");
+  return ACS_OK;
+}
+
+/* ---- a workload's sizing tables ---- */
+
+static void point_html(FILE *f, const struct acs__study *s, const struct acs__answer *a,
+                       const struct acs__point *pt, const struct acs__point *ref)
+{
+  char v[64], mk[64];
+
+  acs__param_label(a->param, pt->v, v, sizeof(v));
+  acs__fmt_cycles(pt->best->mk, mk, sizeof(mk));
+  fprintf(f, "<b>");
+  acs__html_put(f, v);
+  fprintf(f, "</b> %s", mk);
+  if (ref && ref != pt)
+    fprintf(f, " (%+.1f%%)", above(pt->best->mk, ref->best->mk));
+  fprintf(f, "<br><span class=\"small\">");
+  acs__html_sched(f, s->sched[pt->best->sched]);
+  fprintf(f, "</span>");
+}
+
+static void sizing_row(FILE *f, const struct acs__study *s, const struct acs__answer *a,
+                       const struct acs__slice *sl)
+{
+  char label[ACS__LABEL];
+
+  acs__slice_label(s, a, sl, label, sizeof(label));
+  fprintf(f, "<tr><td>");
+  acs__html_put(f, label[0] ? label : "every run");
+  fprintf(f, "</td>");
+  if (a->q == ACS__Q_PES) {
+    fprintf(f, "<td>");
+    for (size_t i = 0; i < sl->npt; i++) {
+      fprintf(f, "%s", i ? "<br>" : "");
+      point_html(f, s, a, &sl->pt[i], i ? &sl->pt[i - 1] : NULL);
+    }
+    fprintf(f, "</td></tr>\n");
+    return;
+  }
+  fprintf(f, "<td>");
+  if (sl->ref)
+    point_html(f, s, a, sl->ref, NULL);
+  else
+    fprintf(f, "<span class=\"muted\">no run without a barrier limit</span>");
+  fprintf(f, "</td><td>");
+  if (sl->answer)
+    point_html(f, s, a, sl->answer, sl->ref);
+  else if (sl->ref)
+    fprintf(f, "<b>none</b> of the barrier counts swept");
+  fprintf(f, "</td></tr>\n");
+}
+
+static const char *const sizing_head[ACS__Q__N] = {
+  "<th>at</th><th>best run (its CMX)</th><th>smallest CMX within 5% of it</th>",
+  "<th>at</th><th>without a barrier limit</th><th>fewest barriers within 5% of it</th>",
+  "<th>at</th><th>best run at each PE count (change from the previous count)</th>",
+};
+
+int acs__html_sizing(FILE *f, const struct acs__study *s, int wl)
+{
+  struct acs__answer a;
+  int err, any = 0;
+
+  for (int q = 0; q < ACS__Q__N; q++) {
+    if ((err = acs__answer_make(s, wl, q, &a)) < 0)
+      return err;
+    if (a.why == ACS__WHY_OK && a.nslice > 0) {
+      if (!any++)
+        fprintf(f, "<div class=\"card\"><h3>Sizing</h3>");
+      fprintf(f, "<div class=\"tablecard\"><table class=\"sizing\"><tr>%s</tr>\n", sizing_head[q]);
+      for (size_t i = 0; i < a.nslice; i++)
+        sizing_row(f, s, &a, &a.slice[i]);
+      fprintf(f, "</table></div>\n");
+    }
+    acs__answer_free(&a);
+  }
+  if (any)
+    fprintf(f, "<p class=\"small muted\">Each row fixes the other parameters; its best run is "
+               "the fastest run of a scheduler that counts (resident, when the workload has "
+               "one).</p></div>\n");
+  return ACS_OK;
+}
