@@ -22,6 +22,11 @@ packages=(gcc make autoconf automake pkg-config libsimgrid-dev libhdf5-dev
           libcsv-dev libcriterion-dev libglpk-dev hdf5-tools python3 python3-h5py
           gnuplot-nox slurm-wlm munge protobuf-c-compiler libprotobuf-c-dev libonnx-dev
           python3-onnx libonnx-testdata libxml2-dev libisl-dev mandoc)
+# The report's browser check (tests/browser.sh) renders it in headless
+# Chromium; a large package, so only for `check`.
+if [ "$mode" = check ]; then
+  packages+=(chromium)
+fi
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
