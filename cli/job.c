@@ -12,6 +12,7 @@
 #include "cli/job.h"
 #include "core/suggest.h"
 #include "core/model/loop.h"
+#include "core/model/netbound.h"
 #include "core/sched/barrier.h"
 #include "simulate/sim.h"
 
@@ -362,6 +363,17 @@ static void loop_figures(const struct acs_schedule *s, struct acs_run_row *row)
     row->mii = (double)a->v.i;
 }
 
+/* The network bound of a workload with a layer graph (every DNN, whatever
+ * the family: core/model/netbound.h). */
+static void network_bound(const struct acs_problem *pb, struct acs_run_row *row)
+{
+  const struct acs_lgraph *lg = pb->wl ? acs_workload_lgraph(pb->wl) : NULL;
+  struct acs_netbound nb;
+
+  if (lg && acs_netbound_compute(lg, &pb->plat, &nb) == ACS_OK)
+    row->network_bound_cycles = (double)nb.cycles;
+}
+
 int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
                 const struct acs_sched_ctx *ctx, int sim, struct acs_schedule *s,
                 struct acs_run_row *row, int *keep)
@@ -371,6 +383,7 @@ int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
   int err;
 
   *keep = 0;
+  network_bound(pb, row);
   if (sel->ops->own_ops)
     row->lower_bound_cycles = NAN; /* the graph's bounds do not bound its own ops */
   snprintf(row->scheduler, sizeof(row->scheduler), "%s", sel->ops->name);

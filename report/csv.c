@@ -78,12 +78,11 @@ static double unit_count(const struct acs_platform *p, const char *cls)
   return acs_platform_units_get(p, cls, &n) ? (double)n : NAN;
 }
 
-static void csv_header(FILE *f, const struct classes *c, int netbound)
+static void csv_header(FILE *f, const struct classes *c)
 {
   fputs("run_id,platform,workload,workload_kind,workload_path,ops,edges,scheduler,options,status,"
-        "memory_model,makespan_cycles,sim_makespan_cycles,lower_bound_cycles,", f);
-  if (netbound)
-    fputs("network_bound_cycles,", f);
+        "memory_model,makespan_cycles,sim_makespan_cycles,lower_bound_cycles,"
+        "network_bound_cycles,", f);
   fputs("peak_cmx_bytes,spill_bytes,ddr_bytes,barriers_used,control_edges,sched_seconds,"
         "sim_seconds,pe_utilization,dma_utilization,ii,mii,cycles_per_iter", f);
   for (int k = 0; k < ACS_PARAM_COUNT; k++)
@@ -95,7 +94,7 @@ static void csv_header(FILE *f, const struct classes *c, int netbound)
 }
 
 static void csv_row(FILE *f, const struct acs_results_data *data, const struct acs_run_row *r,
-                    const struct classes *c, const double *netbound)
+                    const struct classes *c)
 {
   const struct acs_platform_row *p = acs_results_platform_of(data, r);
   const struct acs_workload_row *w = acs_results_workload_of(data, r);
@@ -121,8 +120,7 @@ static void csv_row(FILE *f, const struct acs_results_data *data, const struct a
   csv_f64(f, r->makespan_cycles), fputc(',', f);
   csv_f64(f, r->sim_makespan_cycles), fputc(',', f);
   csv_f64(f, r->lower_bound_cycles), fputc(',', f);
-  if (netbound)
-    csv_f64(f, *netbound), fputc(',', f);
+  csv_f64(f, r->network_bound_cycles), fputc(',', f);
   csv_i64(f, r->peak_cmx_bytes), fputc(',', f);
   csv_i64(f, r->spill_bytes), fputc(',', f);
   csv_i64(f, r->ddr_bytes), fputc(',', f);
@@ -152,10 +150,9 @@ static void csv_row(FILE *f, const struct acs_results_data *data, const struct a
   fputc('\n', f);
 }
 
-/* Writes runs.csv; netbound, when not NULL, holds each run's network bound
- * (the column appears only then). Atomic: a temporary sibling renamed. */
-int acs__write_csv(const struct acs_results_data *data, const double *netbound,
-                   const char *path, struct acs_diag *d)
+/* Writes runs.csv. Atomic: a temporary sibling renamed. */
+int acs_report_write_csv(const struct acs_results_data *data, const char *path,
+                         struct acs_diag *d)
 {
   char tmp[4200];
   struct classes *c = malloc(sizeof(*c));
@@ -171,9 +168,9 @@ int acs__write_csv(const struct acs_results_data *data, const double *netbound,
     return acs_diag_set(d, ACS_EIO, path, 0, 0, "cannot write: %s", strerror(e));
   }
   collect_classes(data, c);
-  csv_header(f, c, netbound != NULL);
+  csv_header(f, c);
   for (size_t i = 0; i < data->nruns; i++)
-    csv_row(f, data, &data->runs[i], c, netbound ? &netbound[i] : NULL);
+    csv_row(f, data, &data->runs[i], c);
   free(c);
   bad = ferror(f);
   bad |= fclose(f) != 0;
@@ -183,10 +180,4 @@ int acs__write_csv(const struct acs_results_data *data, const double *netbound,
     return acs_diag_set(d, ACS_EIO, path, 0, 0, "cannot write: %s", strerror(e));
   }
   return ACS_OK;
-}
-
-int acs_report_write_csv(const struct acs_results_data *data, const char *path,
-                         struct acs_diag *d)
-{
-  return acs__write_csv(data, NULL, path, d);
 }

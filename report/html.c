@@ -476,18 +476,6 @@ static int write_page(const char *path, struct page *pg, struct acs_diag *d)
   return err;
 }
 
-/* The runs' network bounds for runs.csv, or NULL when the file has none. */
-static double *netbounds(const struct acs__study *s)
-{
-  double *v;
-
-  if (!s->has_netbound || !(v = malloc((s->nruns ? s->nruns : 1) * sizeof(*v))))
-    return NULL;
-  for (size_t i = 0; i < s->nruns; i++)
-    v[i] = s->runs[i].netbound;
-  return v;
-}
-
 int acs_report_write(const char *study, const char *dir, const struct acs_report_opts *o,
                      struct acs_report_info *info, struct acs_diag *d)
 {
@@ -495,7 +483,6 @@ int acs_report_write(const char *study, const char *dir, const struct acs_report
   struct acs__plots pl;
   struct page pg;
   char path[2400];
-  double *nb;
   int err;
 
   memset(info, 0, sizeof(*info));
@@ -507,10 +494,7 @@ int acs_report_write(const char *study, const char *dir, const struct acs_report
     goto out_with_study;
   }
   snprintf(path, sizeof(path), "%s/runs.csv", dir);
-  nb = netbounds(&s);
-  err = acs__write_csv(&s.data, nb, path, d);
-  free(nb);
-  if (err < 0)
+  if ((err = acs_report_write_csv(&s.data, path, d)) < 0)
     goto out_with_study;
   snprintf(pl.dir, sizeof(pl.dir), "%s/plots", dir);
   if ((err = acs__plots_write(&pl, &s, d)) < 0)

@@ -60,10 +60,6 @@ struct acs__scale acs__scale_bytes(double max);
 
 /* ---- the page (html.c, html_answers.c, csv.c) ---- */
 
-/* runs.csv; netbound (per run, NULL: no such column) adds the network
- * bound column. */
-int acs__write_csv(const struct acs_results_data *data, const double *netbound,
-                   const char *path, struct acs_diag *d);
 /* "5.797 Mcycles", "-" for NaN. */
 void acs__fmt_cycles(double v, char *buf, size_t size);
 /* A scheduler's name with its colour swatch, escaped. */

@@ -100,6 +100,7 @@ void acs_run_row_init(struct acs_run_row *r)
   r->makespan_cycles = NAN;
   r->sim_makespan_cycles = NAN;
   r->lower_bound_cycles = NAN;
+  r->network_bound_cycles = NAN;
   r->peak_cmx_bytes = -1;
   r->spill_bytes = -1;
   r->ddr_bytes = -1;
@@ -886,6 +887,7 @@ static void run_record(struct acs_run_row *rec, const struct acs_run_row *row, i
   rec->makespan_cycles = row->makespan_cycles;
   rec->sim_makespan_cycles = row->sim_makespan_cycles;
   rec->lower_bound_cycles = row->lower_bound_cycles;
+  rec->network_bound_cycles = row->network_bound_cycles;
   rec->peak_cmx_bytes = row->peak_cmx_bytes;
   rec->spill_bytes = row->spill_bytes;
   rec->ddr_bytes = row->ddr_bytes;
@@ -918,6 +920,8 @@ static const char *res_kind_name(const struct acs_schedule *s, int i)
     return "dma";
   if (i == s->res_cmx)
     return "cmx";
+  if (i == s->res_ddr)
+    return "ddr";
   return "named";
 }
 
@@ -1043,7 +1047,10 @@ static int write_limits(hid_t g, const struct acs_schedule *s)
       acs__h5_attr_set_i64(g, "cmx_capacity", s->cmx_capacity) < 0 ||
       acs__h5_attr_set_i64(g, "cmx_align", s->cmx_align) < 0 ||
       acs__h5_attr_set_i32(g, "barriers", s->barriers) < 0 ||
-      acs__h5_attr_set_i32(g, "barrier_slots", s->barrier_slots) < 0)
+      acs__h5_attr_set_i32(g, "barrier_slots", s->barrier_slots) < 0 ||
+      acs__h5_attr_set_f64(g, "ddr_link_bytes_per_cycle", s->link.link_bpc) < 0 ||
+      acs__h5_attr_set_f64(g, "ddr_transfer_bytes_per_cycle", s->link.xfer_bpc) < 0 ||
+      acs__h5_attr_set_i64(g, "ddr_latency_cycles", s->link.latency) < 0)
     return ACS_EIO;
   return ACS_OK;
 }

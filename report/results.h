@@ -41,6 +41,10 @@ struct acs_run_row {
   double makespan_cycles;         /* NaN when there is no schedule */
   double sim_makespan_cycles;     /* NaN if not simulated */
   double lower_bound_cycles;
+  /* Networks (a workload with a layer graph): the network bound
+   * (core/model/netbound.h), the same for every family on one platform;
+   * NaN for other workloads. */
+  double network_bound_cycles;
   int64_t peak_cmx_bytes, spill_bytes, ddr_bytes;
   int32_t barriers_used;
   int64_t control_edges;
@@ -126,11 +130,6 @@ struct acs_results_data {
 int acs_results_read(const char *path, struct acs_results_data *out,
                      struct acs_diag *d);
 void acs_results_data_free(struct acs_results_data *data);
-/* One float64 column of a table of n rows into out[0..n-1], by name: NaN
- * everywhere when the file lacks the column, so a reader can use a column
- * that newer files have (ACS_EFORMAT when the table has another length). */
-int acs_results_read_f64_column(const char *path, const char *table, const char *column,
-                                double *out, size_t n, struct acs_diag *d);
 /* Reads /schedules/run_<id> back into a schedule, which it initialises
  * (acs_schedule_destroy it after; on error it is left empty). The limits
  * (norig, cmx capacity, alignment, barriers, slots) come from the group's

@@ -129,6 +129,7 @@ void acs__tbl_runs(struct acs__h5table *t)
   FIELD(t, struct acs_run_row, makespan_cycles, ACS__H5_F64, NAN);
   FIELD(t, struct acs_run_row, sim_makespan_cycles, ACS__H5_F64, NAN);
   FIELD(t, struct acs_run_row, lower_bound_cycles, ACS__H5_F64, NAN);
+  FIELD(t, struct acs_run_row, network_bound_cycles, ACS__H5_F64, NAN);
   FIELD(t, struct acs_run_row, peak_cmx_bytes, ACS__H5_I64, -1);
   FIELD(t, struct acs_run_row, spill_bytes, ACS__H5_I64, -1);
   FIELD(t, struct acs_run_row, ddr_bytes, ACS__H5_I64, -1);
@@ -1181,7 +1182,7 @@ out_with_attr:
   return rc;
 }
 
-static int attr_set_int(hid_t loc, const char *name, hid_t type, const void *value)
+static int attr_set_scalar(hid_t loc, const char *name, hid_t type, const void *value)
 {
   hid_t space, attr;
   int rc = ACS_EIO;
@@ -1203,12 +1204,42 @@ static int attr_set_int(hid_t loc, const char *name, hid_t type, const void *val
 
 int acs__h5_attr_set_i64(hid_t loc, const char *name, int64_t value)
 {
-  return attr_set_int(loc, name, H5T_NATIVE_INT64, &value);
+  return attr_set_scalar(loc, name, H5T_NATIVE_INT64, &value);
 }
 
 int acs__h5_attr_set_i32(hid_t loc, const char *name, int32_t value)
 {
-  return attr_set_int(loc, name, H5T_NATIVE_INT32, &value);
+  return attr_set_scalar(loc, name, H5T_NATIVE_INT32, &value);
+}
+
+int acs__h5_attr_set_f64(hid_t loc, const char *name, double value)
+{
+  return attr_set_scalar(loc, name, H5T_NATIVE_DOUBLE, &value);
+}
+
+int acs__h5_attr_get_f64(hid_t loc, const char *name, double *value)
+{
+  hid_t attr, type, space;
+  int rc = ACS_EFORMAT;
+
+  if (H5Aexists(loc, name) <= 0)
+    return ACS_ENOTFOUND;
+  attr = H5Aopen(loc, name, H5P_DEFAULT);
+  if (attr < 0)
+    return ACS_EFORMAT;
+  type = H5Aget_type(attr);
+  space = H5Aget_space(attr);
+  if (type >= 0 && space >= 0 &&
+      (H5Tget_class(type) == H5T_FLOAT || H5Tget_class(type) == H5T_INTEGER) &&
+      H5Sget_simple_extent_npoints(space) == 1 &&
+      H5Aread(attr, H5T_NATIVE_DOUBLE, value) >= 0)
+    rc = ACS_OK;
+  if (space >= 0)
+    H5Sclose(space);
+  if (type >= 0)
+    H5Tclose(type);
+  H5Aclose(attr);
+  return rc;
 }
 
 int acs__h5_attr_get_i64(hid_t loc, const char *name, int64_t *value)

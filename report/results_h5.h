@@ -177,6 +177,9 @@ int acs__h5_attr_set_i64(hid_t loc, const char *name, int64_t value);
 int acs__h5_attr_set_i32(hid_t loc, const char *name, int32_t value);
 /* ACS_ENOTFOUND when absent, ACS_EFORMAT when not an integer. */
 int acs__h5_attr_get_i64(hid_t loc, const char *name, int64_t *value);
+int acs__h5_attr_set_f64(hid_t loc, const char *name, double value);
+/* ACS_ENOTFOUND when absent, ACS_EFORMAT when not a number. */
+int acs__h5_attr_get_f64(hid_t loc, const char *name, double *value);
 
 /* The work file of an open writer, for report/ modules that add tables of
  * their own (validation.c); -1 when the writer is broken. Marks the writer

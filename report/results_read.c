@@ -109,39 +109,6 @@ int acs_results_read(const char *path, struct acs_results_data *out,
   return ACS_OK;
 }
 
-int acs_results_read_f64_column(const char *path, const char *table, const char *column,
-                                double *out, size_t n, struct acs_diag *d)
-{
-  struct acs__h5table t;
-  hsize_t nr;
-  hid_t f;
-  int rc;
-
-  memset(&t, 0, sizeof t);
-  t.size = sizeof(double);
-  t.nfields = 1;
-  snprintf(t.f[0].name, sizeof t.f[0].name, "%s", column);
-  t.f[0].off = 0;
-  t.f[0].size = sizeof(double);
-  t.f[0].kind = ACS__H5_F64;
-  t.f[0].dflt = NAN;
-  for (size_t i = 0; i < n; i++)
-    out[i] = NAN;
-  rc = acs__h5_open(path, path, H5F_ACC_RDONLY, &f, d);
-  if (rc < 0)
-    return rc;
-  rc = acs__h5_nrows(f, table, &nr);
-  if (rc == ACS_OK && nr != (hsize_t)n)
-    rc = ACS_EFORMAT;
-  if (rc == ACS_OK && n > 0)
-    rc = acs__h5_read(f, table, &t, 0, nr, out);
-  H5Fclose(f);
-  if (rc < 0)
-    return acs__h5_fail(d, rc, path, "cannot read /%s column %s: %s", table, column,
-                        acs_strerror(rc));
-  return ACS_OK;
-}
-
 void acs_results_data_free(struct acs_results_data *data)
 {
   if (!data)
@@ -176,6 +143,30 @@ static int to_i64(double x, int64_t *out)
   return 0;
 }
 
+/* The DDR link the plan was made for. A file without it (written before
+ * plans were checked against the link) leaves it unknown: not checked. */
+static int read_link(hid_t g, struct acs_schedule *s)
+{
+  double link = 0, xfer = 0;
+  int64_t lat = 0;
+  int rc = acs__h5_attr_get_f64(g, "ddr_link_bytes_per_cycle", &link);
+
+  if (rc == ACS_ENOTFOUND)
+    return ACS_OK;
+  if (rc == ACS_OK)
+    rc = acs__h5_attr_get_f64(g, "ddr_transfer_bytes_per_cycle", &xfer);
+  if (rc == ACS_OK)
+    rc = acs__h5_attr_get_i64(g, "ddr_latency_cycles", &lat);
+  if (rc < 0)
+    return rc == ACS_ENOTFOUND ? ACS_EFORMAT : rc;
+  if (!(link >= 0 && link < 1e30) || !(xfer >= 0 && xfer < 1e30) || lat < 0 || lat > ACS_QTY_MAX)
+    return ACS_EFORMAT;
+  s->link.link_bpc = link;
+  s->link.xfer_bpc = xfer;
+  s->link.latency = lat;
+  return ACS_OK;
+}
+
 /* Limits the writer stored on the group. Absent ones (a file written by
  * another tool) come from the run's platform row, see limits_from_platform. */
 static int read_limits(hid_t g, struct acs_schedule *s, int *missing)
@@ -201,7 +192,7 @@ static int read_limits(hid_t g, struct acs_schedule *s, int *missing)
   s->cmx_align = v[2] > 0 ? v[2] : 1;
   s->barriers = v[3] > 0 ? (int32_t)v[3] : 0;
   s->barrier_slots = v[4] > 0 ? (int32_t)v[4] : 0;
-  return ACS_OK;
+  return read_link(g, s);
 }
 
 /* The platform row of run run_id, or ACS_ENOTFOUND. O(runs + platforms). */
@@ -264,7 +255,7 @@ static int read_resources(hid_t g, struct acs_schedule *s, const struct where *w
   rc = ACS_OK;
   if (n > ACS_MAX_RES)
     rc = bad(w, "resources", (int64_t)n, "too many resources");
-  s->res_pe = s->res_dma = s->res_cmx = -1;
+  s->res_pe = s->res_dma = s->res_cmx = s->res_ddr = -1;
   for (i = 0; rc == ACS_OK && i < n; i++) {
     if (to_i64(rec[i].capacity, &cap) < 0 || cap < 0) {
       rc = bad(w, "resources", (int64_t)i, "capacity is not a whole number >= 0");
@@ -282,6 +273,8 @@ static int read_resources(hid_t g, struct acs_schedule *s, const struct where *w
       s->res_dma = (int)i;
     else if (strcmp(rec[i].kind, "cmx") == 0)
       s->res_cmx = (int)i;
+    else if (strcmp(rec[i].kind, "ddr") == 0)
+      s->res_ddr = (int)i;
   }
   if (rc == ACS_OK)
     s->nres = (int32_t)n;

@@ -230,6 +230,8 @@ static const struct {
   M(sim_makespan_cycles, 0, "cycles", M_F64, "simulated makespan (SimGrid, with DDR contention)"),
   M(makespan_cycles, 0, "cycles", M_F64, "makespan of the scheduler's plan"),
   M(lower_bound_cycles, 0, "cycles", M_F64, "best lower bound"),
+  M(network_bound_cycles, 0, "cycles", M_F64,
+    "network bound: MACs over the PEs, or weights and I/O over DDR"),
   M(peak_cmx_bytes, 0, "bytes", M_I64, "highest CMX use"),
   M(spill_bytes, 0, "bytes", M_I64, "bytes spilled from CMX to DDR"),
   M(ddr_bytes, 0, "bytes", M_I64, "bytes moved to or from DDR"),

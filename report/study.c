@@ -376,21 +376,15 @@ static void mark_eligible(struct acs__study *s)
 }
 
 /* The network bound of DNN runs (max of compute and DDR bounds, shared by
- * every family on a platform), when the file has the column. */
-static int read_netbound(struct acs__study *s, struct acs_diag *d)
+ * every family on a platform): NaN in files older than the column and for
+ * other workloads, so the page shows the gap only where there is a bound. */
+static void read_netbound(struct acs__study *s)
 {
-  double *v = malloc((s->nruns ? s->nruns : 1) * sizeof(*v));
-  int err;
-
-  if (!v)
-    return ACS_ENOMEM;
-  err = acs_results_read_f64_column(s->path, "runs", "network_bound_cycles", v, s->nruns, d);
   for (size_t i = 0; i < s->nruns; i++) {
-    s->runs[i].netbound = err == ACS_OK && v[i] > 0 ? v[i] : NAN;
+    double v = s->runs[i].r->network_bound_cycles;
+    s->runs[i].netbound = v > 0 ? v : NAN;
     s->has_netbound |= !isnan(s->runs[i].netbound);
   }
-  free(v);
-  return err;
 }
 
 int acs__study_load(const char *path, struct acs__study *s, struct acs_diag *d)
@@ -413,8 +407,9 @@ int acs__study_load(const char *path, struct acs__study *s, struct acs_diag *d)
     err = ACS_ENOMEM;
     goto out_with_study;
   }
-  if ((err = join_runs(s, d)) < 0 || (err = read_netbound(s, d)) < 0)
+  if ((err = join_runs(s, d)) < 0)
     goto out_with_study;
+  read_netbound(s);
   mark_eligible(s);
   choose_axes(s);
   for (size_t i = 1; i < s->nruns && !s->multi_base; i++)

@@ -2,8 +2,9 @@
  * test-layer.c - the layer graph model (core/model/layer*.c): shape
  * inference rules worked out by hand, located errors, the input regions of
  * output boxes checked against a brute-force enumeration of what each
- * output element reads (from the operator definitions), and the work of
- * boxes (additive, and counted by enumeration for ConvTranspose).
+ * output element reads (from the operator definitions), the work of
+ * boxes (additive, and counted by enumeration for ConvTranspose), and the
+ * network bound worked out by hand.
  */
 #include "config.h"
 
@@ -12,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/load/load.h"
 #include "core/model/layer.h"
+#include "core/model/netbound.h"
 #include "tests/testutil.h"
 
 /* ---- building graphs by hand ---- */
@@ -522,4 +525,95 @@ Test(layer_work, additive_over_partitions_and_convtranspose_counted)
     }
   cr_assert_eq(sum, total);
   free_graph(lg);
+}
+
+/* ---- the network bound (core/model/netbound.c) ---- */
+
+/* One 3x3 conv, 1x3x8x8 -> 1x4x6x6, int8: 6*6*4 outputs x 27 taps = 3888
+ * MACs; DDR: input 192 + weights 108 + output 144 = 444 bytes. */
+static struct acs_lgraph *one_conv(void)
+{
+  struct acs_lgraph *lg = new_graph();
+  int32_t in[] = { INPUT(lg, "x", 1, 3, 8, 8), WEIGHT(lg, "w", 4, 3, 3, 3) };
+  struct acs_lattrs a = conv_attrs(2, NULL, NULL, NULL, 1);
+  int32_t v = node(lg, "c", ACS_LOP_CONV, &a, 2, in, CONV_ROLES, "y");
+  int32_t *out = acs_arena_calloc(&lg->arena, 1, sizeof(*out));
+  cr_assert_not_null(out);
+  out[0] = lg->n[v].out[0];
+  lg->outputs = out;
+  lg->noutputs = 1;
+  lg->t[out[0]].is_output = 1;
+  infer_ok(lg);
+  return lg;
+}
+
+static struct acs_netbound bound_at(const struct acs_lgraph *lg, const char *const *sets)
+{
+  struct acs_platform p;
+  struct acs_netbound nb;
+  struct acs_diag d;
+
+  acs_platform_init(&p);
+  for (; *sets; sets++)
+    cr_assert_eq(acs_platform_set_kv(&p, *sets, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_netbound_compute(lg, &p, &nb), ACS_OK);
+  return nb;
+}
+
+Test(netbound, one_conv_by_hand)
+{
+  struct acs_lgraph *lg = one_conv();
+  /* 2 PEs x 4 MACs/cycle: ceil(3888 / 8) = 486. The link: 40 GB/s / 4 at
+   * 1000 MHz = 10 B/cycle: ceil(444 / 10) = 45. */
+  const char *sets[] = { "bytes_per_elem=1", "pe_count=2", "pe_macs_per_cycle=4",
+                         "freq_mhz=1000", "dma_gbps=40", "ddr_ratio=4", NULL };
+  struct acs_netbound nb = bound_at(lg, sets);
+  cr_assert_eq(nb.macs, 3888);
+  cr_assert_eq(nb.ddr_bytes, 444);
+  cr_assert_eq(nb.mac_cycles, 486);
+  cr_assert_eq(nb.ddr_cycles, 45);
+  cr_assert_eq(nb.cycles, 486);
+  /* A DDR 100 times slower (0.1 B/cycle): 4440 cycles, DDR-bound. */
+  const char *slow[] = { "bytes_per_elem=1", "pe_count=2", "pe_macs_per_cycle=4",
+                         "freq_mhz=1000", "dma_gbps=40", "ddr_ratio=400", NULL };
+  nb = bound_at(lg, slow);
+  cr_assert_eq(nb.ddr_cycles, 4440);
+  cr_assert_eq(nb.cycles, 4440);
+  /* DDR far faster than the engines: two channels of 40 B/cycle move 80
+   * B/cycle at most: ceil(444 / 80) = 6. Two bytes per element double the
+   * bytes: ceil(888 / 80) = 12. */
+  const char *fast[] = { "bytes_per_elem=2", "dma_channels=2", "freq_mhz=1000", "dma_gbps=40",
+                         "ddr_ratio=0.01", NULL };
+  nb = bound_at(lg, fast);
+  cr_assert_eq(nb.ddr_bytes, 888);
+  cr_assert_eq(nb.ddr_cycles, 12);
+  free_graph(lg);
+}
+
+/* MobileNetV1 (shipped ONNX): 568,740,352 MACs (published), over 4 PEs x
+ * 256: ceil(555,410.5) = 555,411. Bytes: its 4,231,976 parameters less the
+ * 10,944 BatchNormalization scales folded into the weights (32 + the
+ * depthwise 4,960 + the pointwise 5,952 channels), plus the 150,528-byte
+ * input and the 1,000-byte output: 4,372,560 bytes at 8 GB/s and 700 MHz
+ * (80/7 B/cycle): 382,599 cycles. At 16 PEs the MACs take 138,853 cycles
+ * and DDR bounds the network. */
+Test(netbound, mobilenet_v1_by_hand)
+{
+  struct acs_workload *w;
+  struct acs_diag d;
+  const char *four[] = { NULL }, *sixteen[] = { "pe_count=16", NULL };
+
+  acs_diag_init(&d);
+  cr_assert_eq(acs_workload_load(tu_path("workloads/onnx/mobilenet_v1.onnx"), &w, &d), ACS_OK,
+               "%s", d.msg);
+  struct acs_netbound nb = bound_at(acs_workload_lgraph(w), four);
+  cr_assert_eq(nb.macs, 568740352);
+  cr_assert_eq(nb.mac_cycles, 555411);
+  cr_assert_eq(nb.ddr_bytes, 4372560);
+  cr_assert_eq(nb.ddr_cycles, 382599);
+  cr_assert_eq(nb.cycles, 555411);
+  nb = bound_at(acs_workload_lgraph(w), sixteen);
+  cr_assert_eq(nb.mac_cycles, 138853);
+  cr_assert_eq(nb.cycles, 382599);
+  acs_workload_free(w);
 }

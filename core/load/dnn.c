@@ -382,7 +382,7 @@ struct builder {
   struct acs_graph *g;
   struct acs_diag *d;
   int64_t bpe, cmx;
-  int res_pe, res_dma, res_cmx;
+  int res_pe, res_dma, res_cmx, res_ddr;
   struct plan *plans;
 };
 
@@ -410,6 +410,8 @@ static int32_t add_dma(struct builder *b, const char *name, int src, int dst,
   if (id < 0)
     return id;
   int rc = acs_graph_set_demand(b->g, id, b->res_dma, 1);
+  if (rc == 0 && (src == ACS_MEM_DDR || dst == ACS_MEM_DDR))
+    rc = acs_graph_set_demand(b->g, id, b->res_ddr, 1);
   if (rc == 0)
     rc = acs_graph_set_demand(b->g, id, b->res_cmx, bytes);
   return rc < 0 ? rc : id;
@@ -652,6 +654,9 @@ static int add_resources(struct builder *b)
   b->res_pe = acs_graph_add_resource(b->g, "pe", ACS_RES_PE, 0);
   b->res_dma = acs_graph_add_resource(b->g, "dma", ACS_RES_DMA, 0);
   b->res_cmx = acs_graph_add_resource(b->g, "cmx", ACS_RES_CMX, 0);
+  b->res_ddr = acs_graph_add_resource(b->g, "ddr", ACS_RES_DDR, 0);
+  if (b->res_ddr < 0)
+    return b->res_ddr;
   if (b->res_pe < 0)
     return b->res_pe;
   if (b->res_dma < 0)

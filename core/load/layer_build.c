@@ -48,7 +48,7 @@ struct lb {
   struct acs_graph *g;
   struct acs_diag *d;
   int64_t bpe, cmx;
-  int res_pe, res_dma, res_cmx;
+  int res_pe, res_dma, res_cmx, res_ddr;
   struct lplan *pl;
   int32_t *src_off, *src;    /* root tensors of each tensor through views (CSR) */
   int32_t *in_op;            /* per tensor: the op of a network input, -1 */
@@ -446,6 +446,8 @@ static int32_t add_dma(struct lb *b, const char *name, int src, int dst, int64_t
   if (id < 0)
     return id;
   int rc = acs_graph_set_demand(b->g, id, b->res_dma, 1);
+  if (rc == 0 && (src == ACS_MEM_DDR || dst == ACS_MEM_DDR))
+    rc = acs_graph_set_demand(b->g, id, b->res_ddr, 1);
   if (rc == 0)
     rc = acs_graph_set_demand(b->g, id, b->res_cmx, bytes);
   return rc < 0 ? rc : id;
@@ -757,6 +759,9 @@ static int add_resources(struct lb *b)
   b->res_pe = acs_graph_add_resource(b->g, "pe", ACS_RES_PE, 0);
   b->res_dma = acs_graph_add_resource(b->g, "dma", ACS_RES_DMA, 0);
   b->res_cmx = acs_graph_add_resource(b->g, "cmx", ACS_RES_CMX, 0);
+  b->res_ddr = acs_graph_add_resource(b->g, "ddr", ACS_RES_DDR, 0);
+  if (b->res_ddr < 0)
+    return b->res_ddr;
   if (b->res_pe < 0)
     return b->res_pe;
   if (b->res_dma < 0)

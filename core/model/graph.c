@@ -150,7 +150,7 @@ int acs_graph_add_resource(struct acs_graph *g, const char *name, int kind,
 {
   struct acs_resource *r;
 
-  if (g->nops > 0 || g->nres >= ACS_MAX_RES || kind < ACS_RES_PE || kind > ACS_RES_NAMED)
+  if (g->nops > 0 || g->nres >= ACS_MAX_RES || kind < ACS_RES_PE || kind > ACS_RES_DDR)
     return ACS_EINVAL;
   if (acs_graph_find_resource(g, name) >= 0)
     return ACS_EINVAL;

@@ -27,8 +27,10 @@ enum acs_op_kind { ACS_OP_DPU, ACS_OP_DMA, ACS_OP_SHAVE, ACS_OP_SYNC, ACS_OP__CO
  * the PE of its data successors); it runs on no DMA channel (unit -1). */
 enum acs_mem { ACS_MEM_NONE, ACS_MEM_DDR, ACS_MEM_CMX, ACS_MEM_PE, ACS_MEM__COUNT };
 enum acs_edge_kind { ACS_EDGE_DATA, ACS_EDGE_CONTROL };
-/* PE, DMA and CMX capacities come from the platform; NAMED ones from the workload. */
-enum acs_res_kind { ACS_RES_PE, ACS_RES_DMA, ACS_RES_CMX, ACS_RES_NAMED };
+/* PE, DMA, CMX and DDR-link capacities come from the platform; NAMED ones
+ * from the workload. A DMA that crosses DDR demands one unit of the DDR
+ * link (core/model/ddrlink.h). */
+enum acs_res_kind { ACS_RES_PE, ACS_RES_DMA, ACS_RES_CMX, ACS_RES_NAMED, ACS_RES_DDR };
 
 const char *acs_op_kind_name(int kind);   /* "dpu", "dma", "shave", "sync" */
 int acs_op_kind_parse(const char *s);     /* -1 if unknown */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/model/ddrlink.h"
 #include "core/model/problem.h"
 
 /* Cycles of one op on platform p, at most ACS_QTY_MAX. A DMA touching DDR
@@ -117,7 +118,7 @@ int acs_problem_init(struct acs_problem *pb, const struct acs_graph *g,
     acs_problem_destroy(pb);
     return err;
   }
-  pb->res_pe = pb->res_dma = pb->res_cmx = -1;
+  pb->res_pe = pb->res_dma = pb->res_cmx = pb->res_ddr = -1;
   for (int r = 0; r < g->nres; r++) {
     switch (g->res[r].kind) {
     case ACS_RES_PE:
@@ -131,6 +132,10 @@ int acs_problem_init(struct acs_problem *pb, const struct acs_graph *g,
     case ACS_RES_CMX:
       pb->cap[r] = acs_platform_cmx_bytes(plat);
       pb->res_cmx = r;
+      break;
+    case ACS_RES_DDR:
+      pb->cap[r] = acs_ddrlink_lanes(plat);
+      pb->res_ddr = r;
       break;
     default:
       pb->cap[r] = g->res[r].capacity;

@@ -23,7 +23,7 @@ struct acs_problem {
   int32_t nops, nres;
   int64_t *dur;            /* cycles per op */
   int64_t cap[ACS_MAX_RES];
-  int res_pe, res_dma, res_cmx; /* resource index of each kind, -1 if absent */
+  int res_pe, res_dma, res_cmx, res_ddr; /* resource index of each kind, -1 if absent */
 };
 
 /*

@@ -13,7 +13,7 @@ void acs_schedule_init(struct acs_schedule *s)
 {
   memset(s, 0, sizeof(*s));
   acs_arena_init(&s->arena);
-  s->res_pe = s->res_dma = s->res_cmx = -1;
+  s->res_pe = s->res_dma = s->res_cmx = s->res_ddr = -1;
   s->cmx_capacity = -1;
   s->cmx_align = 1;
 }
@@ -126,6 +126,7 @@ int acs_schedule_init_problem(struct acs_schedule *s, const struct acs_problem *
   s->res_pe = pb->res_pe;
   s->res_dma = pb->res_dma;
   s->res_cmx = pb->res_cmx;
+  s->res_ddr = pb->res_ddr;
   for (int32_t i = 0; i < pb->nops; i++) {
     const struct acs_op *op = &g->ops[i];
     struct acs_sop so;
@@ -155,6 +156,11 @@ int acs_schedule_init_problem(struct acs_schedule *s, const struct acs_problem *
   s->cmx_align = (int64_t)acs_platform_get(&pb->plat, ACS_P_CMX_ALIGN_BYTES);
   s->barriers = (int32_t)acs_platform_get(&pb->plat, ACS_P_BARRIERS);
   s->barrier_slots = (int32_t)acs_platform_get(&pb->plat, ACS_P_BARRIER_SLOTS);
+  /* A graph that models the DDR link is planned against it and checked
+   * against it; planners that time DDR transfers themselves (cascade,
+   * gang) set the link on their own schedules. */
+  if (pb->res_ddr >= 0)
+    acs_ddrlink_from_platform(&s->link, &pb->plat);
   return ACS_OK;
 
 out_with_schedule:

@@ -12,6 +12,7 @@
 #ifndef ACS_MODEL_SCHEDULE_H
 #define ACS_MODEL_SCHEDULE_H
 
+#include "core/model/ddrlink.h"
 #include "core/model/problem.h"
 #include "core/model/rtab.h"
 
@@ -46,7 +47,7 @@ struct acs_schedule {
   int32_t nres;
   const char *res_name[ACS_MAX_RES];
   int64_t res_cap[ACS_MAX_RES];
-  int res_pe, res_dma, res_cmx;
+  int res_pe, res_dma, res_cmx, res_ddr;
   int64_t *demand;         /* nops x nres */
 
   int32_t nedges;
@@ -61,6 +62,9 @@ struct acs_schedule {
   int64_t cmx_align;
   int32_t barriers;        /* limit, 0 = none */
   int32_t barrier_slots;   /* limit, 0 = none */
+  /* The platform's DDR link; link.link_bpc == 0 when unknown (nothing is
+   * checked against it). */
+  struct acs_ddrlink link;
   int64_t makespan;        /* max end */
   /* A lower bound on the makespan of every schedule of the problem that the
    * scheduler proved while searching (cycles; 0 = none), e.g. by showing
@@ -116,6 +120,9 @@ void acs_schedule_finish(struct acs_schedule *s);
  *    warning through d when that bound is not checked).
  *  - PE-to-PE transfers (dma ops from pe to pe): no channel, one data
  *    predecessor computing on a PE, data successors computing on one other PE.
+ *  - the DDR link (when s->link is known): every DDR transfer takes at least
+ *    its latency plus its bytes at one transfer's rate, and the link could
+ *    have carried all of them as planned (acs_ddrlink_check).
  * O((V + E) log V), plus O(V (V + E) / 64) for the barrier bound.
  */
 int acs_schedule_verify(const struct acs_schedule *s, struct acs_diag *d);

@@ -572,6 +572,7 @@ int acs_schedule_verify(const struct acs_schedule *s, struct acs_diag *d)
   static int (*const checks[])(const struct acs_schedule *, struct acs_diag *) = {
       check_times,      check_edges,     check_unit_ranges, check_units_pe,  check_units_dma,
       check_capacities, check_cmx_ranges, check_residency,  check_barriers, check_pe_transfers,
+      acs_ddrlink_check,
   };
   int err;
 

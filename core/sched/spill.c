@@ -156,7 +156,7 @@ struct spill {
   struct acs_spill_stats *st;
   int32_t n;                /* graph ops */
   int64_t cap, align;       /* usable CMX bytes (a multiple of align) */
-  int res_cmx, res_dma;
+  int res_cmx, res_dma, res_ddr; /* res_ddr: the DDR link, -1 none */
   int64_t avail[ACS_MAX_RES];
   int32_t *rank, *by_rank, *waiting;
   int32_t *missing;         /* input tensors not resident, of ready ops */
@@ -532,15 +532,25 @@ static int32_t add_spill_op(struct spill *s, int32_t p, int what, int32_t from)
     return id;
   if ((err = acs_grow((void **)&s->x, sizeof(*s->x), &s->xcap, (size_t)(id - s->n) + 1)) < 0 ||
       (err = acs_schedule_set_demand(s->out, id, s->res_dma, 1)) < 0 ||
+      (s->res_ddr >= 0 && (err = acs_schedule_set_demand(s->out, id, s->res_ddr, 1)) < 0) ||
       (err = acs_schedule_add_edge(s->out, from, id, ACS_EDGE_DATA)) < 0)
     return err;
   s->x[id - s->n] = (struct xop){ p, (uint8_t)what };
   return id;
 }
 
+/* A spill transfer takes a DMA channel and, when the graph models it, a
+ * unit of the DDR link, like every other DDR transfer. */
 static int dma_free(const struct spill *s)
 {
-  return s->avail[s->res_dma] > 0;
+  return s->avail[s->res_dma] > 0 && (s->res_ddr < 0 || s->avail[s->res_ddr] > 0);
+}
+
+static void dma_take(struct spill *s, int64_t n)
+{
+  s->avail[s->res_dma] -= n;
+  if (s->res_ddr >= 0)
+    s->avail[s->res_ddr] -= n;
 }
 
 /* Starts a spill-read of evicted tensor p when a channel and a gap exist.
@@ -565,7 +575,7 @@ static int try_read(struct spill *s, int32_t p)
   t->hold_until = end;
   t->last_use = ++s->stamp;
   set_state(s, p, T_LOADING);
-  s->avail[s->res_dma]--;
+  dma_take(s, 1);
   s->st->reads++;
   s->st->read_bytes += t->bytes;
   return 1;
@@ -711,7 +721,7 @@ static void finish_spill_op(struct spill *s, int32_t id)
   const struct xop *x = &s->x[id - s->n];
   struct tensor *t = &s->t[x->tensor];
 
-  s->avail[s->res_dma]++;
+  dma_take(s, -1);
   if (x->what == X_READ) {
     set_state(s, x->tensor, T_RESIDENT);
     return;
@@ -839,7 +849,7 @@ static int evict(struct spill *s, int32_t p)
     return w < 0 ? w : err;
   t->hold_until = end > t->hold_until ? end : t->hold_until;
   set_state(s, p, T_SPILLING);
-  s->avail[s->res_dma]--;
+  dma_take(s, 1);
   s->st->writes++;
   s->st->write_bytes += t->bytes;
   return 1;
@@ -1063,6 +1073,7 @@ static int spill_init(struct spill *s, const struct acs_problem *pb, const struc
   s->n = pb->nops;
   s->res_cmx = pb->res_cmx;
   s->res_dma = pb->res_dma;
+  s->res_ddr = pb->res_ddr;
   s->align = out->cmx_align > 1 ? out->cmx_align : 1;
   s->cap = pb->cap[pb->res_cmx] / s->align * s->align;
   s->rescue = -1;

@@ -252,6 +252,9 @@ static int cascade_schedule(const struct acs_problem *pb, const void *opts,
     err = ACS_EINTERRUPTED;
     goto out_with_result;
   }
+  /* The walk times each DMA at the full DDR rate on its own channel, so
+   * its plans are not held to the shared link (acs_ddrlink_check). */
+  memset(&out->link, 0, sizeof(out->link));
   if ((err = lower_some(&env, &r, out, &tags, d)) < 0 ||
       (err = acs_cas_check(&env, tags, budget, r.front[r.chosen].mem, out, d)) < 0 ||
       (err = acs_cas_tables(&env, &r, out)) < 0)
