@@ -188,20 +188,25 @@ static int phrase(const struct acs__study *s, int k, double v, char *buf, size_t
   return snprintf(buf, size, "%s=%g", acs__param_name(s, k, name, sizeof(name)), v);
 }
 
-void acs__slice_label(const struct acs__study *s, const struct acs__answer *a,
-                      const struct acs__slice *sl, char *buf, size_t size)
+void acs__config_label(const struct acs__study *s, const struct acs__srun *r, int skip,
+                       char *buf, size_t size)
 {
   size_t off = 0;
   char item[ACS_PLATFORM_NAME_MAX + 64];
 
   buf[0] = '\0';
   if (s->multi_base)
-    off += (size_t)snprintf(buf, size, "%.*s", (int)strcspn(sl->key->p->name, "["),
-                            sl->key->p->name);
+    off += (size_t)snprintf(buf, size, "%.*s", (int)strcspn(r->p->name, "["), r->p->name);
   for (int k = 0; k < ACS_PARAM_COUNT + (int)s->nuclass && off < size; k++) {
-    if (k == a->param || !s->varies[k])
+    if (k == skip || !s->varies[k])
       continue;
-    phrase(s, k, acs__param(s, sl->key, k), item, sizeof(item));
+    phrase(s, k, acs__param(s, r, k), item, sizeof(item));
     off += (size_t)snprintf(buf + off, size - off, "%s%s", off ? ", " : "", item);
   }
+}
+
+void acs__slice_label(const struct acs__study *s, const struct acs__answer *a,
+                      const struct acs__slice *sl, char *buf, size_t size)
+{
+  acs__config_label(s, sl->key, a->param, buf, size);
 }

@@ -40,17 +40,20 @@ static double above(double mk, double ref)
 /* ---- grouping the slices of an answer by their answer ---- */
 
 /* The value a slice answers with, as a key: the answering point's value,
- * -1 for "none within 5%" and -2 for "no reference run". */
+ * -1 for "none within 5%", -2 for "no reference run" and -3 for "nothing
+ * but the reference was swept". */
 static double slice_key(const struct acs__slice *sl)
 {
-  return sl->answer ? sl->answer->v : sl->ref ? -1 : -2;
+  return sl->answer ? sl->answer->v : !sl->ref ? -2 : sl->npt > 1 ? -1 : -3;
 }
 
 static void key_html(FILE *f, const struct acs__answer *a, double key)
 {
   char v[64];
 
-  if (key == -2) {
+  if (key == -3) {
+    fprintf(f, "<span class=\"muted\">no barrier count swept but no limit</span>");
+  } else if (key == -2) {
     fprintf(f, "<span class=\"muted\">no run without a barrier limit</span>");
   } else if (key == -1) {
     fprintf(f, "<b>none</b> of those swept");
@@ -64,39 +67,97 @@ static void key_html(FILE *f, const struct acs__answer *a, double key)
   }
 }
 
-/* One line per distinct answer, with the slices (configurations) that
- * give it: "256 KiB at no barrier limit, 16 barriers". */
-static void grouped(FILE *f, const struct acs__study *s, const struct acs__answer *a)
+/* The Answers row answers for one platform: the value of each parameter
+ * other than the two of a question is its loosest in the study (no barrier
+ * limit when swept, else the largest value: the most CMX, PEs, bandwidth),
+ * so a row is a line or two; the sizing tables give every configuration. */
+static void reference_values(const struct acs__study *s, double *ref)
 {
-  char label[ACS__LABEL];
+  int zero[ACS__NPARAM] = {0};
 
-  for (size_t i = 0; i < a->nslice; i++) {
-    double key = slice_key(&a->slice[i]);
-    size_t shown = 0, more = 0, j;
-    for (j = 0; j < i && slice_key(&a->slice[j]) != key; j++)
-      ;
-    if (j < i)
-      continue; /* this answer's line is written */
-    fprintf(f, "%s", i ? "<br>" : "");
-    key_html(f, a, key);
-    for (j = i; j < a->nslice; j++) {
-      if (slice_key(&a->slice[j]) != key)
-        continue;
-      acs__slice_label(s, a, &a->slice[j], label, sizeof(label));
-      if (!label[0])
-        continue;
-      if (shown == GROUP_LABELS) {
-        more++;
-        continue;
-      }
-      fprintf(f, "%s", shown++ ? "; " : " <span class=\"small\">at ");
-      acs__html_put(f, label);
+  for (int k = 0; k < ACS__NPARAM; k++)
+    ref[k] = -INFINITY;
+  for (size_t i = 0; i < s->nruns; i++)
+    for (int k = 0; k < ACS_PARAM_COUNT + (int)s->nuclass; k++) {
+      double v = acs__param(s, &s->runs[i], k);
+      ref[k] = fmax(ref[k], v);
+      zero[k] |= v == 0;
     }
-    if (more)
-      fprintf(f, " and %zu more", more);
-    if (shown)
-      fprintf(f, "</span>");
+  if (zero[ACS_P_BARRIERS])
+    ref[ACS_P_BARRIERS] = 0;
+  if (zero[ACS_P_BARRIER_SLOTS])
+    ref[ACS_P_BARRIER_SLOTS] = 0;
+}
+
+/* The parameter a question's row lists its answer per. */
+static int listed_dim(int q)
+{
+  return q == ACS__Q_CMX ? ACS_P_BARRIERS : ACS_P_CMX_KIB;
+}
+
+static int at_reference(const struct acs__study *s, const struct acs__answer *a,
+                        const struct acs__slice *sl, const double *ref)
+{
+  for (int k = 0; k < ACS_PARAM_COUNT + (int)s->nuclass; k++)
+    if (k != a->param && k != listed_dim(a->q) && s->varies[k] &&
+        acs__param(s, sl->key, k) != ref[k])
+      return 0;
+  return 1;
+}
+
+/* "no limit and 8-32 barriers", "128 KiB-1 MiB": the values of the listed
+ * parameter that share an answer (consecutive in the study's order). */
+static void dim_label(FILE *f, int dim, const double *v, size_t n)
+{
+  char a[64], b[64];
+  size_t i = 0;
+
+  if (dim == ACS_P_BARRIERS && v[0] == 0) {
+    fprintf(f, "no limit%s", n > 1 ? " and " : "");
+    i = 1;
   }
+  if (i == n)
+    return;
+  acs__param_label(dim, v[i], a, sizeof(a));
+  acs__param_label(dim, v[n - 1], b, sizeof(b));
+  if (n - i == 1)
+    fprintf(f, "%s", a);
+  else
+    fprintf(f, "%s%s%s", a, n - i == 2 ? ", " : "&ndash;", b);
+  if (dim == ACS_P_BARRIERS)
+    fprintf(f, " barrier%s", n - i == 1 && v[i] == 1 ? "" : "s");
+}
+
+/* One line per run of consecutive values of the listed parameter with the
+ * same answer, at the reference values of the others: "1 MiB at 8-32
+ * barriers". */
+static void compact(FILE *f, const struct acs__study *s, const struct acs__answer *a,
+                    const double *ref)
+{
+  int dim = listed_dim(a->q), lines = 0;
+  double vals[64], key = 0;
+  size_t nv = 0;
+
+  for (size_t i = 0; i <= a->nslice; i++) {
+    const struct acs__slice *sl = i < a->nslice ? &a->slice[i] : NULL;
+    if (sl && !at_reference(s, a, sl, ref))
+      continue;
+    if (nv > 0 && (!sl || slice_key(sl) != key)) {
+      fprintf(f, "%s", lines++ ? "<br>" : "");
+      key_html(f, a, key);
+      fprintf(f, " <span class=\"small\">at ");
+      dim_label(f, dim, vals, nv);
+      fprintf(f, "</span>");
+      nv = 0;
+    }
+    if (!sl)
+      break;
+    key = slice_key(sl);
+    if (nv < sizeof(vals) / sizeof(vals[0]))
+      vals[nv++] = acs__param(s, sl->key, dim);
+  }
+  if (!lines)
+    fprintf(f, "<span class=\"muted\">no run that counts on the reference platform</span>");
 }
 
 /* A single slice's answer, with the run behind it. */
@@ -204,7 +265,7 @@ static const struct acs__srun *best_of(const struct acs__study *s, int wl, int e
 static void best_cell(FILE *f, const struct acs__study *s, int wl)
 {
   const struct acs__srun *b = best_of(s, wl, 1), *t = best_of(s, wl, 0);
-  char mk[64];
+  char mk[64], at[ACS__LABEL];
 
   if (!b) {
     fprintf(f, "<td class=\"muted\">no feasible run</td>");
@@ -213,8 +274,10 @@ static void best_cell(FILE *f, const struct acs__study *s, int wl)
   acs__fmt_cycles(b->mk, mk, sizeof(mk));
   fprintf(f, "<td><b>%s</b><br><span class=\"small\">", mk);
   acs__html_sched(f, s->sched[b->sched]);
-  fprintf(f, " on ");
-  acs__html_put(f, b->p->name);
+  /* The parameters that vary say which platform: shorter than its name. */
+  acs__config_label(s, b, -1, at, sizeof(at));
+  fprintf(f, " at ");
+  acs__html_put(f, at[0] ? at : b->p->name);
   if (t && t->mk < b->mk) {
     acs__fmt_cycles(t->mk, mk, sizeof(mk));
     fprintf(f, "<br>optimistic bound %s (", mk);
@@ -238,7 +301,8 @@ static void netbound_cell(FILE *f, const struct acs__study *s, int wl)
           above(b->mk, b->netbound), nb);
 }
 
-static void answer_cell(FILE *f, const struct acs__study *s, const struct acs__answer *a)
+static void answer_cell(FILE *f, const struct acs__study *s, const struct acs__answer *a,
+                        const double *ref)
 {
   fprintf(f, "<td>");
   if (a->why == ACS__WHY_NORUN)
@@ -250,7 +314,7 @@ static void answer_cell(FILE *f, const struct acs__study *s, const struct acs__a
   else if (a->nslice == 1)
     single(f, s, a);
   else
-    grouped(f, s, a);
+    compact(f, s, a, ref);
   fprintf(f, "</td>");
 }
 
@@ -273,16 +337,38 @@ static void unanswered(FILE *f, const struct acs__study *s)
               q[i].what, q[i].vary);
 }
 
+/* Which platform the CMX and barrier answers are for, when parameters
+ * besides those two vary. */
+static void reference_note(FILE *f, const struct acs__study *s, const double *ref)
+{
+  char name[ACS_UNIT_CLASS_MAX + 8], v[64];
+  int n = 0;
+
+  for (int k = 0; k < ACS_PARAM_COUNT + (int)s->nuclass; k++) {
+    if (!s->varies[k] || k == ACS_P_CMX_KIB || k == ACS_P_BARRIERS)
+      continue;
+    acs__param_label(k, ref[k], v, sizeof(v));
+    fprintf(f, "%s<code>%s</code> = ", n++ ? ", " : "<p class=\"small muted\">The CMX and "
+               "barrier answers are for the loosest values swept of the other parameters: ",
+            acs__param_name(s, k, name, sizeof(name)));
+    acs__html_put(f, v);
+  }
+  if (n)
+    fprintf(f, ". Each workload's sizing tables give every configuration.</p>");
+}
+
 int acs__html_answers(FILE *f, const struct acs__study *s)
 {
   struct acs__answer a;
+  double ref[ACS__NPARAM];
   int err;
 
-  fprintf(f, "<section id=\"answers\"><h2>Answers</h2><p class=\"lead\">Per workload, from the "
-             "best run of each configuration: the fastest run of a scheduler that keeps tensors "
-             "resident in CMX (transient schedulers' figures are optimistic bounds). "
-             "&ldquo;Within 5%%&rdquo; means a makespan at most 1.05 times the best it is "
-             "compared with.</p>\n<div class=\"card tablecard\"><table class=\"answers\"><tr>"
+  reference_values(s, ref);
+
+  fprintf(f, "<section id=\"answers\"><h2>Answers</h2><p class=\"lead\">The best run of a "
+             "configuration is its fastest run of a scheduler that keeps tensors resident in "
+             "CMX (transient figures are optimistic bounds); within 5%% is at most 1.05 times "
+             "the best.</p>\n<div class=\"card tablecard\"><table class=\"answers\"><tr>"
              "<th>workload</th><th>best run</th><th>smallest CMX within 5%% of the best, per "
              "barrier count</th><th>fewest barriers within 5%% of no limit, per CMX size</th>"
              "<th>what more PEs buy</th>%s</tr>\n",
@@ -298,7 +384,7 @@ int acs__html_answers(FILE *f, const struct acs__study *s)
       if (a.why == ACS__WHY_FIXED)
         fprintf(f, "<td class=\"muted\">-</td>");
       else
-        answer_cell(f, s, &a);
+        answer_cell(f, s, &a, ref);
       acs__answer_free(&a);
     }
     if (s->has_netbound)
@@ -306,6 +392,7 @@ int acs__html_answers(FILE *f, const struct acs__study *s)
     fprintf(f, "</tr>\n");
   }
   fprintf(f, "</table></div>\n");
+  reference_note(f, s, ref);
   unanswered(f, s);
   fprintf(f, "</section>\n");
   return ACS_OK;
@@ -356,8 +443,10 @@ static void sizing_row(FILE *f, const struct acs__study *s, const struct acs__an
   fprintf(f, "</td><td>");
   if (sl->answer)
     point_html(f, s, a, sl->answer, sl->ref);
-  else if (sl->ref)
+  else if (sl->ref && sl->npt > 1)
     fprintf(f, "<b>none</b> of the barrier counts swept");
+  else if (sl->ref)
+    fprintf(f, "<span class=\"muted\">no barrier count swept here but no limit</span>");
   fprintf(f, "</td></tr>\n");
 }
 

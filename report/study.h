@@ -160,8 +160,11 @@ struct acs__answer {
 enum { ACS__WHY_OK, ACS__WHY_FIXED, ACS__WHY_NORUN, ACS__WHY_NOREF };
 int acs__answer_make(const struct acs__study *s, int wl, int q, struct acs__answer *a);
 void acs__answer_free(struct acs__answer *a);
-/* "barriers=8, pe_count=4": the parameters that vary in the study, other
- * than the one asked about, of slice sl ("" when none varies). */
+/* "8 barriers, 4 PEs": the parameters that vary in the study, other than
+ * skip (-1: none), of run r's platform ("" when none varies); and of a
+ * slice, other than the one asked about. */
+void acs__config_label(const struct acs__study *s, const struct acs__srun *r, int skip,
+                       char *buf, size_t size);
 void acs__slice_label(const struct acs__study *s, const struct acs__answer *a,
                       const struct acs__slice *sl, char *buf, size_t size);
 

@@ -244,8 +244,41 @@ Test(answers, answers_come_first_on_the_page)
   sched = strstr(html, "<section id=\"schedulers\">");
   cr_assert(answers && runs && sched && answers < runs && runs < sched);
   /* The two barrier counts give one answer, 256 KiB, on one line. */
-  cr_assert(strstr(answers, "<b>256 KiB</b> <span class=\"small\">at no barrier limit; "
-                            "8 barriers</span>"), "%s", answers);
+  cr_assert(strstr(answers, "<b>256 KiB</b> <span class=\"small\">at no limit and 8 "
+                            "barriers</span>"), "%s", answers);
+  free(html);
+}
+
+Test(answers, the_row_answers_at_the_loosest_other_parameters)
+{
+  /* With 8 PEs the best is 1000 at 512 KiB and 256 KiB (1040) is within
+   * 5%; with 4 PEs 128 KiB is best (2000). The row answers for 8 PEs, the
+   * largest swept, and says so; the sizing table has both. */
+  const struct run v[] = {
+    {128, 0, 8, "net", "spill", "resident", 1100, 0, 1000, 0},
+    {256, 0, 8, "net", "spill", "resident", 1040, 0, 1000, 0},
+    {512, 0, 8, "net", "spill", "resident", 1000, 0, 1000, 0},
+    {128, 0, 4, "net", "spill", "resident", 2000, 0, 1000, 0},
+    {256, 0, 4, "net", "spill", "resident", 2100, 0, 1000, 0},
+    {512, 0, 4, "net", "spill", "resident", 2050, 0, 1000, 0},
+    {512, 8, 8, "net", "spill", "resident", 1200, 0, 1000, 0},
+  };
+  char *html, *answers, *runs;
+
+  write_study(at("ref.h5"), v, 7);
+  html = report(at("ref.h5"), at("ref"));
+  answers = strstr(html, "<section id=\"answers\">");
+  runs = strstr(html, "<section id=\"runs\">");
+  cr_assert(answers && runs);
+  *runs = '\0';
+  cr_assert(strstr(answers, "<td><b>256 KiB</b> <span class=\"small\">at no limit</span>"),
+            "%s", answers);
+  cr_assert(!strstr(answers, "<b>128 KiB</b>"), "the 4-PE answer is not the row's");
+  cr_assert(strstr(answers, "<code>pe_count</code> = 8"), "%s", answers);
+  *runs = '<';
+  /* The sizing table: 4 PEs, no limit: 128 KiB, the slice's best. */
+  cr_assert(strstr(runs, "<tr><td>4 PEs, no barrier limit</td><td><b>128 KiB</b> 2000 cycles"),
+            "%s", runs);
   free(html);
 }
 
@@ -273,7 +306,7 @@ Test(best, tables_heatmap_and_gantt_name_the_same_run)
   html = report(at("b.h5"), at("b"));
   cr_assert(strstr(html, "<td><b>1000 cycles</b><br><span class=\"small\">"
                          "<span class=\"sw\" style=\"background:"), "%s", html);
-  cr_assert(strstr(html, "<code>spill</code> on p[cmx_kib=512,barriers=0,pe_count=4]"));
+  cr_assert(strstr(html, "<code>spill</code> at 512 KiB, no barrier limit<br>"), "%s", html);
   cr_assert(strstr(html, "optimistic bound 900 cycles (list, transient)"));
   /* Scheduler table: spill best of all 4 configurations, list of none;
    * list is 10% below (ratio 0.9 everywhere), spill 0%. */
