@@ -58,6 +58,16 @@ struct acs_cli_platforms {
 int acs_cli_load_platforms(const char *path, char **sets, size_t nsets,
                            struct acs_cli_platforms *out);
 
+/* The /workloads row of w: name, path, kind, digest, and the size of its
+ * graph (ops, edges) when that does not depend on the platform (an op
+ * graph, PSPLIB, STG); -1 for the kinds whose graph does (a DNN tiles to
+ * the CMX, a loop unrolls, SDF graphs and recurrence equations follow the
+ * platform), whose runs keep their own size in /runs. So the row is the
+ * same whatever platform, and whichever run, stores it first. */
+struct acs_workload_row;
+void acs_cli_workload_row(const struct acs_workload *w, int64_t ops, int64_t edges,
+                          struct acs_workload_row *row);
+
 /* Workload paths from -w arguments: a .txt argument is a suite. */
 int acs_cli_expand_workloads(char **args, size_t nargs, char ***paths, size_t *n);
 

@@ -261,14 +261,7 @@ static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t 
     return err;
   }
   if (st->res) {
-    memset(&wrow, 0, sizeof(wrow));
-    wrow.workload_id = -1;
-    snprintf(wrow.name, sizeof(wrow.name), "%s", w->name);
-    snprintf(wrow.path, sizeof(wrow.path), "%s", w->path);
-    snprintf(wrow.kind, sizeof(wrow.kind), "%s", acs_wl_kind_name(w->kind));
-    snprintf(wrow.digest, sizeof(wrow.digest), "%s", w->digest);
-    wrow.ops = g.nops;
-    wrow.edges = g.nedges;
+    acs_cli_workload_row(w, g.nops, g.nedges, &wrow);
     if ((err = acs_results_add_workload(st->res, &wrow, &wid)) < 0)
       goto out_with_problem;
   }

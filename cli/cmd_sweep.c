@@ -1014,13 +1014,7 @@ static int store(struct sweep *sw, const struct acs_wire_head *h, const unsigned
   if (sw->pid_of[t->plat] < 0 &&
       (err = acs_results_add_platform(sw->res, &sw->plats[t->plat], &sw->pid_of[t->plat])) < 0)
     return err;
-  memset(&wrow, 0, sizeof(wrow));
-  snprintf(wrow.name, sizeof(wrow.name), "%s", w->name);
-  snprintf(wrow.path, sizeof(wrow.path), "%s", w->path);
-  snprintf(wrow.kind, sizeof(wrow.kind), "%s", acs_wl_kind_name(w->kind));
-  snprintf(wrow.digest, sizeof(wrow.digest), "%s", w->digest);
-  wrow.ops = h->ops;
-  wrow.edges = h->edges;
+  acs_cli_workload_row(w, h->ops, h->edges, &wrow);
   if ((err = acs_results_add_workload(sw->res, &wrow, &row.workload_id)) < 0)
     return err;
   row.platform_id = sw->pid_of[t->plat];

@@ -699,13 +699,7 @@ static int store_ids(struct val_state *st, const struct acs_platform *p,
     return ACS_OK;
   if ((err = acs_results_add_platform(st->res, p, pid)) < 0)
     return err;
-  memset(&wrow, 0, sizeof(wrow));
-  snprintf(wrow.name, sizeof(wrow.name), "%s", w->name);
-  snprintf(wrow.path, sizeof(wrow.path), "%s", w->path);
-  snprintf(wrow.kind, sizeof(wrow.kind), "%s", acs_wl_kind_name(w->kind));
-  snprintf(wrow.digest, sizeof(wrow.digest), "%s", w->digest);
-  wrow.ops = g->nops;
-  wrow.edges = g->nedges;
+  acs_cli_workload_row(w, g->nops, g->nedges, &wrow);
   return acs_results_add_workload(st->res, &wrow, wid);
 }
 
@@ -755,6 +749,8 @@ static int run_instance(struct val_state *st, const struct instance *in)
     row.platform_id = pid;
     row.workload_id = wid;
     row.lower_bound_cycles = (double)bound;
+    row.ops = g.nops;
+    row.edges = g.nedges;
     err = acs_job_run(&pb, &st->sel[k], &ctx, 0, &s, &row, &keep);
     if (err == ACS_OK && w->kind == ACS_WL_LOOP)
       count_modulo(st, in, k, &g, &s, &row, keep);
