@@ -105,27 +105,45 @@ static int at_reference(const struct acs__study *s, const struct acs__answer *a,
   return 1;
 }
 
-/* "no limit and 8-32 barriers", "128 KiB-1 MiB": the values of the listed
- * parameter that share an answer (consecutive in the study's order). */
-static void dim_label(FILE *f, int dim, const double *v, size_t n)
-{
-  char a[64], b[64];
-  size_t i = 0;
+/* The values of the listed parameter that share an answer (consecutive in
+ * the study's order): their count, the first two and the last. */
+struct span {
+  size_t n;
+  double first, second, last;
+};
 
-  if (dim == ACS_P_BARRIERS && v[0] == 0) {
+static void span_add(struct span *sp, double v)
+{
+  if (sp->n == 0)
+    sp->first = v;
+  else if (sp->n == 1)
+    sp->second = v;
+  sp->last = v;
+  sp->n++;
+}
+
+/* "no limit and 8-32 barriers", "128 KiB-1 MiB". */
+static void dim_label(FILE *f, int dim, const struct span *sp)
+{
+  double from = sp->first;
+  size_t n = sp->n;
+  char a[64], b[64];
+
+  if (dim == ACS_P_BARRIERS && sp->first == 0) {
     fprintf(f, "no limit%s", n > 1 ? " and " : "");
-    i = 1;
+    from = sp->second;
+    n--;
   }
-  if (i == n)
+  if (n == 0)
     return;
-  acs__param_label(dim, v[i], a, sizeof(a));
-  acs__param_label(dim, v[n - 1], b, sizeof(b));
-  if (n - i == 1)
+  acs__param_label(dim, from, a, sizeof(a));
+  acs__param_label(dim, sp->last, b, sizeof(b));
+  if (n == 1)
     fprintf(f, "%s", a);
   else
-    fprintf(f, "%s%s%s", a, n - i == 2 ? ", " : "&ndash;", b);
+    fprintf(f, "%s%s%s", a, n == 2 ? ", " : "&ndash;", b);
   if (dim == ACS_P_BARRIERS)
-    fprintf(f, " barrier%s", n - i == 1 && v[i] == 1 ? "" : "s");
+    fprintf(f, " barrier%s", n == 1 && from == 1 ? "" : "s");
 }
 
 /* One line per run of consecutive values of the listed parameter with the
@@ -135,26 +153,25 @@ static void compact(FILE *f, const struct acs__study *s, const struct acs__answe
                     const double *ref)
 {
   int dim = listed_dim(a->q), lines = 0;
-  double vals[64], key = 0;
-  size_t nv = 0;
+  struct span sp = {0, 0, 0, 0};
+  double key = 0;
 
   for (size_t i = 0; i <= a->nslice; i++) {
     const struct acs__slice *sl = i < a->nslice ? &a->slice[i] : NULL;
     if (sl && !at_reference(s, a, sl, ref))
       continue;
-    if (nv > 0 && (!sl || slice_key(sl) != key)) {
+    if (sp.n > 0 && (!sl || slice_key(sl) != key)) {
       fprintf(f, "%s", lines++ ? "<br>" : "");
       key_html(f, a, key);
       fprintf(f, " <span class=\"small\">at ");
-      dim_label(f, dim, vals, nv);
+      dim_label(f, dim, &sp);
       fprintf(f, "</span>");
-      nv = 0;
+      sp.n = 0;
     }
     if (!sl)
       break;
     key = slice_key(sl);
-    if (nv < sizeof(vals) / sizeof(vals[0]))
-      vals[nv++] = acs__param(s, sl->key, dim);
+    span_add(&sp, acs__param(s, sl->key, dim));
   }
   if (!lines)
     fprintf(f, "<span class=\"muted\">no run that counts on the reference platform</span>");
