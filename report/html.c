@@ -58,7 +58,7 @@ static const char css[] =
   "padding:1px 5px;border-radius:4px;overflow-wrap:anywhere}"
   ".sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px}"
   ".warn{background:#fff8c5;border:1px solid #d4a72c;border-radius:8px;padding:12px 16px;margin:12px 0}"
-  "summary{cursor:pointer}.bad{background:#ffebe9;border:1px solid #ff8182;border-radius:8px;"
+  "details.card summary{margin:0 0 8px}summary{cursor:pointer}.bad{background:#ffebe9;border:1px solid #ff8182;border-radius:8px;"
   "padding:12px 16px;margin:8px 0;overflow-wrap:anywhere}"
   ".muted{color:#59636e}.small{font-size:12.5px;color:#59636e;overflow-wrap:anywhere}"
   ".omitted{font-size:13.5px;color:#59636e}"

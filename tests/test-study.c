@@ -205,6 +205,14 @@ Test(answers, fewest_barriers_within_5pct_of_no_limit_at_each_cmx)
   }
   cr_assert_eq(seen, 3);
   acs__answer_free(&a);
+  /* The sizing table names the closest count at 128 KiB: 16 barriers,
+   * 1200 / 1100 - 1 = +9.1%. */
+  {
+    char *html = report(at("bar.h5"), at("bar"));
+    cr_assert(strstr(html, "<b>none</b> of the barrier counts swept<br><span class=\"small\">"
+                           "closest: 16 barriers, +9.1%</span>"), "%s", html);
+    free(html);
+  }
   /* The study varies no PE count: that question has no answer, and says so. */
   cr_assert_eq(acs__answer_make(&s, 0, ACS__Q_PES, &a), ACS_OK);
   cr_assert_eq(a.why, ACS__WHY_FIXED);
