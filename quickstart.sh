@@ -16,11 +16,17 @@ esac
 
 # Debian packages acsim builds and tests with. slurm-wlm and munge serve
 # tests/slurm.sh, which runs a private cluster (own munged socket, own
-# config, free ports), so services apt may start do not get in its way.
+# config, free ports), so services apt may start do not get in its way;
+# mandoc lints the man pages (tests/man.sh).
 packages=(gcc make autoconf automake pkg-config libsimgrid-dev libhdf5-dev
           libcsv-dev libcriterion-dev libglpk-dev hdf5-tools python3 python3-h5py
           gnuplot-nox slurm-wlm munge protobuf-c-compiler libprotobuf-c-dev libonnx-dev
-          python3-onnx libonnx-testdata libxml2-dev libisl-dev)
+          python3-onnx libonnx-testdata libxml2-dev libisl-dev mandoc)
+# The report's browser check (tests/browser.sh) renders it in headless
+# Chromium; a large package, so only for `check`.
+if [ "$mode" = check ]; then
+  packages+=(chromium)
+fi
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then

@@ -25,6 +25,17 @@ int acs_cmd_compare(int argc, char **argv);
 int acs_cmd_merge(int argc, char **argv);
 int acs_cmd_workload(int argc, char **argv);
 
+/* The --help lines of -w that name every workload format acsim reads
+ * (core/load/workload.c), shared by run and sweep. */
+#define ACS_CLI_WORKLOAD_FORMATS                                                  \
+  "                        formats: .onnx ONNX model; .csv SCALE-Sim layer\n"     \
+  "                        table, op graph or loop; .sm PSPLIB; .stg Standard\n"  \
+  "                        Task Graph; .graphml HatScheT loop, with its\n"        \
+  "                        resource model X_RM.xml or XRM.xml beside it; .xml\n"  \
+  "                        SDF3 graph (SDF or CSDF); .sare recurrence equations\n" \
+  "                        (FILE.sare:N=8..64*2 sets parameters); a suite .txt\n" \
+  "                        lists one workload path per line\n"
+
 /* "acsim: file:line:col: msg" on stderr. */
 void acs_cli_error(const struct acs_diag *d);
 void acs_cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -47,12 +58,46 @@ struct acs_cli_platforms {
 int acs_cli_load_platforms(const char *path, char **sets, size_t nsets,
                            struct acs_cli_platforms *out);
 
+/* The /workloads row of w: name, path, kind, digest, and the size of its
+ * graph (ops, edges) when that does not depend on the platform (an op
+ * graph, PSPLIB, STG); -1 for the kinds whose graph does (a DNN tiles to
+ * the CMX, a loop unrolls, SDF graphs and recurrence equations follow the
+ * platform), whose runs keep their own size in /runs. So the row is the
+ * same whatever platform, and whichever run, stores it first. */
+struct acs_workload_row;
+void acs_cli_workload_row(const struct acs_workload *w, int64_t ops, int64_t edges,
+                          struct acs_workload_row *row);
+
 /* Workload paths from -w arguments: a .txt argument is a suite. */
 int acs_cli_expand_workloads(char **args, size_t nargs, char ***paths, size_t *n);
 
 /* Scheduler selection: "all", or a comma list; checked against the registry. */
 int acs_cli_parse_schedulers(const char *cmd, const char *spec,
                              const struct acs_sched_ops ***out, size_t *n);
+
+/*
+ * Which selected schedulers run on which workloads (fit.c): a scheduler
+ * runs only on the kinds it takes. When no (scheduler, workload) pair runs,
+ * the command would do nothing: a usage error of `cmd` naming what each
+ * scheduler takes (printed; ACS_EINVAL). Otherwise, when the schedulers
+ * were named with -s (`named`) and pairs are left out, one note on stderr
+ * names them (unless quiet). fit counts the pairs either way.
+ */
+struct acs_cli_wl {
+  const char *name;
+  int kind;                  /* ACS_WL_* */
+};
+struct acs_cli_fit {
+  size_t pairs;              /* pairs that run */
+  size_t skipped;            /* pairs left out: the scheduler does not take the kind */
+};
+int acs_cli_fit_check(const char *cmd, const struct acs_sched_ops *const *ops, size_t nops,
+                      const struct acs_cli_wl *wls, size_t nwl, int named, int quiet,
+                      struct acs_cli_fit *fit);
+/* The same for loaded workloads (their names and kinds). */
+int acs_cli_fit_workloads(const char *cmd, const struct acs_sched_ops *const *ops, size_t nops,
+                          struct acs_workload *const *wls, size_t nwl, int named, int quiet,
+                          struct acs_cli_fit *fit);
 
 /* --time-limit SEC (a positive number) and --seed N (a non-negative
  * integer) for subcommand `cmd`; a bad value is a usage error (printed). */

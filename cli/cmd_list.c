@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/model/layer.h"
@@ -24,23 +25,51 @@
 static const char list_help[] =
   "usage: acsim list [schedulers|platforms|workloads|all] [-h]\n"
   "\n"
-  "  schedulers  every scheduler variant: seed document, accepted workload\n"
-  "              kinds and options (set with -O key=value)\n"
+  "  schedulers  every scheduler variant: the document it implements, the\n"
+  "              workload kinds it takes, its memory model and its options\n"
+  "              (set with -O key=value)\n"
   "  platforms   the shipped platform files (platforms/*.csv) and their rows\n"
   "  workloads   the shipped workloads and suites under workloads/, each with\n"
-  "              its kind and size\n"
+  "              its kind, format and size\n"
   "  all         all three (the default)\n"
   "  -h, --help  this help\n"
   "\n"
   "Shipped data is looked up in the current directory, then in\n"
   "$ACSIM_DATADIR or the source tree. Only files of the kinds acsim reads\n"
-  "are listed: platform .csv; workload .csv (SCALE-Sim layer table or op\n"
-  "graph), .sm (PSPLIB), .stg (STG); suite .txt.\n"
+  "are listed: platform .csv; workloads: .onnx (ONNX model), .csv (SCALE-Sim\n"
+  "layer table, op graph or loop), .sm (PSPLIB), .stg (Standard Task Graph),\n"
+  ".graphml (HatScheT loop, with its resource model X_RM.xml or XRM.xml\n"
+  "beside it), .xml (SDF3 graph, SDF or CSDF), .sare (affine recurrence\n"
+  "equations); suites .txt (one workload path per line).\n"
   "Exit 0, 2 when a listed file does not read (its error is printed).\n";
+
+/* The documents the schedulers implement (struct acs_sched_ops.seed is the
+ * file name in the seed folder, which means nothing to a reader), by the
+ * number the file name starts with. */
+static const struct {
+  const char *number, *title;
+} seed_titles[] = {
+  {"000", "Kundeti, An Integer Linear Program for Generating Optimal Schedules with Resource "
+          "Constraints (Intel)"},
+  {"001", "Modulo Scheduler and Rau-Style Placement"},
+  {"002", "Arm Ethos-U Cascading Scheduler (Apache TVM RFC 0037)"},
+  {"003", "Risset, Reference Manual for the Alpha Scheduler (1997)"},
+  {"004", "van Son, Automatic Control Flow Generation for OpenVX Graphs (master's thesis, "
+          "2016)"},
+};
+
+static const char *seed_title(const char *seed)
+{
+  for (size_t i = 0; i < sizeof(seed_titles) / sizeof(seed_titles[0]); i++)
+    if (strncmp(seed, seed_titles[i].number, 3) == 0)
+      return seed_titles[i].title;
+  return seed;
+}
 
 /* The workload extensions acsim reads (core/load/workload.c) and suites
  * (.txt). A new reader adds its extension here so `list` shows its files. */
-static const char *const workload_exts[] = {".csv", ".graphml", ".onnx", ".sm", ".stg", ".txt", NULL};
+static const char *const workload_exts[] = {".csv", ".graphml", ".onnx", ".sare", ".sm", ".stg",
+                                            ".txt", ".xml", NULL};
 static const char *const platform_exts[] = {".csv", NULL};
 
 /* Directory walks stop at this depth (workloads/<family>/<set>/file). */
@@ -73,7 +102,7 @@ static void list_schedulers(void)
   for (size_t i = 0; i < n; i++) {
     const struct acs_sched_ops *s = all[i];
     printf("  %-12s %s\n", s->name, s->summary);
-    printf("      seed: %s; workloads:", s->seed);
+    printf("      from: %s\n      workloads:", seed_title(s->seed));
     for (int k = 0; k < ACS_WL__COUNT; k++)
       if (s->kinds & (1u << k))
         printf(" %s", acs_wl_kind_name(k));
@@ -206,27 +235,79 @@ static int list_platforms(void)
   return rc;
 }
 
-/* "dnn (SCALE-Sim layer table): 8 layers" and the like, for a loaded workload. */
+/* The format a loaded workload was read from, for people. */
+static const char *format_name(const struct acs_workload *w)
+{
+  const char *dot = strrchr(w->path, '.');
+  int onnx = dot && strcasecmp(dot, ".onnx") == 0, csv = dot && strcasecmp(dot, ".csv") == 0;
+
+  switch (w->kind) {
+  case ACS_WL_DNN: return onnx ? "ONNX model" : "SCALE-Sim layer table";
+  case ACS_WL_GRAPH: return "op-graph CSV";
+  case ACS_WL_PSPLIB: return "PSPLIB .sm";
+  case ACS_WL_STG: return "Standard Task Graph";
+  case ACS_WL_LOOP: return csv ? "loop CSV" : "HatScheT GraphML with its resource model";
+  case ACS_WL_SDF: return "SDF3 (C)SDF graph";
+  case ACS_WL_AFFINE: return "recurrence equations";
+  default: return "";
+  }
+}
+
+/* "dnn (SCALE-Sim layer table): 8 layers" and the like, for a loaded
+ * workload. Kinds whose op graph depends on the platform (loops unrolled,
+ * SDF firings, affine instances) give its size on the built-in default
+ * platform, as `acsim workload` does. */
 static void describe_workload(const struct acs_workload *w, char *buf, size_t size)
 {
-  static const char *const format[ACS_WL__COUNT] = {
-    [ACS_WL_DNN] = " (SCALE-Sim layer table)", [ACS_WL_GRAPH] = " (op-graph CSV)",
-    [ACS_WL_PSPLIB] = " (PSPLIB .sm)", [ACS_WL_STG] = " (Standard Task Graph)"};
-  const char *fmt = w->kind >= 0 && w->kind < ACS_WL__COUNT && format[w->kind]
-                    ? format[w->kind] : "";
-
   const struct acs_lgraph *lg = acs_workload_lgraph(w);
+  const char *kind = acs_wl_kind_name(w->kind), *fmt = format_name(w);
+  struct acs_platform p;
+  struct acs_graph g;
+  struct acs_diag d;
 
-  if (w->kind == ACS_WL_DNN && w->nlayers == 0 && lg)
-    snprintf(buf, size, "dnn (ONNX model): %d node%s", (int)lg->nnodes,
+  if (w->kind == ACS_WL_DNN && w->nlayers == 0 && lg) {
+    snprintf(buf, size, "%s (%s): %d node%s", kind, fmt, (int)lg->nnodes,
              lg->nnodes == 1 ? "" : "s");
-  else if (w->kind == ACS_WL_DNN)
-    snprintf(buf, size, "dnn%s: %zu layer%s", fmt, w->nlayers, w->nlayers == 1 ? "" : "s");
-  else if (w->graph)
-    snprintf(buf, size, "%s%s: %d ops, %d edges", acs_wl_kind_name(w->kind), fmt,
-             (int)w->graph->nops, (int)w->graph->nedges);
-  else
-    snprintf(buf, size, "%s%s", acs_wl_kind_name(w->kind), fmt);
+  } else if (w->kind == ACS_WL_DNN) {
+    snprintf(buf, size, "%s (%s): %zu layer%s", kind, fmt, w->nlayers,
+             w->nlayers == 1 ? "" : "s");
+  } else if (w->graph) {
+    snprintf(buf, size, "%s (%s): %d ops, %d edges", kind, fmt, (int)w->graph->nops,
+             (int)w->graph->nedges);
+  } else {
+    acs_platform_init(&p);
+    acs_diag_init(&d);
+    if (acs_workload_build(w, &p, &g, &d) == ACS_OK) {
+      snprintf(buf, size, "%s (%s): %d ops, %d edges on the default platform", kind, fmt,
+               (int)g.nops, (int)g.nedges);
+      acs_graph_destroy(&g);
+    } else {
+      snprintf(buf, size, "%s (%s)", kind, fmt);
+    }
+  }
+}
+
+/*
+ * The resource model of a HatScheT loop (X_RM.xml or XRM.xml beside
+ * X.graphml) is read with the loop, not on its own: the GraphML's path
+ * relative to root in buf, or 0 when path is no such file.
+ */
+static int resource_model_of(const char *root, const char *rel, char *buf, size_t size)
+{
+  static const char *const suffix[] = {"_RM.xml", "RM.xml"};
+  size_t n = strlen(rel);
+  char path[4096];
+
+  for (size_t i = 0; i < 2; i++) {
+    size_t m = strlen(suffix[i]);
+    if (n <= m || strcmp(rel + n - m, suffix[i]) != 0)
+      continue;
+    snprintf(buf, size, "%.*s.graphml", (int)(n - m), rel);
+    snprintf(path, sizeof(path), "%s/%s", root, buf);
+    if (access(path, F_OK) == 0)
+      return 1;
+  }
+  return 0;
 }
 
 static int describe_file(const char *path, char *buf, size_t size, struct acs_diag *d)
@@ -253,7 +334,7 @@ static int describe_file(const char *path, char *buf, size_t size, struct acs_di
 static int list_workloads(void)
 {
   struct acs_strv files = {0};
-  char dir[2048], path[4096], what[256];
+  char dir[2048], path[4096], what[256], owner[2048];
   int err, rc = ACS_OK;
 
   acs_cli_resolve("workloads", dir, sizeof(dir));
@@ -267,6 +348,10 @@ static int list_workloads(void)
     struct acs_diag d;
     acs_diag_init(&d); /* no warn callback: a listing is not the place */
     snprintf(path, sizeof(path), "%s/%s", dir, files.v[i]);
+    if (resource_model_of(dir, files.v[i], owner, sizeof(owner))) {
+      printf("  workloads/%-36s resource model of workloads/%s\n", files.v[i], owner);
+      continue;
+    }
     if ((err = describe_file(path, what, sizeof(what), &d)) < 0) {
       printf("  workloads/%-36s (does not read: see the error)\n", files.v[i]);
       acs_cli_error(&d);

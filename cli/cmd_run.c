@@ -30,8 +30,7 @@ static const char run_help[] =
   "  -p, --platform FILE   platform CSV (default platforms/default.csv)\n"
   "                        every row runs\n"
   "  -w, --workload FILE   a workload or a suite (.txt); repeatable\n"
-  "                        workloads: .csv DNN table or op graph, .sm PSPLIB,\n"
-  "                        .stg STG; a suite lists one workload path per line\n"
+  ACS_CLI_WORKLOAD_FORMATS
   "  -s, --sched LIST      comma-separated schedulers, or all\n"
   "                        default: all; `acsim list schedulers` shows them\n"
   "  -O, --option K=V      scheduler option for every selected scheduler that has it\n"
@@ -270,14 +269,7 @@ static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t 
     return err;
   }
   if (st->res) {
-    memset(&wrow, 0, sizeof(wrow));
-    wrow.workload_id = -1;
-    snprintf(wrow.name, sizeof(wrow.name), "%s", w->name);
-    snprintf(wrow.path, sizeof(wrow.path), "%s", w->path);
-    snprintf(wrow.kind, sizeof(wrow.kind), "%s", acs_wl_kind_name(w->kind));
-    snprintf(wrow.digest, sizeof(wrow.digest), "%s", w->digest);
-    wrow.ops = g.nops;
-    wrow.edges = g.nedges;
+    acs_cli_workload_row(w, g.nops, g.nedges, &wrow);
     if ((err = acs_results_add_workload(st->res, &wrow, &wid)) < 0)
       goto out_with_problem;
   }
@@ -291,6 +283,8 @@ static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t 
     row.platform_id = pid;
     row.workload_id = wid;
     row.lower_bound_cycles = (double)bound;
+    row.ops = g.nops;
+    row.edges = g.nedges;
     err = acs_job_run(&pb, &st->sel[k], &ctx, !st->args.no_sim, &s, &row, &keep);
     if (err == ACS_OK && keep && st->trace && !isnan(row.sim_makespan_cycles))
       err = add_trace(st, p, w->name, &s, &row);
@@ -386,6 +380,24 @@ static int select_schedulers(struct run_state *st)
   return acs_job_bind_options("run", st->sel, st->nsel, st->args.opts.v, st->args.opts.n);
 }
 
+/* Nothing silently skipped: a scheduler named with -s that takes none of
+ * the workloads is an error unless another one runs (fit.c). */
+static int check_fit(struct run_state *st)
+{
+  const struct acs_sched_ops **ops = calloc(st->nsel ? st->nsel : 1, sizeof(*ops));
+  struct acs_cli_fit fit;
+  int err;
+
+  if (!ops)
+    return ACS_ENOMEM;
+  for (size_t k = 0; k < st->nsel; k++)
+    ops[k] = st->sel[k].ops;
+  err = acs_cli_fit_workloads("run", ops, st->nsel, st->wls, st->npaths,
+                          strcmp(st->args.sched, "all") != 0, st->args.quiet, &fit);
+  free(ops);
+  return err;
+}
+
 static int run_all(struct run_state *st)
 {
   struct acs_diag d;
@@ -423,7 +435,7 @@ int acs_cmd_run(int argc, char **argv)
   if (select_schedulers(&st) < 0 ||
       acs_cli_load_platforms(st.args.platform, st.args.sets.v, st.args.sets.n, &st.plats) < 0 ||
       acs_cli_expand_workloads(st.args.workloads.v, st.args.workloads.n, &st.paths, &st.npaths) < 0 ||
-      load_workloads(&st) < 0 || check_pairs(&st) < 0) {
+      load_workloads(&st) < 0 || check_fit(&st) < 0 || check_pairs(&st) < 0) {
     /* A reader or builder stopped by Ctrl-C is an interrupt, not bad input. */
     if (acs_cli_interrupted)
       rc = ACS_EXIT_INTERRUPTED;

@@ -76,6 +76,7 @@ static const char sweep_help[] =
   "                        every row runs, times the --vary values\n"
   "  -w, --workload FILE   a workload or a suite (.txt); repeatable\n"
   "                        default: workloads/suites/default.txt\n"
+  ACS_CLI_WORKLOAD_FORMATS
   "  -s, --sched LIST      comma-separated schedulers, or all\n"
   "                        default: every scheduler except the searching ones\n"
   "                        (ilp, strip), which join when --time-limit is given\n"
@@ -107,7 +108,9 @@ static const char sweep_help[] =
   "  -h, --help            this help\n"
   "\n"
   "With no -p, -w and --vary it runs the default study: platforms/default.csv,\n"
-  "workloads/suites/default.txt, --vary cmx_kib=128..4096*2 --vary barriers=0,4..32*2.\n"
+  "workloads/suites/default.txt, --vary cmx_kib=128..4096*2 --vary barriers=0,4..32*2\n"
+  "--vary pe_count=4,8: the report answers how much CMX, how many barriers, and what\n"
+  "8 PEs buy over 4.\n"
   "A run is identified by its platform variant (name and parameters), the SHA-256\n"
   "of its workload's files (their content, not their names: one file reached by\n"
   "two paths runs once, an edited file is a new run), its scheduler and options.\n"
@@ -118,8 +121,10 @@ static const char sweep_help[] =
   "input, or an output it cannot write; 130 when interrupted.\n"
   "Then: acsim report study.h5 -o DIR; acsim compare BASE.h5 HEAD.h5.\n";
 
-/* The default study (DESIGN.md: `acsim sweep` with no -p/-w). */
-static const char *const default_varies[] = {"cmx_kib=128..4096*2", "barriers=0,4..32*2"};
+/* The default study (DESIGN.md: `acsim sweep` with no -p/-w): the three
+ * sizing questions the report answers first, CMX, barriers and PEs. */
+static const char *const default_varies[] = {"cmx_kib=128..4096*2", "barriers=0,4..32*2",
+                                             "pe_count=4,8"};
 #define DEFAULT_SUITE "workloads/suites/default.txt"
 
 enum { KEEP_NONE, KEEP_EXTREMES, KEEP_ALL };
@@ -147,8 +152,12 @@ struct worker {
   int ninflight;
 };
 
+/* The records of a workload, over all its ok runs and over those of a
+ * resident memory model: the report's best and worst run is one or the
+ * other (report/study.h), so both keep their schedules. */
 struct extreme {
   double best, worst;          /* NaN until the first ok run */
+  double best_res, worst_res;  /* NaN until the first ok resident run */
 };
 
 struct sweep {
@@ -181,6 +190,7 @@ struct sweep {
   double t0, last_draw, last_line, last_checkpoint;
   int tty, dirty, forwarded, respawns;
   char left_out[256];          /* searching variants the default selection left out */
+  struct acs_cli_fit fit;      /* scheduler-workload pairs that run and that do not */
 };
 
 /* ---- arguments ---- */
@@ -457,7 +467,7 @@ static int load_workloads(struct sweep *sw)
       !(sw->ext = calloc(sw->npaths ? sw->npaths : 1, sizeof(*sw->ext))))
     return ACS_ENOMEM;
   for (size_t i = 0; i < sw->npaths; i++) {
-    sw->ext[i].best = sw->ext[i].worst = NAN;
+    sw->ext[i].best = sw->ext[i].worst = sw->ext[i].best_res = sw->ext[i].worst_res = NAN;
     if ((err = acs_workload_load(sw->paths[i], &sw->wls[i], &d)) < 0) {
       if (err != ACS_EINTERRUPTED) /* Ctrl-C: exit 130, nothing to report */
         acs_cli_error(&d);
@@ -539,22 +549,34 @@ static double run_value(const struct acs_run_row *r)
   return isnan(r->sim_makespan_cycles) ? r->makespan_cycles : r->sim_makespan_cycles;
 }
 
+/* Updates one pair of records with v; 1 when v set a new one. Ties keep
+ * the first run, as the report breaks them. */
+static int record_update(double *best, double *worst, double v)
+{
+  int record = 0;
+
+  if (isnan(*best) || v < *best) {
+    *best = v;
+    record = 1;
+  }
+  if (isnan(*worst) || v > *worst) {
+    *worst = v;
+    record = 1;
+  }
+  return record;
+}
+
 /* Updates the workload's extremes; 1 when r set a new best or worst. */
 static int extreme_update(struct extreme *e, const struct acs_run_row *r)
 {
   double v = run_value(r);
-  int record = 0;
+  int record;
 
   if (strcmp(r->status, "ok") != 0 || isnan(v))
     return 0;
-  if (isnan(e->best) || v < e->best) {
-    e->best = v;
-    record = 1;
-  }
-  if (isnan(e->worst) || v > e->worst) {
-    e->worst = v;
-    record = 1;
-  }
+  record = record_update(&e->best, &e->worst, v);
+  if (strcmp(r->memory_model, "resident") == 0)
+    record |= record_update(&e->best_res, &e->worst_res, v);
   return record;
 }
 
@@ -815,6 +837,8 @@ static int worker_task(const struct sweep *sw, uint32_t idx, struct prepared *pr
     h.ops = pr->g.nops;
     h.edges = pr->g.nedges;
     h.row.lower_bound_cycles = (double)pr->bound;
+    h.row.ops = pr->g.nops;
+    h.row.edges = pr->g.nedges;
     err = acs_job_run(&pr->pb, &sw->sel[t->sel], &ctx, !sw->a.no_sim, &s, &h.row, &keep);
     if (err == ACS_EINTERRUPTED) {
       acs_schedule_destroy(&s);
@@ -999,13 +1023,7 @@ static int store(struct sweep *sw, const struct acs_wire_head *h, const unsigned
   if (sw->pid_of[t->plat] < 0 &&
       (err = acs_results_add_platform(sw->res, &sw->plats[t->plat], &sw->pid_of[t->plat])) < 0)
     return err;
-  memset(&wrow, 0, sizeof(wrow));
-  snprintf(wrow.name, sizeof(wrow.name), "%s", w->name);
-  snprintf(wrow.path, sizeof(wrow.path), "%s", w->path);
-  snprintf(wrow.kind, sizeof(wrow.kind), "%s", acs_wl_kind_name(w->kind));
-  snprintf(wrow.digest, sizeof(wrow.digest), "%s", w->digest);
-  wrow.ops = h->ops;
-  wrow.edges = h->edges;
+  acs_cli_workload_row(w, h->ops, h->edges, &wrow);
   if ((err = acs_results_add_workload(sw->res, &wrow, &row.workload_id)) < 0)
     return err;
   row.platform_id = sw->pid_of[t->plat];
@@ -1366,9 +1384,16 @@ static void print_plan(const struct sweep *sw)
   if (sw->left_out[0])
     printf("schedulers: left out %s (searching; give --time-limit SEC or -s to include)\n",
            sw->left_out);
-  printf("sweep: %zu platform variant%s x %zu workload%s x %zu scheduler%s = %zu runs", sw->nplats,
-         sw->nplats == 1 ? "" : "s", sw->npaths, sw->npaths == 1 ? "" : "s", sw->nsel,
-         sw->nsel == 1 ? "" : "s", sw->grid);
+  /* The count is of the runs that will be: pairs whose scheduler does not
+   * take the workload's kind are not runs, and the line says so. */
+  if (sw->fit.skipped == 0)
+    printf("sweep: %zu platform variant%s x %zu workload%s x %zu scheduler%s = %zu run%s",
+           sw->nplats, sw->nplats == 1 ? "" : "s", sw->npaths, sw->npaths == 1 ? "" : "s",
+           sw->nsel, sw->nsel == 1 ? "" : "s", sw->grid, sw->grid == 1 ? "" : "s");
+  else
+    printf("sweep: %zu platform variant%s x %zu scheduler-workload pair%s = %zu run%s",
+           sw->nplats, sw->nplats == 1 ? "" : "s", sw->fit.pairs, sw->fit.pairs == 1 ? "" : "s",
+           sw->grid, sw->grid == 1 ? "" : "s");
   if (sw->a.shard_n > 0)
     printf("; shard %d/%d: %zu", sw->a.shard_k, sw->a.shard_n, sw->in_shard);
   if (sw->skipped > 0)
@@ -1376,13 +1401,18 @@ static void print_plan(const struct sweep *sw)
   if (sw->stored_errors > 0)
     printf("; %zu error run%s to retry", sw->stored_errors, sw->stored_errors == 1 ? "" : "s");
   printf("\n");
+  if (sw->fit.skipped > 0)
+    printf("sweep: %zu workload%s x %zu scheduler%s make %zu pairs; %zu do not run, their "
+           "scheduler does not take the workload's kind\n", sw->npaths,
+           sw->npaths == 1 ? "" : "s", sw->nsel, sw->nsel == 1 ? "" : "s",
+           sw->fit.pairs + sw->fit.skipped, sw->fit.skipped);
   if (sw->by_name > 0)
     printf("note: %zu of the runs already in %s were matched by workload name, not content: "
            "they were stored by an older acsim, without workload digests\n", sw->by_name,
            sw->a.output);
   if (sw->a.default_study)
-    printf("default study: %s, %s, --vary %s --vary %s\n", sw->base.path, DEFAULT_SUITE,
-           default_varies[0], default_varies[1]);
+    printf("default study: %s, %s, --vary %s --vary %s --vary %s\n", sw->base.path,
+           DEFAULT_SUITE, default_varies[0], default_varies[1], default_varies[2]);
   fflush(stdout);
 }
 
@@ -1402,8 +1432,30 @@ static void print_summary(const struct sweep *sw)
     printf("not simulated (--no-sim): the simulated columns are NaN\n");
   printf("written to %s%s\n", sw->a.output,
          acs_cli_interrupted ? "; run the same command again to resume" : "");
-  if (!acs_cli_interrupted)
-    printf("next: acsim report %s -o report/\n", sw->a.output);
+  if (!acs_cli_interrupted) {
+    /* The report beside the study (out/study.h5: out/report), where
+     * ./quickstart.sh writes it. */
+    const char *slash = strrchr(sw->a.output, '/');
+    int dir = slash ? (int)(slash - sw->a.output) + 1 : 0;
+    printf("next: acsim report %s -o %.*sreport\n", sw->a.output, dir, sw->a.output);
+  }
+}
+
+/* Nothing silently skipped: a scheduler named with -s that takes none of
+ * the workloads is an error unless another one runs (fit.c). */
+static int check_fit(struct sweep *sw)
+{
+  const struct acs_sched_ops **ops = calloc(sw->nsel ? sw->nsel : 1, sizeof(*ops));
+  int err;
+
+  if (!ops)
+    return ACS_ENOMEM;
+  for (size_t k = 0; k < sw->nsel; k++)
+    ops[k] = sw->sel[k].ops;
+  err = acs_cli_fit_workloads("sweep", ops, sw->nsel, sw->wls, sw->npaths,
+                          sw->a.sched && strcmp(sw->a.sched, "all") != 0, sw->a.quiet, &sw->fit);
+  free(ops);
+  return err;
 }
 
 static int setup(struct sweep *sw)
@@ -1411,7 +1463,7 @@ static int setup(struct sweep *sw)
   int err;
 
   if ((err = select_schedulers(sw)) < 0 || (err = expand_platforms(sw)) < 0 ||
-      (err = load_workloads(sw)) < 0 || (err = make_tasks(sw)) < 0)
+      (err = load_workloads(sw)) < 0 || (err = check_fit(sw)) < 0 || (err = make_tasks(sw)) < 0)
     return err;
   if (!(sw->pid_of = malloc((sw->nplats ? sw->nplats : 1) * sizeof(*sw->pid_of))))
     return ACS_ENOMEM;

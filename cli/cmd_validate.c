@@ -705,13 +705,7 @@ static int store_ids(struct val_state *st, const struct acs_platform *p,
     return ACS_OK;
   if ((err = acs_results_add_platform(st->res, p, pid)) < 0)
     return err;
-  memset(&wrow, 0, sizeof(wrow));
-  snprintf(wrow.name, sizeof(wrow.name), "%s", w->name);
-  snprintf(wrow.path, sizeof(wrow.path), "%s", w->path);
-  snprintf(wrow.kind, sizeof(wrow.kind), "%s", acs_wl_kind_name(w->kind));
-  snprintf(wrow.digest, sizeof(wrow.digest), "%s", w->digest);
-  wrow.ops = g->nops;
-  wrow.edges = g->nedges;
+  acs_cli_workload_row(w, g->nops, g->nedges, &wrow);
   return acs_results_add_workload(st->res, &wrow, wid);
 }
 
@@ -761,6 +755,8 @@ static int run_instance(struct val_state *st, const struct instance *in)
     row.platform_id = pid;
     row.workload_id = wid;
     row.lower_bound_cycles = (double)bound;
+    row.ops = g.nops;
+    row.edges = g.nedges;
     err = acs_job_run(&pb, &st->sel[k], &ctx, 0, &s, &row, &keep);
     if (err == ACS_OK && w->kind == ACS_WL_LOOP)
       count_modulo(st, in, k, &g, &s, &row, keep);
@@ -779,6 +775,19 @@ out_with_workload:
   return err;
 }
 
+/* A set holds workloads of one kind: a selection none of whose schedulers
+ * takes it would validate nothing (fit.c). */
+static int check_fit(const struct val_state *st, const struct acs_sched_ops **ops, size_t n)
+{
+  struct acs_cli_wl set = {st->args.dir, strcmp(st->args.kind, "psplib") == 0 ? ACS_WL_PSPLIB
+                                         : strcmp(st->args.kind, "stg") == 0  ? ACS_WL_STG
+                                                                              : ACS_WL_LOOP};
+  struct acs_cli_fit fit;
+
+  return acs_cli_fit_check("validate", ops, n, &set, 1, st->args.sched_given &&
+                           strcmp(st->args.sched, "all") != 0, st->args.quiet, &fit);
+}
+
 static int select_schedulers(struct val_state *st)
 {
   const struct acs_sched_ops **ops;
@@ -795,7 +804,10 @@ static int select_schedulers(struct val_state *st)
   for (size_t i = 0; i < n; i++)
     st->sel[i].ops = ops[i];
   st->nsel = n;
+  err = check_fit(st, ops, n);
   free(ops);
+  if (err < 0)
+    return err;
   return acs_job_bind_options("validate", st->sel, st->nsel, st->args.opts.v, st->args.opts.n);
 }
 

@@ -10,10 +10,60 @@
 #include <string.h>
 
 #include "cli/job.h"
+#include "core/suggest.h"
 #include "core/model/loop.h"
 #include "core/model/netbound.h"
 #include "core/sched/barrier.h"
 #include "simulate/sim.h"
+
+/* Names of every option of the given variants, for suggestions (at most
+ * max; NULL-padded duplicates are harmless). */
+static size_t option_names(const struct acs_sched_ops *const *ops, size_t nops,
+                           const char **names, size_t max)
+{
+  size_t n = 0;
+
+  for (size_t i = 0; i < nops; i++)
+    for (const struct acs_opt_desc *o = ops[i]->opts; o && o->name && n < max; o++)
+      names[n++] = o->name;
+  return n;
+}
+
+/*
+ * The message for -O KEY=V that no selected scheduler takes: the option of
+ * a selected scheduler it most likely misspells, or else the unselected
+ * schedulers that have it, so the user knows whether to fix the key or -s.
+ */
+static int unknown_option(const char *cmd, const struct acs_sched_sel *sel, size_t nsel,
+                          const char *kv, const char *key)
+{
+  const struct acs_sched_ops *selected[64];
+  const char *names[512];
+  char owners[256] = "";
+  size_t nall, n, off = 0;
+  const struct acs_sched_ops *const *all = acs_sched_list(&nall);
+  const char *guess;
+
+  for (n = 0; n < nsel && n < 64; n++)
+    selected[n] = sel[n].ops;
+  n = option_names(selected, n, names, 512);
+  if ((guess = acs_suggest(key, names, n)))
+    return acs_cli_usage(cmd, "-O %s: no selected scheduler has option '%s'; did you mean %s?",
+                         kv, key, guess), ACS_EINVAL;
+  for (size_t i = 0; i < nall && off < sizeof(owners); i++)
+    for (const struct acs_opt_desc *o = all[i]->opts; o && o->name; o++)
+      if (strcmp(o->name, key) == 0) {
+        off += (size_t)snprintf(owners + off, sizeof(owners) - off, "%s%s", off ? ", " : "",
+                                all[i]->name);
+        break;
+      }
+  if (owners[0])
+    return acs_cli_usage(cmd, "-O %s: no selected scheduler has option '%s' (%s %s it; "
+                         "`acsim list schedulers` shows every option)", kv, key, owners,
+                         strchr(owners, ',') ? "have" : "has"), ACS_EINVAL;
+  return acs_cli_usage(cmd, "-O %s: no selected scheduler has option '%s' (`acsim list "
+                       "schedulers` shows every option)", kv, key), ACS_EINVAL;
+}
 
 int acs_job_bind_options(const char *cmd, struct acs_sched_sel *sel, size_t nsel,
                          char *const *kv, size_t nkv)
@@ -43,8 +93,7 @@ int acs_job_bind_options(const char *cmd, struct acs_sched_sel *sel, size_t nsel
       taken = 1;
     }
     if (!taken)
-      return acs_cli_usage(cmd, "-O %s: no selected scheduler has option '%s'", kv[k], key),
-             ACS_EINVAL;
+      return unknown_option(cmd, sel, nsel, kv[k], key);
   }
   return ACS_OK;
 }

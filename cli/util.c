@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "report/results.h"
+#include "core/suggest.h"
 
 volatile sig_atomic_t acs_cli_interrupted;
 
@@ -121,6 +123,21 @@ out_with_rows:
   return err;
 }
 
+void acs_cli_workload_row(const struct acs_workload *w, int64_t ops, int64_t edges,
+                          struct acs_workload_row *row)
+{
+  int fixed = w->graph && w->kind != ACS_WL_DNN && !(w->model_ops && w->model_ops->build);
+
+  memset(row, 0, sizeof(*row));
+  row->workload_id = -1;
+  snprintf(row->name, sizeof(row->name), "%s", w->name);
+  snprintf(row->path, sizeof(row->path), "%s", w->path);
+  snprintf(row->kind, sizeof(row->kind), "%s", acs_wl_kind_name(w->kind));
+  snprintf(row->digest, sizeof(row->digest), "%s", w->digest);
+  row->ops = fixed ? ops : -1;
+  row->edges = fixed ? edges : -1;
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
   size_t n = strlen(s), m = strlen(suffix);
@@ -200,6 +217,21 @@ int acs_cli_expand_workloads(char **args, size_t nargs, char ***paths, size_t *n
   return ACS_OK;
 }
 
+/* "; did you mean spill?" for a misspelled scheduler name, or "". */
+static const char *sched_suggest(const char *name, char *buf, size_t size)
+{
+  size_t n;
+  const struct acs_sched_ops *const *all = acs_sched_list(&n);
+  const char *names[64];
+
+  if (n > 63)
+    n = 63;
+  for (size_t i = 0; i < n; i++)
+    names[i] = all[i]->name;
+  names[n] = "all";
+  return acs_suggest_clause(name, names, n + 1, buf, size);
+}
+
 int acs_cli_parse_schedulers(const char *cmd, const char *spec,
                              const struct acs_sched_ops ***out, size_t *n)
 {
@@ -223,7 +255,9 @@ int acs_cli_parse_schedulers(const char *cmd, const char *spec,
   for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     const struct acs_sched_ops *ops = acs_sched_find(tok);
     if (!ops) {
-      acs_cli_usage(cmd, "unknown scheduler '%s' (see `acsim list schedulers`)", tok);
+      char hint[128];
+      acs_cli_usage(cmd, "unknown scheduler '%s'%s (see `acsim list schedulers`)", tok,
+                    sched_suggest(tok, hint, sizeof(hint)));
       goto out_with_copy;
     }
     for (size_t k = 0; k < count; k++)

@@ -3,8 +3,11 @@
  *
  * The page is one self-contained HTML file (inline CSS, no script, no
  * network) that references only the SVG plots that gnuplot actually made,
- * and the scripts and data next to them. It is written under a temporary
- * name and renamed, so a failed report never leaves half a page.
+ * and the scripts and data next to them. It answers first (html_answers.c),
+ * then shows the runs, the schedulers and each workload. It fits a 1366
+ * pixel wide screen: the content is at most 1180 pixels wide and every
+ * table cell may wrap. It is written under a temporary name and renamed,
+ * so a failed report never leaves half a page.
  */
 #include <errno.h>
 #include <math.h>
@@ -17,163 +20,48 @@
 #include "core/load/load.h"
 #include "report/plots.h"
 
-/* ---- runs.csv ---- */
-
-/* A CSV field (RFC 4180): quoted when it holds a comma, quote or newline. */
-static void csv_str(FILE *f, const char *s)
-{
-  if (!strpbrk(s, ",\"\n\r")) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"')
-      fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
-/* The shortest text that reads back to the same double. */
-static void csv_f64(FILE *f, double v)
-{
-  char buf[64];
-
-  if (isnan(v))
-    return;
-  acs_vary_format_value(v, buf, sizeof(buf));
-  fputs(buf, f);
-}
-
-static void csv_i64(FILE *f, int64_t v)
-{
-  if (v >= 0)
-    fprintf(f, "%lld", (long long)v);
-}
-
-static void csv_row(FILE *f, const struct acs_results_data *data, const struct acs_run_row *r)
-{
-  const struct acs_platform_row *p = acs_results_platform_of(data, r);
-  const struct acs_workload_row *w = acs_results_workload_of(data, r);
-
-  fprintf(f, "%lld,", (long long)r->run_id);
-  csv_str(f, p ? p->plat.name : "");
-  fputc(',', f);
-  csv_str(f, w ? w->name : "");
-  fputc(',', f);
-  csv_str(f, w ? w->kind : "");
-  fputc(',', f);
-  csv_str(f, w ? w->path : "");
-  fputc(',', f);
-  csv_i64(f, w ? w->ops : -1);
-  fputc(',', f);
-  csv_i64(f, w ? w->edges : -1);
-  fputc(',', f);
-  csv_str(f, r->scheduler);
-  fputc(',', f);
-  csv_str(f, r->options);
-  fprintf(f, ",%s,%s,", r->status, r->memory_model);
-  csv_f64(f, r->makespan_cycles), fputc(',', f);
-  csv_f64(f, r->sim_makespan_cycles), fputc(',', f);
-  csv_f64(f, r->lower_bound_cycles), fputc(',', f);
-  csv_f64(f, r->network_bound_cycles), fputc(',', f);
-  csv_i64(f, r->peak_cmx_bytes), fputc(',', f);
-  csv_i64(f, r->spill_bytes), fputc(',', f);
-  csv_i64(f, r->ddr_bytes), fputc(',', f);
-  csv_i64(f, r->barriers_used), fputc(',', f);
-  csv_i64(f, r->control_edges), fputc(',', f);
-  csv_f64(f, r->sched_seconds), fputc(',', f);
-  csv_f64(f, r->sim_seconds), fputc(',', f);
-  csv_f64(f, r->pe_utilization), fputc(',', f);
-  csv_f64(f, r->dma_utilization);
-  for (int k = 0; k < ACS_PARAM_COUNT; k++) {
-    fputc(',', f);
-    if (p)
-      csv_f64(f, p->plat.v[k]);
-  }
-  fputc(',', f);
-  csv_str(f, r->message);
-  fputc('\n', f);
-}
-
-/* Opens path's temporary sibling for writing. */
-static FILE *open_tmp(const char *path, char *tmp, size_t size)
-{
-  snprintf(tmp, size, "%s.tmp%ld", path, (long)getpid());
-  return fopen(tmp, "w");
-}
-
-static int close_tmp(FILE *f, const char *tmp, const char *path, struct acs_diag *d)
-{
-  int bad = ferror(f);
-
-  bad |= fclose(f) != 0;
-  if (bad || rename(tmp, path) != 0) {
-    int e = errno;
-    unlink(tmp);
-    return acs_diag_set(d, ACS_EIO, path, 0, 0, "cannot write: %s", strerror(e));
-  }
-  return ACS_OK;
-}
-
-int acs_report_write_csv(const struct acs_results_data *data, const char *path,
-                         struct acs_diag *d)
-{
-  char tmp[4200];
-  FILE *f = open_tmp(path, tmp, sizeof(tmp));
-
-  if (!f)
-    return acs_diag_set(d, ACS_EIO, path, 0, 0, "cannot write: %s", strerror(errno));
-  fputs("run_id,platform,workload,workload_kind,workload_path,ops,edges,scheduler,options,status,"
-        "memory_model,makespan_cycles,sim_makespan_cycles,lower_bound_cycles,network_bound_cycles,"
-        "peak_cmx_bytes,spill_bytes,"
-        "ddr_bytes,barriers_used,control_edges,sched_seconds,sim_seconds,pe_utilization,"
-        "dma_utilization", f);
-  for (int k = 0; k < ACS_PARAM_COUNT; k++)
-    fprintf(f, ",%s", acs_param_table[k].name);
-  fputs(",message\n", f);
-  for (size_t i = 0; i < data->nruns; i++)
-    csv_row(f, data, &data->runs[i]);
-  return close_tmp(f, tmp, path, d);
-}
-
-/* ---- the page ---- */
-
 static const char css[] =
   "*{box-sizing:border-box}"
   "body{margin:0;background:#f4f5f7;color:#1f2328;font:15px/1.5 system-ui,-apple-system,'Segoe UI',"
   "Helvetica,Arial,sans-serif}"
-  "header{background:#1f2d3d;color:#fff;padding:28px 0 22px}"
-  "header h1{margin:0 0 4px;font-size:26px;font-weight:600}"
-  "header p{margin:2px 0;color:#c9d3de}header code{color:#fff;background:rgba(255,255,255,.1)}"
+  "header{background:#1f2d3d;color:#fff;padding:22px 0 16px}"
+  "header h1{margin:0 0 4px;font-size:24px;font-weight:600;overflow-wrap:anywhere}"
+  "header p{margin:2px 0;color:#c9d3de;overflow-wrap:anywhere}"
+  "header code{color:#fff;background:rgba(255,255,255,.1)}"
   ".wrap{max-width:1180px;margin:0 auto;padding:0 24px}"
   "nav{background:#fff;border-bottom:1px solid #d8dde3;position:sticky;top:0;z-index:2}"
-  "nav .wrap{display:flex;flex-wrap:wrap;gap:4px 18px;padding-top:9px;padding-bottom:9px}"
+  "nav .wrap{display:flex;flex-wrap:wrap;gap:4px 18px;padding-top:8px;padding-bottom:8px}"
   "nav a{color:#0b5cad;text-decoration:none;font-size:14px}nav a:hover{text-decoration:underline}"
-  "section{margin:28px 0}h2{font-size:21px;margin:0 0 12px;padding-top:6px}"
-  "h2 small{font-weight:400;color:#59636e;font-size:14px;margin-left:8px}"
+  "section{margin:22px 0}h2{font-size:21px;margin:0 0 10px;padding-top:6px}"
+  "h2 small{font-weight:400;color:#59636e;font-size:14px;margin-left:8px;overflow-wrap:anywhere}"
+  ".lead{margin:0 0 10px;color:#3d4650;font-size:14px}"
   ".card{background:#fff;border:1px solid #d8dde3;border-radius:8px;padding:18px 20px;"
   "margin:0 0 18px;box-shadow:0 1px 2px rgba(0,0,0,.04)}"
   ".card h3{margin:0 0 10px;font-size:17px}"
   ".card img{display:block;width:100%;height:auto;margin:6px 0 10px}"
   ".card p{margin:6px 0;color:#3d4650;max-width:900px}"
   ".files{font-size:13px;color:#59636e}.files a{color:#0b5cad}"
-  ".stats{display:flex;flex-wrap:wrap;gap:12px;margin:4px 0 18px}"
-  ".stat{background:#fff;border:1px solid #d8dde3;border-radius:8px;padding:10px 16px;min-width:120px}"
-  ".stat b{display:block;font-size:22px;font-weight:600}.stat span{color:#59636e;font-size:13px}"
+  ".stats{display:flex;flex-wrap:wrap;gap:10px;margin:4px 0 14px}"
+  ".stat{background:#fff;border:1px solid #d8dde3;border-radius:8px;padding:8px 14px;min-width:110px}"
+  ".stat b{display:block;font-size:20px;font-weight:600}.stat span{color:#59636e;font-size:13px}"
   ".ok b{color:#1a7f37}.inf b{color:#9a6700}.err b{color:#cf222e}"
   "table{border-collapse:collapse;width:100%;font-size:14px;background:#fff}"
-  "th,td{padding:6px 10px;border-bottom:1px solid #e6e9ed;text-align:left;vertical-align:top}"
-  "th{background:#f6f8fa;font-weight:600;color:#3d4650;white-space:nowrap}"
-  "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+  "th,td{padding:6px 10px;border-bottom:1px solid #e6e9ed;text-align:left;vertical-align:top;"
+  "overflow-wrap:break-word}"
+  "th{background:#f6f8fa;font-weight:600;color:#3d4650}"
+  "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}td.n{white-space:nowrap}"
   "tr:hover td{background:#fafbfc}"
-  ".tablecard{padding:0;overflow-x:auto}.tablecard table{border-radius:8px}"
+  ".tablecard{padding:0}.tablecard table{border-radius:8px}"
+  "table.answers td:first-child{font-weight:600}"
+  ".card .tablecard{border:1px solid #e6e9ed;border-radius:6px;margin:0 0 12px}"
   "code{font:13px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#eef1f4;"
-  "padding:1px 5px;border-radius:4px}"
+  "padding:1px 5px;border-radius:4px;overflow-wrap:anywhere}"
+  ".sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px}"
   ".warn{background:#fff8c5;border:1px solid #d4a72c;border-radius:8px;padding:12px 16px;margin:12px 0}"
-  "summary{cursor:pointer}.bad{background:#ffebe9;border:1px solid #ff8182;border-radius:8px;padding:12px 16px;margin:8px 0}"
-  ".muted{color:#59636e}.small{font-size:12.5px;color:#59636e}"
+  "details.card summary{margin:0 0 8px}summary{cursor:pointer}.bad{background:#ffebe9;border:1px solid #ff8182;border-radius:8px;"
+  "padding:12px 16px;margin:8px 0;overflow-wrap:anywhere}"
+  ".muted{color:#59636e}.small{font-size:12.5px;color:#59636e;overflow-wrap:anywhere}"
+  ".omitted{font-size:13.5px;color:#59636e}"
   "footer{color:#59636e;font-size:13px;padding:20px 0 40px}";
 
 struct page {
@@ -187,16 +75,6 @@ struct page {
 static void put(struct page *pg, const char *s)
 {
   acs__html_put(pg->f, s);
-}
-
-static void fmt_mk(double v, char *buf, size_t size)
-{
-  struct acs__scale sc = acs__scale_cycles(v);
-
-  if (isnan(v))
-    snprintf(buf, size, "-");
-  else
-    snprintf(buf, size, "%.4g %s", v / sc.div, sc.unit);
 }
 
 static void header(struct page *pg)
@@ -216,8 +94,8 @@ static void header(struct page *pg)
   put(pg, d->created_utc);
   fprintf(pg->f, "</p><p>last command: <code>");
   put(pg, d->command_line);
-  fprintf(pg->f, "</code></p></div></header>\n<nav><div class=\"wrap\"><a href=\"#summary\">"
-                 "Summary</a><a href=\"#schedulers\">Schedulers</a>");
+  fprintf(pg->f, "</code></p></div></header>\n<nav><div class=\"wrap\"><a href=\"#answers\">"
+                 "Answers</a><a href=\"#runs\">Runs</a><a href=\"#schedulers\">Schedulers</a>");
   for (size_t w = 0; w < pg->s->nwl; w++) {
     fprintf(pg->f, "<a href=\"#wl%zu\">", w);
     put(pg, pg->s->wl[w]);
@@ -226,11 +104,16 @@ static void header(struct page *pg)
   fprintf(pg->f, "<a href=\"#data\">Data</a></div></nav>\n<div class=\"wrap\">\n");
 }
 
-static void status_counts(const struct acs__study *s, size_t n[4])
+/* ---- runs ---- */
+
+static void status_counts(const struct acs__study *s, int wl, size_t n[4])
 {
   memset(n, 0, 4 * sizeof(*n));
   for (size_t i = 0; i < s->nruns; i++) {
-    int st = acs_status_parse(s->runs[i].r->status);
+    int st;
+    if (wl >= 0 && s->runs[i].wl != wl)
+      continue;
+    st = acs_status_parse(s->runs[i].r->status);
     n[st >= 0 && st < 4 ? st : ACS_ST_ERROR]++;
   }
 }
@@ -254,13 +137,23 @@ static void param_values(struct page *pg, int param)
   }
 }
 
+static void axis_line(struct page *pg, int param, const char *sep)
+{
+  char name[ACS_UNIT_CLASS_MAX + 8];
+
+  fprintf(pg->f, "%s<b>%s</b> (<code>", sep, acs__param_title(pg->s, param));
+  put(pg, acs__param_name(pg->s, param, name, sizeof(name)));
+  fprintf(pg->f, "</code>): ");
+  param_values(pg, param);
+}
+
 static void study_facts(struct page *pg)
 {
   const struct acs__study *s = pg->s;
   size_t n[4];
 
-  status_counts(s, n);
-  fprintf(pg->f, "<section id=\"summary\"><h2>Summary</h2><div class=\"stats\">");
+  status_counts(s, -1, n);
+  fprintf(pg->f, "<section id=\"runs\"><h2>Runs</h2><div class=\"stats\">");
   stat_box(pg, "", s->nruns, "runs");
   stat_box(pg, "ok", n[ACS_ST_OK], "ok");
   stat_box(pg, "inf", n[ACS_ST_INFEASIBLE], "infeasible");
@@ -270,18 +163,12 @@ static void study_facts(struct page *pg)
   stat_box(pg, "", s->nsched, "schedulers");
   stat_box(pg, "", s->data.nplatforms, "platform variants");
   fprintf(pg->f, "</div>\n<div class=\"card\"><p>");
-  if (s->xparam >= 0) {
-    fprintf(pg->f, "<b>%s</b> (<code>%s</code>): ", acs__param_title(s->xparam),
-            acs_param_table[s->xparam].name);
-    param_values(pg, s->xparam);
-  } else {
+  if (s->xparam >= 0)
+    axis_line(pg, s->xparam, "");
+  else
     fprintf(pg->f, "No platform parameter varies in this study.");
-  }
-  if (s->yparam >= 0) {
-    fprintf(pg->f, "<br><b>%s</b> (<code>%s</code>): ", acs__param_title(s->yparam),
-            acs_param_table[s->yparam].name);
-    param_values(pg, s->yparam);
-  }
+  if (s->yparam >= 0)
+    axis_line(pg, s->yparam, "<br>");
   if (s->nfam > 1) {
     fprintf(pg->f, "<br><b>Platform families</b> (other parameters that vary; plotted apart): ");
     for (size_t i = 0; i < s->nfam; i++) {
@@ -294,123 +181,6 @@ static void study_facts(struct page *pg)
           s->simulated ? "simulated by SimGrid (DMA transfers share the DDR link)"
                        : "the schedulers' plans (the study was not simulated)",
           s->simulated ? "simulated" : "stored");
-  for (size_t i = 0; i < pg->pl->nnotes; i++)
-    fprintf(pg->f, "<div class=\"warn\">%s</div>\n", pg->pl->notes[i]);
-}
-
-/* The smallest x at which some scheduler is within 5% of the workload's
- * best; with resident set, among resident runs only (README "Memory
- * models": a transient run at a small CMX is not a realizable answer). */
-static const struct acs__srun *near_best(const struct acs__study *s, int wl, double best,
-                                         int resident)
-{
-  const struct acs__srun *pick = NULL;
-
-  for (size_t i = 0; i < s->nruns; i++) {
-    const struct acs__srun *r = &s->runs[i];
-    if (r->wl != wl || !r->ok || r->mk > best * 1.05 || (resident && !r->resident))
-      continue;
-    if (!pick || r->xi < pick->xi || (r->xi == pick->xi && r->mk < pick->mk))
-      pick = r;
-  }
-  return pick;
-}
-
-static void workload_row(struct page *pg, int wl)
-{
-  const struct acs__study *s = pg->s;
-  const struct acs__srun *best = NULL, *worst = NULL, *near, *bound = NULL;
-  size_t n[4] = {0, 0, 0, 0}, runs = 0;
-  int64_t omin = -1, omax = -1;
-  char a[64], b[64];
-
-  for (size_t i = 0; i < s->nruns; i++) {
-    const struct acs__srun *r = &s->runs[i];
-    int st;
-    if (r->wl != wl)
-      continue;
-    runs++;
-    st = acs_status_parse(r->r->status);
-    n[st >= 0 && st < 4 ? st : ACS_ST_ERROR]++;
-    if (r->w->ops >= 0 && (omin < 0 || r->w->ops < omin))
-      omin = r->w->ops;
-    omax = r->w->ops > omax ? r->w->ops : omax;
-    if (r->ok && r->resident && (!best || r->mk < best->mk))
-      best = r;
-    if (r->ok && !r->resident && (!bound || r->mk < bound->mk))
-      bound = r;
-    if (r->ok && (!worst || r->mk > worst->mk))
-      worst = r;
-  }
-  /* The answers come from resident runs; without any, from all, and the
-   * best transient run below them is shown as an optimistic bound. */
-  if (!best) {
-    best = bound;
-    bound = NULL;
-  }
-  fprintf(pg->f, "<tr><td><a href=\"#wl%d\">", wl);
-  put(pg, s->wl[wl]);
-  if (omin == omax)
-    fprintf(pg->f, "</a></td><td class=\"n\">%lld</td>", (long long)omin);
-  else
-    fprintf(pg->f, "</a></td><td class=\"n\">%lld&ndash;%lld</td>", (long long)omin,
-            (long long)omax);
-  (void)runs;
-  /* The four statuses apart, as on the summary cards: a timeout is a search
-   * cut short, not a platform on which no schedule exists. */
-  fprintf(pg->f, "<td class=\"n\">%zu <span class=\"muted\">/</span> "
-                 "%zu <span class=\"muted\">/</span> %zu <span class=\"muted\">/</span> "
-                 "%zu</td>", n[ACS_ST_OK], n[ACS_ST_INFEASIBLE], n[ACS_ST_TIMEOUT],
-          n[ACS_ST_ERROR]);
-  if (!best) {
-    fprintf(pg->f, "<td colspan=\"4\" class=\"muted\">no feasible run</td></tr>\n");
-    return;
-  }
-  fmt_mk(best->mk, a, sizeof(a));
-  fmt_mk(worst->mk, b, sizeof(b));
-  fprintf(pg->f, "<td class=\"n\"><b>%s</b></td><td><code>", a);
-  put(pg, s->sched[best->sched]);
-  fprintf(pg->f, "</code><br><span class=\"small\">");
-  put(pg, best->p->name);
-  if (!best->resident) {
-    fprintf(pg->f, "<br>no resident-model run; memory model ");
-    put(pg, *best->mm ? best->mm : "unknown");
-  }
-  if (bound && bound->mk < best->mk) {
-    fmt_mk(bound->mk, a, sizeof(a));
-    fprintf(pg->f, "<br>optimistic bound %s (<code>", a);
-    put(pg, s->sched[bound->sched]);
-    fprintf(pg->f, "</code>, transient)");
-  }
-  fprintf(pg->f, "</span></td><td class=\"n\">%s<br><span class=\"muted\">&times;%.2f the best"
-                 "</span></td><td>", b, worst->mk / best->mk);
-  near = s->xparam >= 0 ? near_best(s, wl, best->mk, best->resident) : NULL;
-  if (near) {
-    acs__param_label(s->xparam, near->p->v[s->xparam], a, sizeof(a));
-    fprintf(pg->f, "<b>");
-    put(pg, a);
-    fprintf(pg->f, "</b><br><span class=\"small\">");
-    put(pg, s->sched[near->sched]);
-    fprintf(pg->f, ", %.1f%% above</span>", 100.0 * (near->mk / best->mk - 1.0));
-  }
-  fprintf(pg->f, "</td></tr>\n");
-}
-
-static void workload_table(struct page *pg)
-{
-  const struct acs__study *s = pg->s;
-
-  fprintf(pg->f, "<div class=\"card tablecard\"><table><tr><th>workload</th><th class=\"n\">ops"
-                 "</th><th class=\"n\">runs: ok / infeasible / timeout / error</th>"
-                 "<th class=\"n\">best makespan</th><th>best run</th><th class=\"n\">worst ok run"
-                 "</th><th>");
-  if (s->xparam >= 0)
-    fprintf(pg->f, "smallest %s<br>within 5%% of best<br><span class=\"small\">(resident "
-                   "memory models)</span>", acs__param_title(s->xparam));
-  fprintf(pg->f, "</th></tr>\n");
-  for (size_t w = 0; w < s->nwl; w++)
-    workload_row(pg, (int)w);
-  fprintf(pg->f, "</table></div>\n");
 }
 
 /* The most frequent error messages, so a failure is seen at the top. */
@@ -445,55 +215,122 @@ static void error_list(struct page *pg)
                  "<code>message</code>).</details>\n");
 }
 
-static void scheduler_table(struct page *pg)
+static void workload_row(struct page *pg, int wl)
 {
   const struct acs__study *s = pg->s;
-  const size_t all = pg->cmp.rows - 1;
+  const struct acs__srun *best = NULL, *worst = NULL;
+  const struct acs_workload_row *w = NULL;
+  int64_t omin = -1, omax = -1, ops;
+  size_t n[4];
+  char mk[64];
 
-  fprintf(pg->f, "<div class=\"card tablecard\"><table><tr><th>scheduler</th><th>memory model"
-                 "</th><th class=\"n\">runs"
-                 "</th><th class=\"n\">ok</th><th class=\"n\">infeasible</th><th class=\"n\">timeout"
-                 "</th><th class=\"n\">error</th><th class=\"n\">best of its configuration</th><th class=\"n\">above the best"
-                 " (geometric mean)</th><th class=\"n\">worst</th></tr>\n");
-  for (size_t k = 0; k < s->nsched; k++) {
-    size_t n[4] = {0, 0, 0, 0}, runs = 0;
-    const struct acs__cmpcell *c = pg->cmp.cell ? acs__cmp_at(&pg->cmp, all, k) : NULL;
-    int resident = 0;
-    const char *mm = "";
-    for (size_t i = 0; i < s->nruns; i++) {
-      int st;
-      if ((size_t)s->runs[i].sched != k)
-        continue;
-      runs++;
-      resident = s->runs[i].resident;
-      mm = s->runs[i].mm;
-      st = acs_status_parse(s->runs[i].r->status);
-      n[st >= 0 && st < 4 ? st : ACS_ST_ERROR]++;
-    }
-    fprintf(pg->f, "<tr><td><code>");
-    put(pg, s->sched[k]);
-    /* Transient figures are optimistic bounds: compared with the best
-     * resident run, they may lie below it and never count as the best. */
-    fprintf(pg->f, "</code></td><td>%s</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td>"
-                   "<td class=\"n\">%zu</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td>",
-            resident                        ? "resident"
-            : strcmp(mm, "transient") == 0 ? "transient (optimistic)"
-            : *mm                          ? mm
-                                           : "unknown",
-            runs,
-            n[ACS_ST_OK], n[ACS_ST_INFEASIBLE], n[ACS_ST_TIMEOUT], n[ACS_ST_ERROR]);
-    if (c && c->n)
-      fprintf(pg->f, "<td class=\"n\">%zu of %zu</td><td class=\"n\">%+.1f%%</td>"
-                     "<td class=\"n\">%+.1f%%</td></tr>\n", c->wins, c->n,
-              100.0 * (exp(c->sumlog / (double)c->n) - 1.0), 100.0 * (c->worst - 1.0));
-    else
-      fprintf(pg->f, "<td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td></tr>\n");
+  status_counts(s, wl, n);
+  for (size_t i = 0; i < s->nruns; i++) {
+    const struct acs__srun *r = &s->runs[i];
+    if (r->wl != wl)
+      continue;
+    w = r->w;
+    ops = r->r->ops >= 0 ? r->r->ops : r->w->ops;
+    if (ops >= 0 && (omin < 0 || ops < omin))
+      omin = ops;
+    omax = ops > omax ? ops : omax;
+    if (r->eligible && acs__better(r, best))
+      best = r;
+    if (r->eligible && acs__worse(r, worst))
+      worst = r;
   }
-  fprintf(pg->f, "</table><p class=\"small muted\">The best of a configuration is its best run "
-                 "of a scheduler with a resident memory model when there is one; schedulers "
-                 "whose model is transient (a tensor holds CMX only while an op touches it) "
-                 "show optimistic bounds: they may lie below that best and never count as "
-                 "it.</p></div>\n");
+  fprintf(pg->f, "<tr><td><a href=\"#wl%d\">", wl);
+  put(pg, s->wl[wl]);
+  fprintf(pg->f, "</a></td><td>");
+  put(pg, w ? w->kind : "");
+  if (omin == omax)
+    fprintf(pg->f, "</td><td class=\"n\">%lld</td>", (long long)omin);
+  else
+    fprintf(pg->f, "</td><td class=\"n\">%lld&ndash;%lld</td>", (long long)omin,
+            (long long)omax);
+  /* The four statuses apart, as on the cards: a timeout is a search cut
+   * short, not a platform on which no schedule exists. */
+  fprintf(pg->f, "<td class=\"n\">%zu / %zu / %zu / %zu</td>", n[ACS_ST_OK],
+          n[ACS_ST_INFEASIBLE], n[ACS_ST_TIMEOUT], n[ACS_ST_ERROR]);
+  if (!worst) {
+    fprintf(pg->f, "<td class=\"muted\">no feasible run</td></tr>\n");
+    return;
+  }
+  acs__fmt_cycles(worst->mk, mk, sizeof(mk));
+  fprintf(pg->f, "<td class=\"n\">%s <span class=\"muted\">&times;%.2f the best</span></td>"
+                 "</tr>\n", mk, worst->mk / best->mk);
+}
+
+static void workload_table(struct page *pg)
+{
+  fprintf(pg->f, "<div class=\"card tablecard\"><table><tr><th>workload</th><th>kind</th>"
+                 "<th class=\"n\">ops</th><th class=\"n\">runs: ok / infeasible / timeout / "
+                 "error</th><th class=\"n\">worst run that counts</th></tr>\n");
+  for (size_t w = 0; w < pg->s->nwl; w++)
+    workload_row(pg, (int)w);
+  fprintf(pg->f, "</table></div></section>\n");
+}
+
+/* ---- schedulers ---- */
+
+/* A memory model for the table; "optimistic" only where a resident one
+ * exists to be optimistic against. */
+static const char *mm_text(const struct acs__study *s, int resident, const char *mm)
+{
+  int any = 0;
+
+  for (size_t w = 0; w < s->nwl; w++)
+    any |= s->wl_resident[w];
+  return resident ? "resident"
+         : strcmp(mm, "transient") == 0 ? (any ? "transient (optimistic)" : "transient")
+         : *mm ? mm : "unknown";
+}
+
+static void scheduler_row(struct page *pg, size_t k)
+{
+  const struct acs__study *s = pg->s;
+  const struct acs__cmpcell *c = pg->cmp.cell ? acs__cmp_at(&pg->cmp, pg->cmp.rows - 1, k) : NULL;
+  size_t n[4] = {0, 0, 0, 0}, runs = 0;
+  int resident = 0;
+  const char *mm = "";
+
+  for (size_t i = 0; i < s->nruns; i++) {
+    int st;
+    if ((size_t)s->runs[i].sched != k)
+      continue;
+    runs++;
+    resident = s->runs[i].resident;
+    mm = s->runs[i].mm;
+    st = acs_status_parse(s->runs[i].r->status);
+    n[st >= 0 && st < 4 ? st : ACS_ST_ERROR]++;
+  }
+  fprintf(pg->f, "<tr><td>");
+  acs__html_sched(pg->f, s->sched[k]);
+  fprintf(pg->f, "</td><td>%s</td><td class=\"n\">%zu</td><td class=\"n\">%zu / %zu / %zu / "
+                 "%zu</td>", mm_text(s, resident, mm), runs, n[ACS_ST_OK], n[ACS_ST_INFEASIBLE],
+          n[ACS_ST_TIMEOUT], n[ACS_ST_ERROR]);
+  if (c && c->n)
+    fprintf(pg->f, "<td class=\"n\">%zu of %zu</td><td class=\"n\">%+.1f%%</td>"
+                   "<td class=\"n\">%+.1f%%</td></tr>\n", c->wins, c->n,
+            100.0 * (exp(c->sumlog / (double)c->n) - 1.0), 100.0 * (c->worst - 1.0));
+  else
+    fprintf(pg->f, "<td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td></tr>\n");
+}
+
+static void scheduler_table(struct page *pg)
+{
+  fprintf(pg->f, "<div class=\"card tablecard\"><table><tr><th>scheduler</th><th>memory model"
+                 "</th><th class=\"n\">runs</th><th class=\"n\">ok / infeasible / timeout / "
+                 "error</th><th class=\"n\">best of its configuration</th><th class=\"n\">above "
+                 "the best (geometric mean)</th><th class=\"n\">worst</th></tr>\n");
+  for (size_t k = 0; k < pg->s->nsched; k++)
+    scheduler_row(pg, k);
+  fprintf(pg->f, "</table><p class=\"small muted\" style=\"padding:0 10px\">The best of a "
+                 "configuration is its fastest run of a scheduler with a resident memory model "
+                 "when the workload has one; schedulers whose model is transient (a tensor holds "
+                 "CMX only while an op touches it) show optimistic bounds: they may lie below "
+                 "that best and never count as it. Every table, heatmap and Gantt chart of this "
+                 "page uses this definition.</p></div>\n");
 }
 
 static void plot_card(struct page *pg, const struct acs__plot *p)
@@ -502,7 +339,9 @@ static void plot_card(struct page *pg, const struct acs__plot *p)
   put(pg, p->title);
   fprintf(pg->f, "</h3>\n");
   if (p->ok) {
-    fprintf(pg->f, "<img src=\"plots/%s.svg\" alt=\"", p->name);
+    /* Never wider than drawn: a small plot scaled up would have huge type. */
+    fprintf(pg->f, "<img src=\"plots/%s.svg\" style=\"max-width:%dpx\" alt=\"", p->name,
+            p->width);
     put(pg, p->title);
     fprintf(pg->f, "\">\n");
   } else if (p->name[0] && pg->info->gnuplot_missing) {
@@ -522,11 +361,31 @@ static void plot_card(struct page *pg, const struct acs__plot *p)
   fprintf(pg->f, "</div>\n");
 }
 
-static void workload_section(struct page *pg, int wl)
+/* The plots left out of a section, and why (HTML sentences). */
+static void omitted(struct page *pg, size_t i)
+{
+  if (pg->pl->omitted && i < pg->pl->nomitted && pg->pl->omitted[i][0])
+    fprintf(pg->f, "<p class=\"omitted\">Not drawn: %s</p>\n", pg->pl->omitted[i]);
+}
+
+static void schedulers_section(struct page *pg)
+{
+  fprintf(pg->f, "<section id=\"schedulers\"><h2>Schedulers</h2>\n");
+  scheduler_table(pg);
+  for (size_t i = 0; i < pg->pl->n; i++)
+    if (pg->pl->v[i].wl < 0)
+      plot_card(pg, &pg->pl->v[i]);
+  omitted(pg, pg->s->nwl);
+  fprintf(pg->f, "</section>\n");
+}
+
+/* ---- workloads ---- */
+
+static int workload_section(struct page *pg, int wl)
 {
   const struct acs__study *s = pg->s;
   const struct acs_workload_row *w = NULL;
-  int any = 0;
+  int any = 0, err;
 
   for (size_t i = 0; i < s->nruns && !w; i++)
     if (s->runs[i].wl == wl)
@@ -541,6 +400,8 @@ static void workload_section(struct page *pg, int wl)
     fprintf(pg->f, "</code></small>");
   }
   fprintf(pg->f, "</h2>\n");
+  if ((err = acs__html_sizing(pg->f, s, wl)) < 0)
+    return err;
   for (size_t i = 0; i < pg->pl->n; i++)
     if (pg->pl->v[i].wl == wl) {
       plot_card(pg, &pg->pl->v[i]);
@@ -549,17 +410,20 @@ static void workload_section(struct page *pg, int wl)
   if (!any)
     fprintf(pg->f, "<div class=\"card\"><p class=\"muted\">No run of this workload found a "
                    "schedule, so there is nothing to plot; its runs are in runs.csv.</p></div>\n");
+  omitted(pg, (size_t)wl);
   fprintf(pg->f, "</section>\n");
+  return ACS_OK;
 }
 
 static void data_section(struct page *pg)
 {
   fprintf(pg->f, "<section id=\"data\"><h2>Data</h2><div class=\"card\"><p><a href=\"runs.csv\">"
-                 "runs.csv</a>: every run, one row each, with its platform's parameters as columns "
-                 "(for spreadsheets and pandas: <code>pandas.read_csv(\"runs.csv\")</code>). Empty "
-                 "fields are missing values.</p><p>Each plot is made by gnuplot from a script and a "
-                 "data file in <code>plots/</code>; edit the script and run <code>gnuplot "
-                 "NAME.gp</code> there to restyle it. The study file itself, <code>");
+                 "runs.csv</a>: every run, one row each, with its platform's parameters and unit "
+                 "counts as columns (for spreadsheets and pandas: "
+                 "<code>pandas.read_csv(\"runs.csv\")</code>). Empty fields are missing values."
+                 "</p><p>Each plot is made by gnuplot from a script and a data file in "
+                 "<code>plots/</code>; edit the script and run <code>gnuplot NAME.gp</code> there "
+                 "to restyle it. The study file itself, <code>");
   put(pg, pg->s->path);
   fprintf(pg->f, "</code>, is plain HDF5 (<code>h5dump -d /runs</code>, h5py).</p>"
                  "<p>Compare it with another study: <code>acsim compare BASE.h5 ");
@@ -567,36 +431,49 @@ static void data_section(struct page *pg)
   fprintf(pg->f, "</code> (exit 1 on any regression).</p></div></section>\n");
 }
 
-static int write_page(const char *path, struct page *pg, struct acs_diag *d)
+static int page_body(struct page *pg)
 {
-  char tmp[4200];
   int err;
 
-  if (!(pg->f = open_tmp(path, tmp, sizeof(tmp))))
-    return acs_diag_set(d, ACS_EIO, path, 0, 0, "cannot write: %s", strerror(errno));
-  if ((err = acs__study_compare(pg->s, &pg->cmp)) < 0) {
-    fclose(pg->f);
-    unlink(tmp);
-    return err;
-  }
   header(pg);
+  if ((err = acs__html_answers(pg->f, pg->s)) < 0)
+    return err;
   study_facts(pg);
   error_list(pg);
   workload_table(pg);
-  fprintf(pg->f, "</section>\n<section id=\"schedulers\"><h2>Schedulers</h2>\n");
-  scheduler_table(pg);
-  for (size_t i = 0; i < pg->pl->n; i++)
-    if (pg->pl->v[i].wl < 0)
-      plot_card(pg, &pg->pl->v[i]);
-  fprintf(pg->f, "</section>\n");
+  schedulers_section(pg);
   for (size_t w = 0; w < pg->s->nwl; w++)
-    workload_section(pg, (int)w);
+    if ((err = workload_section(pg, (int)w)) < 0)
+      return err;
   data_section(pg);
   fprintf(pg->f, "</div><footer><div class=\"wrap\">Made by <code>acsim report</code> from ");
   put(pg, pg->s->path);
   fprintf(pg->f, ". Plots: gnuplot (SVG).</div></footer></body></html>\n");
-  acs__cmp_free(&pg->cmp);
-  return close_tmp(pg->f, tmp, path, d);
+  return ACS_OK;
+}
+
+static int write_page(const char *path, struct page *pg, struct acs_diag *d)
+{
+  char tmp[4200];
+  int err, bad, e;
+
+  snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
+  if (!(pg->f = fopen(tmp, "w")))
+    return acs_diag_set(d, ACS_EIO, path, 0, 0, "cannot write: %s", strerror(errno));
+  if ((err = acs__study_compare(pg->s, &pg->cmp)) == ACS_OK) {
+    err = page_body(pg);
+    acs__cmp_free(&pg->cmp);
+  }
+  bad = ferror(pg->f);
+  bad |= fclose(pg->f) != 0;
+  if (err == ACS_OK && (bad || rename(tmp, path) != 0)) {
+    e = errno;
+    unlink(tmp);
+    return acs_diag_set(d, ACS_EIO, path, 0, 0, "cannot write: %s", strerror(e));
+  }
+  if (err < 0)
+    unlink(tmp);
+  return err;
 }
 
 int acs_report_write(const char *study, const char *dir, const struct acs_report_opts *o,

@@ -128,6 +128,11 @@ static int copy_run(struct acs_results *w, const char *file, const struct acs_re
   struct acs_schedule s;
   int err, have;
 
+  /* A file written before runs had their own graph size kept it in the
+   * workload row, one row per size; the merged file has one per workload. */
+  if (row.ops < 0)
+    row.ops = wl->ops, row.edges = wl->edges;
+
   if ((err = acs_results_add_platform(w, &p->plat, &row.platform_id)) < 0 ||
       (err = acs_results_add_workload(w, &wrow, &row.workload_id)) < 0)
     return acs_diag_set(d, err, file, 0, 0, "cannot copy run %lld: %s", (long long)r->run_id,

@@ -113,6 +113,8 @@ void acs_run_row_init(struct acs_run_row *r)
   r->ii = NAN;
   r->mii = NAN;
   r->cycles_per_iter = NAN;
+  r->ops = -1;
+  r->edges = -1;
 }
 
 /* ---- a hash index of cached rows, for dedupe in O(1) expected ---- */
@@ -223,8 +225,6 @@ static uint64_t hash_workload(const struct acs_workload_row *w)
 
   h = fnv(h, w->path, strlen(w->path) + 1);
   h = fnv(h, w->kind, strlen(w->kind) + 1);
-  h = fnv(h, &w->ops, sizeof w->ops);
-  h = fnv(h, &w->edges, sizeof w->edges);
   return fnv(h, w->digest, strlen(w->digest));
 }
 
@@ -239,8 +239,7 @@ static int same_workload(const void *rows, size_t i, const void *key)
   const struct acs_workload_row *b = key;
 
   return strcmp(a->name, b->name) == 0 && strcmp(a->path, b->path) == 0 &&
-         strcmp(a->kind, b->kind) == 0 && a->ops == b->ops && a->edges == b->edges &&
-         strcmp(a->digest, b->digest) == 0;
+         strcmp(a->kind, b->kind) == 0 && strcmp(a->digest, b->digest) == 0;
 }
 
 /* ---- the writer ---- */
@@ -823,6 +822,8 @@ int acs_results_add_platform(struct acs_results *r, const struct acs_platform *p
   memset(&row, 0, sizeof row);
   acs__strfill(row.plat.name, sizeof row.plat.name, p->name);
   memcpy(row.plat.v, p->v, sizeof row.plat.v);
+  /* The unit counts of loop workloads are part of the variant. */
+  acs__strfill(row.plat.units, sizeof row.plat.units, p->units);
   if (idx_find(&r->pidx, hash_platform(&row.plat), same_platform, r->plats, &row.plat, &pos)) {
     *id = r->plats[pos].platform_id;
     return ACS_OK;
@@ -909,6 +910,8 @@ static void run_record(struct acs_run_row *rec, const struct acs_run_row *row, i
   rec->ii = row->ii;
   rec->mii = row->mii;
   rec->cycles_per_iter = row->cycles_per_iter;
+  rec->ops = row->ops;
+  rec->edges = row->edges;
   acs__strfill(rec->message, sizeof rec->message, row->message);
 }
 

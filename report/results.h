@@ -55,6 +55,10 @@ struct acs_run_row {
    * iteration: the simulated makespan of the N unrolled iterations over N
    * (any scheduler on a loop; NaN otherwise or when not simulated). */
   double ii, mii, cycles_per_iter;
+  /* The size of the op graph the run scheduled: a DNN's graph depends on
+   * the platform (tiles follow the CMX size), so it is a figure of the run;
+   * -1 when unknown (files written before the columns existed). */
+  int64_t ops, edges;
   char message[ACS_STR_MSG];
 };
 /* Sets every field to its "nothing" value (NaN, -1, empty). */
@@ -86,7 +90,9 @@ int acs_results_open(const char *path, const char *command_line,
  * stored, or adds it. */
 int acs_results_add_platform(struct acs_results *r, const struct acs_platform *p,
                              int32_t *id);
-/* Same for workloads (matched by name, path, kind, ops, edges and digest). */
+/* Same for workloads, matched by name, path, kind and digest: one row per
+ * workload, whose ops and edges are those of its graph on the first
+ * platform it was stored with (each run's are in its row). */
 int acs_results_add_workload(struct acs_results *r, const struct acs_workload_row *w,
                              int32_t *id);
 /* Appends a run; row->run_id is set. When s is not NULL its

@@ -90,6 +90,11 @@ void acs__tbl_platforms(struct acs__h5table *t)
    * two do not say it in their last word. */
   acs__h5_set_unit(t, "pe_macs_per_cycle", "MAC/cycle");
   acs__h5_set_unit(t, "bytes_per_elem", "bytes");
+  acs__h5_set_unit(t, "pe_count", "PEs");
+  acs__h5_set_unit(t, "barriers", "barriers");
+  acs__h5_set_unit(t, "barrier_slots", "slots");
+  acs__h5_set_unit(t, "dma_channels", "channels");
+  acs__h5_set_unit(t, "loop_iterations", "iterations");
   /* The unit-count overrides of loop workloads ("" in older files). */
   add_field(t, "units", offsetof(struct acs_platform_row, plat.units), ACS_PLATFORM_UNITS_MAX,
             ACS__H5_STR, 0);
@@ -106,6 +111,8 @@ void acs__tbl_workloads(struct acs__h5table *t)
   FIELD(t, struct acs_workload_row, ops, ACS__H5_I64, -1);
   FIELD(t, struct acs_workload_row, edges, ACS__H5_I64, -1);
   FIELD(t, struct acs_workload_row, digest, ACS__H5_STR, 0);
+  acs__h5_set_unit(t, "ops", "ops");
+  acs__h5_set_unit(t, "edges", "edges");
 }
 
 void acs__tbl_runs(struct acs__h5table *t)
@@ -135,7 +142,17 @@ void acs__tbl_runs(struct acs__h5table *t)
   FIELD(t, struct acs_run_row, ii, ACS__H5_F64, NAN);
   FIELD(t, struct acs_run_row, mii, ACS__H5_F64, NAN);
   FIELD(t, struct acs_run_row, cycles_per_iter, ACS__H5_F64, NAN);
+  FIELD(t, struct acs_run_row, ops, ACS__H5_I64, -1);
+  FIELD(t, struct acs_run_row, edges, ACS__H5_I64, -1);
   FIELD(t, struct acs_run_row, message, ACS__H5_STR, 0);
+  /* Counts say what they count; the loop figures are in cycles. */
+  acs__h5_set_unit(t, "barriers_used", "barriers");
+  acs__h5_set_unit(t, "control_edges", "edges");
+  acs__h5_set_unit(t, "ii", "cycles");
+  acs__h5_set_unit(t, "mii", "cycles");
+  acs__h5_set_unit(t, "cycles_per_iter", "cycles");
+  acs__h5_set_unit(t, "ops", "ops");
+  acs__h5_set_unit(t, "edges", "edges");
 }
 
 void acs__tbl_runs_id(struct acs__h5table *t)

@@ -1,7 +1,8 @@
 /*
  * study.c - a results file as a trade study: runs joined with their platform
- * and workload and placed on the report's axes (see study.h).
- * O(R (P + log R)) for R runs and P parameters.
+ * and workload and placed on the report's axes, the one definition of
+ * "best", and the schedulers against the best of each configuration (see
+ * study.h). O(R (P + log R)) for R runs and P parameters.
  */
 #include <ctype.h>
 #include <math.h>
@@ -55,9 +56,34 @@ int acs__natcmp(const char *a, const char *b)
   return *a ? 1 : *b ? -1 : 0;
 }
 
+double acs__param(const struct acs__study *s, const struct acs__srun *r, int k)
+{
+  (void)s;
+  return k < ACS_PARAM_COUNT ? r->p->v[k] : r->uval[k - ACS_PARAM_COUNT];
+}
+
+const char *acs__param_name(const struct acs__study *s, int k, char *buf, size_t size)
+{
+  if (k < 0 || k >= ACS_PARAM_COUNT + (int)s->nuclass)
+    snprintf(buf, size, "?");
+  else if (k < ACS_PARAM_COUNT)
+    snprintf(buf, size, "%s", acs_param_table[k].name);
+  else
+    snprintf(buf, size, "units.%s", s->uclass[k - ACS_PARAM_COUNT]);
+  return buf;
+}
+
 void acs__param_label(int param, double v, char *buf, size_t size)
 {
-  if (param == ACS_P_CMX_KIB || param == ACS_P_PE_VMEM_KIB || param == ACS_P_PE_PMEM_KIB) {
+  if (param >= ACS_PARAM_COUNT) {
+    /* A unit class: 0 is "not overridden", -1 "unlimited" (platform.h). */
+    if (v == 0)
+      snprintf(buf, size, "as in the workload");
+    else if (v < 0)
+      snprintf(buf, size, "unlimited");
+    else
+      snprintf(buf, size, "%g", v);
+  } else if (param == ACS_P_CMX_KIB || param == ACS_P_PE_VMEM_KIB || param == ACS_P_PE_PMEM_KIB) {
     if (v >= 1048576 && fmod(v, 1048576) == 0)
       snprintf(buf, size, "%g GiB", v / 1048576);
     else if (v >= 1024 && fmod(v, 1024) == 0)
@@ -75,8 +101,10 @@ void acs__param_label(int param, double v, char *buf, size_t size)
   }
 }
 
-const char *acs__param_title(int param)
+const char *acs__param_title(const struct acs__study *s, int param)
 {
+  if (param >= ACS_PARAM_COUNT && param < ACS_PARAM_COUNT + (int)s->nuclass)
+    return s->utitle[param - ACS_PARAM_COUNT];
   switch (param) {
   case ACS_P_CMX_KIB: return "CMX size";
   case ACS_P_BARRIERS: return "hardware barriers";
@@ -86,8 +114,27 @@ const char *acs__param_title(int param)
   case ACS_P_DMA_GBPS: return "DMA bandwidth";
   case ACS_P_DDR_RATIO: return "DMA / DDR bandwidth ratio";
   case ACS_P_FREQ_MHZ: return "clock";
+  case ACS_P_PE_VMEM_KIB: return "VMEM per PE";
   default: return param >= 0 && param < ACS_PARAM_COUNT ? acs_param_table[param].name : "";
   }
+}
+
+int acs__better(const struct acs__srun *a, const struct acs__srun *b)
+{
+  if (!b)
+    return 1;
+  if (a->mk != b->mk)
+    return a->mk < b->mk;
+  return a->r->run_id < b->r->run_id;
+}
+
+int acs__worse(const struct acs__srun *a, const struct acs__srun *b)
+{
+  if (!b)
+    return 1;
+  if (a->mk != b->mk)
+    return a->mk > b->mk;
+  return a->r->run_id < b->r->run_id;
 }
 
 size_t acs__study_loosest_y(const struct acs__study *s)
@@ -131,7 +178,7 @@ static int axis_values(struct acs__study *s, int param, double **out, size_t *n)
     return ACS_OK;
   }
   for (size_t i = 0; i < s->nruns; i++)
-    v[i] = s->runs[i].p->v[param];
+    v[i] = acs__param(s, &s->runs[i], param);
   qsort(v, s->nruns, sizeof(*v), cmp_double);
   for (size_t i = 0; i < s->nruns; i++)
     if (k == 0 || v[i] != v[k - 1])
@@ -152,44 +199,78 @@ static int value_index(const double *v, size_t n, double x)
 /* Which parameters vary, and the axes. */
 static void choose_axes(struct acs__study *s)
 {
+  int np = ACS_PARAM_COUNT + (int)s->nuclass;
+
   for (size_t i = 1; i < s->nruns; i++)
-    for (int k = 0; k < ACS_PARAM_COUNT; k++)
-      if (s->runs[i].p->v[k] != s->runs[0].p->v[k])
+    for (int k = 0; k < np; k++)
+      if (acs__param(s, &s->runs[i], k) != acs__param(s, &s->runs[0], k))
         s->varies[k] = 1;
   s->xparam = s->yparam = -1;
   if (s->varies[ACS_P_CMX_KIB])
     s->xparam = ACS_P_CMX_KIB;
-  for (int k = 0; k < ACS_PARAM_COUNT && s->xparam < 0; k++)
+  for (int k = 0; k < np && s->xparam < 0; k++)
     if (s->varies[k] && k != ACS_P_BARRIERS)
       s->xparam = k;
   if (s->xparam < 0 && s->varies[ACS_P_BARRIERS])
     s->xparam = ACS_P_BARRIERS;
   else if (s->varies[ACS_P_BARRIERS])
     s->yparam = ACS_P_BARRIERS;
-  for (int k = 0; k < ACS_PARAM_COUNT && s->yparam < 0; k++)
+  for (int k = 0; k < np && s->yparam < 0; k++)
     if (s->varies[k] && k != s->xparam)
       s->yparam = k;
 }
 
 /* "default" or "default (pe_count=8, ddr_ratio=8)": the base row's name and
  * the varying parameters that are on no axis. */
-static void family_label(const struct acs__study *s, const struct acs_platform *p, char *buf,
+static void family_label(const struct acs__study *s, const struct acs__srun *r, char *buf,
                          size_t size)
 {
-  const char *br = strchr(p->name, '[');
-  size_t off, len = br ? (size_t)(br - p->name) : strlen(p->name);
+  const char *br = strchr(r->p->name, '[');
+  size_t off, len = br ? (size_t)(br - r->p->name) : strlen(r->p->name);
   int first = 1;
+  char name[ACS_UNIT_CLASS_MAX + 8];
 
-  off = (size_t)snprintf(buf, size, "%.*s", (int)len, p->name);
-  for (int k = 0; k < ACS_PARAM_COUNT && off < size; k++) {
+  off = (size_t)snprintf(buf, size, "%.*s", (int)len, r->p->name);
+  for (int k = 0; k < ACS_PARAM_COUNT + (int)s->nuclass && off < size; k++) {
     if (!s->varies[k] || k == s->xparam || k == s->yparam)
       continue;
     off += (size_t)snprintf(buf + off, size - off, "%s%s=%g", first ? " (" : ", ",
-                            acs_param_table[k].name, p->v[k]);
+                            acs__param_name(s, k, name, sizeof(name)), acs__param(s, r, k));
     first = 0;
   }
   if (!first && off < size)
     snprintf(buf + off, size - off, ")");
+}
+
+/*
+ * The unit counts of a run's platform ("mem:2;mul:-1", the canonical
+ * list of platform.h) into the study's classes, adding classes as they
+ * are seen; a class left alone reads 0 ("as in the workload").
+ */
+static void unit_values(struct acs__study *s, struct acs__srun *r)
+{
+  const char *p = r->p->units;
+
+  while (*p) {
+    const char *colon = strchr(p, ':'), *end = strchr(p, ';');
+    size_t len, c;
+    if (!end)
+      end = p + strlen(p);
+    if (!colon || colon > end || colon == p)
+      break;
+    len = (size_t)(colon - p);
+    for (c = 0; c < s->nuclass; c++)
+      if (strlen(s->uclass[c]) == len && strncmp(s->uclass[c], p, len) == 0)
+        break;
+    if (c == s->nuclass && c < ACS__MAXUCLASS && len < ACS_UNIT_CLASS_MAX) {
+      snprintf(s->uclass[c], sizeof(s->uclass[c]), "%.*s", (int)len, p);
+      snprintf(s->utitle[c], sizeof(s->utitle[c]), "%.*s units", (int)len, p);
+      s->nuclass++;
+    }
+    if (c < s->nuclass)
+      r->uval[c] = strtod(colon + 1, NULL);
+    p = *end ? end + 1 : end;
+  }
 }
 
 static const struct acs_workload_row *g_wsort; /* qsort has no context argument */
@@ -275,9 +356,35 @@ static int join_runs(struct acs__study *s, struct acs_diag *d)
       r->mk = NAN;
     if (!isnan(r->r->sim_makespan_cycles))
       s->simulated = 1;
+    unit_values(s, r);
   }
   free(amb);
   return ACS_OK;
+}
+
+/* The one definition of "best" (study.h): once every run is joined, the
+ * workloads that have an ok resident run count only those. */
+static void mark_eligible(struct acs__study *s)
+{
+  for (size_t i = 0; i < s->nruns; i++)
+    if (s->runs[i].ok && s->runs[i].resident)
+      s->wl_resident[s->runs[i].wl] = 1;
+  for (size_t i = 0; i < s->nruns; i++) {
+    struct acs__srun *r = &s->runs[i];
+    r->eligible = r->ok && (r->resident || !s->wl_resident[r->wl]);
+  }
+}
+
+/* The network bound of DNN runs (max of compute and DDR bounds, shared by
+ * every family on a platform): NaN in files older than the column and for
+ * other workloads, so the page shows the gap only where there is a bound. */
+static void read_netbound(struct acs__study *s)
+{
+  for (size_t i = 0; i < s->nruns; i++) {
+    double v = s->runs[i].r->network_bound_cycles;
+    s->runs[i].netbound = v > 0 ? v : NAN;
+    s->has_netbound |= !isnan(s->runs[i].netbound);
+  }
 }
 
 int acs__study_load(const char *path, struct acs__study *s, struct acs_diag *d)
@@ -295,23 +402,30 @@ int acs__study_load(const char *path, struct acs__study *s, struct acs_diag *d)
   s->wl = calloc(n, sizeof(*s->wl));
   s->sched = calloc(n, sizeof(*s->sched));
   s->fam = calloc(n, sizeof(*s->fam));
-  if (!s->runs || !s->wl || !s->sched || !s->fam) {
+  s->wl_resident = calloc(n, 1);
+  if (!s->runs || !s->wl || !s->sched || !s->fam || !s->wl_resident) {
     err = ACS_ENOMEM;
     goto out_with_study;
   }
   if ((err = join_runs(s, d)) < 0)
     goto out_with_study;
+  read_netbound(s);
+  mark_eligible(s);
   choose_axes(s);
+  for (size_t i = 1; i < s->nruns && !s->multi_base; i++)
+    s->multi_base = strcspn(s->runs[i].p->name, "[") != strcspn(s->runs[0].p->name, "[") ||
+                    strncmp(s->runs[i].p->name, s->runs[0].p->name,
+                            strcspn(s->runs[0].p->name, "[")) != 0;
   if ((err = axis_values(s, s->xparam, &s->xv, &s->nx)) < 0 ||
       (err = axis_values(s, s->yparam, &s->yv, &s->ny)) < 0)
     goto out_with_study;
   for (size_t i = 0; i < s->nruns; i++) {
     struct acs__srun *r = &s->runs[i];
     char label[ACS__LABEL];
-    family_label(s, r->p, label, sizeof(label));
+    family_label(s, r, label, sizeof(label));
     r->fam = intern(s->fam, &s->nfam, label);
-    r->xi = s->xparam >= 0 ? value_index(s->xv, s->nx, r->p->v[s->xparam]) : 0;
-    r->yi = s->yparam >= 0 ? value_index(s->yv, s->ny, r->p->v[s->yparam]) : 0;
+    r->xi = s->xparam >= 0 ? value_index(s->xv, s->nx, acs__param(s, r, s->xparam)) : 0;
+    r->yi = s->yparam >= 0 ? value_index(s->yv, s->ny, acs__param(s, r, s->yparam)) : 0;
   }
   return ACS_OK;
 
@@ -327,6 +441,7 @@ void acs__study_free(struct acs__study *s)
   free(s->wl);
   free(s->sched);
   free(s->fam);
+  free(s->wl_resident);
   free(s->xv);
   free(s->yv);
   memset(s, 0, sizeof(*s));
@@ -343,44 +458,45 @@ static int cmp_config(const void *a, const void *b)
     return x->wl < y->wl ? -1 : 1;
   if (x->r->platform_id != y->r->platform_id)
     return x->r->platform_id < y->r->platform_id ? -1 : 1;
-  return x->sched < y->sched ? -1 : x->sched > y->sched;
+  if (x->sched != y->sched)
+    return x->sched < y->sched ? -1 : 1;
+  /* The latest run of a repeated configuration first: it is the one
+   * scored, as the plots draw it. */
+  return x->r->run_id > y->r->run_id ? -1 : x->r->run_id < y->r->run_id;
 }
 
 /*
- * The best of a configuration is the best resident run when there is one:
- * a transient variant's makespan is an optimistic bound (its memory model
+ * The best of a configuration is its best eligible run (study.h): a
+ * transient variant's makespan is an optimistic bound (its memory model
  * cannot run at that CMX size), so it is compared with that best, may come
- * out below it (ratio < 1), and never wins. Without a resident run, the
- * best of all.
+ * out below it (ratio < 1), and never wins.
  */
 static void score_config(struct acs__cmp *c, const struct acs__srun *const *run, size_t n)
 {
-  double best = INFINITY, best_res = INFINITY;
+  const struct acs__srun *best = NULL;
   size_t nok = 0;
 
-  for (size_t i = 0; i < n; i++)
-    if (run[i]->ok) {
-      best = fmin(best, run[i]->mk);
-      if (run[i]->resident)
-        best_res = fmin(best_res, run[i]->mk);
-      nok++;
-    }
-  if (best_res < INFINITY)
-    best = best_res;
-  if (nok < 2 || !(best > 0))
+  for (size_t i = 0; i < n; i++) {
+    if (i > 0 && run[i - 1]->sched == run[i]->sched)
+      continue; /* a repeated run of one configuration counts once */
+    nok += run[i]->ok;
+    if (run[i]->eligible && acs__better(run[i], best))
+      best = run[i];
+  }
+  if (nok < 2 || !best || !(best->mk > 0))
     return;
   c->configs++;
   for (size_t i = 0; i < n; i++) {
     double ratio;
     if (!run[i]->ok || (i > 0 && run[i - 1]->sched == run[i]->sched))
-      continue; /* a repeated run of one configuration counts once */
-    ratio = run[i]->mk / best;
+      continue;
+    ratio = run[i]->mk / best->mk;
     for (size_t row = (size_t)run[i]->wl;; row = c->rows - 1) {
       struct acs__cmpcell *cell = acs__cmp_at(c, row, (size_t)run[i]->sched);
       cell->n++;
-      cell->wins += ratio == 1.0 && (run[i]->resident || best_res == INFINITY);
+      cell->wins += run[i]->eligible && run[i]->mk == best->mk;
       cell->sumlog += log(ratio);
-      cell->worst = fmax(cell->worst, ratio);
+      cell->worst = cell->n == 1 ? ratio : fmax(cell->worst, ratio);
       if (row == c->rows - 1)
         break;
     }

@@ -28,6 +28,16 @@ cd "$SRC" || exit 2
 expect version 0 '^acsim [0-9]' -- "$ACSIM" --version
 expect help 0 'usage: acsim' -- "$ACSIM" --help
 expect run_help 0 'usage: acsim run' -- "$ACSIM" run --help
+# The help of the commands that take workloads names every format.
+for c in run sweep list; do
+  "$ACSIM" $c --help >"$T/help" 2>&1
+  miss=
+  for f in .onnx SCALE-Sim 'op graph' .sm .stg .graphml 'resource model' .xml SDF3 CSDF .sare .txt; do
+    grep -qF -- "$f" "$T/help" || miss="$miss $f"
+  done
+  [ -z "$miss" ] && ok "help_formats_$c" || bad "help_formats_$c (missing:$miss)"
+done
+expect workload_directory 2 "workloads/onnx: is a directory; give a workload file" -- "$ACSIM" run -w workloads/onnx
 expect unknown_command 2 "unknown command 'frob'" -- "$ACSIM" frob
 expect list_schedulers 0 'list' -- "$ACSIM" list schedulers
 expect list_platforms 0 'default' -- "$ACSIM" list platforms
@@ -80,6 +90,35 @@ expect zero_capacity 2 'zero.csv:2:3: ' -- "$ACSIM" platform "$T/zero.csv"
 expect unknown_scheduler 2 "unknown scheduler 'nope'" -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s nope
 expect unknown_option 2 "no selected scheduler has option 'frobnicate'" -- "$ACSIM" run -w workloads/dnn/alexnet.csv -O frobnicate=1
 expect bad_set 2 "unknown parameter 'cmx_mib'" -- "$ACSIM" run -w workloads/dnn/alexnet.csv --set cmx_mib=4
+# Never a silent no-op: schedulers that take none of the workloads are an
+# error naming the kinds they take; beside one that runs, the pairs left
+# out are named once; the sweep announces only the runs it will make.
+expect nothing_runs_modulo_onnx 2 "nothing to run: modulo takes loop workloads, and the workloads given are alexnet \(dnn\)" -- "$ACSIM" run -w workloads/onnx/alexnet.onnx -s modulo -o "$T/none.h5"
+[ ! -e "$T/none.h5" ] && ok nothing_runs_writes_nothing || bad nothing_runs_writes_nothing
+expect nothing_runs_gang_affine 2 "gang takes sdf workloads, affine takes affine workloads" -- "$ACSIM" run -w workloads/onnx/alexnet.onnx -s gang,affine
+expect nothing_runs_cascade_spill_loop 2 "cascade takes dnn workloads, spill takes dnn or graph workloads, and the workloads given are fir3 \(loop\)" -- "$ACSIM" sweep -w workloads/loops/fir3.csv -s cascade,spill -o "$T/none.h5"
+expect nothing_runs_validate 2 "modulo takes loop workloads" -- "$ACSIM" validate psplib tests/data/psplib -s modulo
+expect skipped_pairs_named 0 "modulo \(takes loop\) skips alexnet \(dnn\)" -- "$ACSIM" run -w workloads/onnx/alexnet.onnx -w workloads/loops/fir3.csv -s modulo,spill --no-sim -o "$T/mixed.h5"
+grep -q "spill (takes dnn or graph) skips fir3 (loop)" "$T/err" && [ "$(grep -c 'skips' "$T/err")" = 2 ] && ok skipped_pairs_named_once || bad skipped_pairs_named_once
+[ "$(nruns "$T/mixed.h5")" = 2 ] && ok skipped_pairs_not_stored || bad "skipped_pairs_not_stored ($(nruns "$T/mixed.h5"))"
+expect quiet_hides_skip_note 0 "" -- "$ACSIM" run -q -w workloads/onnx/alexnet.onnx -w workloads/loops/fir3.csv -s modulo,spill --no-sim
+[ ! -s "$T/err" ] && ok quiet_hides_skip_note_empty || bad quiet_hides_skip_note_empty
+# 4 workloads (3 dnn, 1 graph) x modulo,list: only list runs, 4 pairs x 2 CMX sizes.
+expect sweep_counts_applicable 0 "^sweep: 2 platform variants x 4 scheduler-workload pairs = 8 runs$" -- "$ACSIM" sweep -q -j 1 -w workloads/suites/default.txt --vary cmx_kib=256,512 -s modulo,list --no-sim -o "$T/fit.h5"
+grep -q "4 workloads x 2 schedulers make 8 pairs; 4 do not run" "$T/out" && [ "$(nruns "$T/fit.h5")" = 8 ] && ok sweep_stores_applicable || bad "sweep_stores_applicable ($(nruns "$T/fit.h5"))"
+# The next step names a report directory beside the study, as quickstart writes it.
+mkdir -p "$T/sub"
+expect sweep_next_beside 0 "^next: acsim report $T/sub/s.h5 -o $T/sub/report\$" -- "$ACSIM" sweep -q -w workloads/onnx/alexnet.onnx -s list --no-sim -o "$T/sub/s.h5"
+grep -q "= 1 run\$" "$T/out" && ok sweep_one_run_singular || bad sweep_one_run_singular
+expect sweep_all_applicable 0 "^sweep: 1 platform variant x 1 workload x 2 schedulers = 2 runs$" -- "$ACSIM" sweep -q -j 1 -w workloads/onnx/alexnet.onnx -s list,spill --no-sim -o "$T/fit2.h5"
+
+# "Did you mean": a likely misspelling of a scheduler, an option or a
+# parameter is named; an option of an unselected scheduler says who has it.
+expect suggest_scheduler 2 "unknown scheduler 'spil'; did you mean spill\?" -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s list,spil
+expect suggest_option 2 "option 'iteration'; did you mean iterations\?" -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s list -O iteration=3
+expect option_elsewhere 2 "option 'iterations' \(list, ilp, strip have it" -- "$ACSIM" run -w workloads/dnn/alexnet.csv -s spill -O iterations=3
+expect suggest_set 2 "unknown parameter 'pe_cont'; did you mean pe_count\?" -- "$ACSIM" run -w workloads/dnn/alexnet.csv --set pe_cont=8
+expect suggest_vary 2 "unknown parameter 'barrier'; did you mean barriers\?" -- "$ACSIM" sweep -w workloads/dnn/alexnet.csv --vary barrier=4 -o "$T/never.h5"
 expect missing_workload 2 'nonexistent.csv' -- "$ACSIM" run -w "$T/nonexistent.csv"
 expect no_workload 2 'no workload' -- "$ACSIM" run
 printf 'Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\nConv1,224,224,7,7,three,64,2,\n' >"$T/baddnn.csv"
@@ -416,6 +455,14 @@ if [ $rc = 0 ] && [ ! -s "$T/err" ] && [ "$(grep -c '^  workloads/' "$T/out")" =
 else bad "list_workloads_kinds (exit $rc)"; cat "$T/out" "$T/err" | head; fi
 expect list_shipped_clean 0 'workloads/suites/default.txt +suite' -- "$ACSIM" list
 grep -q 'error' "$T/err" && bad list_shipped_no_errors || ok list_shipped_no_errors
+# Every shipped family is listed (SDF3 graphs and recurrence equations
+# too), a loop's resource model as such, and the schedulers by the title of
+# the document they implement, not by a file name of the seed folder.
+grep -qE '^  workloads/sdf/canny.xml +sdf \(SDF3 \(C\)SDF graph\): [0-9]+ ops' "$T/out" && ok list_shows_sdf || bad list_shows_sdf
+grep -qE '^  workloads/affine/matmul.sare +affine \(recurrence equations\): 512 ops, 448 edges' "$T/out" && ok list_shows_affine || bad list_shows_affine
+grep -qE '^  workloads/loops/iir_biquRM.xml +resource model of workloads/loops/iir_biqu.graphml$' "$T/out" && ok list_shows_resource_model || bad list_shows_resource_model
+grep -qE '[0-9]{3}_[0-9a-f]{16}' "$T/out" && bad list_no_seed_hashes || ok list_no_seed_hashes
+grep -q 'from: Risset, Reference Manual for the Alpha Scheduler' "$T/out" && ok list_seed_titles || bad list_seed_titles
 missing=0
 for f in $(grep -oE '^  (platforms|workloads)/[^ ]+' "$T/out"); do [ -f "$f" ] || missing=1; done
 [ $missing = 0 ] && ok list_names_existing_files || bad list_names_existing_files
@@ -453,8 +500,10 @@ if [ -x "$PY" ] && "$PY" -c 'import h5py' 2>/dev/null; then
   expect h5_utf8_and_units 0 'utf-8 strings in [0-9]+ tables, units ok' -- "$PY" -c '
 import h5py, sys
 want = {"/runs": {"makespan_cycles": "cycles", "peak_cmx_bytes": "bytes", "sched_seconds": "seconds",
-                  "pe_utilization": "1", "run_id": None, "barriers_used": None},
-        "/platforms": {"freq_mhz": "MHz", "cmx_kib": "KiB", "dma_gbps": "GB/s", "pe_count": None},
+                  "pe_utilization": "1", "run_id": None, "barriers_used": "barriers",
+                  "ii": "cycles", "mii": "cycles", "cycles_per_iter": "cycles"},
+        "/platforms": {"freq_mhz": "MHz", "cmx_kib": "KiB", "dma_gbps": "GB/s", "pe_count": "PEs",
+                       "barriers": "barriers"},
         "/schedules/run_1/ops": {"start": "cycles", "cmx_offset": "bytes", "demand_cmx": "bytes", "unit": None},
         "/validation": {"avg_dev_pct": "%", "time_limit": "seconds", "instances": None}}
 n = 0
@@ -514,7 +563,8 @@ for r in runs:
         assert row["slot"] == row["start"] % ii and row["stage"] == row["start"] // ii
     assert r["cycles_per_iter"] > 0
 print("modulo table ok")' "$T/loop.h5"
-  expect sweep_unit_variants 0 'default\[units.mem=2\]' -- "$PY" -c '
+  # Each variant keeps its unit counts (the platform row's units column).
+  expect sweep_unit_variants 0 "default\\[units.mem=2\\]'\\] \\['mem:1', 'mem:2'\\]" -- "$PY" -c '
 import h5py, sys
 f = h5py.File(sys.argv[1], "r")
 print([p.decode() for p in f["platforms"]["name"]], [u.decode() for u in f["platforms"]["units"]])' "$T/sweep-loop.h5"

@@ -145,5 +145,21 @@ for c in $(awk '$1 == "C" { print $2 }' "$W/usage" | sort -u); do
   else bad "README usage of acsim $c differs from --help: $(diff "$W/readme.$c" "$W/help.$c" | grep '^[<>]' | tr '\n' ' ')"; fi
 done
 
+# Licences: acsim's own, and beside every folder of shipped data a README
+# that names the licence of its files (the folder's own, or for tests/data
+# the one at its top); the licence texts the READMEs point at exist.
+grep -q '^MIT License' "$SRC/LICENSE" && ok "LICENSE is acsim's MIT licence" || bad "LICENSE is not the MIT licence"
+for dir in $(cd "$SRC" && find workloads tests/data -type f ! -name README.md -exec dirname {} \; | sort -u); do
+  d=$dir; found=
+  while :; do
+    if [ -f "$SRC/$d/README.md" ] && grep -qi 'licen[cs]e' "$SRC/$d/README.md"; then found=$d; break; fi
+    case $d in workloads/*/*|tests/data/*) d=${d%/*} ;; *) break ;; esac
+  done
+  [ -n "$found" ] && ok "licence of $dir/ in $found/README.md" || bad "no README.md naming the licence of $dir/"
+done
+for t in $(cd "$SRC" && grep -rhoE 'LICENSES/[A-Za-z0-9.-]+\.txt' LICENSE workloads tests/data --include=README.md --include=LICENSE | sed 's|.*LICENSES/|LICENSES/|' | sort -u); do
+  [ -s "$SRC/$t" ] && ok "$t exists" || bad "$t is named but missing"
+done
+
 echo "$pass passed, $fail failed, $skipped skipped"
 [ "$fail" = 0 ]

@@ -43,6 +43,31 @@ expect sweep_plain_progress 0 '^sweep: 12/12 runs \(100%\)' -- "$ACSIM" sweep "$
 # The same command again resumes: everything is already there.
 expect sweep_resume_skips 0 '= 12 runs; 12 already in' -- "$ACSIM" sweep "${GRID[@]}" -o "$T/full.h5"
 [ "$(nruns "$T/full.h5")" = 12 ] && ok "resume_adds_nothing" || bad "resume_adds_nothing ($(nruns "$T/full.h5") runs)"
+# One /workloads row per workload, though its graph differs with the CMX
+# size: each run has its own graph size (the tiles follow the CMX).
+if have_h5py; then
+  expect one_workload_row 0 '^1 row \(ops -1\), ops by CMX: \{256: [0-9]+, 512: [0-9]+, 1024: [0-9]+\}, differ$' -- "$PY" -c '
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+w, r, p = f["workloads"][:], f["runs"][:], f["platforms"][:]
+cmx = {int(q["platform_id"]): int(q["cmx_kib"]) for q in p}
+ops = {}
+for x in r:
+    ops.setdefault(cmx[int(x["platform_id"])], set()).add(int(x["ops"]))
+assert all(len(v) == 1 for v in ops.values()), ops
+by = {k: min(v) for k, v in sorted(ops.items())}
+print("%d row%s (ops %d), ops by CMX: %s, %s" % (len(w), "" if len(w) == 1 else "s",
+      w[0]["ops"], by, "differ" if len(set(by.values())) > 1 else "equal"))
+' "$T/full.h5"
+  # A graph that does not depend on the platform keeps its size in its row
+  # (isp_pipeline: 10 ops, 12 edges, as `acsim list` says).
+  "$ACSIM" sweep -q -j 1 -w workloads/graphs/isp_pipeline.csv -s list --vary cmx_kib=256,512 \
+    --no-sim -o "$T/graph.h5" >/dev/null 2>&1
+  expect graph_workload_row 0 '^10 12 1$' -- "$PY" -c '
+import sys, h5py
+w = h5py.File(sys.argv[1], "r")["workloads"][:]
+print(w[0]["ops"], w[0]["edges"], len(w))' "$T/graph.h5"
+fi
 
 # Bad input: exit 2, a located message, nothing written.
 expect vary_bad_number 2 '--vary:2:13: cmx_kib: .abc. is not a number' -- \

@@ -1077,6 +1077,15 @@ Test(workload, unknown_extension_is_an_error)
                  ".graphml, .xml or .sare)");
 }
 
+Test(workload, a_directory_says_what_to_give_instead)
+{
+  /* tests/data/onnx is a folder whose name alone says nothing wrong; with
+   * an extension the message would otherwise blame the format. */
+  workload_fails("tests/data/onnx", ACS_EINVAL, 0, 0,
+                 "is a directory; give a workload file (.onnx, .csv, .sm, .stg, .graphml, "
+                 ".xml or .sare) or a suite (.txt) listing several");
+}
+
 Test(workload, missing_file_is_an_io_error)
 {
   struct acs_diag d;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/model/problem.h"
+#include "core/suggest.h"
 #include "tests/testutil.h"
 
 static int position(const struct acs_graph *g, int32_t op)
@@ -173,6 +174,36 @@ Test(platform, defaults_and_derived_values)
   cr_assert_eq(acs_platform_cmx_cycles(&p, 1000), 22);
 }
 
+Test(suggest, names_the_closest_candidate_within_the_length_limit)
+{
+  const char *const names[] = {"sequential", "list", "spill", "naive-list", "cmx_kib",
+                               "cmx_align_bytes", NULL, "pe_count"};
+  const size_t n = sizeof(names) / sizeof(names[0]);
+
+  /* One edit for short words, two up to 8 characters, three beyond. */
+  cr_assert_str_eq(acs_suggest("spil", names, n), "spill");
+  cr_assert_str_eq(acs_suggest("lsit", names, n), "list", "a transposition is one edit");
+  cr_assert_null(acs_suggest("lxyt", names, n), "two edits on a 4-letter word is too far");
+  cr_assert_str_eq(acs_suggest("pe_cont", names, n), "pe_count");
+  cr_assert_str_eq(acs_suggest("sequentail", names, n), "sequential");
+  cr_assert_str_eq(acs_suggest("NAIVE_LIST", names, n), "naive-list", "case and -/_ fold");
+  /* A unique prefix of 3 or more characters; an ambiguous one is no answer. */
+  cr_assert_str_eq(acs_suggest("seq", names, n), "sequential");
+  cr_assert_null(acs_suggest("cmx", names, n), "cmx starts two names");
+  cr_assert_null(acs_suggest("zz", names, n));
+  cr_assert_null(acs_suggest("", names, n));
+}
+
+Test(suggest, ties_go_to_the_first_candidate_and_the_clause_reads_as_text)
+{
+  const char *const names[] = {"abcd", "abce"};
+  char buf[64];
+
+  cr_assert_str_eq(acs_suggest("abcx", names, 2), "abcd");
+  cr_assert_str_eq(acs_suggest_clause("abcx", names, 2, buf, sizeof(buf)), "; did you mean abcd?");
+  cr_assert_str_eq(acs_suggest_clause("qqqqqq", names, 2, buf, sizeof(buf)), "");
+}
+
 Test(platform, set_kv_validates)
 {
   struct acs_platform p;
@@ -189,7 +220,10 @@ Test(platform, set_kv_validates)
   cr_assert_eq(acs_platform_set_kv(&p, "dma_gbps=fast", &d), ACS_EPARSE);
   cr_assert_str_eq(d.msg, "--set dma_gbps=fast: 'fast' is not a number");
   cr_assert_eq(acs_platform_set_kv(&p, "cmx_mib=4", &d), ACS_EPARSE);
-  cr_assert_str_eq(d.msg, "--set cmx_mib=4: unknown parameter 'cmx_mib' (see `acsim platform --help`)");
+  cr_assert_str_eq(d.msg, "--set cmx_mib=4: unknown parameter 'cmx_mib'; did you mean cmx_kib? "
+                          "(see `acsim platform --help`)");
+  cr_assert_eq(acs_platform_set_kv(&p, "frobs=4", &d), ACS_EPARSE);
+  cr_assert_str_eq(d.msg, "--set frobs=4: unknown parameter 'frobs' (see `acsim platform --help`)");
   cr_assert_eq(acs_platform_set_kv(&p, "novalue", &d), ACS_EPARSE);
   cr_assert_eq(acs_platform_set_kv(&p, "name=x", &d), ACS_EINVAL);
   cr_assert_eq(acs_platform_set_kv(&p, "dma_gbps=inf", &d), ACS_ERANGE);

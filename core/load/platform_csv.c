@@ -80,8 +80,10 @@ static int header_column(struct plat_reader *r, const struct acs_csv_field *f,
   if (param == -1) {
     char known[1024];
     known_columns(known, sizeof(known));
+    char hint[128];
     return acs_diag_set(d, ACS_EPARSE, r->path, f[i].line, f[i].col,
-                        "unknown column '%s' (known: %s)", t, known);
+                        "unknown column '%s'%s (known: %s)", t,
+                        acs_param_suggest(t, hint, sizeof(hint)), known);
   }
   for (size_t j = 0; j < i; j++)
     if (r->col_param[j] == param)

@@ -398,8 +398,9 @@ static int parse_key(const char *arg, struct acs_vary *v, int index, const char 
     for (int i = 0; i < ACS_PARAM_COUNT && off < sizeof(known); i++)
       off += (size_t)snprintf(known + off, sizeof(known) - off, "%s%s", i ? ", " : "",
                               acs_param_table[i].name);
-    return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, 1,
-                        "unknown parameter '%s' (known: %s)", key, known);
+    char hint[128];
+    return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, 1, "unknown parameter '%s'%s (known: %s)",
+                        key, acs_param_suggest(key, hint, sizeof(hint)), known);
   }
   *values = eq + 1;
   return ACS_OK;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 static const char *const wl_kind_names[ACS_WL__COUNT] = {
   "dnn", "graph", "psplib", "stg", "loop", "sdf", "affine",
@@ -106,9 +107,15 @@ static int load_by_format(const char *path, struct acs_workload *w,
                                       NULL};
   const char *ext = extension(path);
   int is_dnn, is_loop = 0, rc, ok = 0;
+  struct stat st;
 
   if (acs_sare_spec_suffix(path))
     return acs_sare_load(path, w, d);
+  /* A folder of workloads is a natural thing to try; say what to give. */
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    return acs_diag_set(d, ACS_EINVAL, path, 0, 0,
+                        "is a directory; give a workload file (.onnx, .csv, .sm, .stg, "
+                        ".graphml, .xml or .sare) or a suite (.txt) listing several");
   if (*ext == '\0')
     return acs_diag_set(d, ACS_EFORMAT, path, 0, 0,
                         "no file extension to tell the workload format (expected "

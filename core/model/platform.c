@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/model/platform.h"
+#include "core/suggest.h"
 
 const struct acs_param_info acs_param_table[ACS_PARAM_COUNT] = {
 #define XX(id, col, def, min, max, isint, doc) {#col, def, min, max, isint, doc},
@@ -31,6 +32,16 @@ int acs_param_find(const char *name)
     if (strcmp(acs_param_table[i].name, name) == 0)
       return i;
   return -1;
+}
+
+const char *acs_param_suggest(const char *key, char *buf, size_t size)
+{
+  const char *names[ACS_PARAM_COUNT + 1];
+
+  for (int i = 0; i < ACS_PARAM_COUNT; i++)
+    names[i] = acs_param_table[i].name;
+  names[ACS_PARAM_COUNT] = "units";
+  return acs_suggest_clause(key, names, ACS_PARAM_COUNT + 1, buf, size);
 }
 
 /* "%g" for real parameters, plain digits for integer ones (1048576, not
@@ -117,10 +128,12 @@ int acs_platform_set_kv(struct acs_platform *p, const char *kv, struct acs_diag 
   if (strcmp(key, "units") == 0 || acs_platform_units_key(key))
     return acs_platform_set_key(p, key, eq + 1, d, "--set", 0, 0);
   param = acs_param_find(key);
-  if (param < 0)
+  if (param < 0) {
+    char hint[128];
     return acs_diag_set(d, ACS_EPARSE, NULL, 0, 0,
-                        "--set %s: unknown parameter '%s' (see `acsim platform --help`)", kv,
-                        key);
+                        "--set %s: unknown parameter '%s'%s (see `acsim platform --help`)", kv,
+                        key, acs_param_suggest(key, hint, sizeof(hint)));
+  }
   snprintf(subject, sizeof(subject), "--set %s", kv);
   return parse_value(&acs_param_table[param], eq + 1, subject, &p->v[param], d, NULL, 0, 0);
 }
@@ -351,8 +364,11 @@ int acs_platform_set_key(struct acs_platform *p, const char *key, const char *te
     return acs_platform_units_set(p, cls, n, d, file, line, col);
   }
   param = acs_param_find(key);
-  if (param < 0)
-    return acs_diag_set(d, ACS_ENOTFOUND, file, line, col, "unknown parameter '%s'", key);
+  if (param < 0) {
+    char hint[128];
+    return acs_diag_set(d, ACS_ENOTFOUND, file, line, col, "unknown parameter '%s'%s", key,
+                        acs_param_suggest(key, hint, sizeof(hint)));
+  }
   return acs_platform_set(p, param, text, d, file, line, col);
 }
 

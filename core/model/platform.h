@@ -105,6 +105,9 @@ struct acs_platform {
 void acs_platform_init(struct acs_platform *p);
 /* Index of a parameter by column name, or -1. */
 int acs_param_find(const char *name);
+/* "; did you mean cmx_kib?" when an unknown key is a likely misspelling
+ * of a parameter or of `units`, else "" (core/suggest.h); returns buf. */
+const char *acs_param_suggest(const char *key, char *buf, size_t size);
 /*
  * Sets one parameter from text ("key=value" handled by the caller). Integer
  * parameters are read as integers (never through a double); validates the
