@@ -80,7 +80,7 @@ static double cpu_seconds(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void die(const char *what, const struct acs_diag *d)
+static _Noreturn void die(const char *what, const struct acs_diag *d)
 {
   fprintf(stderr, "bench-gang: %s: %s\n", what, d ? d->msg : "");
   exit(1);

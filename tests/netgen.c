@@ -16,6 +16,7 @@
 #include "core/model/problem.h"
 #include "core/model/schedule.h"
 #include "core/sched/cascade/cascade.h"
+#include "core/sched/barrier.h"
 #include "core/sched/sched.h"
 #include "simulate/sim.h"
 #include "tests/netgen.h"
@@ -415,7 +416,8 @@ int acs_netgen_make(uint64_t seed, const struct acs_netgen_opts *o, struct acs_l
 /* ---- one cascade run ---- */
 
 /* The problem the schedule is initialised for: the platform and a one-op
- * graph with its PE, DMA and CMX resources (the cascade replaces the ops). */
+ * graph with the resources acsim's lowering gives a network (PE, DMA, CMX
+ * and the DDR link; the cascade replaces the ops). */
 static int rig(struct acs_graph *g, struct acs_problem *pb, const char *const *sets,
                struct acs_diag *d)
 {
@@ -436,7 +438,8 @@ static int rig(struct acs_graph *g, struct acs_problem *pb, const char *const *s
   op.slots = 1;
   if (acs_graph_add_resource(g, "pe", ACS_RES_PE, 0) < 0 ||
       acs_graph_add_resource(g, "dma", ACS_RES_DMA, 0) < 0 ||
-      acs_graph_add_resource(g, "cmx", ACS_RES_CMX, 0) < 0 || acs_graph_add_op(g, &op) < 0 ||
+      acs_graph_add_resource(g, "cmx", ACS_RES_CMX, 0) < 0 ||
+      acs_graph_add_resource(g, "ddr", ACS_RES_DDR, 0) < 0 || acs_graph_add_op(g, &op) < 0 ||
       (err = acs_graph_finalize(g, d)) < 0 || (err = acs_problem_init(pb, g, &p, d)) < 0) {
     acs_graph_destroy(g);
     return err < 0 ? err : ACS_ENOMEM;
@@ -489,6 +492,23 @@ static int set_opts(const struct acs_sched_ops *ops, void *o, const char *const 
   return err;
 }
 
+/* When the platform limits barriers, the barrier pass as acsim runs it,
+ * and the verifier again; infeasible with a reason is a verdict too. */
+static int barrier_program(const struct acs_problem *pb, struct acs_schedule *s,
+                           struct acs_netgen_run *r)
+{
+  struct acs_diag d;
+  int err;
+
+  acs_diag_init(&d);
+  if ((err = acs_barrier_pass(pb, s, NULL, &d)) < 0)
+    verdict(r, err == ACS_EINFEASIBLE && d.msg[0] ? ACS_NETGEN_INFEASIBLE : ACS_NETGEN_ERROR,
+            "barrier pass: ", d.msg[0] ? d.msg : acs_strerror(err));
+  else if ((err = acs_schedule_verify(s, &d)) < 0)
+    verdict(r, ACS_NETGEN_ERROR, "after the barrier pass: ", d.msg);
+  return err;
+}
+
 int acs_netgen_cascade(const struct acs_lgraph *lg, const char *const *sets,
                        const char *const *opts, int sim, struct acs_netgen_run *r)
 {
@@ -521,6 +541,8 @@ int acs_netgen_cascade(const struct acs_lgraph *lg, const char *const *sets,
     verdict(r, ACS_NETGEN_ERROR, "", d.msg[0] ? d.msg : acs_strerror(err));
   } else if ((err = acs_schedule_verify(&s, &d)) < 0) {
     verdict(r, ACS_NETGEN_ERROR, "schedule violates an invariant: ", d.msg);
+  } else if (s.barriers > 0 && (err = barrier_program(&pb, &s, r)) < 0) {
+    /* the verdict is set */
   } else {
     acs_schedule_stats(&s, &st);
     r->makespan = st.makespan;

@@ -269,6 +269,9 @@ static const struct acs_netgen_opts SMALL = {7, 40, 32, 5};
 /* Three budgets per network, and the PE count varying with the seed. */
 static const char *const BUDGETS[] = {"cmx_kib=8", "cmx_kib=48", "cmx_kib=1024"};
 static const char *const PES[] = {"pe_count=4", "pe_count=1", "pe_count=16"};
+/* Half the networks through the barrier pass too (8 barriers of 256 slots:
+ * it re-times the plan), as a sweep over barrier counts runs them. */
+static const char *const BARRIERS[] = {"barriers=0", "barriers=8"};
 
 #define NETS 100
 
@@ -285,11 +288,12 @@ Test(random_nets, every_run_is_ok_or_infeasible_with_a_reason, .timeout = 1200)
     int err = acs_netgen_make(seed, &SMALL, &lg, desc, sizeof(desc));
     cr_assert_eq(err, ACS_OK, "net %llu: %s", (unsigned long long)seed, desc);
     for (int b = 0; b < 3; b++) {
-      const char *sets[] = {BUDGETS[b], PES[seed % 3], NULL};
+      const char *sets[] = {BUDGETS[b], PES[seed % 3], BARRIERS[seed / 3 % 2],
+                            "barrier_slots=256", NULL};
       struct acs_netgen_run r;
       cr_assert_eq(acs_netgen_cascade(&lg, sets, NULL, 1, &r), ACS_OK);
-      cr_assert_neq(r.status, ACS_NETGEN_ERROR, "net %llu (%s) at %s, %s: %s",
-                    (unsigned long long)seed, desc, sets[0], sets[1], r.msg);
+      cr_assert_neq(r.status, ACS_NETGEN_ERROR, "net %llu (%s) at %s, %s, %s: %s",
+                    (unsigned long long)seed, desc, sets[0], sets[1], sets[2], r.msg);
       if (r.status == ACS_NETGEN_INFEASIBLE) {
         cr_assert(r.msg[0] != '\0');
         infeasible++;

@@ -523,8 +523,7 @@ Test(limits, declared_counts_are_refused_at_their_line)
 /*
  * One Relu on [1, 2^36]: 59 bytes that made the layer-graph builder search
  * its tiling quadratically (never ending). It must end within the limits:
- * built within them, or refused naming one. Runs once acs_lgraph_build
- * checks its cost before it allocates (acs_fuzz_onnx_build_bounded).
+ * built within them, or refused naming one.
  */
 static void onnx_relu_ends(int64_t n)
 {
@@ -544,13 +543,6 @@ static void onnx_relu_ends(int64_t n)
     assert_refused(err, &d, "");
   }
 }
-
-#define SKIP_UNBOUNDED(what)                                                           \
-  do {                                                                                 \
-    if (!acs_fuzz_onnx_build_bounded())                                                \
-      cr_skip_test("acs_lgraph_build does not check its cost against the limits up "   \
-                   "front (a 3-op model at --max ops=1 must be ACS_ELIMIT): " what);  \
-  } while (0)
 
 Test(limits, onnx_reproducer_file_is_the_relu_model)
 {
@@ -580,7 +572,6 @@ Test(limits, onnx_reproducer_loads)
 
 Test(limits, onnx_reproducer_ends_within_the_limits)
 {
-  SKIP_UNBOUNDED("its tiling search would run for minutes on this input");
   onnx_relu_ends(INT64_C(1) << 36);
   /* larger shapes */
   onnx_relu_ends(INT64_C(1) << 40);
@@ -595,8 +586,6 @@ Test(limits, scalesim_tall_table_ends_within_the_limits)
   int err;
 
   /* 10^9 rows of 8 pixels: 2.9 M ops at 16 KiB of CMX, built whole. */
-  SKIP_UNBOUNDED("the SCALE-Sim builder (core/load/dnn.c) builds 2.9 M ops from this table, "
-                 "past the ops limit");
   err = load_build(tu_path("tests/fuzz/repro/scalesim/tall-1e9.csv"), small_cmx, &g, &d);
   if (err == ACS_OK) {
     cr_assert_leq(g.nops, acs_limit_get(ACS_LIMIT_OPS));

@@ -399,23 +399,25 @@ static int plan_nodes(struct acs__lb *b)
     int rc = acs__lb_plan_tiles(b, v);
     acs_lname_mask(n->name, nb, sizeof(nb));
     if (rc == ACS_ERANGE)
-      return acs_diag_set(b->d, rc, lg->path, 0, 0, "node '%s': tensor sizes overflow "
+      return acs_diag_set(b->d, rc, lg->path, n->line, 0, "node '%s': tensor sizes overflow "
                           "64-bit integers at %lld bytes per element", nb, (long long)b->bpe);
     if (rc != 0)
       return rc;
-    if (p->nrt * p->nfg > ACS_LBUILD_MAX_TILES)
-      return acs_diag_set(b->d, ACS_ERANGE, lg->path, 0, 0, "node '%s' would need %lld x %lld "
-                          "tiles to fit the %lld-byte CMX (at most %lld)", nb,
-                          (long long)p->nrt, (long long)p->nfg, (long long)b->cmx,
-                          (long long)ACS_LBUILD_MAX_TILES);
-    /* Workloads, a load and a store per tile, weights: an upper bound. */
-    ops += p->nrt * p->nfg * (p->nwl + 3);
-    if (ops > ACS_LBUILD_MAX_OPS)
-      return acs_diag_set(b->d, ACS_ERANGE, lg->path, 0, 0, "the network needs more than %lld "
-                          "ops on this platform (node '%s' cut in %lld x %lld tiles of %d "
-                          "workloads to fit the %lld-byte CMX)", (long long)ACS_LBUILD_MAX_OPS,
-                          nb, (long long)p->nrt, (long long)p->nfg, (int)p->nwl,
-                          (long long)b->cmx);
+    /* Workloads, a load and a store per tile, weights: an upper bound,
+     * saturated rather than overflowed (tiles can be a tensor's
+     * elements when nothing fits). */
+    int64_t tiles = p->nrt > INT64_MAX / p->nfg ? INT64_MAX : p->nrt * p->nfg;
+    ops = tiles > (INT64_MAX - ops) / (p->nwl + 3) ? INT64_MAX : ops + tiles * (p->nwl + 3);
+    /* Bytes with two edges an op, what the shipped networks make. */
+    if ((rc = acs_limit_check(ACS_LIMIT_OPS, ops, b->d, lg->path, n->line, 0,
+                              "the network's ops up to node '%s' (cut in %lld x %lld tiles "
+                              "of %d workloads to fit the %lld-byte CMX)", nb,
+                              (long long)p->nrt, (long long)p->nfg, (int)p->nwl,
+                              (long long)b->cmx)) < 0 ||
+        (rc = acs_limit_check(ACS_LIMIT_BYTES, acs_graph_cost_bytes(ops, 2 * ops, 4), b->d,
+                              lg->path, n->line, 0, "the network's ops up to node '%s' (%lld "
+                              "ops)", nb, (long long)ops)) < 0)
+      return rc;
   }
   return ACS_OK;
 }
@@ -457,7 +459,11 @@ static int32_t add_dma(struct acs__lb *b, const char *name, int src, int dst, in
 
 int acs__lb_edge(struct acs__lb *b, int32_t src, int32_t dst)
 {
-  int rc = acs_graph_add_edge(b->g, src, dst, ACS_EDGE_DATA);
+  int rc = acs_limit_check(ACS_LIMIT_EDGES, (int64_t)b->g->nedges + 2, b->d, b->lg->path, b->line,
+                           0, "the network's edges up to op '%s'", b->g->ops[dst].name);
+
+  if (rc == 0)
+    rc = acs_graph_add_edge(b->g, src, dst, ACS_EDGE_DATA);
   if (rc == 0 && dst == b->mirror_dst && src != b->mirror_to)
     rc = acs_graph_add_edge(b->g, src, b->mirror_to, ACS_EDGE_DATA);
   return rc;

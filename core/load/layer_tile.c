@@ -354,6 +354,7 @@ static int search(struct acs__lb *b, int32_t v, int mode, struct cut *best)
   struct acs__lplan *p = &b->pl[v];
   const struct acs_ltensor *o = &b->lg->t[b->lg->n[v].out[0]];
   int64_t rows = p->ra >= 0 ? o->dims[p->ra] : 1, chans = p->ca >= 0 ? o->dims[p->ca] : 1;
+  int64_t cap = acs_limit_get(ACS_LIMIT_OPS); /* more tiles cannot be built */
   int rc;
 
   best->R = 0;
@@ -362,7 +363,7 @@ static int search(struct acs__lb *b, int32_t v, int mode, struct cut *best)
     struct cut c;
     if ((rc = min_rows(b, v, rows, G, mode, &R)) != 0)
       return rc;
-    if (R > 0 && R <= ACS_LBUILD_MAX_TILES / G) {
+    if (R > 0 && R <= cap / G) {
       if ((rc = cut_cost(b, v, R, G, &c)) != 0)
         return rc;
       if (best->R == 0 || better(&c, best))

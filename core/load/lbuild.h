@@ -35,12 +35,10 @@
 #include "core/load/load.h"
 #include "core/model/layer.h"
 
-/* More tiles than this for one node means a CMX far too small. */
-#define ACS_LBUILD_MAX_TILES ((int64_t)1 << 20)
-/* Ops the whole graph may have; a network needing more is refused before
- * anything is built (each op costs a few hundred bytes, and every
- * scheduler is at least linear in them). */
-#define ACS_LBUILD_MAX_OPS ((int64_t)1 << 21)
+/* The graph's size is bounded by the process limits (core/acs.h): the
+ * ops of every node's plan are counted against ACS_LIMIT_OPS and
+ * ACS_LIMIT_BYTES before anything is made, and edges against
+ * ACS_LIMIT_EDGES as they are made (overlap edges are not known before). */
 
 /* The plan of one node. Tiles are numbered t = g * nrt + i (row tile i of
  * channel group g); their ops are made in loop order (position p). */

@@ -12,7 +12,8 @@
  * which is not a product: the larger of them is kept, fewer elements than
  * are needed, so the bound stays a bound. Other ops need their inputs whole
  * when their output is needed whole, and are otherwise counted as needing
- * nothing (again fewer than the truth). O(V + E + sum of dims x kernel).
+ * nothing (again fewer than the truth). O(V + E + sum of the tensors'
+ * axes), memory O(sum of the axes), bounded by NB_AXES_BUDGET.
  */
 #include "config.h"
 
@@ -93,32 +94,99 @@ static void need_merge(struct walk *w, int32_t t, struct need *n)
   need_free(n);
 }
 
+/* The taps k in [0, K) of window start p0 (step d) that land in [0, lim):
+ * [*k0, *k1], empty when *k0 > *k1. Saturating: far-off starts clip. */
+static void taps_in(int64_t p0, int64_t K, int64_t d, int64_t lim, int64_t *k0, int64_t *k1)
+{
+  *k0 = p0 < 0 ? (-p0 + d - 1) / d : 0;
+  *k1 = p0 >= lim ? -1 : (lim - 1 - p0) / d;
+  if (*k1 > K - 1)
+    *k1 = K - 1;
+}
+
+/* Start of window q: q s - pad, or a value past every axis on overflow. */
+static int64_t window_start(int64_t q, int64_t s, int64_t pad)
+{
+  int64_t p;
+  return acs_mul_i64(q, s, &p) ? INT64_MAX / 2 : p - pad;
+}
+
+/*
+ * One spatial axis of a window op. A conv's output q reads inputs
+ * q s - pad + k d (k < K); a transposed conv's input q feeds outputs
+ * q s - pad + k d. Each window is an arithmetic progression of step d, so
+ * a difference array summed with stride d marks a conv's inputs, and a
+ * prefix count with stride d tells whether a transposed conv's outputs
+ * hold a needed one: O(n + lim) rather than O(n K). `cnt` holds lim + 1
+ * counts.
+ */
+static void axis_window(int tr, int64_t n, int64_t lim, int64_t s, int64_t pad, int64_t K,
+                        int64_t d, const uint8_t *oq, uint8_t *iq, int32_t *cnt)
+{
+  int64_t k0, k1;
+
+  memset(cnt, 0, (size_t)(lim + 1) * sizeof(*cnt));
+  if (!tr) {
+    for (int64_t q = 0; q < n; q++) {
+      int64_t p0 = window_start(q, s, pad);
+      taps_in(p0, K, d, lim, &k0, &k1);
+      if (!oq[q] || k0 > k1)
+        continue;
+      cnt[p0 + k0 * d]++;
+      if (p0 + (k1 + 1) * d < lim)
+        cnt[p0 + (k1 + 1) * d]--;
+    }
+    for (int64_t p = 0; p < lim; p++) {
+      cnt[p] += p >= d ? cnt[p - d] : 0;
+      iq[p] = cnt[p] > 0;
+    }
+    return;
+  }
+  for (int64_t p = 0; p < lim; p++)
+    cnt[p] = oq[p] + (p >= d ? cnt[p - d] : 0);
+  for (int64_t q = 0; q < n; q++) {
+    int64_t p0 = window_start(q, s, pad);
+    taps_in(p0, K, d, lim, &k0, &k1);
+    int64_t first = p0 + k0 * d, last = p0 + k1 * d;
+    iq[q] = k0 <= k1 && cnt[last] - (first >= d ? cnt[first - d] : 0) > 0;
+  }
+}
+
 /* Input x of a conv, transposed conv or pool v whose output need is o:
- * exact per axis. A conv's output q reads inputs q s - pad + k d; a
- * transposed conv's input p feeds outputs p s - pad + k d. */
-static void window_need(const struct acs_lnode *v, const struct acs_ltensor *x,
-                        const struct acs_ltensor *y, const struct need *o, struct need *in)
+ * exact per axis, in O(sum of the axes). Channels: a group's inputs when
+ * one of its output channels is needed. */
+static int window_need(const struct acs_lnode *v, const struct acs_ltensor *x,
+                       const struct acs_ltensor *y, const struct need *o, struct need *in)
 {
   const struct acs_lattrs *a = &v->a;
   int conv = acs_lop_class(v->op) == ACS_LC_CONV, tr = v->op == ACS_LOP_CONV_TRANSPOSE;
-  int64_t g = conv && a->group > 0 ? a->group : 1;
+  int64_t g = conv && a->group > 0 ? a->group : 1, lim_max = 0;
+  int32_t *cnt;
 
   memcpy(in->ax[0], o->ax[0], (size_t)x->dims[0]);
-  for (int64_t m = 0; m < y->dims[1]; m++) {
-    int64_t cin = conv ? x->dims[1] / g : 1, c0 = conv ? m / (y->dims[1] / g) * cin : m;
-    for (int64_t c = c0; o->ax[1][m] && c < c0 + cin; c++)
-      in->ax[1][c] = 1;
+  if (conv) {
+    int64_t cin = x->dims[1] / g, cout = y->dims[1] / g;
+    for (int64_t gi = 0; gi < g; gi++) {
+      int any = 0;
+      for (int64_t m = gi * cout; m < (gi + 1) * cout && !any; m++)
+        any = o->ax[1][m];
+      memset(in->ax[1] + gi * cin, any, (size_t)cin);
+    }
+  } else {
+    memcpy(in->ax[1], o->ax[1], (size_t)x->dims[1]);
   }
+  for (int i = 2; i < x->rank; i++)
+    lim_max = y->dims[i] > lim_max ? y->dims[i] : lim_max,
+    lim_max = x->dims[i] > lim_max ? x->dims[i] : lim_max;
+  if (!(cnt = malloc((size_t)(lim_max + 1) * sizeof(*cnt))))
+    return ACS_ENOMEM;
   for (int i = 0; i < x->rank - 2; i++) {
     int64_t s = a->strides[i] > 0 ? a->strides[i] : 1, d = a->dilations[i] > 0 ? a->dilations[i] : 1;
     int64_t n = tr ? x->dims[2 + i] : y->dims[2 + i], lim = tr ? y->dims[2 + i] : x->dims[2 + i];
-    for (int64_t q = 0; q < n; q++)
-      for (int64_t k = 0; (tr || o->ax[2 + i][q]) && k < a->kernel[i]; k++) {
-        int64_t p = q * s - a->pads[i] + k * d;
-        if (p >= 0 && p < lim && (!tr || o->ax[2 + i][p]))
-          in->ax[2 + i][tr ? q : p] = 1;
-      }
+    axis_window(tr, n, lim, s, a->pads[i], a->kernel[i], d, o->ax[2 + i], in->ax[2 + i], cnt);
   }
+  free(cnt);
+  return ACS_OK;
 }
 
 /* Data input `slot` of node v: its need from the output's, or none. */
@@ -136,8 +204,7 @@ static int input_need(struct walk *w, int32_t v, int slot, const struct need *o,
       return ACS_OK;
     if ((err = need_alloc(x, in, 0)) < 0)
       return err;
-    window_need(n, x, y, o, in);
-    return ACS_OK;
+    return window_need(n, x, y, o, in);
   }
   if (cls == ACS_LC_GLOBAL_POOL || cls == ACS_LC_BINARY || cls == ACS_LC_UNARY ||
       cls == ACS_LC_NORM || cls == ACS_LC_CONCAT) {
@@ -217,10 +284,59 @@ static int node_need(struct walk *w, int32_t v, int64_t *macs)
   return ACS_OK;
 }
 
+/*
+ * The per-axis sets of every tensor take sum-of-axes bytes. Past this
+ * budget (an axis of millions of elements, which no real network has) the
+ * bound falls back to what is certainly needed: the network outputs whole
+ * and the work of the nodes writing them.
+ */
+#define NB_AXES_BUDGET (INT64_C(1) << 24)
+
+static int64_t axes_total(const struct acs_lgraph *lg)
+{
+  int64_t sum = 0;
+
+  for (int32_t t = 0; t < lg->ntensors; t++)
+    for (int a = 0; a < lg->t[t].rank; a++)
+      if (acs_add_i64(sum, lg->t[t].dims[a], &sum))
+        return INT64_MAX;
+  return sum;
+}
+
+static int outputs_only(const struct acs_lgraph *lg, int64_t bpe, int64_t *macs, int64_t *bytes)
+{
+  double sum = 0;
+  struct acs_lbox box;
+  int64_t work;
+  int err;
+
+  *macs = 0;
+  for (int32_t v = 0; v < lg->nnodes; v++) {
+    const struct acs_ltensor *y = &lg->t[lg->n[v].out[0]];
+    if (!y->is_output || !acs_lop_is_mac(lg->n[v].op))
+      continue;
+    acs_ltensor_box(y, &box);
+    if ((err = acs_lnode_work(lg, v, &box, &work)) < 0)
+      return err;
+    if (acs_add_i64(*macs, work, macs))
+      return ACS_ERANGE;
+  }
+  for (int32_t t = 0; t < lg->ntensors; t++)
+    if (lg->t[t].is_output)
+      sum += (double)acs_ltensor_elems(&lg->t[t]) * (double)bpe;
+  if (sum > (double)ACS_QTY_MAX)
+    return ACS_ERANGE;
+  *bytes = (int64_t)sum;
+  return ACS_OK;
+}
+
 /* Needed MACs and bytes across DDR (needed constants and network inputs,
  * whole network outputs). */
 static int needs(const struct acs_lgraph *lg, int64_t bpe, int64_t *macs, int64_t *bytes)
 {
+  if (axes_total(lg) > NB_AXES_BUDGET)
+    return outputs_only(lg, bpe, macs, bytes);
+
   struct walk w = {lg, calloc((size_t)lg->ntensors + 1, sizeof(struct need)),
                    calloc((size_t)lg->ntensors + 1, sizeof(int64_t)), bpe};
   int err = w.nd && w.weight ? ACS_OK : ACS_ENOMEM;

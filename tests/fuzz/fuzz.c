@@ -12,7 +12,6 @@
 #include "core/model/layer.h"
 #include "core/model/problem.h"
 #include "tests/fuzz/fuzz.h"
-#include "tests/fuzz/onnx_probe.h"
 
 static char scratch[512];
 
@@ -109,7 +108,7 @@ void acs_fuzz_check_refusal(int err, const struct acs_diag *d)
 /* A built graph: finalized, ordered, within the limits, and a problem the
  * schedulers would get (durations and bounds for this platform). */
 static void check_graph(const struct acs_workload *w, const struct acs_platform *p,
-                        struct acs_graph *g, int bounded)
+                        struct acs_graph *g)
 {
   struct acs_problem pb;
   struct acs_diag d;
@@ -117,8 +116,7 @@ static void check_graph(const struct acs_workload *w, const struct acs_platform 
 
   if (!g->finalized || (g->nops > 0 && !g->topo))
     acs_fuzz_fail("a built graph is not finalized", NULL);
-  if (bounded &&
-      (g->nops > acs_limit_get(ACS_LIMIT_OPS) || g->nedges > acs_limit_get(ACS_LIMIT_EDGES)))
+  if (g->nops > acs_limit_get(ACS_LIMIT_OPS) || g->nedges > acs_limit_get(ACS_LIMIT_EDGES))
     acs_fuzz_fail("a built graph exceeds the limits its builder checked", NULL);
   acs_diag_init(&d);
   err = acs_problem_init(&pb, g, p, &d);
@@ -130,7 +128,7 @@ static void check_graph(const struct acs_workload *w, const struct acs_platform 
   }
 }
 
-static void build_on(const struct acs_workload *w, const struct acs_platform *p, int bounded)
+static void build_on(const struct acs_workload *w, const struct acs_platform *p)
 {
   struct acs_graph g;
   struct acs_diag d;
@@ -141,43 +139,8 @@ static void build_on(const struct acs_workload *w, const struct acs_platform *p,
   acs_fuzz_check_refusal(err, &d);
   if (err < 0)
     return;
-  check_graph(w, p, &g, bounded);
+  check_graph(w, p, &g);
   acs_graph_destroy(&g);
-}
-
-/* Whether the DNN builders check their cost up front (asked once). */
-static int dnn_bounded(void)
-{
-  static int bounded = -1;
-
-  if (bounded < 0 && !(bounded = acs_fuzz_onnx_build_bounded()))
-    fprintf(stderr, "acsim fuzz: the DNN builders do not check their cost up front; DNN "
-                    "workloads with a tensor over %lld elements are loaded, not built\n",
-            (long long)ACS_FUZZ_DNN_ELEMS);
-  return bounded;
-}
-
-static int over(int64_t a, int64_t b, int64_t c)
-{
-  int64_t x;
-  return acs_mul_i64(a, b, &x) || acs_mul_i64(x, c, &x) || x > ACS_FUZZ_DNN_ELEMS;
-}
-
-/* A DNN workload with a tensor of more than ACS_FUZZ_DNN_ELEMS elements. */
-static int dnn_large(const struct acs_workload *w)
-{
-  const struct acs_lgraph *lg = acs_workload_lgraph(w);
-
-  for (int32_t t = 0; lg && t < lg->ntensors; t++)
-    if (acs_ltensor_elems(&lg->t[t]) > ACS_FUZZ_DNN_ELEMS)
-      return 1;
-  for (size_t i = 0; !lg && i < w->nlayers; i++) {
-    const struct acs_dnn_layer *L = &w->layers[i];
-    if (over(L->ifmap_h, L->ifmap_w, L->channels) || over(L->ifmap_h, L->ifmap_w, L->num_filt) ||
-        over(L->filt_h * L->filt_w, L->channels, L->num_filt))
-      return 1;
-  }
-  return 0;
 }
 
 int acs_fuzz_workload(const char *path, int build)
@@ -185,7 +148,7 @@ int acs_fuzz_workload(const char *path, int build)
   struct acs_workload *w = NULL;
   struct acs_platform p;
   struct acs_diag d;
-  int bounded, err;
+  int err;
 
   acs_fuzz_init();
   acs_diag_init(&d);
@@ -193,15 +156,14 @@ int acs_fuzz_workload(const char *path, int build)
   acs_fuzz_check_refusal(err, &d);
   if (err < 0)
     return err;
-  bounded = w->kind != ACS_WL_DNN || dnn_bounded();
-  if (build && (bounded || !dnn_large(w))) {
+  if (build) {
     acs_platform_init(&p);
-    build_on(w, &p, bounded);
+    build_on(w, &p);
     /* Layers tiled to a small CMX; a loop unrolled a few times. */
     if (acs_platform_set_kv(&p, "cmx_kib=256", &d) < 0 ||
         acs_platform_set_kv(&p, "loop_iterations=3", &d) < 0)
       acs_fuzz_fail("the second platform", &d);
-    build_on(w, &p, bounded);
+    build_on(w, &p);
   }
   acs_workload_free(w);
   return ACS_OK;

@@ -55,15 +55,7 @@ void acs_fuzz_check_refusal(int err, const struct acs_diag *d);
  * layers are tiled, and three loop iterations), checks each graph
  * (finalized, within the limits) and prepares its problem and bounds as
  * `acsim run` does. Returns the load's result.
- *
- * The DNN builders (acs_lgraph_build, acs_dnn_build) do not yet bound
- * their cost up front (probed once, onnx_probe.h); until they do, a DNN
- * workload with a tensor of more than ACS_FUZZ_DNN_ELEMS elements is
- * loaded but not built (their tiling search is quadratic in a layer's
- * size), their graphs are not held to the limits, and the harness says so
- * once on stderr.
  */
-#define ACS_FUZZ_DNN_ELEMS (INT64_C(1) << 22)
 int acs_fuzz_workload(const char *path, int build);
 
 /* Splits data at the first occurrence of the NUL-free separator sep:

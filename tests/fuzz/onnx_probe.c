@@ -91,27 +91,3 @@ size_t acs_fuzz_relu_model(int64_t n, uint8_t *buf, size_t cap)
   put_bytes(&m, 8, opset, op.len);         /* opset_import */
   return m.len <= cap ? m.len : 0;
 }
-
-int acs_fuzz_onnx_build_bounded(void)
-{
-  int64_t ops = acs_limit_get(ACS_LIMIT_OPS);
-  uint8_t model[64];
-  size_t len = acs_fuzz_relu_model(INT64_C(1) << 20, model, sizeof(model));
-  struct acs_platform p;
-  struct acs_lgraph lg;
-  struct acs_graph g;
-  struct acs_diag d;
-  int err;
-
-  acs_diag_init(&d);
-  if (len == 0 || acs_onnx_read_buffer(model, len, "probe", "probe.onnx", &lg, &d) < 0)
-    return 0;
-  acs_platform_init(&p);
-  acs_limit_set(ACS_LIMIT_OPS, 1);
-  err = acs_lgraph_build(&lg, &p, &g, &d);
-  acs_limit_set(ACS_LIMIT_OPS, ops);
-  if (err == ACS_OK)
-    acs_graph_destroy(&g);
-  acs_lgraph_destroy(&lg);
-  return err == ACS_ELIMIT;
-}

@@ -1,7 +1,6 @@
 /*
- * onnx_probe.h - a one-Relu ONNX model written in memory, and whether the
- * layer-graph builder bounds its cost up front (for fuzz-onnx-build.c and
- * tests/test-limits.c).
+ * onnx_probe.h - a one-Relu ONNX model written in memory (for the ONNX
+ * harnesses and tests/test-limits.c).
  */
 #ifndef ACS_TESTS_FUZZ_ONNX_PROBE_H
 #define ACS_TESTS_FUZZ_ONNX_PROBE_H
@@ -15,13 +14,5 @@
  * 64 suffice). Returns the length, or 0 when cap is too small.
  */
 size_t acs_fuzz_relu_model(int64_t n, uint8_t *buf, size_t cap);
-
-/*
- * Whether acs_lgraph_build checks what it will build against the limits
- * before it allocates: 1 when it refuses the Relu model on [1, 2^20] (3 ops
- * on the default platform) with ACS_ELIMIT under --max ops=1, else 0.
- * Leaves the limits as it found them.
- */
-int acs_fuzz_onnx_build_bounded(void);
 
 #endif

@@ -260,8 +260,11 @@ int acs_cas_schedule(const struct acs_lgraph *lg, const struct acs_platform *pla
     goto out_with_result;
   }
   /* The walk times DDR transfers on the shared link (link.c): the verifier
-   * holds the schedule to it (acs_ddrlink_check). */
+   * holds the schedule to it (acs_ddrlink_check). Its ops hold no unit of
+   * the problem graph's DDR resource, so the schedule has none: the barrier
+   * pass's re-timing then keeps transfers to the link's lanes itself. */
   acs_ddrlink_from_platform(&out->link, plat);
+  out->res_ddr = -1;
   if ((err = lower_some(&env, &r, out, &tags, d)) < 0 ||
       (err = acs_cas_check(&env, tags, budget, r.front[r.chosen].mem, out, d)) < 0 ||
       (err = acs_cas_tables(&env, &r, out)) < 0)
