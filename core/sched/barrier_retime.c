@@ -442,19 +442,20 @@ out_with_units:
 }
 
 /* Moves each CMX range with its holders (see the file comment): old_last
- * and new_last are scratch (V entries); old_start holds the starts before
- * the sweep and s the new ones. O(V + E). */
-static void move_ranges(struct acs_schedule *s, const int64_t *old_start, double *old_last,
-                        double *new_last)
+ * and new_last are scratch (V entries); old_start and old_end hold the
+ * times before the sweep (a planner's transfer may have run longer than
+ * its duration alone, sharing the link), s the new ones. O(V + E). */
+static void move_ranges(struct acs_schedule *s, const int64_t *old_start, const int64_t *old_end,
+                        double *old_last, double *new_last)
 {
   for (int32_t i = 0; i < s->nops; i++) {
-    old_last[i] = (double)(old_start[i] + s->ops[i].dur);
+    old_last[i] = (double)old_end[i];
     new_last[i] = (double)s->ops[i].end;
   }
   for (int32_t e = 0; e < s->nedges; e++) {
     const struct acs_edge *x = &s->edges[e];
     const struct acs_sop *o = &s->ops[x->src], *c = &s->ops[x->dst];
-    double os = (double)old_start[x->dst], oe = os + (double)c->dur;
+    double os = (double)old_start[x->dst], oe = (double)old_end[x->dst];
     if (x->kind != ACS_EDGE_DATA || o->cmx_offset < 0 || isnan(o->cmx_alloc) ||
         isnan(o->cmx_free) || os < o->cmx_alloc || oe > o->cmx_free)
       continue;
@@ -475,18 +476,19 @@ static void move_ranges(struct acs_schedule *s, const int64_t *old_start, double
 int acs__sgs_apply(struct acs_schedule *s, const int64_t *start)
 {
   size_t n = (size_t)s->nops + 1;
-  int64_t *old = malloc(n * sizeof(*old));
+  int64_t *old = malloc(2 * n * sizeof(*old));
   double *old_last = malloc(n * sizeof(double)), *new_last = malloc(n * sizeof(double));
   int err = ACS_ENOMEM;
 
   if (old && old_last && new_last) {
     for (int32_t i = 0; i < s->nops; i++) {
       old[i] = s->ops[i].start;
+      old[n + (size_t)i] = s->ops[i].end;
       s->ops[i].start = start[i];
       s->ops[i].dur = acs__sgs_dur(s, i);
       s->ops[i].end = start[i] + s->ops[i].dur;
     }
-    move_ranges(s, old, old_last, new_last);
+    move_ranges(s, old, old + n, old_last, new_last);
     err = assign_units(s);
     acs_schedule_finish(s);
   }
