@@ -76,6 +76,23 @@ const char *tu_tmpdir(void)
   return buf;
 }
 
+static char tu_scratch_dir[256];
+
+void tu_scratch_init(void)
+{
+  snprintf(tu_scratch_dir, sizeof(tu_scratch_dir), "%s", tu_tmpdir());
+}
+
+const char *tu_at(const char *name)
+{
+  static char buf[4][512];
+  static int k;
+
+  k = (k + 1) % 4;
+  snprintf(buf[k], sizeof(buf[k]), "%s/%s", tu_scratch_dir, name);
+  return buf[k];
+}
+
 void tu_graph_npu(struct acs_graph *g, const char *name)
 {
   cr_assert_eq(acs_graph_init(g, name, name), ACS_OK);

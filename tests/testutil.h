@@ -11,6 +11,11 @@ const char *tu_path(const char *rel);
 /* A fresh directory for one test, under ${TMPDIR:-/tmp}; removed with
  * everything in it when the test program ends (testutil.c). */
 const char *tu_tmpdir(void);
+/* A fresh directory (tu_tmpdir) for each test of a suite whose .init it is
+ * (TestSuite(x, .init = tu_scratch_init)), and tu_at(name), the path of
+ * `name` in it (four static buffers in turn: up to four in one expression). */
+void tu_scratch_init(void);
+const char *tu_at(const char *name);
 
 /* A graph with resources "pe" (PE), "dma" (DMA) and "cmx" (CMX), in that
  * order (indices TU_PE, TU_DMA, TU_CMX). */
