@@ -13,25 +13,13 @@
 #include "core/sched/cascade/cgraph.h"
 #include "core/sched/cascade/propagator.h"
 #include "core/sched/sched.h"
+#include "tests/lgraph_util.h"
 #include "tests/testutil.h"
 
 /* ---- building graphs ---- */
 
-int32_t tensor(struct acs_lgraph *lg, const char *name, int kind, int rank,
-                      const int64_t *dims);
-
-#define DIMS(...) ((const int64_t[]){__VA_ARGS__})
-#define NDIMS(...) ((int)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)))
-#define INPUT(lg, name, ...) tensor(lg, name, ACS_LT_INPUT, NDIMS(__VA_ARGS__), DIMS(__VA_ARGS__))
-#define WEIGHT(lg, name, ...) tensor(lg, name, ACS_LT_WEIGHT, NDIMS(__VA_ARGS__), DIMS(__VA_ARGS__))
-
 extern const uint8_t ROLES[];
 extern const uint8_t DATA2[];
-
-int32_t node(struct acs_lgraph *lg, const char *name, int op, const struct acs_lattrs *a,
-                    int nin, const int32_t *in, const uint8_t *roles, const char *out);
-
-void infer_ok(struct acs_lgraph *lg);
 
 struct acs_lattrs window(int64_t k, int64_t s, int64_t dil, int64_t pb, int64_t pe,
                                 int64_t group);

@@ -23,39 +23,13 @@
 /* ---- helpers ---------------------------------------------------------- */
 
 /* Runs variant `name` with "key=value" settings (NULL-ended), a time limit
- * and a seed; out is initialised here. */
-int run_ctx(const char *name, const struct acs_problem *pb, const char *const *sets,
-                   const struct acs_sched_ctx *ctx, struct acs_schedule *out, struct acs_diag *d)
-{
-  const struct acs_sched_ops *ops = acs_sched_find(name);
-  void *opts;
-  int err;
-
-  cr_assert_not_null(ops, "no scheduler '%s'", name);
-  opts = calloc(1, ops->opts_size + 1);
-  cr_assert_not_null(opts);
-  cr_assert_eq(acs_sched_opts_defaults(ops, opts), ACS_OK);
-  for (; sets && *sets; sets++) {
-    char key[64];
-    const char *eq = strchr(*sets, '=');
-    cr_assert_not_null(eq);
-    snprintf(key, sizeof(key), "%.*s", (int)(eq - *sets), *sets);
-    err = acs_sched_opts_set(ops, opts, key, eq + 1, d);
-    cr_assert_eq(err, ACS_OK, "option %s: %s", *sets, d->msg);
-  }
-  cr_assert_eq(acs_schedule_init_problem(out, pb), ACS_OK);
-  acs_diag_init(d);
-  err = ops->schedule(pb, opts, ctx, out, d);
-  free(opts);
-  return err;
-}
-
+ * and a seed (tu_run_ctx); out is initialised here. */
 int run_sched(const char *name, const struct acs_problem *pb, const char *const *sets,
                      double limit, uint64_t seed, struct acs_schedule *out, struct acs_diag *d)
 {
   struct acs_sched_ctx ctx = { seed, limit, 0 };
 
-  return run_ctx(name, pb, sets, &ctx, out, d);
+  return tu_run_ctx(name, pb, sets, &ctx, out, d);
 }
 
 /* A graph with two named resources of the given capacities. */

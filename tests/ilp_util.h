@@ -14,10 +14,7 @@
 /* ---- helpers ---------------------------------------------------------- */
 
 /* Runs variant `name` with "key=value" settings (NULL-ended), a time limit
- * and a seed; out is initialised here. */
-int run_ctx(const char *name, const struct acs_problem *pb, const char *const *sets,
-                   const struct acs_sched_ctx *ctx, struct acs_schedule *out, struct acs_diag *d);
-
+ * and a seed (tu_run_ctx); out is initialised here. */
 int run_sched(const char *name, const struct acs_problem *pb, const char *const *sets,
                      double limit, uint64_t seed, struct acs_schedule *out, struct acs_diag *d);
 

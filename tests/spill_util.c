@@ -26,21 +26,9 @@ int run_spill(const struct acs_problem *pb, const char *const *sets,
                      struct acs_schedule *out, struct acs_spill_stats *st,
                      struct acs_diag *d)
 {
-  const struct acs_sched_ops *ops = acs_sched_find("spill");
-  void *opts;
+  void *opts = tu_sched_opts("spill", sets, d);
   int err;
 
-  cr_assert_not_null(ops, "no scheduler 'spill'");
-  opts = calloc(1, ops->opts_size + 1);
-  cr_assert_not_null(opts);
-  cr_assert_eq(acs_sched_opts_defaults(ops, opts), ACS_OK);
-  for (; sets && *sets; sets++) {
-    char key[64];
-    const char *eq = strchr(*sets, '=');
-    cr_assert_not_null(eq);
-    snprintf(key, sizeof(key), "%.*s", (int)(eq - *sets), *sets);
-    cr_assert_eq(acs_sched_opts_set(ops, opts, key, eq + 1, d), ACS_OK, "%s: %s", *sets, d->msg);
-  }
   cr_assert_eq(acs_schedule_init_problem(out, pb), ACS_OK);
   acs_diag_init(d);
   err = acs__spill_run(pb, opts, out, st, d);

@@ -363,10 +363,10 @@ Test(interrupt, searching_variants_stop_with_einterrupted)
   tu_random_dag(&g, 11, 60, 200000);
   tu_problem(&pb, &g, NULL);
   for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-    err = run_ctx(v[i].name, &pb, v[i].sets, &stop, &s, &d);
+    err = tu_run_ctx(v[i].name, &pb, v[i].sets, &stop, &s, &d);
     cr_assert_eq(err, ACS_EINTERRUPTED, "%s: %s (%s)", v[i].name, acs_strerror(err), d.msg);
     acs_schedule_destroy(&s);
-    err = run_ctx(v[i].name, &pb, v[i].sets, &go, &s, &d);
+    err = tu_run_ctx(v[i].name, &pb, v[i].sets, &go, &s, &d);
     cr_assert(err == ACS_OK || err == ACS_ETIMEOUT, "%s: %s (%s)", v[i].name,
               acs_strerror(err), d.msg);
     tu_assert_verified(&s);
@@ -430,7 +430,7 @@ Test(interrupt, glpk_in_a_child_proves_the_same_optimum)
   named_op(&g, "d", 5, 1, 0);
   tu_finalize(&g);
   tu_problem(&pb, &g, NULL);
-  err = run_ctx("ilp", &pb, NULL, &ctx, &s, &d);
+  err = tu_run_ctx("ilp", &pb, NULL, &ctx, &s, &d);
   cr_assert_eq(err, ACS_OK, "%s (%s)", acs_strerror(err), d.msg);
   tu_assert_verified(&s);
   cr_assert_eq(s.makespan, 9);

@@ -31,6 +31,18 @@ void tu_finalize(struct acs_graph *g);
 /* Binds g to the default platform with the given overrides ("k=v", NULL-ended). */
 void tu_problem(struct acs_problem *pb, const struct acs_graph *g, const char *const *sets);
 
+struct acs_sched_ctx;
+
+/* The options of variant `name`: its defaults, then each "key=value" of
+ * sets (NULL-ended), each of which must be accepted (message in d).
+ * Allocated: free() them. */
+void *tu_sched_opts(const char *name, const char *const *sets, struct acs_diag *d);
+/* Runs variant `name` with those options and context ctx (seed, time
+ * limit, interrupt flag) on pb; out is initialised here and must be
+ * destroyed by the caller. Returns the variant's result. */
+int tu_run_ctx(const char *name, const struct acs_problem *pb, const char *const *sets,
+               const struct acs_sched_ctx *ctx, struct acs_schedule *out, struct acs_diag *d);
+
 /* Fails the test with the verifier's message unless s verifies. */
 void tu_assert_verified(const struct acs_schedule *s);
 
