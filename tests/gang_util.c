@@ -90,19 +90,6 @@ int64_t sched_ok(const char *name, struct run *r, const char *const *opts,
   return s->makespan;
 }
 
-const char *write_tmp(const char *name, const char *text)
-{
-  static char path[512];
-  FILE *f;
-
-  snprintf(path, sizeof(path), "%s/%s", tu_tmpdir(), name);
-  f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(text, f);
-  fclose(f);
-  return path;
-}
-
 /*
  * A chain of k line kernels k0 -> k1 -> ... over `lines` lines of `bytes`
  * each: input from DDR into k0, output of the last to DDR. Kernel i takes

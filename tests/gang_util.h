@@ -34,8 +34,6 @@ int sched(const char *name, struct run *r, const char *const *opts,
 int64_t sched_ok(const char *name, struct run *r, const char *const *opts,
                         struct acs_schedule *s);
 
-const char *write_tmp(const char *name, const char *text);
-
 /*
  * A chain of k line kernels k0 -> k1 -> ... over `lines` lines of `bytes`
  * each: input from DDR into k0, output of the last to DDR. Kernel i takes

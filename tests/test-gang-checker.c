@@ -202,7 +202,7 @@ Test(checker, pipelining_through_an_input_class_kernel)
   struct gx_plan pl;
   struct acs_diag d;
 
-  snprintf(full, sizeof(full), "%s", write_tmp("f3.xml", chain_xml(3, 16, 1920, exec, 2048, NULL)));
+  snprintf(full, sizeof(full), "%s", tu_write_tmp("f3.xml", chain_xml(3, 16, 1920, exec, 2048, NULL)));
   partition_of(full, &p, &g, &c, &pt);
   cr_assert_eq(gang_in(&pt, &g, "k1"), gang_in(&pt, &g, "k2"));
   gx_plan_init(&pl);
@@ -210,7 +210,7 @@ Test(checker, pipelining_through_an_input_class_kernel)
   acs_diag_init(&d);
   cr_assert_eq(gx_check_plan(&g, &c.xp, &pl, &d), ACS_OK, "%s", d.msg);
   acs_diag_init(&d);
-  cr_assert_eq(acs_sdf3_read(write_tmp("i3.xml", chain_xml(3, 16, 1920, exec, 2048, pipe)), &gi, &d),
+  cr_assert_eq(acs_sdf3_read(tu_write_tmp("i3.xml", chain_xml(3, 16, 1920, exec, 2048, pipe)), &gi, &d),
                ACS_OK, "%s", d.msg);
   cr_assert_eq(gx_check_plan(&gi, &c.xp, &pl, &d), ACS_EVERIFY);
   cr_assert(strstr(d.msg, "pipeline=input") != NULL, "%s", d.msg);

@@ -98,7 +98,7 @@ Test(gang, mapping_matches_enumeration)
     int32_t act[8], pe[8];
     int64_t cost = -1, cut = INT64_MAX, want, got_cut;
     int rc;
-    open_ctx(&c, &g, write_tmp("rnd.xml", random_xml(seed, n)), &p);
+    open_ctx(&c, &g, tu_write_tmp("rnd.xml", random_xml(seed, n)), &p);
     for (int i = 0; i < n; i++)
       act[i] = i;
     want = brute_map(&c, n, act, &cut);
@@ -178,7 +178,7 @@ Test(gang, partition_ilp_matches_enumeration, .timeout = 300)
     struct acs_diag d;
     int64_t lower = -1, want;
     int err;
-    open_ctx(&c, &g, write_tmp("ilp.xml", random_xml(100 + seed, n)), &p);
+    open_ctx(&c, &g, tu_write_tmp("ilp.xml", random_xml(100 + seed, n)), &p);
     memset(&o, 0, sizeof(o));
     o.map_budget = 100000;
     o.max_iter = 8;

@@ -100,7 +100,7 @@ Test(gang, single_kernel_within_hand_bounds)
   struct acs_schedule s;
   int64_t ms;
 
-  open_run(&r, write_tmp("one.xml", chain_xml(1, 64, 1920, exec, 2048, NULL)), NULL);
+  open_run(&r, tu_write_tmp("one.xml", chain_xml(1, 64, 1920, exec, 2048, NULL)), NULL);
   ms = sched_ok("sequential", &r, NULL, &s);
   cr_assert_geq(ms, 632420);
   cr_assert_leq(ms, 632420 + 2 * 9800 + 300, "%lld", (long long)ms);
@@ -128,7 +128,7 @@ Test(gang, compute_bound_kernel_is_tiled)
   struct acs_schedule s;
   int64_t gang, tiling;
 
-  open_run(&r, write_tmp("heavy.xml", chain_xml(1, 64, 64, exec, 2048, NULL)), NULL);
+  open_run(&r, tu_write_tmp("heavy.xml", chain_xml(1, 64, 64, exec, 2048, NULL)), NULL);
   tiling = sched_ok("tiling", &r, NULL, &s);
   acs_schedule_destroy(&s);
   gang = sched_ok("gang", &r, NULL, &s);
@@ -150,7 +150,7 @@ Test(gang, chain_that_fits_one_pe_is_one_gang)
   struct acs_schedule s, q;
   int64_t gang, seq;
 
-  open_run(&r, write_tmp("c4.xml", chain_xml(4, 32, 1920, exec, 4096, NULL)), NULL);
+  open_run(&r, tu_write_tmp("c4.xml", chain_xml(4, 32, 1920, exec, 4096, NULL)), NULL);
   gang = sched_ok("gang", &r, NULL, &s);
   seq = sched_ok("sequential", &r, NULL, &q);
   cr_assert_eq(attr_i64(table(&s, "gangs"), "gangs"), 1);
@@ -170,7 +170,7 @@ Test(gang, program_memory_splits_gangs)
   struct gx_ctx c;
   struct gx_part pt;
 
-  partition_of(write_tmp("c6.xml", chain_xml(6, 32, 1920, exec, 32768, NULL)), &p, &g, &c, &pt);
+  partition_of(tu_write_tmp("c6.xml", chain_xml(6, 32, 1920, exec, 32768, NULL)), &p, &g, &c, &pt);
   cr_assert_eq(pt.ngangs, 2);
   for (int32_t i = 0; i < pt.ngangs; i++) {
     int pe[4] = { 0 };
@@ -195,7 +195,7 @@ Test(gang, pipelining_classes)
   struct gx_part pt;
   struct run r;
   struct acs_schedule s;
-  const char *path = write_tmp("p5.xml", chain_xml(5, 16, 1920, exec, 2048, pipe));
+  const char *path = tu_write_tmp("p5.xml", chain_xml(5, 16, 1920, exec, 2048, pipe));
   char names[2][8];
 
   partition_of(path, &p, &g, &c, &pt);
@@ -234,7 +234,7 @@ Test(gang, infeasible_program_memory)
   struct acs_schedule s;
   struct acs_diag d;
 
-  open_run(&r, write_tmp("big.xml", chain_xml(2, 8, 1920, exec, 40000, NULL)), NULL);
+  open_run(&r, tu_write_tmp("big.xml", chain_xml(2, 8, 1920, exec, 40000, NULL)), NULL);
   for (int v = 0; v < 4; v++) {
     int err = sched(variants[v], &r, NULL, NULL, &s, &d);
     cr_assert_eq(err, ACS_EINFEASIBLE, "%s: %s", variants[v], acs_strerror(err));
@@ -253,7 +253,7 @@ Test(gang, infeasible_vector_memory)
   struct acs_diag d;
 
   /* 3000-byte lines, 4 KiB of VMEM: not even one input and one output. */
-  open_run(&r, write_tmp("vm.xml", chain_xml(2, 8, 3000, exec, 2048, NULL)), sets);
+  open_run(&r, tu_write_tmp("vm.xml", chain_xml(2, 8, 3000, exec, 2048, NULL)), sets);
   cr_assert_eq(sched("gang", &r, NULL, NULL, &s, &d), ACS_EINFEASIBLE);
   cr_assert(strstr(d.msg, "vector memory") != NULL, "%s", d.msg);
   acs_schedule_destroy(&s);
@@ -289,7 +289,7 @@ Test(gang, ddr_faster_than_a_dma_engine_carries_two_transfers)
   struct acs_schedule s;
   int64_t ms;
 
-  open_run(&r, write_tmp("fast.xml", chain_xml(1, 64, 1920, exec, 2048, NULL)), sets);
+  open_run(&r, tu_write_tmp("fast.xml", chain_xml(1, 64, 1920, exec, 2048, NULL)), sets);
   ms = sched_ok("sequential", &r, NULL, &s);
   cr_assert_geq(ms, 64 * 220);
   cr_assert_lt(ms, 228 + 128 * 220, "%lld: the link took one transfer at a time", (long long)ms);

@@ -161,15 +161,9 @@ Test(list, iterations_are_deterministic_for_a_seed)
 /* Writes text to a new file in the test's directory; the path is malloc'd. */
 static char *write_tmp(const char *name, const char *text)
 {
-  char *path = malloc(1024);
-  FILE *f;
+  char *path = strdup(tu_write_tmp(name, text)); /* several alive at once */
 
   cr_assert_not_null(path);
-  snprintf(path, 1024, "%s/%s", tu_tmpdir(), name);
-  f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(text, f);
-  fclose(f);
   return path;
 }
 

@@ -30,24 +30,10 @@
  * their documented maxima.
  */
 
-/* Writes `text` to a file `name` in a fresh directory; returns its path. */
-static const char *scratch(const char *name, const char *text)
-{
-  static char path[1024];
-  FILE *f;
-
-  snprintf(path, sizeof(path), "%s/%s", tu_tmpdir(), name);
-  f = fopen(path, "w");
-  cr_assert_not_null(f, "%s", path);
-  fputs(text, f);
-  fclose(f);
-  return path;
-}
-
 static void scratch_fails(const char *name, const char *text, int want_rc, int line, int col,
                           const char *msg)
 {
-  const char *path = scratch(name, text);
+  const char *path = tu_write_tmp(name, text);
   struct acs_workload *wl = (void *)1;
   struct acs_diag d;
   int rc;
@@ -65,7 +51,7 @@ static struct acs_workload *scratch_ok(const char *name, const char *text)
   int rc;
 
   acs_diag_init(&d);
-  rc = acs_workload_load(scratch(name, text), &wl, &d);
+  rc = acs_workload_load(tu_write_tmp(name, text), &wl, &d);
   cr_assert_eq(rc, ACS_OK, "%s: %s", name, d.msg);
   return wl;
 }
@@ -78,7 +64,7 @@ Test(platform_csv, values_beyond_the_maxima_are_located)
   size_t n = 0;
 
   /* Every maximum at once loads (alignment 1 MiB needs a CMX of 1 MiB+). */
-  path = scratch("max.csv",
+  path = tu_write_tmp("max.csv",
                  "name,freq_mhz,pe_count,pe_macs_per_cycle,cmx_kib,cmx_align_bytes,barriers,"
                  "barrier_slots,dma_channels,dma_gbps,ddr_ratio,ddr_latency_cycles,local_gbps,"
                  "bytes_per_elem,pe_vmem_kib,pe_pmem_kib\n"
@@ -100,7 +86,7 @@ Test(platform_csv, values_beyond_the_maxima_are_located)
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
       char text[256];
       snprintf(text, sizeof(text), "name,pe_count\n%s", rows[i].row);
-      path = scratch("pe.csv", text);
+      path = tu_write_tmp("pe.csv", text);
       acs_diag_init(&d);
       p = (void *)1;
       expect_diag(acs_platform_load(path, &p, &n, &d), rows[i].rc, &d, "pe.csv", 2, 3,
@@ -108,11 +94,11 @@ Test(platform_csv, values_beyond_the_maxima_are_located)
       cr_assert_null(p);
     }
   }
-  path = scratch("cmx.csv", "name,freq_mhz,cmx_kib\nx,700,9007199254740993\n");
+  path = tu_write_tmp("cmx.csv", "name,freq_mhz,cmx_kib\nx,700,9007199254740993\n");
   acs_diag_init(&d);
   expect_diag(acs_platform_load(path, &p, &n, &d), ACS_ERANGE, &d, "cmx.csv", 2, 7,
               "cmx_kib: '9007199254740993' is out of range (max 67108864)");
-  path = scratch("freq.csv", "name,freq_mhz\nx,1e308\n");
+  path = tu_write_tmp("freq.csv", "name,freq_mhz\nx,1e308\n");
   acs_diag_init(&d);
   expect_diag(acs_platform_load(path, &p, &n, &d), ACS_ERANGE, &d, "freq.csv", 2, 3,
               "freq_mhz: '1e308' is out of range (max 10000)");

@@ -94,6 +94,19 @@ const char *tu_at(const char *name)
   return buf[k];
 }
 
+const char *tu_write_tmp(const char *name, const char *text)
+{
+  static char path[1024];
+  FILE *f;
+
+  snprintf(path, sizeof(path), "%s/%s", tu_tmpdir(), name);
+  f = fopen(path, "w");
+  cr_assert_not_null(f, "%s", path);
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
 void tu_graph_npu(struct acs_graph *g, const char *name)
 {
   cr_assert_eq(acs_graph_init(g, name, name), ACS_OK);

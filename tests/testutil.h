@@ -16,6 +16,9 @@ const char *tu_tmpdir(void);
  * `name` in it (four static buffers in turn: up to four in one expression). */
 void tu_scratch_init(void);
 const char *tu_at(const char *name);
+/* Writes `text` to a file `name` in a fresh directory (tu_tmpdir); returns
+ * its path, in a static buffer (one call per expression). */
+const char *tu_write_tmp(const char *name, const char *text);
 
 /* A graph with resources "pe" (PE), "dma" (DMA) and "cmx" (CMX), in that
  * order (indices TU_PE, TU_DMA, TU_CMX). */
