@@ -12,9 +12,10 @@
  * optimum. Every schedule produced goes through the verifier.
  *
  * No result here depends on the machine's speed: every instance an `ilp`
- * run must prove is one GLPK proves in milliseconds, and the time limits
- * passed are far-off watchdogs (acs__mip_params exposes only a time limit,
- * no node or iteration limit).
+ * or `strip` run must solve exactly is one it solves in milliseconds (the
+ * slowest test here takes about 0.3 s), and the time limits passed are
+ * far-off watchdogs: acs__mip_params (core/sched/ilpmodel.h) exposes only
+ * a time limit to GLPK, no node or iteration limit.
  */
 #include "config.h"
 
@@ -353,6 +354,9 @@ Test(interrupt, searching_variants_stop_with_einterrupted)
     { "list", iter }, { "ilp", NULL }, { "strip", NULL }, { "spill", NULL },
   };
   volatile sig_atomic_t flag = 1, calm = 0;
+  /* `go` has a limit of 1 s, but each variant returns a verified schedule
+   * whether or not its search ends in time (checked with a limit of 1 us),
+   * so what is asserted does not depend on the machine. */
   struct acs_sched_ctx stop = { 1, 30, &flag }, go = { 1, 1, &calm };
   struct acs_graph g;
   struct acs_problem pb;
