@@ -24,27 +24,15 @@
 #include "core/sched/cascade/cascade.h"
 #include "core/sched/cascade/cgraph.h"
 #include "core/sched/cascade/walk.h"
+#include "tests/cascade_util.h"
+#include "tests/lgraph_util.h"
 #include "tests/netgen.h"
 #include "tests/testutil.h"
 
 /* ---- unread elements ---- */
 
-static int32_t tensor(struct acs_lgraph *lg, const char *name, int kind, int rank,
-                      const int64_t *dims)
-{
-  int32_t t = acs_lgraph_add_tensor(lg, name);
-
-  cr_assert_geq(t, 0);
-  lg->t[t].kind = (uint8_t)kind;
-  if (dims) {
-    acs_ltensor_set_shape(&lg->t[t], rank, dims);
-    lg->t[t].dtype = 1;
-    lg->t[t].elem_bytes = 4;
-  }
-  return t;
-}
-
-static struct acs_lattrs window(int64_t k, int64_t s, int64_t p)
+/* A square k x k window, stride s, pad p on every side, one group. */
+static struct acs_lattrs square_window(int64_t k, int64_t s, int64_t p)
 {
   struct acs_lattrs a;
 
@@ -77,59 +65,23 @@ static int32_t conv(struct acs_lgraph *lg, const char *name, int32_t x, const ch
  * nobody. */
 static void short_reader(struct acs_lgraph *lg)
 {
-  struct acs_lattrs a3 = window(3, 1, 1), a1 = window(1, 3, 0);
-  struct acs_diag d;
-  int32_t x, y, z, *in;
+  struct acs_lattrs a3 = square_window(3, 1, 1), a1 = square_window(1, 3, 0);
+  int32_t x, y, z;
 
   cr_assert_eq(acs_lgraph_init(lg, "short", "short.onnx"), ACS_OK);
-  x = tensor(lg, "x", ACS_LT_INPUT, 4, (const int64_t[]){1, 1, 9, 9});
-  in = acs_arena_calloc(&lg->arena, 1, sizeof(*in));
-  cr_assert_not_null(in);
-  in[0] = x;
-  lg->inputs = in;
-  lg->ninputs = 1;
+  x = tensor(lg, "x", ACS_LT_INPUT, 4, (const int64_t[]){1, 1, 9, 9}); /* the one input */
   y = conv(lg, "A", x, "wa", &a3, "y");
   z = conv(lg, "B", y, "wb", &a1, "z");
   lg->t[z].is_output = 1;
-  acs_diag_init(&d);
-  cr_assert_eq(acs_lgraph_finalize(lg, &d), ACS_OK, "%s", d.msg);
-  cr_assert_eq(acs_lgraph_infer(lg, &d), ACS_OK, "%s", d.msg);
+  infer_ok(lg);
 }
 
-/* One PE doing one MAC a cycle, a byte a cycle, bytes of one byte. */
-static const char *const HAND[] = {
+/* One PE doing one MAC a cycle, a byte a cycle, bytes of one byte, 64 KiB
+ * of CMX (HAND of cascade_util.c with a CMX size; the rig is cascade_util's). */
+static const char *const HAND_64K[] = {
   "pe_count=1", "pe_macs_per_cycle=1", "dma_channels=2", "freq_mhz=1000", "dma_gbps=1",
   "ddr_ratio=1", "ddr_latency_cycles=0", "cmx_align_bytes=1", "bytes_per_elem=1",
   "cmx_kib=64", NULL};
-
-struct rig {
-  struct acs_graph g;
-  struct acs_problem pb;
-  struct acs_schedule s;
-  struct acs_cgraph cg;
-  struct acs_cas_env env;
-};
-
-static void rig_make(struct rig *r, const struct acs_lgraph *lg)
-{
-  tu_graph_npu(&r->g, "one-op");
-  tu_op(&r->g, "x", ACS_OP_DPU, 1);
-  tu_finalize(&r->g);
-  tu_problem(&r->pb, &r->g, HAND);
-  acs_schedule_init(&r->s);
-  cr_assert_eq(acs_schedule_init_problem(&r->s, &r->pb), ACS_OK);
-  cr_assert_eq(acs_cgraph_build(lg, 1, &r->cg), ACS_OK);
-  cr_assert_eq(acs_cas_env_init(&r->env, &r->cg, &r->pb.plat, 0, r->s.res_pe, r->s.res_dma),
-               ACS_OK);
-}
-
-static void rig_free(struct rig *r)
-{
-  acs_cgraph_free(&r->cg);
-  acs_schedule_destroy(&r->s);
-  acs_problem_destroy(&r->pb);
-  acs_graph_destroy(&r->g);
-}
 
 /* A and B in one cascade, one stripe: A computes only what B reads, 7 x 7
  * outputs of 9 MACs each (441), B 3 x 3 of one MAC (9): 450 MACs, where
@@ -145,7 +97,7 @@ Test(unread, producer_computes_only_what_is_read)
   struct rig r;
 
   short_reader(&lg);
-  rig_make(&r, &lg);
+  rig_make(&r, &lg, HAND_64K);
   cr_assert(acs_cas_group_of(&r.cg, 0, 2, &g));
   memset(&p, 0, sizeof(p));
   p.first = 0;
@@ -181,7 +133,7 @@ Test(unread, network_output_must_be_whole)
   int hidden = 0;
 
   short_reader(&lg);
-  rig_make(&r, &lg);
+  rig_make(&r, &lg, HAND_64K);
   cr_assert(acs_cas_group_of(&r.cg, 0, 2, &g));
   memset(&p, 0, sizeof(p));
   p.nparts = 2;
@@ -211,7 +163,7 @@ Test(unread, network_output_must_be_whole)
  * (90 MACs, against 738 for the whole tensors); A's taps for those rows
  * with padding 1 are rows 0-7 of x, so 8 x 8 = 64 input bytes cross DDR,
  * with 9 + 1 weight bytes and the 9 output bytes: 83. One MAC and one
- * byte a cycle (HAND): max(90, 83) = 90 cycles. */
+ * byte a cycle (HAND_64K): max(90, 83) = 90 cycles. */
 Test(unread, network_bound_counts_needed_elements)
 {
   struct acs_netbound nb;
@@ -219,7 +171,7 @@ Test(unread, network_bound_counts_needed_elements)
   struct rig r;
 
   short_reader(&lg);
-  rig_make(&r, &lg);
+  rig_make(&r, &lg, HAND_64K);
   cr_assert_eq(acs_netbound_compute(&lg, &r.pb.plat, &nb), ACS_OK);
   cr_assert_eq(nb.macs, 90);
   cr_assert_eq(nb.ddr_bytes, 83);

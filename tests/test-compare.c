@@ -17,23 +17,6 @@
 #include "report/report.h"
 #include "tests/testutil.h"
 
-static char dir[256];
-
-static void setup(void)
-{
-  snprintf(dir, sizeof(dir), "%s", tu_tmpdir());
-}
-
-static const char *at(const char *name)
-{
-  static char buf[4][512];
-  static int k;
-
-  k = (k + 1) % 4;
-  snprintf(buf[k], sizeof(buf[k]), "%s/%s", dir, name);
-  return buf[k];
-}
-
 /* One run of a hand-built file. */
 struct spec {
   const char *platform;   /* variant name */
@@ -90,11 +73,11 @@ static void compare(const struct spec *base, size_t nb, const struct spec *head,
   struct acs_results_data b, h;
   struct acs_diag d;
 
-  write_file(at("base.h5"), base, nb);
-  write_file(at("head.h5"), head, nh);
+  write_file(tu_at("base.h5"), base, nb);
+  write_file(tu_at("head.h5"), head, nh);
   acs_diag_init(&d);
-  cr_assert_eq(acs_results_read(at("base.h5"), &b, &d), ACS_OK, "%s", d.msg);
-  cr_assert_eq(acs_results_read(at("head.h5"), &h, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_results_read(tu_at("base.h5"), &b, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_results_read(tu_at("head.h5"), &h, &d), ACS_OK, "%s", d.msg);
   cr_assert_eq(acs_compare_data(&b, &h, o, res, &d), ACS_OK, "%s", d.msg);
   acs_results_data_free(&b);
   acs_results_data_free(&h);
@@ -105,7 +88,7 @@ static const struct acs_compare_opts defaults = {NULL, 0.01, ACS_KEY_NAME};
 #define P128 "p[cmx_kib=128]", 128, 0
 #define P256 "p[cmx_kib=256]", 256, 0
 
-TestSuite(compare, .init = setup);
+TestSuite(compare, .init = tu_scratch_init);
 
 Test(compare, identical_files_have_nothing_to_report)
 {
@@ -324,19 +307,19 @@ Test(compare, text_markdown_and_junit_outputs)
   FILE *f;
 
   compare(b, 2, h, 2, &defaults, &r);
-  f = fopen(at("out.txt"), "w");
+  f = fopen(tu_at("out.txt"), "w");
   cr_assert_eq(acs_compare_write(f, &r, ACS_CMP_TEXT, "base.h5", "head.h5", 0), ACS_OK);
   cr_assert_eq(acs_compare_write(f, &r, ACS_CMP_MARKDOWN, "base.h5", "head.h5", 0), ACS_OK);
   fclose(f);
-  text = slurp(at("out.txt"));
+  text = slurp(tu_at("out.txt"));
   cr_assert(strstr(text, "Regressions (1)"), "%s", text);
   cr_assert(strstr(text, "+5.00%"), "%s", text);
   cr_assert(strstr(text, "| +5.00% | 2000 | 2100 | net | list | `p[cmx_kib=128]` |"), "%s", text);
   cr_assert(strstr(text, "2 matched: 1 regression, 0 improvements"), "%s", text);
   free(text);
   acs_diag_init(&d);
-  cr_assert_eq(acs_compare_write_junit(at("j.xml"), &r, "base.h5", "head.h5", &d), ACS_OK);
-  text = slurp(at("j.xml"));
+  cr_assert_eq(acs_compare_write_junit(tu_at("j.xml"), &r, "base.h5", "head.h5", &d), ACS_OK);
+  text = slurp(tu_at("j.xml"));
   cr_assert(strstr(text, "tests=\"2\" failures=\"1\""), "%s", text);
   cr_assert(strstr(text, "<failure type=\"regression\""), "%s", text);
   free(text);
@@ -345,7 +328,7 @@ Test(compare, text_markdown_and_junit_outputs)
 
 /* ---- the report ---- */
 
-TestSuite(report_html, .init = setup);
+TestSuite(report_html, .init = tu_scratch_init);
 
 /* A small study: two workloads, CMX x barriers grid, two schedulers, one
  * infeasible corner, one stored schedule (the best of "net"). */
@@ -465,22 +448,22 @@ Test(report_html, every_plot_exists_and_every_reference_resolves)
   struct acs_report_opts o = {NULL};
   struct acs_diag d;
   char out[512];
-  size_t n = write_study(at("study.h5"), 1);
+  size_t n = write_study(tu_at("study.h5"), 1);
   int svgs;
 
-  snprintf(out, sizeof(out), "%s", at("rep"));
+  snprintf(out, sizeof(out), "%s", tu_at("rep"));
   acs_diag_init(&d);
-  cr_assert_eq(acs_report_write(at("study.h5"), out, &o, &info, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_report_write(tu_at("study.h5"), out, &o, &info, &d), ACS_OK, "%s", d.msg);
   cr_assert_eq(info.runs, n);
   cr_assert_eq(info.workloads, 2);
   /* runs.csv: a header and one line per run. */
-  snprintf(out, sizeof(out), "%s/runs.csv", at("rep"));
+  snprintf(out, sizeof(out), "%s/runs.csv", tu_at("rep"));
   cr_assert_eq(lines_of(out), (int)n + 1);
   /* The comparison, then per workload: makespan, heatmap, bytes,
    * contention; a Gantt chart for "net" (its best run has a schedule). */
   cr_assert_eq(info.plots, 1 + 2 * 4 + 1, "plots %zu", info.plots);
   cr_assert_eq(info.gantts, 1);
-  snprintf(out, sizeof(out), "%s", at("rep"));
+  snprintf(out, sizeof(out), "%s", tu_at("rep"));
   svgs = check_references(out);
   if (info.gnuplot_missing) {
     cr_log_warn("gnuplot is not installed: the plots were not drawn");
@@ -498,11 +481,11 @@ Test(report_html, without_gnuplot_the_data_is_still_written)
   struct acs_diag d;
   char out[512], path[1024];
   struct stat st;
-  size_t n = write_study(at("study.h5"), 0);
+  size_t n = write_study(tu_at("study.h5"), 0);
 
-  snprintf(out, sizeof(out), "%s", at("rep"));
+  snprintf(out, sizeof(out), "%s", tu_at("rep"));
   acs_diag_init(&d);
-  cr_assert_eq(acs_report_write(at("study.h5"), out, &o, &info, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_report_write(tu_at("study.h5"), out, &o, &info, &d), ACS_OK, "%s", d.msg);
   cr_assert(info.gnuplot_missing);
   cr_assert(strstr(info.gnuplot_error, "/nonexistent/gnuplot"), "%s", info.gnuplot_error);
   cr_assert_eq(check_references(out), 0);
@@ -530,11 +513,11 @@ Test(report_html, runs_csv_quotes_and_leaves_missing_values_empty)
   struct acs_diag d;
   char *text;
 
-  write_file(at("s.h5"), s, 1);
+  write_file(tu_at("s.h5"), s, 1);
   acs_diag_init(&d);
-  cr_assert_eq(acs_results_read(at("s.h5"), &data, &d), ACS_OK);
-  cr_assert_eq(acs_report_write_csv(&data, at("runs.csv"), &d), ACS_OK, "%s", d.msg);
-  text = slurp(at("runs.csv"));
+  cr_assert_eq(acs_results_read(tu_at("s.h5"), &data, &d), ACS_OK);
+  cr_assert_eq(acs_report_write_csv(&data, tu_at("runs.csv"), &d), ACS_OK, "%s", d.msg);
+  text = slurp(tu_at("runs.csv"));
   /* run 1, the quoted name, workload, kind, path, ops, edges, scheduler,
    * no options, status, then NaN makespans as empty fields. */
   cr_assert(strstr(text, "\n1,\"odd, \"\"name\"\"\",net,dnn,net.csv,10,9,list,,infeasible,,,"),
@@ -558,10 +541,10 @@ Test(report_html, tables_count_timeouts_apart_from_infeasible)
   struct acs_diag d;
   char out[512], path[1024], *html;
 
-  write_file(at("st.h5"), s, 4);
-  snprintf(out, sizeof(out), "%s", at("rep"));
+  write_file(tu_at("st.h5"), s, 4);
+  snprintf(out, sizeof(out), "%s", tu_at("rep"));
   acs_diag_init(&d);
-  cr_assert_eq(acs_report_write(at("st.h5"), out, &o, &info, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_report_write(tu_at("st.h5"), out, &o, &info, &d), ACS_OK, "%s", d.msg);
   snprintf(path, sizeof(path), "%s/index.html", out);
   html = slurp(path);
   /* Summary cards. */

@@ -20,6 +20,7 @@
 
 #include "core/load/load.h"
 #include "core/model/ddrlink.h"
+#include "tests/gang_util.h"
 #include "tests/sdfgen.h"
 #include "tests/testutil.h"
 
@@ -32,31 +33,17 @@ static void platform_for(uint64_t seed, struct acs_platform *p)
     { NULL }, { "dma_channels=2", NULL }, { "pe_count=2", NULL },
     { "pe_vmem_kib=32", NULL }, { "dma_channels=3", "ddr_ratio=4", NULL },
   };
-  struct acs_platform *rows;
-  size_t n;
-  struct acs_diag d;
 
-  acs_diag_init(&d);
-  cr_assert_eq(acs_platform_load(tu_path("platforms/isp4.csv"), &rows, &n, &d), ACS_OK, "%s", d.msg);
-  *p = rows[0];
-  free(rows);
-  for (const char *const *kv = sets[seed % 5]; *kv; kv++)
-    cr_assert_eq(acs_platform_set_kv(p, *kv, &d), ACS_OK, "%s", d.msg);
+  platform_isp4(p, sets[seed % 5]);
 }
 
 /* Writes random graph `seed` and returns its path. */
 static const char *graph_file(uint64_t seed)
 {
-  static char path[512], xml[65536];
-  FILE *f;
+  static char xml[65536];
 
   cr_assert_gt(sdfgen_xml(seed, 1500, xml, sizeof(xml)), 0, "seed %llu", (unsigned long long)seed);
-  snprintf(path, sizeof(path), "%s/rnd.xml", tu_tmpdir());
-  f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(xml, f);
-  fclose(f);
-  return path;
+  return tu_write_tmp("rnd.xml", xml);
 }
 
 static void check_graph(uint64_t seed, int *dynamic)

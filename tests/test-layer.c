@@ -16,47 +16,10 @@
 #include "core/load/load.h"
 #include "core/model/layer.h"
 #include "core/model/netbound.h"
+#include "tests/lgraph_util.h"
 #include "tests/testutil.h"
 
-/* ---- building graphs by hand ---- */
-
-static int32_t tensor(struct acs_lgraph *lg, const char *name, int kind, int rank,
-                      const int64_t *dims)
-{
-  int32_t t = acs_lgraph_add_tensor(lg, name);
-  cr_assert_geq(t, 0, "tensor %s", name);
-  lg->t[t].kind = (uint8_t)kind;
-  if (dims) {
-    acs_ltensor_set_shape(&lg->t[t], rank, dims);
-    lg->t[t].dtype = 1;
-    lg->t[t].elem_bytes = 4;
-  }
-  if (kind == ACS_LT_INPUT) {
-    int32_t *in = acs_arena_calloc(&lg->arena, (size_t)lg->ninputs + 1, sizeof(*in));
-    cr_assert_not_null(in);
-    if (lg->ninputs)
-      memcpy(in, lg->inputs, (size_t)lg->ninputs * sizeof(*in));
-    in[lg->ninputs++] = t;
-    lg->inputs = in;
-  }
-  return t;
-}
-
-#define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
-#define NDIMS(...) ((int)(sizeof((const int64_t[]){ __VA_ARGS__ }) / sizeof(int64_t)))
-#define INPUT(lg, name, ...) tensor(lg, name, ACS_LT_INPUT, NDIMS(__VA_ARGS__), DIMS(__VA_ARGS__))
-#define WEIGHT(lg, name, ...) tensor(lg, name, ACS_LT_WEIGHT, NDIMS(__VA_ARGS__), DIMS(__VA_ARGS__))
-
-/* A node with data slot 0, then `nw` weight slots, writing a new tensor
- * `out`; returns the node id. */
-static int32_t node(struct acs_lgraph *lg, const char *name, int op, const struct acs_lattrs *a,
-                    int nin, const int32_t *in, const uint8_t *roles, const char *out)
-{
-  int32_t o = tensor(lg, out, ACS_LT_ACT, 0, NULL);
-  int32_t v = acs_lgraph_add_node(lg, name, op, a, nin, in, roles, 1, &o);
-  cr_assert_geq(v, 0);
-  return v;
-}
+/* ---- building graphs by hand (tensor, node, infer_ok: lgraph_util.h) ---- */
 
 static const uint8_t DATA2[] = { ACS_LR_DATA, ACS_LR_DATA, ACS_LR_DATA, ACS_LR_DATA };
 static const uint8_t CONV_ROLES[] = { ACS_LR_DATA, ACS_LR_WEIGHT, ACS_LR_WEIGHT };
@@ -66,13 +29,6 @@ static int infer(struct acs_lgraph *lg, struct acs_diag *d)
   acs_diag_init(d);
   int rc = acs_lgraph_finalize(lg, d);
   return rc == 0 ? acs_lgraph_infer(lg, d) : rc;
-}
-
-static void infer_ok(struct acs_lgraph *lg)
-{
-  struct acs_diag d;
-  int rc = infer(lg, &d);
-  cr_assert_eq(rc, ACS_OK, "%s", d.msg);
 }
 
 static void shape_is(const struct acs_lgraph *lg, int32_t node_id, const char *want)

@@ -24,28 +24,9 @@ static int run_sched(const char *name, const struct acs_problem *pb,
                      const char *const *sets, struct acs_schedule *out,
                      struct acs_diag *d)
 {
-  const struct acs_sched_ops *ops = acs_sched_find(name);
   struct acs_sched_ctx ctx = { 1, 0, NULL };
-  void *opts;
-  int err;
 
-  cr_assert_not_null(ops, "no scheduler '%s'", name);
-  opts = calloc(1, ops->opts_size + 1);
-  cr_assert_not_null(opts);
-  cr_assert_eq(acs_sched_opts_defaults(ops, opts), ACS_OK);
-  for (; sets && *sets; sets++) {
-    char key[64];
-    const char *eq = strchr(*sets, '=');
-    cr_assert_not_null(eq);
-    snprintf(key, sizeof(key), "%.*s", (int)(eq - *sets), *sets);
-    err = acs_sched_opts_set(ops, opts, key, eq + 1, d);
-    cr_assert_eq(err, ACS_OK, "option %s: %s", *sets, d->msg);
-  }
-  cr_assert_eq(acs_schedule_init_problem(out, pb), ACS_OK);
-  acs_diag_init(d);
-  err = ops->schedule(pb, opts, &ctx, out, d);
-  free(opts);
-  return err;
+  return tu_run_ctx(name, pb, sets, &ctx, out, d);
 }
 
 /* Runs and requires success and a verified schedule. */

@@ -25,19 +25,6 @@
 
 /* ---- helpers ---- */
 
-static const char *write_tmp(const char *name, const char *text)
-{
-  static char path[512];
-  FILE *f;
-
-  snprintf(path, sizeof(path), "%s/%s", tu_tmpdir(), name);
-  f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(text, f);
-  fclose(f);
-  return path;
-}
-
 static void read_ok(const char *path, struct acs_sdf_graph *g)
 {
   struct acs_diag d;
@@ -51,7 +38,7 @@ static void read_ok(const char *path, struct acs_sdf_graph *g)
 /* Reads text expecting error `want` at `line` with `msg` in the message. */
 static void read_fails(const char *text, int want, int line, const char *msg)
 {
-  const char *path = write_tmp("bad.xml", text);
+  const char *path = tu_write_tmp("bad.xml", text);
   struct acs_sdf_graph g;
   struct acs_diag d;
   int err;
@@ -209,7 +196,7 @@ Test(sdf, filter_windows_follow_the_seed)
     "<graphProperties><acsim iterations=\"10\"/></graphProperties>\n");
   int32_t c;
 
-  read_ok(write_tmp("filter.xml", txt), &g);
+  read_ok(tu_write_tmp("filter.xml", txt), &g);
   c = acs_sdf_find_channel(&g, "c");
   /* Seed 004, figure 2.5: the first firing needs two lines, each later
    * one a line more, the last none; nothing is released after the first,
@@ -238,7 +225,7 @@ Test(sdf, repeat_syntax_and_lcm_phases)
     "<channel name=\"c\" srcActor=\"h\" srcPort=\"o\" dstActor=\"t\" dstPort=\"i\"/>\n",
     EXEC("h", "2,3") EXEC("t", "1"));
 
-  read_ok(write_tmp("rep.xml", txt), &g);
+  read_ok(tu_write_tmp("rep.xml", txt), &g);
   /* h has sequences of 6 and 2 entries: 6 phases; one token per 6 firings. */
   cr_assert_eq(g.actors[acs_sdf_find_actor(&g, "h")].nphases, 6);
   cr_assert_eq(q_of(&g, "h"), 6);
@@ -319,7 +306,7 @@ Test(sdf, deadlock_names_actor_and_channel)
 
 Test(sdf, deadlock_message_detail)
 {
-  const char *path = write_tmp("dl.xml", graph_text(
+  const char *path = tu_write_tmp("dl.xml", graph_text(
     "<actor name=\"a\" type=\"A\"><port name=\"i\" type=\"in\" rate=\"1\"/>"
     "<port name=\"o\" type=\"out\" rate=\"1\"/></actor>\n"
     "<actor name=\"b\" type=\"B\"><port name=\"i\" type=\"in\" rate=\"1\"/>"
@@ -341,7 +328,7 @@ Test(sdf, one_initial_token_breaks_the_deadlock)
 {
   struct acs_sdf_graph g;
 
-  read_ok(write_tmp("ok.xml", graph_text(
+  read_ok(tu_write_tmp("ok.xml", graph_text(
     "<actor name=\"a\" type=\"A\"><port name=\"i\" type=\"in\" rate=\"1\"/>"
     "<port name=\"o\" type=\"out\" rate=\"1\"/></actor>\n"
     "<actor name=\"b\" type=\"B\"><port name=\"i\" type=\"in\" rate=\"1\"/>"
@@ -393,7 +380,7 @@ Test(sdf, external_entities_are_not_expanded)
     "<sdf3><applicationGraph><sdf name=\"t\">\n"
     "<actor name=\"&x;\" type=\"A\"/>\n"
     "</sdf></applicationGraph></sdf3>\n";
-  const char *path = write_tmp("xxe.xml", txt);
+  const char *path = tu_write_tmp("xxe.xml", txt);
   struct acs_sdf_graph g;
   struct acs_diag d;
   int err;
@@ -496,7 +483,7 @@ static void two_actor_cycle(int tok, int self, int ta, int tb, double want)
            "<actorProperties actor=\"a\"><processor type=\"p\"><executionTime time=\"%d\"/></processor></actorProperties>\n"
            "<actorProperties actor=\"b\"><processor type=\"p\"><executionTime time=\"%d\"/></processor></actorProperties>\n",
            ta, tb);
-  read_ok(write_tmp("cyc.xml", graph_text(body, props)), &g);
+  read_ok(tu_write_tmp("cyc.xml", graph_text(body, props)), &g);
   thr_both(&g, &a, &b, &ua, &ub);
   cr_assert_float_eq(a, want, 1e-12, "self-timed %.12g, want %.12g", a, want);
   cr_assert_float_eq(b, want, 1e-12, "mcr %.12g, want %.12g", b, want);

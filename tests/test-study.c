@@ -17,23 +17,6 @@
 #include "report/plots.h"
 #include "tests/testutil.h"
 
-static char dir[256];
-
-static void setup(void)
-{
-  snprintf(dir, sizeof(dir), "%s", tu_tmpdir());
-}
-
-static const char *at(const char *name)
-{
-  static char buf[4][512];
-  static int k;
-
-  k = (k + 1) % 4;
-  snprintf(buf[k], sizeof(buf[k]), "%s/%s", dir, name);
-  return buf[k];
-}
-
 /* One run: its platform (cmx_kib, barriers, pe_count), workload and
  * scheduler with its memory model, and its simulated makespan (0: not ok). */
 struct run {
@@ -141,7 +124,7 @@ static const struct run cmx_study[] = {
   R(512, 8, "spill", "resident", 1200),
 };
 
-TestSuite(answers, .init = setup);
+TestSuite(answers, .init = tu_scratch_init);
 
 Test(answers, smallest_cmx_within_5pct_at_each_barrier_count)
 {
@@ -149,9 +132,9 @@ Test(answers, smallest_cmx_within_5pct_at_each_barrier_count)
   struct acs__answer a;
   struct acs_diag d;
 
-  write_study(at("cmx.h5"), cmx_study, sizeof(cmx_study) / sizeof(cmx_study[0]));
+  write_study(tu_at("cmx.h5"), cmx_study, sizeof(cmx_study) / sizeof(cmx_study[0]));
   acs_diag_init(&d);
-  cr_assert_eq(acs__study_load(at("cmx.h5"), &s, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs__study_load(tu_at("cmx.h5"), &s, &d), ACS_OK, "%s", d.msg);
   cr_assert_eq(acs__answer_make(&s, 0, ACS__Q_CMX, &a), ACS_OK);
   cr_assert_eq(a.why, ACS__WHY_OK);
   cr_assert_eq(a.nslice, 2);
@@ -186,9 +169,9 @@ Test(answers, fewest_barriers_within_5pct_of_no_limit_at_each_cmx)
   struct acs_diag d;
   int seen = 0;
 
-  write_study(at("bar.h5"), bar_study, sizeof(bar_study) / sizeof(bar_study[0]));
+  write_study(tu_at("bar.h5"), bar_study, sizeof(bar_study) / sizeof(bar_study[0]));
   acs_diag_init(&d);
-  cr_assert_eq(acs__study_load(at("bar.h5"), &s, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs__study_load(tu_at("bar.h5"), &s, &d), ACS_OK, "%s", d.msg);
   cr_assert_eq(acs__answer_make(&s, 0, ACS__Q_BARRIERS, &a), ACS_OK);
   cr_assert_eq(a.nslice, 3);
   for (size_t i = 0; i < a.nslice; i++) {
@@ -208,7 +191,7 @@ Test(answers, fewest_barriers_within_5pct_of_no_limit_at_each_cmx)
   /* The sizing table names the closest count at 128 KiB: 16 barriers,
    * 1200 / 1100 - 1 = +9.1%. */
   {
-    char *html = report(at("bar.h5"), at("bar"));
+    char *html = report(tu_at("bar.h5"), tu_at("bar"));
     cr_assert(strstr(html, "<b>none</b> of the barrier counts swept<br><span class=\"small\">"
                            "closest: 16 barriers, +9.1%</span>"), "%s", html);
     free(html);
@@ -232,8 +215,8 @@ Test(answers, page_quotes_the_pe_speedup_at_the_loosest_configuration)
   };
   char *html;
 
-  write_study(at("pe.h5"), v, 4);
-  html = report(at("pe.h5"), at("pe"));
+  write_study(tu_at("pe.h5"), v, 4);
+  html = report(tu_at("pe.h5"), tu_at("pe"));
   cr_assert(strstr(html, "4 &rarr; 8 PEs: speedup <b>&times;1.60</b> <span class=\"small\">"
                          "(&times;1.20&ndash;1.60 over 2 configurations)</span>"), "%s", html);
   cr_assert(strstr(html, "<br><span class=\"small\">at 512 KiB</span>"), "%s", html);
@@ -245,8 +228,8 @@ Test(answers, answers_come_first_on_the_page)
 {
   char *html, *answers, *runs, *sched;
 
-  write_study(at("cmx.h5"), cmx_study, sizeof(cmx_study) / sizeof(cmx_study[0]));
-  html = report(at("cmx.h5"), at("cmx"));
+  write_study(tu_at("cmx.h5"), cmx_study, sizeof(cmx_study) / sizeof(cmx_study[0]));
+  html = report(tu_at("cmx.h5"), tu_at("cmx"));
   answers = strstr(html, "<section id=\"answers\">");
   runs = strstr(html, "<section id=\"runs\">");
   sched = strstr(html, "<section id=\"schedulers\">");
@@ -273,8 +256,8 @@ Test(answers, the_row_answers_at_the_loosest_other_parameters)
   };
   char *html, *answers, *runs;
 
-  write_study(at("ref.h5"), v, 7);
-  html = report(at("ref.h5"), at("ref"));
+  write_study(tu_at("ref.h5"), v, 7);
+  html = report(tu_at("ref.h5"), tu_at("ref"));
   answers = strstr(html, "<section id=\"answers\">");
   runs = strstr(html, "<section id=\"runs\">");
   cr_assert(answers && runs);
@@ -292,7 +275,7 @@ Test(answers, the_row_answers_at_the_loosest_other_parameters)
 
 /* ---- one definition of "best" ---- */
 
-TestSuite(best, .init = setup);
+TestSuite(best, .init = tu_scratch_init);
 
 /*
  * list (transient) is faster than spill (resident) everywhere: 900 against
@@ -310,8 +293,8 @@ Test(best, tables_heatmap_and_gantt_name_the_same_run)
   };
   char *html, *heat, *gp, path[1024];
 
-  write_study(at("b.h5"), v, 8);
-  html = report(at("b.h5"), at("b"));
+  write_study(tu_at("b.h5"), v, 8);
+  html = report(tu_at("b.h5"), tu_at("b"));
   cr_assert(strstr(html, "<td><b>1000 cycles</b><br><span class=\"small\">"
                          "<span class=\"sw\" style=\"background:"), "%s", html);
   cr_assert(strstr(html, "<code>spill</code> at 512 KiB, no barrier limit<br>"), "%s", html);
@@ -325,13 +308,13 @@ Test(best, tables_heatmap_and_gantt_name_the_same_run)
                          "4</td><td class=\"n\">4 / 0 / 0 / 0</td><td class=\"n\">0 of 4</td>"
                          "<td class=\"n\">-10.0%</td>"), "%s", html);
   /* Heatmap: every cell's scheduler is spill. */
-  snprintf(path, sizeof(path), "%s/plots/heatmap_net.dat", at("b"));
+  snprintf(path, sizeof(path), "%s/plots/heatmap_net.dat", tu_at("b"));
   heat = slurp(path);
   cr_assert(!strstr(heat, "\"list\""), "%s", heat);
   cr_assert(strstr(heat, "0 0 1040 \"1040\" \"spill\""), "%s", heat);
   free(heat);
   /* The comparison's y range goes below 0 for list's -10% bar. */
-  snprintf(path, sizeof(path), "%s/plots/schedulers.gp", at("b"));
+  snprintf(path, sizeof(path), "%s/plots/schedulers.gp", tu_at("b"));
   gp = slurp(path);
   cr_assert(strstr(gp, "set yrange [-"), "%s", gp);
   free(gp);
@@ -343,7 +326,7 @@ Test(best, tables_heatmap_and_gantt_name_the_same_run)
 
 /* ---- plots left out, and colours ---- */
 
-TestSuite(plots, .init = setup);
+TestSuite(plots, .init = tu_scratch_init);
 
 Test(plots, a_plot_without_data_is_left_out_with_a_sentence)
 {
@@ -355,13 +338,13 @@ Test(plots, a_plot_without_data_is_left_out_with_a_sentence)
   };
   char *html, path[1024];
 
-  write_study(at("e.h5"), v, 2);
-  html = report(at("e.h5"), at("e"));
-  snprintf(path, sizeof(path), "%s/plots/bytes_net.gp", at("e"));
+  write_study(tu_at("e.h5"), v, 2);
+  html = report(tu_at("e.h5"), tu_at("e"));
+  snprintf(path, sizeof(path), "%s/plots/bytes_net.gp", tu_at("e"));
   cr_assert(!exists(path), "a bytes plot without bytes");
-  snprintf(path, sizeof(path), "%s/plots/contention_net.gp", at("e"));
+  snprintf(path, sizeof(path), "%s/plots/contention_net.gp", tu_at("e"));
   cr_assert(!exists(path), "a contention plot without contention");
-  snprintf(path, sizeof(path), "%s/plots/makespan_net.gp", at("e"));
+  snprintf(path, sizeof(path), "%s/plots/makespan_net.gp", tu_at("e"));
   cr_assert(exists(path));
   cr_assert(strstr(html, "Not drawn: No run moved bytes between CMX and DDR"), "%s", html);
   cr_assert(strstr(html, "contention costs nothing here"), "%s", html);
@@ -379,9 +362,9 @@ Test(plots, a_real_slowdown_is_plotted_and_rounding_is_zero)
   };
   char path[1024], *dat;
 
-  write_study(at("c.h5"), v, 2);
-  free(report(at("c.h5"), at("c")));
-  snprintf(path, sizeof(path), "%s/plots/contention_net.dat", at("c"));
+  write_study(tu_at("c.h5"), v, 2);
+  free(report(tu_at("c.h5"), tu_at("c")));
+  snprintf(path, sizeof(path), "%s/plots/contention_net.dat", tu_at("c"));
   dat = slurp(path);
   cr_assert(strstr(dat, "\n256 2\n512 0\n"), "%s", dat);
   cr_assert(!strstr(dat, "e-"), "%s", dat);
@@ -405,13 +388,13 @@ Test(plots, every_scheduler_keeps_one_colour_in_every_study)
   cr_assert_str_eq(acs__sched_colour("list[rule=lpath]"), acs__sched_colour("list"));
   /* spill is the first scheduler of one study and the second of another:
    * its line style has the same colour in both. */
-  write_study(at("ca.h5"), a, 2);
-  write_study(at("cb.h5"), b, 2);
-  free(report(at("ca.h5"), at("ca")));
-  free(report(at("cb.h5"), at("cb")));
-  snprintf(path, sizeof(path), "%s/plots/makespan_net.gp", at("ca"));
+  write_study(tu_at("ca.h5"), a, 2);
+  write_study(tu_at("cb.h5"), b, 2);
+  free(report(tu_at("ca.h5"), tu_at("ca")));
+  free(report(tu_at("cb.h5"), tu_at("cb")));
+  snprintf(path, sizeof(path), "%s/plots/makespan_net.gp", tu_at("ca"));
   ga = slurp(path);
-  snprintf(path, sizeof(path), "%s/plots/makespan_net.gp", at("cb"));
+  snprintf(path, sizeof(path), "%s/plots/makespan_net.gp", tu_at("cb"));
   gb = slurp(path);
   snprintf(spill, sizeof(spill), "lc rgb '%s'", acs__sched_colour("spill"));
   cr_assert(strstr(ga, "set style line 1 ") && strstr(strstr(ga, "set style line 1 "), spill));
@@ -422,7 +405,7 @@ Test(plots, every_scheduler_keeps_one_colour_in_every_study)
 
 /* ---- the network bound of DNN runs ---- */
 
-TestSuite(netbound, .init = setup);
+TestSuite(netbound, .init = tu_scratch_init);
 
 /* The same study with every run's network bound NaN (files older than the
  * column, or workloads without a layer graph) or 800 cycles. */
@@ -433,9 +416,9 @@ static void write_bound(const char *path, double bound)
   struct acs_results *r;
   struct acs_diag d;
 
-  write_study(at("nb0.h5"), v, 2);
+  write_study(tu_at("nb0.h5"), v, 2);
   acs_diag_init(&d);
-  cr_assert_eq(acs_results_read(at("nb0.h5"), &data, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_results_read(tu_at("nb0.h5"), &data, &d), ACS_OK, "%s", d.msg);
   cr_assert_eq(acs_results_open(path, "test", &r, &d), ACS_OK, "%s", d.msg);
   for (size_t i = 0; i < data.nruns; i++) {
     struct acs_run_row row = data.runs[i];
@@ -454,17 +437,17 @@ Test(netbound, the_gap_is_shown_where_runs_have_a_bound)
 {
   char *html, *csv, path[1024];
 
-  write_bound(at("n0.h5"), NAN);
-  html = report(at("n0.h5"), at("n0"));
+  write_bound(tu_at("n0.h5"), NAN);
+  html = report(tu_at("n0.h5"), tu_at("n0"));
   cr_assert(!strstr(html, "network bound"), "no bound, no gap");
   free(html);
-  write_bound(at("n1.h5"), 800);
-  html = report(at("n1.h5"), at("n1"));
+  write_bound(tu_at("n1.h5"), 800);
+  html = report(tu_at("n1.h5"), tu_at("n1"));
   /* The best run, 1000 cycles, is 25% above the bound of 800. */
   cr_assert(strstr(html, "<th class=\"n\">best vs the network bound</th>"), "%s", html);
   cr_assert(strstr(html, "<td class=\"n\"><b>+25.0%</b><br><span class=\"small\">bound 800 "
                          "cycles</span></td>"), "%s", html);
-  snprintf(path, sizeof(path), "%s/runs.csv", at("n1"));
+  snprintf(path, sizeof(path), "%s/runs.csv", tu_at("n1"));
   csv = slurp(path);
   cr_assert(strstr(csv, ",lower_bound_cycles,network_bound_cycles,"), "%s", csv);
   cr_assert(strstr(csv, ",800,"), "%s", csv);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/sched/sched.h"
 #include "tests/testutil.h"
 
 const char *tu_path(const char *rel)
@@ -74,6 +75,36 @@ const char *tu_tmpdir(void)
   snprintf(buf, sizeof(buf), "%s/acsim-test-XXXXXX", root && *root ? root : tmp_base());
   cr_assert_not_null(mkdtemp(buf), "mkdtemp failed");
   return buf;
+}
+
+static char tu_scratch_dir[256];
+
+void tu_scratch_init(void)
+{
+  snprintf(tu_scratch_dir, sizeof(tu_scratch_dir), "%s", tu_tmpdir());
+}
+
+const char *tu_at(const char *name)
+{
+  static char buf[4][512];
+  static int k;
+
+  k = (k + 1) % 4;
+  snprintf(buf[k], sizeof(buf[k]), "%s/%s", tu_scratch_dir, name);
+  return buf[k];
+}
+
+const char *tu_write_tmp(const char *name, const char *text)
+{
+  static char path[1024];
+  FILE *f;
+
+  snprintf(path, sizeof(path), "%s/%s", tu_tmpdir(), name);
+  f = fopen(path, "w");
+  cr_assert_not_null(f, "%s", path);
+  fputs(text, f);
+  fclose(f);
+  return path;
 }
 
 void tu_graph_npu(struct acs_graph *g, const char *name)
@@ -238,4 +269,38 @@ void tu_assert_rtabs_eq(const struct acs_schedule *a, const struct acs_schedule 
       assert_val_eq(p->type, p->v, q->v, p->name);
     }
   }
+}
+
+void *tu_sched_opts(const char *name, const char *const *sets, struct acs_diag *d)
+{
+  const struct acs_sched_ops *ops = acs_sched_find(name);
+  void *opts;
+  int err;
+
+  cr_assert_not_null(ops, "no scheduler '%s'", name);
+  opts = calloc(1, ops->opts_size + 1);
+  cr_assert_not_null(opts);
+  cr_assert_eq(acs_sched_opts_defaults(ops, opts), ACS_OK);
+  for (; sets && *sets; sets++) {
+    char key[64];
+    const char *eq = strchr(*sets, '=');
+    cr_assert_not_null(eq);
+    snprintf(key, sizeof(key), "%.*s", (int)(eq - *sets), *sets);
+    err = acs_sched_opts_set(ops, opts, key, eq + 1, d);
+    cr_assert_eq(err, ACS_OK, "option %s: %s", *sets, d->msg);
+  }
+  return opts;
+}
+
+int tu_run_ctx(const char *name, const struct acs_problem *pb, const char *const *sets,
+               const struct acs_sched_ctx *ctx, struct acs_schedule *out, struct acs_diag *d)
+{
+  void *opts = tu_sched_opts(name, sets, d);
+  int err;
+
+  cr_assert_eq(acs_schedule_init_problem(out, pb), ACS_OK);
+  acs_diag_init(d);
+  err = acs_sched_find(name)->schedule(pb, opts, ctx, out, d);
+  free(opts);
+  return err;
 }

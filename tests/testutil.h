@@ -11,6 +11,14 @@ const char *tu_path(const char *rel);
 /* A fresh directory for one test, under ${TMPDIR:-/tmp}; removed with
  * everything in it when the test program ends (testutil.c). */
 const char *tu_tmpdir(void);
+/* A fresh directory (tu_tmpdir) for each test of a suite whose .init it is
+ * (TestSuite(x, .init = tu_scratch_init)), and tu_at(name), the path of
+ * `name` in it (four static buffers in turn: up to four in one expression). */
+void tu_scratch_init(void);
+const char *tu_at(const char *name);
+/* Writes `text` to a file `name` in a fresh directory (tu_tmpdir); returns
+ * its path, in a static buffer (one call per expression). */
+const char *tu_write_tmp(const char *name, const char *text);
 
 /* A graph with resources "pe" (PE), "dma" (DMA) and "cmx" (CMX), in that
  * order (indices TU_PE, TU_DMA, TU_CMX). */
@@ -25,6 +33,18 @@ void tu_finalize(struct acs_graph *g);
 
 /* Binds g to the default platform with the given overrides ("k=v", NULL-ended). */
 void tu_problem(struct acs_problem *pb, const struct acs_graph *g, const char *const *sets);
+
+struct acs_sched_ctx;
+
+/* The options of variant `name`: its defaults, then each "key=value" of
+ * sets (NULL-ended), each of which must be accepted (message in d).
+ * Allocated: free() them. */
+void *tu_sched_opts(const char *name, const char *const *sets, struct acs_diag *d);
+/* Runs variant `name` with those options and context ctx (seed, time
+ * limit, interrupt flag) on pb; out is initialised here and must be
+ * destroyed by the caller. Returns the variant's result. */
+int tu_run_ctx(const char *name, const struct acs_problem *pb, const char *const *sets,
+               const struct acs_sched_ctx *ctx, struct acs_schedule *out, struct acs_diag *d);
 
 /* Fails the test with the verifier's message unless s verifies. */
 void tu_assert_verified(const struct acs_schedule *s);

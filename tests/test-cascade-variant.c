@@ -1,0 +1,225 @@
+/*
+ * test-cascade-variant.c - the `cascade` variant on shipped networks
+ * (budgets, infeasibility, refusals that say why) and the memo of recent
+ * proposals.
+ */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/load/load.h"
+#include "core/model/layer.h"
+#include "core/model/platform.h"
+#include "core/model/problem.h"
+#include "core/sched/cascade/cascade.h"
+#include "core/sched/cascade/cgraph.h"
+#include "core/sched/cascade/propagator.h"
+#include "core/sched/sched.h"
+#include "tests/testutil.h"
+
+#include "tests/cascade_util.h"
+
+/* ---- the variant on shipped networks ---- */
+
+struct net_run {
+  struct acs_workload *w;
+  struct acs_graph g;
+  struct acs_problem pb;
+  struct acs_schedule s;
+};
+
+/* Runs `cascade` with options (NULL-ended "k=v") on a shipped network. */
+static int net_schedule(struct net_run *n, const char *rel, const char *const *sets,
+                        const char *const *opts, struct acs_diag *d)
+{
+  const struct acs_sched_ops *ops = acs_sched_find("cascade");
+  struct acs_platform p;
+  struct acs_cas_opts o;
+  struct acs_sched_ctx ctx = {1, 0, NULL};
+
+  cr_assert_not_null(ops);
+  acs_diag_init(d);
+  cr_assert_eq(acs_workload_load(tu_path(rel), &n->w, d), ACS_OK, "%s", d->msg);
+  acs_platform_init(&p);
+  for (; sets && *sets; sets++)
+    cr_assert_eq(acs_platform_set_kv(&p, *sets, d), ACS_OK, "%s", d->msg);
+  cr_assert_eq(acs_workload_build(n->w, &p, &n->g, d), ACS_OK, "%s", d->msg);
+  cr_assert_eq(acs_problem_init(&n->pb, &n->g, &p, d), ACS_OK, "%s", d->msg);
+  n->pb.wl = n->w;
+  cr_assert_eq(acs_sched_opts_defaults(ops, &o), ACS_OK);
+  for (; opts && *opts; opts++) {
+    char key[64];
+    const char *eq = strchr(*opts, '=');
+    snprintf(key, sizeof(key), "%.*s", (int)(eq - *opts), *opts);
+    cr_assert_eq(acs_sched_opts_set(ops, &o, key, eq + 1, d), ACS_OK, "%s", d->msg);
+  }
+  acs_schedule_init(&n->s);
+  cr_assert_eq(acs_schedule_init_problem(&n->s, &n->pb), ACS_OK);
+  return ops->schedule(&n->pb, &o, &ctx, &n->s, d);
+}
+
+static void net_free(struct net_run *n)
+{
+  acs_schedule_destroy(&n->s);
+  acs_problem_destroy(&n->pb);
+  acs_graph_destroy(&n->g);
+  acs_workload_free(n->w);
+}
+
+/* The chosen front point of a run: its memory and cycles. */
+static void chosen_point(const struct acs_schedule *s, int64_t *mem, int64_t *cycles)
+{
+  const struct acs_rtab *t = acs_schedule_find_rtab(s, "cascade_front");
+  int found = 0;
+
+  cr_assert_not_null(t);
+  for (int64_t i = 0; i < t->nrows; i++)
+    if (acs_rtab_get(t, i, 2).i) {
+      *mem = acs_rtab_get(t, i, 0).i;
+      *cycles = acs_rtab_get(t, i, 1).i;
+      found++;
+    }
+  cr_assert_eq(found, 1);
+}
+
+/* The seed's headline: MobileNetV1 (224, int8) needs 1,204,224 bytes run
+ * layer by layer (test-onnx checks that figure) and under 300 kB
+ * cascaded. At cmx_kib=256 the schedule verifies, its peak is within the
+ * budget and the front point it came from, and its makespan is that
+ * point's cycles (groups run one after another). */
+Test(variant, mobilenet_v1_within_256_kib)
+{
+  static const char *const sets[] = {"cmx_kib=256", NULL};
+  static const char *const opts[] = {"max_parts=6", "heights=6", NULL};
+  struct acs_schedule_stats st;
+  struct net_run n;
+  struct acs_diag d;
+  int64_t mem, cycles;
+
+  cr_assert_eq(net_schedule(&n, "workloads/onnx/mobilenet_v1.onnx", sets, opts, &d), ACS_OK,
+               "%s", d.msg);
+  tu_assert_verified(&n.s);
+  acs_schedule_stats(&n.s, &st);
+  chosen_point(&n.s, &mem, &cycles);
+  cr_assert_leq(st.peak_cmx_bytes, 256 * 1024);
+  cr_assert_leq(st.peak_cmx_bytes, mem);
+  cr_assert_lt(st.peak_cmx_bytes, 300000);
+  cr_assert_eq(st.makespan, cycles);
+  cr_assert_eq(st.spill_bytes, 0);
+  cr_assert_not_null(acs_schedule_find_rtab(&n.s, "cascade_plans"));
+  net_free(&n);
+}
+
+/* Residual blocks (the skip tensor enters a cascade twice, or stays in
+ * CMX across cascades) at a small budget. */
+Test(variant, resnet18_small_budget_verifies)
+{
+  static const char *const sets[] = {"cmx_kib=192", NULL};
+  static const char *const opts[] = {"max_parts=4", "heights=4", NULL};
+  struct acs_schedule_stats st;
+  struct net_run n;
+  struct acs_diag d;
+  int64_t mem, cycles;
+
+  cr_assert_eq(net_schedule(&n, "workloads/onnx/resnet18.onnx", sets, opts, &d), ACS_OK, "%s",
+               d.msg);
+  tu_assert_verified(&n.s);
+  acs_schedule_stats(&n.s, &st);
+  chosen_point(&n.s, &mem, &cycles);
+  cr_assert_leq(st.peak_cmx_bytes, mem);
+  cr_assert_eq(st.makespan, cycles);
+  net_free(&n);
+}
+
+/* A budget below the smallest proposal: infeasible, with the figure. */
+Test(variant, budget_below_every_proposal_is_infeasible)
+{
+  static const char *const sets[] = {"cmx_kib=256", NULL};
+  static const char *const opts[] = {"budget_kib=8", "max_parts=2", "heights=2", NULL};
+  struct net_run n;
+  struct acs_diag d;
+
+  cr_assert_eq(net_schedule(&n, "workloads/onnx/mobilenet_v1.onnx", sets, opts, &d),
+               ACS_EINFEASIBLE);
+  cr_assert(strstr(d.msg, "smallest proposal needs"), "%s", d.msg);
+  net_free(&n);
+}
+
+/* ---- the memo of recent proposals ---- */
+
+/* A sweep over barrier counts plans each CMX size once: the key ignores
+ * the barrier parameters and nothing else; a hit is a deep copy. */
+Test(memo, keyed_by_everything_but_barriers)
+{
+  struct acs_cas_opts o = {.max_parts = 3, .max_proposals = 64, .heights = 3, .widths = 1,
+                           .chan_splits = 1, .modes = 1, .max_stripes = 128};
+  struct acs_cas_memo_key k;
+  struct acs_cas_result r, hit;
+  struct acs_workload wl;
+  struct acs_platform p;
+  struct acs_lgraph lg;
+  struct acs_diag d;
+  struct rig rg;
+
+  chain(&lg, 3);
+  rig_make(&rg, &lg, CHAIN);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_cas_propose(&rg.env, &o, 1 << 20, NULL, &r, &d), ACS_OK, "%s", d.msg);
+  memset(&wl, 0, sizeof(wl));
+  snprintf(wl.digest, sizeof(wl.digest), "%064d", 1);
+  p = rg.pb.plat;
+  cr_assert(acs_cas_memo_key(&k, &wl, &p, &o, 1 << 20));
+  acs_cas_memo_put(&k, &r);
+  cr_assert_eq(acs_platform_set_kv(&p, "barriers=8", &d), ACS_OK);
+  cr_assert_eq(acs_platform_set_kv(&p, "barrier_slots=2", &d), ACS_OK);
+  cr_assert(acs_cas_memo_key(&k, &wl, &p, &o, 1 << 20));
+  cr_assert(acs_cas_memo_get(&k, &hit), "barriers do not change the plans");
+  cr_assert_eq(hit.nfront, r.nfront);
+  cr_assert_eq(hit.chosen, r.chosen);
+  cr_assert_eq(hit.nplans, r.nplans);
+  cr_assert(hit.front != r.front && hit.plans != r.plans, "a hit is a copy");
+  for (int32_t i = 0; i < r.nfront; i++)
+    cr_assert(hit.front[i].mem == r.front[i].mem && hit.front[i].cycles == r.front[i].cycles);
+  cr_assert(memcmp(hit.plans, r.plans, (size_t)r.nplans * sizeof(*r.plans)) == 0);
+  acs_cas_result_free(&hit);
+  cr_assert_eq(acs_platform_set_kv(&p, "dma_gbps=16", &d), ACS_OK);
+  cr_assert(acs_cas_memo_key(&k, &wl, &p, &o, 1 << 20));
+  cr_assert_not(acs_cas_memo_get(&k, &hit), "the DMA rate changes the plans");
+  p = rg.pb.plat;
+  cr_assert(acs_cas_memo_key(&k, &wl, &p, &o, 1 << 19));
+  cr_assert_not(acs_cas_memo_get(&k, &hit), "so does the budget");
+  o.heights = 2;
+  cr_assert(acs_cas_memo_key(&k, &wl, &p, &o, 1 << 20));
+  cr_assert_not(acs_cas_memo_get(&k, &hit), "and the options");
+  o.heights = 3;
+  wl.digest[0] = 'f';
+  cr_assert(acs_cas_memo_key(&k, &wl, &p, &o, 1 << 20));
+  cr_assert_not(acs_cas_memo_get(&k, &hit), "and the workload's content");
+  wl.digest[0] = '\0';
+  cr_assert_not(acs_cas_memo_key(&k, &wl, &p, &o, 1 << 20), "no digest, no memo");
+  acs_cas_result_free(&r);
+  rig_free(&rg);
+  acs_lgraph_destroy(&lg);
+}
+
+/* What the variant refuses, each with one clear message. */
+Test(variant, refusals_say_why)
+{
+  static const char *const sets[] = {"cmx_kib=128", NULL};
+  static const char *const big[] = {"budget_kib=129", NULL};
+  struct net_run n;
+  struct acs_diag d;
+
+  cr_assert_eq(net_schedule(&n, "workloads/onnx/alexnet.onnx", sets, big, &d), ACS_EINFEASIBLE);
+  cr_assert(strstr(d.msg, "exceeds the platform's CMX"), "%s", d.msg);
+  net_free(&n);
+  /* An op-graph CSV has ops, not layers. */
+  cr_assert_eq(net_schedule(&n, "tests/data/load/graph_good.csv", sets, NULL, &d), ACS_EINFEASIBLE);
+  cr_assert(strstr(d.msg, "needs a layer graph"), "%s", d.msg);
+  net_free(&n);
+}
+
