@@ -822,8 +822,11 @@ static int init_builder(struct acs__lb *b, const struct acs_lgraph *lg,
   b->res = calloc((size_t)lg->ntensors + 1, 1);
   b->join = malloc(((size_t)lg->nnodes + 1) * sizeof(*b->join));
   b->done = malloc(((size_t)lg->nnodes + 1) * sizeof(*b->done));
+  b->band[0] = calloc((size_t)lg->nnodes + 1, sizeof(*b->band[0]));
+  b->band[1] = calloc((size_t)lg->nnodes + 1, sizeof(*b->band[1]));
   b->mirror_dst = b->mirror_to = -1;
-  if (!b->pl || !b->pos || !b->in_op || !b->res || !b->join || !b->done)
+  if (!b->pl || !b->pos || !b->in_op || !b->res || !b->join || !b->done || !b->band[0] ||
+      !b->band[1])
     return ACS_ENOMEM;
   for (int32_t t = 0; t < lg->ntensors; t++)
     b->in_op[t] = -1;
@@ -853,6 +856,11 @@ static void free_builder(struct acs__lb *b)
   free(b->res);
   free(b->join);
   free(b->done);
+  for (int k = 0; k < 2; k++) {
+    for (int32_t v = 0; b->band[k] && v < b->lg->nnodes; v++)
+      free(b->band[k][v]);
+    free(b->band[k]);
+  }
   free(b->src_off);
   free(b->src);
 }

@@ -134,6 +134,69 @@ static int32_t join_of(struct acs__lb *b, int32_t u, int stores)
  * a reader does not need. */
 #define JOIN_MIN 8
 
+/* The sync after every piece (stores, or workloads) of row tile i of node
+ * u, across its channel groups (`<u>.r<i>` or `<u>.rd<i>`), made once. */
+static int32_t band_of(struct acs__lb *b, int32_t u, int64_t i, int stores)
+{
+  const struct acs__lplan *p = &b->pl[u];
+  int32_t **slot = &b->band[stores][u], id;
+  int64_t per = stores ? 1 : p->nwl;
+  char name[ACS_NAME_MAX];
+  struct acs_op op;
+
+  if (!*slot) {
+    if (!(*slot = malloc((size_t)p->nrt * sizeof(**slot))))
+      return ACS_ENOMEM;
+    for (int64_t r = 0; r < p->nrt; r++)
+      (*slot)[r] = -1;
+  }
+  if ((*slot)[i] >= 0)
+    return (*slot)[i];
+  memset(&op, 0, sizeof(op));
+  snprintf(name, sizeof(name), "%.*s.%s%lld", ACS_NAME_MAX - 32, b->lg->n[u].name,
+           stores ? "r" : "rd", (long long)i);
+  if ((id = acs__lb_add_op(b, name, ACS_OP_SYNC, &op)) < 0)
+    return id;
+  for (int64_t g = 0; g < p->nfg; g++) {
+    int64_t pos = pos_of(p, g * p->nrt + i);
+    for (int64_t k = 0; k < per; k++) {
+      int rc = acs__lb_edge(b, (stores ? p->st0 : p->wl0) + (int32_t)(pos * per + k), id);
+      if (rc < 0)
+        return rc;
+    }
+  }
+  return (*slot)[i] = id;
+}
+
+/*
+ * Box q of u's output read across every channel group of u, with at least
+ * JOIN_MIN pieces a row tile (a convolution reading all its input
+ * channels from a producer cut in many channel groups): the reader waits
+ * on one sync per row tile, so n pieces and m readers cost n + m x rows
+ * edges, not n x m.
+ */
+static int depend_bands(struct acs__lb *b, int32_t u, const struct acs_lbox *q, int stores,
+                        int32_t dst, int *done)
+{
+  const struct acs__lplan *p = &b->pl[u];
+  const struct acs_ltensor *o = &b->lg->t[b->lg->n[u].out[0]];
+  int64_t i0, i1, g0, g1;
+
+  *done = 0;
+  part_range(p->ra, p->ra >= 0 ? o->dims[p->ra] : 1, p->nrt, q, &i0, &i1);
+  part_range(p->ca, p->ca >= 0 ? o->dims[p->ca] : 1, p->nfg, q, &g0, &g1);
+  if (g0 != 0 || g1 != p->nfg - 1 || p->nfg * (stores ? 1 : p->nwl) < JOIN_MIN)
+    return ACS_OK;
+  for (int64_t i = i0; i <= i1; i++) {
+    int32_t j = band_of(b, u, i, stores);
+    int rc = j < 0 ? j : acs__lb_edge(b, j, dst);
+    if (rc < 0)
+      return rc;
+  }
+  *done = 1;
+  return ACS_OK;
+}
+
 /*
  * Orders dst after node u's pieces (stores or workloads) that box q of
  * u's output overlaps, or all of them (q NULL).
@@ -149,8 +212,12 @@ static int depend(struct acs__lb *b, int32_t u, const struct acs_lbox *q, int st
     j = join_of(b, u, stores);
     return j < 0 ? j : acs__lb_edge(b, j, dst);
   }
-  if (q)
+  if (q) {
+    int rc, banded;
+    if ((rc = depend_bands(b, u, q, stores, dst, &banded)) < 0 || banded)
+      return rc;
     return edges_from_overlap(b, u, q, stores, dst);
+  }
   for (int64_t i = 0; i < total; i++) {
     int rc = acs__lb_edge(b, (stores ? b->pl[u].st0 : b->pl[u].wl0) + (int32_t)i, dst);
     if (rc < 0)

@@ -71,6 +71,9 @@ struct acs__lb {
   int32_t *in_op;            /* per tensor: the load of a resident network input, -1 */
   int32_t *join;             /* per node: the sync after its stores, -1 not made */
   int32_t *done;             /* per node: the sync after its workloads, -1 not made */
+  int32_t **band[2];         /* per node, made on first use: per row tile the sync
+                              * after its workloads [0] or stores [1] of every
+                              * channel group, -1 not made */
   /* Edges into op mirror_dst are also made into mirror_to (a buffer starts
    * when its node's first workload could). */
   int32_t mirror_dst, mirror_to;
