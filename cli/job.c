@@ -13,7 +13,7 @@
 #include "core/suggest.h"
 #include "core/model/loop.h"
 #include "core/model/netbound.h"
-#include "core/sched/barrier.h"
+#include "core/sched/npu/barrier.h"
 #include "simulate/sim.h"
 
 /* Names of every option of the given variants, for suggestions (at most
@@ -242,7 +242,7 @@ static void note_warning(void *ctx, const char *file, int line, int col, const c
 }
 
 /*
- * The barrier pass (issue 5, core/sched/barrier.c) after any DAG scheduler
+ * The barrier pass (issue 5, core/sched/npu/barrier.c) after any DAG scheduler
  * when the platform limits barriers: it adds the barrier program and its
  * control edges and may re-time the schedule, which is then verified again.
  * Its time counts as scheduling time. Returns 1 when s is complete and

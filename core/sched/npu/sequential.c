@@ -12,7 +12,7 @@
 
 #include <stdlib.h>
 
-#include "core/sched/common.h"
+#include "core/sched/npu/npu.h"
 #include "core/sched/gang/gang.h"
 
 static int sequential_schedule(const struct acs_problem *pb, const void *opts,

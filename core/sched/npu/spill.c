@@ -102,10 +102,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/common.h"
+#include "core/sched/npu/npu.h"
 #include "core/sched/heap.h"
 #include "core/sched/interval.h"
-#include "core/sched/spill.h"
+#include "core/sched/npu/spill.h"
 
 enum { RULE_LFT, RULE_TOPO };
 enum { EVICT_LRU, EVICT_BELADY };
