@@ -27,7 +27,8 @@
  * Precondition (the seed's): every op's distinct input tensors plus its
  * output, each rounded up to the alignment, fit the CMX. A workload that
  * violates it is ACS_EINFEASIBLE naming the op and the bytes; DNN layers
- * are already tiled along output rows to fit (core/load/dnn.c).
+ * are already tiled along output rows to fit when their op DAG is built
+ * (acs_lgraph_build).
  *
  * The scheduler is event-driven like the seed's: at each instant T it first
  * releases every op ending at T (ranges whose last reader ended are freed,
