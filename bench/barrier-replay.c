@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "bench/benchutil.h"
-#include "core/sched/barrier.h"
+#include "core/sched/npu/barrier.h"
 #include "report/results.h"
 
 static void stats(const struct acs_barrier_stats *st)

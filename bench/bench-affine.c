@@ -138,7 +138,7 @@ static int scale(const char *src, int64_t n)
     fprintf(stderr, "%s: %s\n", spec, d.msg);
     return err;
   }
-  pb.wl = w;
+  acs_workload_bind(w, &pb);
   struct clock2 t1 = now2();
   phase("instance DAG (read, enumerate, build)", t0, t1);
   printf("  %" PRId32 " ops, %" PRId32 " edges, peak RSS %.0f MiB\n", g.nops, g.nedges,

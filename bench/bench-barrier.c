@@ -23,7 +23,7 @@
 
 #include "bench/benchutil.h"
 #include "core/model/bprog.h"
-#include "core/sched/barrier.h"
+#include "core/sched/npu/barrier.h"
 
 static int32_t barriers_used(const struct acs_schedule *s)
 {

@@ -75,7 +75,7 @@ static int net_open_pe(struct net *n, const char *srcdir, const char *name, int6
     fprintf(stderr, "bench-cascade: %s: %s\n", name, d.msg);
     return -1;
   }
-  n->pb.wl = n->w;
+  acs_workload_bind(n->w, &n->pb);
   return 0;
 }
 

@@ -205,7 +205,7 @@ static void load(const char *path, const struct acs_platform *p, struct loaded *
   if (acs_workload_load(path, &l->w, &d) < 0 || acs_workload_build(l->w, p, &l->g, &d) < 0 ||
       acs_problem_init(&l->pb, &l->g, p, &d) < 0)
     die(path, &d);
-  l->pb.wl = l->w;
+  acs_workload_bind(l->w, &l->pb);
 }
 
 static void unload(struct loaded *l)

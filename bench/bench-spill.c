@@ -22,7 +22,7 @@
 
 #include "bench/benchutil.h"
 #include "core/load/load.h"
-#include "core/sched/spill.h"
+#include "core/sched/npu/spill.h"
 #include "simulate/sim.h"
 
 static int run(const struct acs_problem *pb, const char *const *sets,

@@ -4,6 +4,7 @@
 #ifndef ACS_BENCH_BENCHUTIL_H
 #define ACS_BENCH_BENCHUTIL_H
 
+#include "core/load/load.h"
 #include "core/sched/sched.h"
 
 /* Peak resident set size of this process so far, in MiB (getrusage). */

@@ -13,7 +13,7 @@
 #include "core/suggest.h"
 #include "core/model/loop.h"
 #include "core/model/netbound.h"
-#include "core/sched/barrier.h"
+#include "core/sched/npu/barrier.h"
 #include "simulate/sim.h"
 
 /* Names of every option of the given variants, for suggestions (at most
@@ -162,7 +162,7 @@ int acs_job_prepare(const struct acs_workload *w, const struct acs_platform *p,
     acs_graph_destroy(g);
     return err;
   }
-  pb->wl = w;
+  acs_workload_bind(w, pb);
   *bound = acs_bound_best(pb);
   return ACS_OK;
 }
@@ -242,7 +242,7 @@ static void note_warning(void *ctx, const char *file, int line, int col, const c
 }
 
 /*
- * The barrier pass (issue 5, core/sched/barrier.c) after any DAG scheduler
+ * The barrier pass (issue 5, core/sched/npu/barrier.c) after any DAG scheduler
  * when the platform limits barriers: it adds the barrier program and its
  * control edges and may re-time the schedule, which is then verified again.
  * Its time counts as scheduling time. Returns 1 when s is complete and
@@ -322,8 +322,8 @@ static int simulate(const struct acs_problem *pb, struct acs_schedule *s,
     return ACS_OK;
   }
   row->sim_makespan_cycles = r.makespan_cycles;
-  if (pb->wl && pb->wl->kind == ACS_WL_LOOP && pb->wl->model)
-    row->cycles_per_iter = acs_loop_cycles_per_iter(pb->wl->model, &pb->plat, s, 1);
+  if (acs_problem_loop(pb))
+    row->cycles_per_iter = acs_loop_cycles_per_iter(acs_problem_loop(pb), &pb->plat, s, 1);
   row->pe_utilization = r.pe_utilization;
   row->dma_utilization = r.dma_utilization;
   row->ddr_bytes = r.ddr_bytes;
@@ -367,7 +367,7 @@ static void loop_figures(const struct acs_schedule *s, struct acs_run_row *row)
  * the family: core/model/netbound.h). */
 static void network_bound(const struct acs_problem *pb, struct acs_run_row *row)
 {
-  const struct acs_lgraph *lg = pb->wl ? acs_workload_lgraph(pb->wl) : NULL;
+  const struct acs_lgraph *lg = acs_problem_lgraph(pb);
   struct acs_netbound nb;
 
   if (lg && acs_netbound_compute(lg, &pb->plat, &nb) == ACS_OK)

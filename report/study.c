@@ -11,10 +11,12 @@
 #include <string.h>
 
 #include "report/study.h"
+#include "core/model/schedule.h"
 #include "core/sched/sched.h"
 
 /* A run's memory model: its column, or, in a file written before the
- * column existed, the variant's own (unknown variants: ""). */
+ * column existed, the variant's own (unknown variants: ""). The names are
+ * the model's (core/model/schedule.h); sched.h only for the registry. */
 static const char *memory_model(const struct acs_run_row *r)
 {
   const struct acs_sched_ops *ops;

@@ -44,7 +44,7 @@ void open_run(struct run *r, const char *where, const char *const *sets)
   cr_assert_eq(acs_workload_load(path, &r->w, &d), ACS_OK, "%s: %s", path, d.msg);
   cr_assert_eq(acs_workload_build(r->w, &p, &r->g, &d), ACS_OK, "%s", d.msg);
   cr_assert_eq(acs_problem_init(&r->pb, &r->g, &p, &d), ACS_OK, "%s", d.msg);
-  r->pb.wl = r->w;
+  acs_workload_bind(r->w, &r->pb);
 }
 
 void close_run(struct run *r)

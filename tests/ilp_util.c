@@ -13,7 +13,7 @@
 
 #include "core/load/load.h"
 #include "core/load/optima.h"
-#include "core/sched/barrier.h"
+#include "core/sched/npu/barrier.h"
 #include "core/sched/sched.h"
 #include "report/validation.h"
 #include "tests/testutil.h"

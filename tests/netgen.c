@@ -16,7 +16,7 @@
 #include "core/model/problem.h"
 #include "core/model/schedule.h"
 #include "core/sched/cascade/cascade.h"
-#include "core/sched/barrier.h"
+#include "core/sched/npu/barrier.h"
 #include "core/sched/sched.h"
 #include "simulate/sim.h"
 #include "tests/netgen.h"

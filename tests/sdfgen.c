@@ -313,7 +313,7 @@ int sdfgen_run(const char *path, const struct acs_platform *p, struct sdfgen_out
     goto out_with_workload;
   if ((err = acs_problem_init(&pb, &g, p, &o->load)) < 0)
     goto out_with_graph;
-  pb.wl = w;
+  acs_workload_bind(w, &pb);
   for (int v = 0; v < SDFGEN_NVAR; v++)
     run_variant(v, &pb, o);
   acs_problem_destroy(&pb);

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "core/sched/spill.h"
+#include "core/sched/npu/spill.h"
 #include "tests/testutil.h"
 
 /* ---- helpers ---------------------------------------------------------- */

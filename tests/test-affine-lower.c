@@ -49,7 +49,7 @@ static int run_affine(struct run *R, const char *spec, const char *const *sets,
     cr_assert_eq(acs_platform_set_kv(&p, sets[k], d), ACS_OK);
   cr_assert_eq(acs_workload_build(R->w, &p, &R->g, d), ACS_OK, "%s", d->msg);
   cr_assert_eq(acs_problem_init(&R->pb, &R->g, &p, d), ACS_OK);
-  R->pb.wl = R->w;
+  acs_workload_bind(R->w, &R->pb);
   cr_assert_eq(acs_sched_opts_defaults(ops, opts), ACS_OK);
   if (opt_key)
     cr_assert_eq(acs_sched_opts_set(ops, opts, opt_key, opt_val, d), ACS_OK);

@@ -25,7 +25,7 @@
 
 #include "core/model/antichain.h"
 #include "core/model/bprog.h"
-#include "core/sched/barrier.h"
+#include "core/sched/npu/barrier.h"
 #include "core/sched/sched.h"
 #include "tests/testutil.h"
 

@@ -49,7 +49,7 @@ static int net_schedule(struct net_run *n, const char *rel, const char *const *s
     cr_assert_eq(acs_platform_set_kv(&p, *sets, d), ACS_OK, "%s", d->msg);
   cr_assert_eq(acs_workload_build(n->w, &p, &n->g, d), ACS_OK, "%s", d->msg);
   cr_assert_eq(acs_problem_init(&n->pb, &n->g, &p, d), ACS_OK, "%s", d->msg);
-  n->pb.wl = n->w;
+  acs_workload_bind(n->w, &n->pb);
   cr_assert_eq(acs_sched_opts_defaults(ops, &o), ACS_OK);
   for (; opts && *opts; opts++) {
     char key[64];
@@ -172,11 +172,11 @@ Test(memo, keyed_by_everything_but_barriers)
   memset(&wl, 0, sizeof(wl));
   snprintf(wl.digest, sizeof(wl.digest), "%064d", 1);
   p = rg.pb.plat;
-  cr_assert(acs_cas_memo_key(&k, &wl, &p, &o, 1 << 20));
+  cr_assert(acs_cas_memo_key(&k, wl.digest, &p, &o, 1 << 20));
   acs_cas_memo_put(&k, &r);
   cr_assert_eq(acs_platform_set_kv(&p, "barriers=8", &d), ACS_OK);
   cr_assert_eq(acs_platform_set_kv(&p, "barrier_slots=2", &d), ACS_OK);
-  cr_assert(acs_cas_memo_key(&k, &wl, &p, &o, 1 << 20));
+  cr_assert(acs_cas_memo_key(&k, wl.digest, &p, &o, 1 << 20));
   cr_assert(acs_cas_memo_get(&k, &hit), "barriers do not change the plans");
   cr_assert_eq(hit.nfront, r.nfront);
   cr_assert_eq(hit.chosen, r.chosen);
@@ -187,20 +187,20 @@ Test(memo, keyed_by_everything_but_barriers)
   cr_assert(memcmp(hit.plans, r.plans, (size_t)r.nplans * sizeof(*r.plans)) == 0);
   acs_cas_result_free(&hit);
   cr_assert_eq(acs_platform_set_kv(&p, "dma_gbps=16", &d), ACS_OK);
-  cr_assert(acs_cas_memo_key(&k, &wl, &p, &o, 1 << 20));
+  cr_assert(acs_cas_memo_key(&k, wl.digest, &p, &o, 1 << 20));
   cr_assert_not(acs_cas_memo_get(&k, &hit), "the DMA rate changes the plans");
   p = rg.pb.plat;
-  cr_assert(acs_cas_memo_key(&k, &wl, &p, &o, 1 << 19));
+  cr_assert(acs_cas_memo_key(&k, wl.digest, &p, &o, 1 << 19));
   cr_assert_not(acs_cas_memo_get(&k, &hit), "so does the budget");
   o.heights = 2;
-  cr_assert(acs_cas_memo_key(&k, &wl, &p, &o, 1 << 20));
+  cr_assert(acs_cas_memo_key(&k, wl.digest, &p, &o, 1 << 20));
   cr_assert_not(acs_cas_memo_get(&k, &hit), "and the options");
   o.heights = 3;
   wl.digest[0] = 'f';
-  cr_assert(acs_cas_memo_key(&k, &wl, &p, &o, 1 << 20));
+  cr_assert(acs_cas_memo_key(&k, wl.digest, &p, &o, 1 << 20));
   cr_assert_not(acs_cas_memo_get(&k, &hit), "and the workload's content");
   wl.digest[0] = '\0';
-  cr_assert_not(acs_cas_memo_key(&k, &wl, &p, &o, 1 << 20), "no digest, no memo");
+  cr_assert_not(acs_cas_memo_key(&k, wl.digest, &p, &o, 1 << 20), "no digest, no memo");
   acs_cas_result_free(&r);
   rig_free(&rg);
   acs_lgraph_destroy(&lg);

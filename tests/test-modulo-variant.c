@@ -43,7 +43,7 @@ static void run_variant(const char *rel, const char *const *sets, const char *co
     cr_assert_eq(acs_platform_set_kv(&p, sets[i], &d), ACS_OK);
   cr_assert_eq(acs_workload_build(w, &p, g, &d), ACS_OK, "%s", d.msg);
   cr_assert_eq(acs_problem_init(pb, g, &p, &d), ACS_OK);
-  pb->wl = w;
+  acs_workload_bind(w, pb);
   cr_assert_not_null(ops);
   void *o = calloc(1, ops->opts_size);
   cr_assert_eq(acs_sched_opts_defaults(ops, o), ACS_OK);

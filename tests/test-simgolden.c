@@ -24,7 +24,7 @@
 #include <xbt/log.h>
 
 #include "core/load/load.h"
-#include "core/sched/barrier.h"
+#include "core/sched/npu/barrier.h"
 #include "core/sched/sched.h"
 #include "simulate/sim.h"
 #include "simulate/simint.h"

@@ -17,7 +17,7 @@
 #include "core/load/load.h"
 #include "core/sched/ctrledge.h"
 #include "core/sched/interval.h"
-#include "core/sched/spill.h"
+#include "core/sched/npu/spill.h"
 #include "tests/testutil.h"
 
 #include "tests/spill_util.h"

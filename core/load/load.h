@@ -11,16 +11,14 @@
 
 #include "core/model/graph.h"
 #include "core/model/platform.h"
+#include "core/model/problem.h"
 
 /* Platform CSV: one row per variant. Fills *out (malloc'd) with *n rows. */
 int acs_platform_load(const char *path, struct acs_platform **out, size_t *n,
                       struct acs_diag *d);
 
-/* Workload kinds (DESIGN.md "Scheduler families and workload kinds"): the
- * DAG kinds, then one per family with a model of its own. */
-enum acs_wl_kind { ACS_WL_DNN, ACS_WL_GRAPH, ACS_WL_PSPLIB, ACS_WL_STG,
-                   ACS_WL_LOOP, ACS_WL_SDF, ACS_WL_AFFINE, ACS_WL__COUNT };
-/* "dnn", "graph", "psplib", "stg", "loop", "sdf", "affine" */
+/* The name of a workload kind (enum acs_wl_kind, core/model/problem.h):
+ * "dnn", "graph", "psplib", "stg", "loop", "sdf", "affine" */
 const char *acs_wl_kind_name(int kind);
 
 struct acs_workload;
@@ -50,7 +48,7 @@ struct acs_dnn_layer {
  * init, update any number of times, final. O(bytes).
  */
 #define ACS_SHA256_BYTES 32
-#define ACS_DIGEST_HEX 64          /* hex digits of a digest */
+/* ACS_DIGEST_HEX (core/model/problem.h): hex digits of a digest. */
 struct acs_sha256 {
   uint32_t h[8];
   uint64_t len;                    /* bytes hashed so far */
@@ -110,6 +108,14 @@ struct acs_workload {
 int acs_workload_load(const char *path, struct acs_workload **out,
                       struct acs_diag *d);
 void acs_workload_free(struct acs_workload *w);
+
+/*
+ * Binds pb (acs_problem_init done) to the workload its graph was built from:
+ * pb->wl, pb->kind, pb->digest and pb->model, the family model the typed
+ * getters of core/model/problem.h return (for ACS_WL_DNN the layer graph,
+ * acs_workload_lgraph). w NULL leaves them unknown. O(1).
+ */
+void acs_workload_bind(const struct acs_workload *w, struct acs_problem *pb);
 
 /* Builds the finalized op graph of w for platform p into *g (initialised here). */
 int acs_workload_build(const struct acs_workload *w, const struct acs_platform *p,

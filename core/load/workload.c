@@ -212,6 +212,14 @@ void acs_workload_set_lgraph(struct acs_workload *w, struct acs_lgraph *lg)
   w->model_ops = &lgraph_model_ops;
 }
 
+void acs_workload_bind(const struct acs_workload *w, struct acs_problem *pb)
+{
+  pb->wl = w;
+  pb->kind = w ? w->kind : -1;
+  pb->digest = w ? w->digest : NULL;
+  pb->model = !w ? NULL : w->kind == ACS_WL_DNN ? (const void *)acs_workload_lgraph(w) : w->model;
+}
+
 int acs_workload_build(const struct acs_workload *w, const struct acs_platform *p,
                        struct acs_graph *g, struct acs_diag *d)
 {

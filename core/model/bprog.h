@@ -13,7 +13,7 @@
  *
  * A schedule stores the program op by op: update_barrier (the physical id an
  * op updates) and waits (op, physical id). The uses are recovered by this
- * rule, which is the contract between the barrier pass (core/sched/barrier.c),
+ * rule, which is the contract between the barrier pass (core/sched/npu/barrier.c),
  * the verifier and the simulation:
  *  - ops are taken in topological order by planned start (ties by id);
  *  - an op that updates barrier B opens a new use of B when B has none yet,

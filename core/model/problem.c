@@ -99,12 +99,39 @@ static int bind_durations(struct acs_problem *pb, const struct acs_platform *pla
   return ACS_OK;
 }
 
+/* The model when the workload is of kind `kind`, else NULL. */
+static const void *model_of(const struct acs_problem *pb, int kind)
+{
+  return pb && pb->kind == kind ? pb->model : NULL;
+}
+
+const struct acs_loop *acs_problem_loop(const struct acs_problem *pb)
+{
+  return model_of(pb, ACS_WL_LOOP);
+}
+
+const struct acs_sdf_graph *acs_problem_sdf(const struct acs_problem *pb)
+{
+  return model_of(pb, ACS_WL_SDF);
+}
+
+const struct acs_sare *acs_problem_sare(const struct acs_problem *pb)
+{
+  return model_of(pb, ACS_WL_AFFINE);
+}
+
+const struct acs_lgraph *acs_problem_lgraph(const struct acs_problem *pb)
+{
+  return model_of(pb, ACS_WL_DNN);
+}
+
 int acs_problem_init(struct acs_problem *pb, const struct acs_graph *g,
                      const struct acs_platform *plat, struct acs_diag *d)
 {
   int err;
 
   memset(pb, 0, sizeof(*pb));
+  pb->kind = -1;
   if (!g->finalized)
     return acs_diag_set(d, ACS_EINVAL, g->path, 0, 0, "graph '%s' is not finalized", g->name);
   pb->g = g;

@@ -266,3 +266,13 @@ void acs_schedule_stats(const struct acs_schedule *s, struct acs_schedule_stats 
     if (s->edges[e].kind == ACS_EDGE_CONTROL)
       st->control_edges++;
 }
+
+const char *acs_mem_model_name(int m)
+{
+  switch (m) {
+  case ACS_MEM_TRANSIENT: return "transient";
+  case ACS_MEM_RESIDENT: return "resident";
+  case ACS_MEM_UNUSED: return "none";
+  default: return "";
+  }
+}

@@ -79,6 +79,23 @@ struct acs_schedule {
   struct acs_rtab **tables;
 };
 
+/*
+ * What a scheduler variant assumes of on-chip memory (README "Memory
+ * models"; each variant declares one, core/sched/sched.h). The
+ * report answers CMX-sizing questions from resident variants only: a
+ * transient variant's makespan at a small CMX is an optimistic bound, not a
+ * schedule a real CMX of that size could run.
+ */
+enum acs_mem_model {
+  ACS_MEM_UNDECLARED, /* a variant must declare one (test-sched checks) */
+  ACS_MEM_TRANSIENT,  /* a tensor holds CMX only while an op that reads or writes it runs */
+  ACS_MEM_RESIDENT,   /* a tensor holds memory from its producer to its last consumer,
+                       * or is spilled to DDR and brought back */
+  ACS_MEM_UNUSED,     /* the variant places nothing in CMX (loops, recurrences) */
+};
+/* "transient", "resident", "none"; "" for undeclared. */
+const char *acs_mem_model_name(int m);
+
 /* Empty schedule (for readers that fill it themselves). */
 void acs_schedule_init(struct acs_schedule *s);
 /* Copies ops, demands, durations, resources and edges of pb; every op

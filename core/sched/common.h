@@ -1,6 +1,6 @@
 /*
- * common.h - internal helpers shared by the scheduler variants of this
- * folder (not part of the library's interface).
+ * common.h - internal helpers shared by the scheduler variants of every
+ * family (not part of the library's interface).
  */
 #ifndef ACS_SCHED_COMMON_H
 #define ACS_SCHED_COMMON_H
@@ -57,36 +57,6 @@ static inline int acs__stop_now(const struct acs__stop *st)
          (st && st->deadline > 0 && acs_now_seconds() > st->deadline);
 }
 
-/*
- * Serial schedule generation against a resource profile (justify.c).
- *
- * acs__serial_sgs: serial SGS, taking at each step the eligible op (all
- * predecessors placed) of smallest rank[] and placing it at its earliest
- * precedence- and resource-feasible start.
- *
- * acs__justify: forward-backward improvement of a feasible schedule in
- * start[] for up to `rounds` rounds, keeping the best schedule found (never
- * worse than the input). Rounds stop at the first that does not improve, when
- * the makespan reaches the lower bound `bound`, or when `stop` says so (NULL:
- * never). Returns the number of rounds that improved, or a negative error
- * (ACS_EINTERRUPTED when interrupted).
- *
- * Both place each op with a scan of a profile of B <= 2V breakpoints, so a
- * pass is O(V B R) = O(V^2 R) in the worst case.
- */
-int acs__serial_sgs(const struct acs_problem *pb, const int32_t *rank,
-                    int64_t *start);
-int acs__justify(const struct acs_problem *pb, int64_t *start, int rounds,
-                 int64_t bound, const struct acs__stop *stop);
-
-/*
- * The list scheduler's default pass (rule lft, parallel generation, two
- * justification rounds) followed by `iterations` randomized samples seeded
- * by `seed` (list.c, option `iterations`), the best kept in start[]. Used as
- * the incumbent and horizon of the exact variants. Stops at the lower bound
- * or when `stop` says so; ACS_EINTERRUPTED when interrupted. The caller runs
- * the precheck.
- */
 /* An op's ranking key; sorting by (key, id) keeps every order deterministic. */
 struct acs__rank_key {
   int64_t key;
@@ -94,10 +64,6 @@ struct acs__rank_key {
 };
 /* qsort comparator: smaller key first, ties by op id. */
 int acs__rank_key_cmp(const void *a, const void *b);
-
-int acs__list_heuristic(const struct acs_problem *pb, int64_t iterations,
-                        uint64_t seed, const struct acs__stop *stop, int64_t *start,
-                        struct acs_diag *d);
 
 /* malloc of an array of (n + 1) elements of `elem` bytes (one spare so that
  * n = 0 still gets a valid pointer), with the multiplication checked; NULL on

@@ -40,16 +40,6 @@ const struct acs_sched_ops *acs_sched_find(const char *name)
   return NULL;
 }
 
-const char *acs_mem_model_name(int m)
-{
-  switch (m) {
-  case ACS_MEM_TRANSIENT: return "transient";
-  case ACS_MEM_RESIDENT: return "resident";
-  case ACS_MEM_UNUSED: return "none";
-  default: return "";
-  }
-}
-
 int acs_sched_accepts(const struct acs_sched_ops *ops, int wl_kind)
 {
   if (!ops || wl_kind < 0 || wl_kind >= ACS_WL__COUNT)

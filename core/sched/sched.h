@@ -12,7 +12,6 @@
 #include <signal.h>
 
 #include "core/model/schedule.h"
-#include "core/load/load.h"
 
 enum acs_opt_type { ACS_OPT_INT, ACS_OPT_DOUBLE, ACS_OPT_ENUM, ACS_OPT_STR };
 
@@ -48,33 +47,17 @@ struct acs_sched_ctx {
   const volatile sig_atomic_t *interrupted;
 };
 
-/*
- * What a variant assumes of on-chip memory (README "Memory models"). The
- * report answers CMX-sizing questions from resident variants only: a
- * transient variant's makespan at a small CMX is an optimistic bound, not a
- * schedule a real CMX of that size could run.
- */
-enum acs_mem_model {
-  ACS_MEM_UNDECLARED, /* a variant must declare one (test-sched checks) */
-  ACS_MEM_TRANSIENT,  /* a tensor holds CMX only while an op that reads or writes it runs */
-  ACS_MEM_RESIDENT,   /* a tensor holds memory from its producer to its last consumer,
-                       * or is spilled to DDR and brought back */
-  ACS_MEM_UNUSED,     /* the variant places nothing in CMX (loops, recurrences) */
-};
-/* "transient", "resident", "none"; "" for undeclared. */
-const char *acs_mem_model_name(int m);
-
 struct acs_sched_ops {
   const char *name;
   const char *seed;      /* seed document, e.g. "000_a679b194fa1bdb4b.txt" */
   const char *summary;
-  unsigned kinds;        /* bitmask of (1u << ACS_WL_*) */
+  unsigned kinds;        /* bitmask of (1u << ACS_WL_*), core/model/problem.h */
   size_t opts_size;
   const struct acs_opt_desc *opts; /* terminated by name == NULL */
   int proves;            /* 1: status ok means the makespan is proven optimal */
   int searches;          /* 1: searches until --time-limit (seconds to minutes a run);
                           * `acsim sweep` leaves such variants out unless asked */
-  int memory_model;      /* enum acs_mem_model */
+  int memory_model;      /* enum acs_mem_model (core/model/schedule.h) */
   /* 1: the schedule's ops are the variant's own work items (cascade
    * stripes), not the problem graph's ops, so the graph's lower bounds
    * (critical path of whole layers) do not bound it; only the bound it

@@ -122,7 +122,7 @@ static void check_graph(const struct acs_workload *w, const struct acs_platform 
   err = acs_problem_init(&pb, g, p, &d);
   acs_fuzz_check_refusal(err, &d);
   if (err == ACS_OK) {
-    pb.wl = w;
+    acs_workload_bind(w, &pb);
     (void)acs_bound_best(&pb);
     acs_problem_destroy(&pb);
   }

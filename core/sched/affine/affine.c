@@ -257,14 +257,15 @@ static int affine_schedule(const struct acs_problem *pb, const void *opts,
                            struct acs_diag *d)
 {
   const struct affine_opts *o = opts;
+  const struct acs_sare *m = acs_problem_sare(pb);
   struct run R;
   int err;
 
-  if (!pb->wl || pb->wl->kind != ACS_WL_AFFINE || !pb->wl->model)
+  if (!m)
     return acs_diag_set(d, ACS_EUNSUPPORTED, NULL, 0, 0,
                         "affine schedules systems of recurrence equations (.sare workloads)");
   memset(&R, 0, sizeof(R));
-  R.m = pb->wl->model;
+  R.m = m;
   R.isl_latency = -1;
   if ((err = solve(&R, o, ctx, d)) < 0 || (err = acs_sare_inst_build(R.m, NULL, &R.in, d)) < 0)
     goto out_with_run;

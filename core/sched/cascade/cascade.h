@@ -58,7 +58,6 @@
 #ifndef ACS_SCHED_CASCADE_CASCADE_H
 #define ACS_SCHED_CASCADE_CASCADE_H
 
-#include "core/load/load.h"
 #include "core/model/schedule.h"
 #include "core/sched/cascade/cgraph.h"
 
@@ -225,8 +224,9 @@ struct acs_cas_memo_key {
   struct acs_cas_opts o;
   int64_t budget;
 };
-/* Fills k; 0 when the workload has no digest (nothing is memoised). */
-int acs_cas_memo_key(struct acs_cas_memo_key *k, const struct acs_workload *wl,
+/* Fills k from the workload's content digest (struct acs_problem's digest,
+ * ACS_DIGEST_HEX digits); 0 when it has none (nothing is memoised). */
+int acs_cas_memo_key(struct acs_cas_memo_key *k, const char *digest,
                      const struct acs_platform *p, const struct acs_cas_opts *o, int64_t budget);
 /* 1 and a copy of the result planned for k, or 0. */
 int acs_cas_memo_get(const struct acs_cas_memo_key *k, struct acs_cas_result *r);

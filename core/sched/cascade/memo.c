@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/load/load.h"
 #include "core/sched/cascade/cascade.h"
 
 #define MEMO_SLOTS 8
@@ -32,13 +31,13 @@ struct memo {
 static struct memo memo[MEMO_SLOTS];
 static uint64_t memo_tick;
 
-int acs_cas_memo_key(struct acs_cas_memo_key *k, const struct acs_workload *wl,
+int acs_cas_memo_key(struct acs_cas_memo_key *k, const char *digest,
                      const struct acs_platform *p, const struct acs_cas_opts *o, int64_t budget)
 {
-  if (!wl || !wl->digest[0])
+  if (!digest || !digest[0])
     return 0;
   memset(k, 0, sizeof(*k));
-  memcpy(k->digest, wl->digest, sizeof(k->digest));
+  memcpy(k->digest, digest, strnlen(digest, ACS_DIGEST_HEX));
   for (int i = 0; i < ACS_PARAM_COUNT; i++)
     k->v[i] = i == ACS_P_BARRIERS || i == ACS_P_BARRIER_SLOTS ? 0 : p->v[i];
   k->o = *o;

@@ -298,7 +298,7 @@ static int cascade_schedule(const struct acs_problem *pb, const void *opts,
                             struct acs_diag *d)
 {
   const struct acs_cas_opts *o = opts;
-  const struct acs_lgraph *lg = pb->wl ? acs_workload_lgraph(pb->wl) : NULL;
+  const struct acs_lgraph *lg = acs_problem_lgraph(pb);
   struct acs_cas_memo_key k;
   int64_t budget;
 
@@ -308,7 +308,7 @@ static int cascade_schedule(const struct acs_problem *pb, const void *opts,
   if ((budget = budget_of(o, out, d)) < 0)
     return (int)budget;
   return acs_cas_schedule(lg, &pb->plat, o,
-                          acs_cas_memo_key(&k, pb->wl, &pb->plat, o, budget) ? &k : NULL,
+                          acs_cas_memo_key(&k, pb->digest, &pb->plat, o, budget) ? &k : NULL,
                           ctx ? ctx->interrupted : NULL, out, d);
 }
 

@@ -47,10 +47,9 @@ static const struct acs_opt_desc gang_opts[] = {
 static int sdf_model(const struct acs_problem *pb, const char *who, const struct acs_sdf_graph **g,
                      struct acs_diag *d)
 {
-  if (!pb->wl || pb->wl->kind != ACS_WL_SDF || !pb->wl->model)
+  if (!(*g = acs_problem_sdf(pb)))
     return acs_diag_set(d, ACS_EUNSUPPORTED, NULL, 0, 0,
                         "%s schedules SDF graphs (SDF3 .xml workloads) only", who);
-  *g = pb->wl->model;
   return ACS_OK;
 }
 

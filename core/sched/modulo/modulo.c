@@ -77,10 +77,9 @@ static int modulo_schedule(const struct acs_problem *pb, const void *opts,
   struct acs_mopts o;
   int err;
 
-  if (!pb->wl || pb->wl->kind != ACS_WL_LOOP || !pb->wl->model)
+  if (!(l = acs_problem_loop(pb)))
     return acs_diag_set(d, ACS_EUNSUPPORTED, NULL, 0, 0,
                         "modulo schedules loop workloads (.graphml, loop CSV)");
-  l = pb->wl->model;
   if ((err = acs_loop_layout_init(&lay, l, &pb->plat)) < 0)
     return err;
   if ((err = acs__msp_init(&m, l, lay.units)) < 0)

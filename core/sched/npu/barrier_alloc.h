@@ -6,7 +6,7 @@
 #ifndef ACS_SCHED_BARRIER_ALLOC_H
 #define ACS_SCHED_BARRIER_ALLOC_H
 
-#include "core/sched/barrier_int.h"
+#include "core/sched/npu/barrier_int.h"
 #include "core/sched/heap.h"
 
 /* Ops the backward search for existing paths visits at most. */

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "core/model/bprog.h"
-#include "core/sched/barrier_int.h"
+#include "core/sched/npu/barrier_int.h"
 
 /* A program exists for any DAG once every op fits a barrier's slots (one
  * barrier can serialize all ops); what remains is what the model numbers. */

@@ -58,7 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/common.h"
+#include "core/sched/npu/npu.h"
 #include "core/sched/heap.h"
 
 enum { RULE_TOPO, RULE_LPATH, RULE_LFT, RULE_MTS };

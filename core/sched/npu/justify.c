@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/common.h"
+#include "core/sched/npu/npu.h"
 #include "core/sched/heap.h"
 
 struct profile {

@@ -43,7 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/barrier_int.h"
+#include "core/sched/npu/barrier_int.h"
 #include "core/sched/heap.h"
 
 #define SET_ASIDE_MAX 64

@@ -27,7 +27,8 @@
  * Precondition (the seed's): every op's distinct input tensors plus its
  * output, each rounded up to the alignment, fit the CMX. A workload that
  * violates it is ACS_EINFEASIBLE naming the op and the bytes; DNN layers
- * are already tiled along output rows to fit (core/load/dnn.c).
+ * are already tiled along output rows to fit when their op DAG is built
+ * (acs_lgraph_build).
  *
  * The scheduler is event-driven like the seed's: at each instant T it first
  * releases every op ending at T (ranges whose last reader ended are freed,
@@ -75,6 +76,11 @@
  * Placement: `placement=first` takes the lowest gap that fits, `best` the
  * smallest; see doc/spill.md for the measured fragmentation of both.
  *
+ * Files: this one is the planner (setup, placement, the event loop, the
+ * output, the variant); spill_evict.c the spill and reload choice (spill
+ * DMAs, spill-reads, the eviction windows and the rescue above);
+ * spill_int.h what the two share.
+ *
  * After scheduling, units are assigned by one sweep in order of (start, op
  * id) like every variant, and acs__ctrl_edges_add (ctrledge.c) adds the
  * control edges of the packing, so any execution that respects the data and
@@ -102,92 +108,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/common.h"
-#include "core/sched/heap.h"
-#include "core/sched/interval.h"
-#include "core/sched/spill.h"
-
-enum { RULE_LFT, RULE_TOPO };
-enum { EVICT_LRU, EVICT_BELADY };
-enum { CLEAN_DROP, CLEAN_WRITE };
-
-struct spill_opts {
-  int64_t placement; /* ACS_FIT_FIRST, ACS_FIT_BEST */
-  int64_t evict;
-  int64_t clean;
-  int64_t lookahead; /* 0 = no limit; -1 = LOOKAHEAD_PER_PE x pe_count */
-  int64_t rule;
-  int64_t reduce;    /* reachability budget per control edge; 0 = keep all */
-};
-
-/* Tensor states. */
-enum { T_NONE, T_PRODUCING, T_RESIDENT, T_SPILLING, T_IN_DDR, T_LOADING, T_FREED };
-/* Graph op states. */
-enum { OP_WAITING, OP_READY, OP_RUNNING, OP_DONE };
-/* Added ops. */
-enum { X_WRITE, X_READ };
-
-/* The tensor of graph op p (only when out_bytes > 0). */
-struct tensor {
-  int64_t bytes, off, len;  /* current range [off, off + len), -1 none */
-  int64_t last_use;         /* LRU stamp of the latest access */
-  int64_t hold_until;       /* latest end of an op holding the range */
-  int32_t holder;           /* schedule op that holds the range, -1 none */
-  int32_t ddr_src;          /* schedule op whose data is this tensor in DDR, -1 none */
-  int32_t remaining;        /* consumers not finished */
-  int32_t running;          /* consumers running now */
-  int32_t cursor;           /* first possibly unstarted consumer (Belady) */
-  int32_t nwrites, nreads;
-  uint8_t state;
-};
-
-struct xop {
-  int32_t tensor;
-  uint8_t what;
-};
-
-/* Ready graph ops as a two-level bitset over ranks: next() skips 4096
- * ranks per summary word. */
-struct readyset {
-  uint64_t *w0, *w1;
-  int32_t n;
-};
-
-struct spill {
-  const struct acs_problem *pb;
-  const struct spill_opts *o;
-  const volatile sig_atomic_t *interrupted; /* polled at every event; may be NULL */
-  struct acs_schedule *out;
-  struct acs_diag *d;
-  struct acs_spill_stats *st;
-  int32_t n;                /* graph ops */
-  int64_t cap, align;       /* usable CMX bytes (a multiple of align) */
-  int res_cmx, res_dma, res_ddr; /* res_ddr: the DDR link, -1 none */
-  int64_t avail[ACS_MAX_RES];
-  int32_t *rank, *by_rank, *waiting;
-  int32_t *missing;         /* input tensors not resident, of ready ops */
-  uint8_t *opstate;
-  int32_t *in_off, *in;     /* distinct input tensors of each op */
-  int32_t *cons_off, *cons; /* distinct consumers of each tensor, by rank */
-  struct tensor *t;
-  struct xop *x;
-  size_t xcap;
-  int64_t *pos;             /* start sequence of every schedule op */
-  size_t poscap;
-  int64_t seq, stamp, now;
-  struct acs_ivset used;    /* CMX ranges in use -> tensor */
-  int64_t largest, freeb;   /* cached gaps of `used` */
-  int gaps_ok;
-  struct acs_heap run;      /* (end, schedule op) */
-  struct readyset rs;
-  int32_t ndone, rescue;
-  int32_t *mark;            /* exclusion stamps for eviction */
-  int64_t lookahead;        /* the window in ranks (option lookahead, resolved) */
-  int32_t mark_cur;
-  double frag_area;
-};
-
-#define FAIL(s, err, ...) acs_diag_set((s)->d, (err), NULL, 0, 0, __VA_ARGS__)
+#include "core/sched/npu/spill_int.h"
 
 /* ---- ready set ---------------------------------------------------------- */
 
@@ -214,46 +135,7 @@ static void rs_clear(struct readyset *r, int32_t i)
     r->w1[i >> 12] &= ~(UINT64_C(1) << ((i >> 6) & 63));
 }
 
-/* Smallest set index >= from, or -1. */
-static int32_t rs_next(const struct readyset *r, int32_t from)
-{
-  int32_t nw0 = (r->n + 63) / 64, nw1 = (nw0 + 63) / 64;
-  int32_t w, j;
-  uint64_t bits;
-
-  if (from >= r->n)
-    return -1;
-  w = from >> 6;
-  bits = r->w0[w] & (~UINT64_C(0) << (from & 63));
-  if (bits)
-    return (w << 6) + __builtin_ctzll(bits);
-  w++;
-  if (w >= nw0)
-    return -1;
-  j = w >> 6;
-  bits = r->w1[j] & (~UINT64_C(0) << (w & 63));
-  while (!bits) {
-    if (++j >= nw1)
-      return -1;
-    bits = r->w1[j];
-  }
-  w = (j << 6) + __builtin_ctzll(bits);
-  return (w << 6) + __builtin_ctzll(r->w0[w]);
-}
-
 /* ---- setup ---------------------------------------------------------------- */
-
-static int64_t round_up(int64_t x, int64_t a)
-{
-  return (x + a - 1) / a * a;
-}
-
-/* CMX bytes a tensor reserves. */
-static int64_t rsv(const struct spill *s, int64_t bytes)
-{
-  return round_up(bytes, s->align);
-}
-
 
 /* rank[v]: position in priority order. lft: latest finish time against the
  * critical path (smallest first), O(V + E); topo: topological position. */
@@ -289,11 +171,6 @@ static int make_ranks(struct spill *s)
   free(k);
   free(lp);
   return ACS_OK;
-}
-
-static int has_tensor(const struct spill *s, int32_t v)
-{
-  return s->pb->g->ops[v].out_bytes > 0;
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -425,7 +302,7 @@ static void gaps_refresh(struct spill *s)
 }
 
 /* Places `bytes` for tensor p; returns the offset or -1 (no gap). */
-static int64_t place(struct spill *s, int32_t p, int64_t bytes)
+int64_t acs__spill_place(struct spill *s, int32_t p, int64_t bytes)
 {
   int64_t len = rsv(s, bytes), off;
 
@@ -444,7 +321,7 @@ static int64_t place(struct spill *s, int32_t p, int64_t bytes)
 
 /* Gives back the range of tensor p; the holder's cmx_free is the latest end
  * of the ops that held it. */
-static void unplace(struct spill *s, int32_t p)
+void acs__spill_unplace(struct spill *s, int32_t p)
 {
   struct tensor *t = &s->t[p];
   struct acs_sop *h = &s->out->ops[t->holder];
@@ -461,7 +338,7 @@ static void unplace(struct spill *s, int32_t p)
 
 /* Sets p's state, keeping the count of missing inputs of its ready
  * consumers up to date when p stops or starts being resident. O(deg). */
-static void set_state(struct spill *s, int32_t p, uint8_t state)
+void acs__spill_set_state(struct spill *s, int32_t p, uint8_t state)
 {
   int was = s->t[p].state == T_RESIDENT, is = state == T_RESIDENT;
 
@@ -486,7 +363,7 @@ static void make_ready(struct spill *s, int32_t v)
 
 /* ---- starting ops --------------------------------------------------------- */
 
-static int note_start(struct spill *s, int32_t op, int64_t dur, int64_t *end)
+int acs__spill_note_start(struct spill *s, int32_t op, int64_t dur, int64_t *end)
 {
   int err;
 
@@ -498,94 +375,6 @@ static int note_start(struct spill *s, int32_t op, int64_t dur, int64_t *end)
     return err;
   s->pos[op] = s->seq++;
   return acs_heap_push(&s->run, *end, op);
-}
-
-/* Appends a spill DMA (what = X_WRITE: CMX to DDR, X_READ: DDR to CMX) of
- * tensor p, fed by a data edge from `from`; returns its op index or < 0. */
-static int32_t add_spill_op(struct spill *s, int32_t p, int what, int32_t from)
-{
-  const struct acs_op *g = &s->pb->g->ops[p];
-  struct tensor *t = &s->t[p];
-  char name[ACS_NAME_MAX + 32];
-  struct acs_sop so;
-  int32_t id;
-  int err;
-
-  /* A safety net: the rescue rules guarantee progress (see rescue()), and
-   * the heaviest workloads measured add about one spill op per op and edge;
-   * far more would be a bug, which must fail rather than loop. */
-  if ((int64_t)s->out->nops - s->n > 8 * ((int64_t)s->n + s->pb->g->nedges) + 4096)
-    return FAIL(s, ACS_EINVAL, "spill: no progress after %d spill operations",
-                s->out->nops - s->n);
-  memset(&so, 0, sizeof(so));
-  snprintf(name, sizeof(name), "%s@%s%d", g->name, what == X_WRITE ? "sw" : "sr",
-           what == X_WRITE ? ++t->nwrites : ++t->nreads);
-  so.name = name;
-  so.kind = ACS_OP_DMA;
-  so.src = what == X_WRITE ? ACS_MEM_CMX : ACS_MEM_DDR;
-  so.dst = what == X_WRITE ? ACS_MEM_DDR : ACS_MEM_CMX;
-  so.dur = acs_platform_ddr_cycles(&s->pb->plat, t->bytes);
-  if (so.dur < 0)
-    return FAIL(s, ACS_ERANGE, "spilling tensor '%s' (%lld bytes) would take more than %lld "
-                "cycles", g->name, (long long)t->bytes, (long long)ACS_QTY_MAX);
-  so.bytes = t->bytes;
-  so.out_bytes = what == X_READ ? t->bytes : 0;
-  so.slots = 1;
-  so.unit = -1;
-  so.cmx_offset = so.cmx_bytes = -1;
-  so.cmx_alloc = so.cmx_free = so.sim_start = so.sim_end = NAN;
-  so.update_barrier = -1;
-  if ((id = acs_schedule_add_op(s->out, &so)) < 0)
-    return id;
-  if ((err = acs_grow((void **)&s->x, sizeof(*s->x), &s->xcap, (size_t)(id - s->n) + 1)) < 0 ||
-      (err = acs_schedule_set_demand(s->out, id, s->res_dma, 1)) < 0 ||
-      (s->res_ddr >= 0 && (err = acs_schedule_set_demand(s->out, id, s->res_ddr, 1)) < 0) ||
-      (err = acs_schedule_add_edge(s->out, from, id, ACS_EDGE_DATA)) < 0)
-    return err;
-  s->x[id - s->n] = (struct xop){ p, (uint8_t)what };
-  return id;
-}
-
-/* A spill transfer takes a DMA channel and, when the graph models it, a
- * unit of the DDR link, like every other DDR transfer. */
-static int dma_free(const struct spill *s)
-{
-  return s->avail[s->res_dma] > 0 && (s->res_ddr < 0 || s->avail[s->res_ddr] > 0);
-}
-
-static void dma_take(struct spill *s, int64_t n)
-{
-  s->avail[s->res_dma] -= n;
-  if (s->res_ddr >= 0)
-    s->avail[s->res_ddr] -= n;
-}
-
-/* Starts a spill-read of evicted tensor p when a channel and a gap exist.
- * Returns 1 started, 0 not now, < 0 error. */
-static int try_read(struct spill *s, int32_t p)
-{
-  struct tensor *t = &s->t[p];
-  int64_t off, end;
-  int32_t r;
-  int err;
-
-  if (!dma_free(s) || (off = place(s, p, t->bytes)) < 0)
-    return 0;
-  if ((r = add_spill_op(s, p, X_READ, t->ddr_src)) < 0)
-    return r;
-  s->out->ops[r].cmx_offset = t->off = off;
-  s->out->ops[r].cmx_bytes = t->len = rsv(s, t->bytes);
-  s->out->ops[r].cmx_alloc = (double)s->now;
-  if ((err = note_start(s, r, s->out->ops[r].dur, &end)) < 0)
-    return err;
-  t->holder = r;
-  t->hold_until = end;
-  t->last_use = ++s->stamp;
-  set_state(s, p, T_LOADING);
-  dma_take(s, 1);
-  s->st->reads++;
-  s->st->read_bytes += t->bytes;
-  return 1;
 }
 
 static int renewables_fit(const struct spill *s, int32_t v)
@@ -620,7 +409,7 @@ static int start_op(struct spill *s, int32_t v, int64_t off)
   int64_t end;
   int err;
 
-  if ((err = note_start(s, v, s->pb->dur[v], &end)) < 0 || (err = read_inputs(s, v, end)) < 0)
+  if ((err = acs__spill_note_start(s, v, s->pb->dur[v], &end)) < 0 || (err = read_inputs(s, v, end)) < 0)
     return err;
   if (off >= 0) {
     struct tensor *t = &s->t[v];
@@ -630,7 +419,7 @@ static int start_op(struct spill *s, int32_t v, int64_t off)
     t->holder = v;
     t->hold_until = end;
     t->last_use = ++s->stamp;
-    set_state(s, v, T_PRODUCING);
+    acs__spill_set_state(s, v, T_PRODUCING);
     /* A load from DDR leaves its data there: clean unless the seed's
      * write-back of every evicted tensor is asked for. */
     t->ddr_src = s->o->clean == CLEAN_DROP && g->kind == ACS_OP_DMA && g->src == ACS_MEM_DDR
@@ -661,13 +450,13 @@ static int try_op(struct spill *s, int32_t v)
     if (!dma_free(s) || (s->rescue >= 0 && s->rescue != v))
       return 0;
     for (int32_t k = s->in_off[v]; k < s->in_off[v + 1] && dma_free(s); k++)
-      if (s->t[s->in[k]].state == T_IN_DDR && (err = try_read(s, s->in[k])) < 0)
+      if (s->t[s->in[k]].state == T_IN_DDR && (err = acs__spill_try_read(s, s->in[k])) < 0)
         return err;
     return 0;
   }
   if (!renewables_fit(s, v))
     return 0;
-  if (has_tensor(s, v) && (off = place(s, v, s->pb->g->ops[v].out_bytes)) < 0)
+  if (has_tensor(s, v) && (off = acs__spill_place(s, v, s->pb->g->ops[v].out_bytes)) < 0)
     return 0;
   return (err = start_op(s, v, off)) < 0 ? err : 1;
 }
@@ -695,8 +484,8 @@ static void consumed(struct spill *s, int32_t p)
 
   t->running--;
   if (--t->remaining == 0) {
-    unplace(s, p);
-    set_state(s, p, T_FREED);
+    acs__spill_unplace(s, p);
+    acs__spill_set_state(s, p, T_FREED);
   }
 }
 
@@ -710,10 +499,10 @@ static void finish_graph_op(struct spill *s, int32_t v)
   for (int32_t k = s->in_off[v]; k < s->in_off[v + 1]; k++)
     consumed(s, s->in[k]);
   if (has_tensor(s, v)) {
-    set_state(s, v, T_RESIDENT);
+    acs__spill_set_state(s, v, T_RESIDENT);
     if (s->t[v].remaining == 0) {
-      unplace(s, v);
-      set_state(s, v, T_FREED);
+      acs__spill_unplace(s, v);
+      acs__spill_set_state(s, v, T_FREED);
     }
   }
   s->opstate[v] = OP_DONE;
@@ -730,11 +519,11 @@ static void finish_spill_op(struct spill *s, int32_t id)
 
   dma_take(s, -1);
   if (x->what == X_READ) {
-    set_state(s, x->tensor, T_RESIDENT);
+    acs__spill_set_state(s, x->tensor, T_RESIDENT);
     return;
   }
-  unplace(s, x->tensor);
-  set_state(s, x->tensor, T_IN_DDR);
+  acs__spill_unplace(s, x->tensor);
+  acs__spill_set_state(s, x->tensor, T_IN_DDR);
   t->ddr_src = id;
 }
 
@@ -748,185 +537,6 @@ static void release_due(struct spill *s)
     else
       finish_spill_op(s, id);
   }
-}
-
-/* ---- eviction ------------------------------------------------------------------ */
-
-static int evictable(const struct spill *s, int32_t p)
-{
-  return s->t[p].state == T_RESIDENT && s->t[p].running == 0 && s->mark[p] != s->mark_cur;
-}
-
-/* Rank of the first consumer of p not started yet (Belady's next use). */
-static int32_t next_use(struct spill *s, int32_t p)
-{
-  struct tensor *t = &s->t[p];
-  int32_t end = s->cons_off[p + 1] - s->cons_off[p];
-
-  while (t->cursor < end && s->opstate[s->cons[s->cons_off[p] + t->cursor]] >= OP_RUNNING)
-    t->cursor++;
-  return t->cursor < end ? s->rank[s->cons[s->cons_off[p] + t->cursor]] : INT32_MAX;
-}
-
-struct window {
-  int64_t at, bytes, key;
-  int dirty;     /* some member needs a write */
-  size_t k0, k1; /* members used.v[k0 .. k1) */
-};
-
-/* Cost of evicting the window at `at` (smaller is better), or 0 when it
- * holds a tensor that may not go. */
-static int window_cost(struct spill *s, int64_t at, int64_t len, struct window *w)
-{
-  size_t k = acs__ivset_lower(&s->used, at);
-
-  w->at = at;
-  w->bytes = 0;
-  w->dirty = 0;
-  w->key = s->o->evict == EVICT_LRU ? INT64_MIN : INT64_MAX;
-  w->k0 = k;
-  for (; k < s->used.n && s->used.v[k].lo < at + len; k++) {
-    int32_t p = s->used.v[k].val;
-    if (!evictable(s, p))
-      return 0;
-    w->bytes += s->t[p].bytes;
-    w->dirty |= s->t[p].ddr_src < 0;
-    if (s->o->evict == EVICT_LRU)
-      w->key = s->t[p].last_use > w->key ? s->t[p].last_use : w->key;
-    else
-      w->key = next_use(s, p) < w->key ? next_use(s, p) : w->key;
-  }
-  w->k1 = k;
-  if (s->o->evict == EVICT_BELADY)
-    w->key = -w->key; /* furthest next use first */
-  return 1;
-}
-
-static int window_better(const struct window *a, const struct window *b)
-{
-  if (a->dirty != b->dirty)
-    return a->dirty < b->dirty;
-  if (a->key != b->key)
-    return a->key < b->key;
-  if (a->bytes != b->bytes)
-    return a->bytes < b->bytes;
-  return a->at < b->at;
-}
-
-/* The best window of `len` bytes made of gaps and evictable tensors; its
- * start is a range boundary (moving a window left to the start of the piece
- * its left end is in never adds a tensor). Returns 0 when none. O(m^2). */
-static int best_window(struct spill *s, int64_t len, struct window *best)
-{
-  int found = 0;
-
-  for (size_t k = 0; k <= s->used.n; k++)
-    for (int side = 0; side < 2; side++) {
-      struct window w = { 0, 0, 0, 0, 0, 0 };
-      int64_t at = k == s->used.n ? (side ? 0 : -1) : side ? s->used.v[k].hi : s->used.v[k].lo;
-      if (at < 0 || at + len > s->cap || !window_cost(s, at, len, &w) || w.k1 == w.k0)
-        continue;
-      if (!found || window_better(&w, best)) {
-        *best = w;
-        found = 1;
-      }
-    }
-  return found;
-}
-
-/* Evicts resident tensor p now: a clean one is dropped, a dirty one gets a
- * spill-write when a channel is free. Returns 1 evicted, 0 not now. */
-static int evict(struct spill *s, int32_t p)
-{
-  struct tensor *t = &s->t[p];
-  int64_t end;
-  int32_t w;
-  int err;
-
-  if (t->ddr_src >= 0) {
-    unplace(s, p);
-    set_state(s, p, T_IN_DDR);
-    s->st->drops++;
-    return 1;
-  }
-  if (!dma_free(s))
-    return 0;
-  if ((w = add_spill_op(s, p, X_WRITE, t->holder)) < 0 ||
-      (err = note_start(s, w, s->out->ops[w].dur, &end)) < 0)
-    return w < 0 ? w : err;
-  t->hold_until = end > t->hold_until ? end : t->hold_until;
-  set_state(s, p, T_SPILLING);
-  dma_take(s, 1);
-  s->st->writes++;
-  s->st->write_bytes += t->bytes;
-  return 1;
-}
-
-/* Evicts the tensors of used.v[k0 .. k1) (collected first: evicting
- * changes the set). Returns how many went, or < 0. */
-static int evict_range(struct spill *s, size_t k0, size_t k1)
-{
-  int32_t *ids = malloc((k1 - k0 + 1) * sizeof(*ids));
-  int done = 0, err = 0;
-
-  if (!ids)
-    return ACS_ENOMEM;
-  for (size_t k = k0; k < k1; k++)
-    ids[k - k0] = s->used.v[k].val;
-  for (size_t k = 0; k < k1 - k0 && err >= 0; k++)
-    if (evictable(s, ids[k]) && (err = evict(s, ids[k])) > 0)
-      done++;
-  free(ids);
-  return err < 0 ? err : done;
-}
-
-/* The buffer `target` is blocked on: its first evicted input, else its output. */
-static int64_t blocked_bytes(const struct spill *s, int32_t v)
-{
-  for (int32_t k = s->in_off[v]; k < s->in_off[v + 1]; k++)
-    if (s->t[s->in[k]].state == T_IN_DDR)
-      return s->t[s->in[k]].bytes;
-  return has_tensor(s, v) ? s->pb->g->ops[v].out_bytes : 0;
-}
-
-/*
- * Nothing runs and nothing can start: evict for the most urgent ready op v
- * (see the top of the file). Returns ACS_OK when something was evicted.
- *
- * Why this terminates. Between two starts of graph ops only evictions and
- * v's spill-reads happen (reads for other ops wait until v starts). Each
- * call evicts at least one tensor (idle: every resident tensor is
- * evictable, a dirty one as soon as a channel is free), and the only
- * tensors that enter the CMX are v's inputs. So the tensors of other ops
- * leave and stay out; once only v's inputs are left and v still does not
- * fit, the flush empties the CMX, v's inputs come back packed from address
- * 0 (first fit, and best fit with a single gap, both place at its start),
- * and v's output fits by the precondition.
- */
-static int rescue(struct spill *s)
-{
-  int32_t v = s->rescue >= 0 ? s->rescue : s->by_rank[rs_next(&s->rs, 0)];
-  int64_t need = blocked_bytes(s, v);
-  struct window w = { 0, 0, 0, 0, 0, 0 };
-  int done;
-
-  s->rescue = v;
-  s->st->rescues++;
-  s->mark_cur++;
-  for (int32_t k = s->in_off[v]; k < s->in_off[v + 1]; k++)
-    s->mark[s->in[k]] = s->mark_cur;
-  if (need > 0 && best_window(s, rsv(s, need), &w))
-    done = evict_range(s, w.k0, w.k1);
-  else {
-    s->mark_cur++; /* a flush: the target's inputs may go too */
-    done = evict_range(s, 0, s->used.n);
-  }
-  if (done < 0)
-    return done;
-  if (done == 0)
-    return FAIL(s, ACS_EINVAL, "spill: op '%s' cannot start at cycle %lld and nothing "
-                "can be evicted", s->pb->g->ops[v].name, (long long)s->now);
-  return ACS_OK;
 }
 
 /* ---- the event loop ------------------------------------------------------------- */
@@ -958,7 +568,7 @@ static int run_loop(struct spill *s)
       return ACS_OK;
     if (rs_next(&s->rs, 0) < 0)
       return FAIL(s, ACS_EINVAL, "spill: %d ops wait but none is ready", s->n - s->ndone);
-    if ((err = rescue(s)) < 0)
+    if ((err = acs__spill_rescue(s)) < 0)
       return err;
   }
 }

@@ -73,7 +73,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/common.h"
+#include "core/sched/npu/npu.h"
 #include "core/sched/ctrledge.h"
 #include "core/sched/ilpmodel.h"
 

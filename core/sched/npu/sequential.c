@@ -12,7 +12,7 @@
 
 #include <stdlib.h>
 
-#include "core/sched/common.h"
+#include "core/sched/npu/npu.h"
 #include "core/sched/gang/gang.h"
 
 static int sequential_schedule(const struct acs_problem *pb, const void *opts,
@@ -27,7 +27,7 @@ static int sequential_schedule(const struct acs_problem *pb, const void *opts,
   /* On SDF graphs "sequential" is the thesis's sequential approach (seed
    * 004, section 6.4): one kernel per gang, each pipelined with its own
    * transfers, every intermediate through DDR. */
-  if (pb->wl && pb->wl->kind == ACS_WL_SDF)
+  if (pb->kind == ACS_WL_SDF)
     return acs__sdf_sequential(pb, ctx, out, d);
   err = acs__sched_precheck(pb, d);
   if (err != ACS_OK)

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core/model/bprog.h"
-#include "core/sched/barrier_alloc.h"
+#include "core/sched/npu/barrier_alloc.h"
 
 /* ---- containers ---- */
 

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/barrier_int.h"
+#include "core/sched/npu/barrier_int.h"
 
 static int build_graph(struct acs__bprep *p, const struct acs_schedule *s)
 {

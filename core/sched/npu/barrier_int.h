@@ -12,7 +12,7 @@
 #define ACS_SCHED_BARRIER_INT_H
 
 #include "core/model/reach.h"
-#include "core/sched/barrier.h"
+#include "core/sched/npu/barrier.h"
 
 /* ---- barrier_prep.c ---- */
 

@@ -85,7 +85,7 @@
 #include <string.h>
 
 #include "core/model/bprog.h"
-#include "core/sched/barrier_alloc.h"
+#include "core/sched/npu/barrier_alloc.h"
 
 /* Sharing a use of another class stops at this many producers or ops to
  * wait on it: each consumer waits for each producer, and the next use of
