@@ -165,14 +165,14 @@ static int64_t attr_i64(const struct acs_rtab *t, const char *name)
 }
 
 /* An SDF3 file read and the family's context on platform p. */
-static void open_ctx(struct gx_ctx *c, struct acs_sdf_graph *g, const char *path,
+static void open_ctx(struct acs_gang_ctx *c, struct acs_sdf_graph *g, const char *path,
                      struct acs_platform *p)
 {
   struct acs_diag d;
 
   acs_diag_init(&d);
   cr_assert_eq(acs_sdf3_read(path, g, &d), ACS_OK, "%s", d.msg);
-  cr_assert_eq(gx_ctx_init(c, g, p, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_gang_ctx_init(c, g, p, &d), ACS_OK, "%s", d.msg);
 }
 
 /* ---- the six benchmark graphs ---- */
@@ -317,9 +317,9 @@ Test(gang, chain_that_fits_one_pe_is_one_gang)
 
 /* The heuristic's partition of an SDF3 file on isp4 (gang's realizations). */
 static void partition_of(const char *path, struct acs_platform *p, struct acs_sdf_graph *g,
-                         struct gx_ctx *c, struct gx_part *pt)
+                         struct acs_gang_ctx *c, struct acs_gang_part *pt)
 {
-  struct gx_gang_opts o;
+  struct acs_gang_opts o;
   struct acs_diag d;
 
   platform_isp4(p, NULL);
@@ -327,11 +327,11 @@ static void partition_of(const char *path, struct acs_platform *p, struct acs_sd
   c->modes = 1;
   acs_sched_opts_defaults(&acs_sched_gang, &o);
   acs_diag_init(&d);
-  cr_assert_eq(gx_partition(c, &o, 0, pt, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_gang_partition(c, &o, 0, pt, &d), ACS_OK, "%s", d.msg);
 }
 
 /* The gang of actor `name` in a partition. */
-static int32_t gang_in(const struct gx_part *pt, const struct acs_sdf_graph *g, const char *name)
+static int32_t gang_in(const struct acs_gang_part *pt, const struct acs_sdf_graph *g, const char *name)
 {
   for (int32_t i = 0; i < pt->ngangs; i++)
     for (int32_t k = 0; k < pt->gangs[i].nact; k++)
@@ -348,8 +348,8 @@ Test(gang, program_memory_splits_gangs)
   int exec[6] = { 200, 200, 200, 200, 200, 200 };
   struct acs_platform p;
   struct acs_sdf_graph g;
-  struct gx_ctx c;
-  struct gx_part pt;
+  struct acs_gang_ctx c;
+  struct acs_gang_part pt;
 
   partition_of(write_tmp("c6.xml", chain_xml(6, 32, 1920, exec, 32768, NULL)), &p, &g, &c, &pt);
   cr_assert_eq(pt.ngangs, 2);
@@ -359,8 +359,8 @@ Test(gang, program_memory_splits_gangs)
       cr_assert_eq(pe[pt.gangs[i].pe[k]]++, 0, "two 32 KiB kernels on pe%d in gang %d",
                    (int)pt.gangs[i].pe[k], (int)i);
   }
-  gx_part_free(&pt);
-  gx_ctx_free(&c);
+  acs_gang_part_free(&pt);
+  acs_gang_ctx_free(&c);
   acs_sdf_destroy(&g);
 }
 
@@ -372,8 +372,8 @@ Test(gang, pipelining_classes)
   static const char *const pipe[5] = { NULL, "input", NULL, "none", NULL };
   struct acs_platform p;
   struct acs_sdf_graph g;
-  struct gx_ctx c;
-  struct gx_part pt;
+  struct acs_gang_ctx c;
+  struct acs_gang_part pt;
   struct run r;
   struct acs_schedule s;
   const char *path = write_tmp("p5.xml", chain_xml(5, 16, 1920, exec, 2048, pipe));
@@ -384,8 +384,8 @@ Test(gang, pipelining_classes)
   cr_assert_eq(gang_in(&pt, &g, "k0"), gang_in(&pt, &g, "k1"));
   cr_assert_neq(gang_in(&pt, &g, "k3"), gang_in(&pt, &g, "k2"));
   cr_assert_neq(gang_in(&pt, &g, "k3"), gang_in(&pt, &g, "k4"));
-  gx_part_free(&pt);
-  gx_ctx_free(&c);
+  acs_gang_part_free(&pt);
+  acs_gang_ctx_free(&c);
   acs_sdf_destroy(&g);
   /* Whatever schedule gang keeps (16 lines fit the VMEMs: the dynamic
    * gang), k2 starts after k1's last line and k4 after k3's. */
@@ -638,7 +638,7 @@ static const char *random_xml(uint64_t seed, int n)
 }
 
 /* The best (cost, local transfer) over all PE^n assignments, by counting. */
-static int64_t brute_map(const struct gx_ctx *c, int32_t n, const int32_t *act, int64_t *cut)
+static int64_t brute_map(const struct acs_gang_ctx *c, int32_t n, const int32_t *act, int64_t *cut)
 {
   int32_t pe[16];
   int64_t best = INT64_MAX, combos = 1;
@@ -656,7 +656,7 @@ static int64_t brute_map(const struct gx_ctx *c, int32_t n, const int32_t *act, 
     }
     if (!ok)
       continue;
-    cost = gx_gang_cost(c, n, act, pe, &xt);
+    cost = acs_gang_cost(c, n, act, pe, &xt);
     if (cost < best || (cost == best && xt < *cut)) {
       best = cost;
       *cut = xt;
@@ -674,7 +674,7 @@ Test(gang, mapping_matches_enumeration)
   for (uint64_t seed = 1; seed <= 40; seed++) {
     int n = 3 + (int)(seed % 4);
     struct acs_sdf_graph g;
-    struct gx_ctx c;
+    struct acs_gang_ctx c;
     int32_t act[8], pe[8];
     int64_t cost = -1, cut = INT64_MAX, want, got_cut;
     int rc;
@@ -682,18 +682,18 @@ Test(gang, mapping_matches_enumeration)
     for (int i = 0; i < n; i++)
       act[i] = i;
     want = brute_map(&c, n, act, &cut);
-    rc = gx_map(&c, n, act, pe, 1000000, &cost);
+    rc = acs_gang_map(&c, n, act, pe, 1000000, &cost);
     if (want == INT64_MAX) {
       cr_assert_eq(rc, 0, "seed %llu: mapped what cannot fit", (unsigned long long)seed);
     } else {
       cr_assert_eq(rc, 1, "seed %llu", (unsigned long long)seed);
       cr_assert_eq(cost, want, "seed %llu: %lld, enumeration %lld", (unsigned long long)seed,
                    (long long)cost, (long long)want);
-      cr_assert_eq(gx_gang_cost(&c, n, act, pe, &got_cut), cost);
+      cr_assert_eq(acs_gang_cost(&c, n, act, pe, &got_cut), cost);
       cr_assert_eq(got_cut, cut, "seed %llu: transfers %lld, enumeration %lld",
                    (unsigned long long)seed, (long long)got_cut, (long long)cut);
     }
-    gx_ctx_free(&c);
+    acs_gang_ctx_free(&c);
     acs_sdf_destroy(&g);
   }
 }
@@ -702,7 +702,7 @@ Test(gang, mapping_matches_enumeration)
 
 /* Best sum of optimal gang costs over every assignment of actors to gang
  * positions 0..n-1 respecting the channel order (empty gangs allowed). */
-static int64_t brute_partition(const struct gx_ctx *c, int32_t n)
+static int64_t brute_partition(const struct acs_gang_ctx *c, int32_t n)
 {
   int32_t pos[8];
   int64_t best = INT64_MAX, combos = 1;
@@ -729,7 +729,7 @@ static int64_t brute_partition(const struct gx_ctx *c, int32_t n)
           act[m++] = i;
       if (m == 0)
         continue;
-      if (gx_map(c, m, act, pe, 1000000, &cost) != 1)
+      if (acs_gang_map(c, m, act, pe, 1000000, &cost) != 1)
         ok = 0;
       else
         total += cost;
@@ -749,9 +749,9 @@ Test(gang, partition_ilp_matches_enumeration, .timeout = 300)
   for (uint64_t seed = 1; seed <= 6; seed++) {
     int n = 3 + (int)(seed % 2);
     struct acs_sdf_graph g;
-    struct gx_ctx c;
-    struct gx_gang_opts o;
-    struct gx_part pt;
+    struct acs_gang_ctx c;
+    struct acs_gang_opts o;
+    struct acs_gang_part pt;
     struct acs_diag d;
     int64_t lower = -1, want;
     int err;
@@ -761,14 +761,14 @@ Test(gang, partition_ilp_matches_enumeration, .timeout = 300)
     o.max_iter = 8;
     acs_diag_init(&d);
     want = brute_partition(&c, n);
-    err = gx_partition_ilp(&c, &o, 60, &pt, &lower, &d);
+    err = acs_gang_partition_ilp(&c, &o, 60, &pt, &lower, &d);
     cr_assert_eq(err, ACS_OK, "seed %llu: %s", (unsigned long long)seed, d.msg);
     cr_assert_eq(lower, want, "seed %llu: ILP %lld, enumeration %lld", (unsigned long long)seed,
                  (long long)lower, (long long)want);
     /* The partition it returns is scheduled, and no faster than its bound. */
     cr_assert_geq(pt.makespan, lower);
-    gx_part_free(&pt);
-    gx_ctx_free(&c);
+    acs_gang_part_free(&pt);
+    acs_gang_ctx_free(&c);
     acs_sdf_destroy(&g);
   }
 }
@@ -832,15 +832,15 @@ Test(gang, ilp_without_a_solution_in_time_keeps_the_heuristic, .timeout = 120)
 struct fixture {
   struct acs_platform plat;   /* the context points at it */
   struct acs_sdf_graph g;
-  struct gx_ctx c;
-  struct gx_part pt;
-  struct gx_plan pl;
+  struct acs_gang_ctx c;
+  struct acs_gang_part pt;
+  struct acs_gang_plan pl;
 };
 
 /* The heuristic's plan of the verification graph, checked. */
 static void fixture_open(struct fixture *f, const char *const *sets)
 {
-  struct gx_gang_opts o;
+  struct acs_gang_opts o;
   struct acs_diag d;
 
   platform_isp4(&f->plat, sets);
@@ -849,18 +849,18 @@ static void fixture_open(struct fixture *f, const char *const *sets)
   o.map_budget = 20000;
   o.max_iter = 32;
   acs_diag_init(&d);
-  cr_assert_eq(gx_partition(&f->c, &o, 0, &f->pt, &d), ACS_OK, "%s", d.msg);
-  gx_plan_init(&f->pl);
-  cr_assert_eq(gx_part_emit(&f->c, &f->pt, &f->pl), ACS_OK);
-  cr_assert_eq(gx_check_plan(&f->g, &f->c.xp, &f->pl, &d), ACS_OK, "%s", d.msg);
-  cr_assert_eq(gx_program_verify(&f->c, &f->pt, &f->pl, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_gang_partition(&f->c, &o, 0, &f->pt, &d), ACS_OK, "%s", d.msg);
+  acs_gang_plan_init(&f->pl);
+  cr_assert_eq(acs_gang_part_emit(&f->c, &f->pt, &f->pl), ACS_OK);
+  cr_assert_eq(acs_gang_check_plan(&f->g, &f->c.xp, &f->pl, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_gang_program_verify(&f->c, &f->pt, &f->pl, &d), ACS_OK, "%s", d.msg);
 }
 
 static void fixture_close(struct fixture *f)
 {
-  gx_plan_free(&f->pl);
-  gx_part_free(&f->pt);
-  gx_ctx_free(&f->c);
+  acs_gang_plan_free(&f->pl);
+  acs_gang_part_free(&f->pt);
+  acs_gang_ctx_free(&f->c);
   acs_sdf_destroy(&f->g);
 }
 
@@ -870,12 +870,12 @@ static void expect_violation(struct fixture *f, const char *what)
   int err;
 
   acs_diag_init(&d);
-  err = gx_check_plan(&f->g, &f->c.xp, &f->pl, &d);
+  err = acs_gang_check_plan(&f->g, &f->c.xp, &f->pl, &d);
   cr_assert_eq(err, ACS_EVERIFY, "not caught: %s", what);
   cr_assert(d.msg[0], "%s: no message", what);
 }
 
-static int32_t find_act(const struct gx_plan *pl, int kind, int32_t nth)
+static int32_t find_act(const struct acs_gang_plan *pl, int kind, int32_t nth)
 {
   for (int32_t i = 0; i < pl->nacts; i++)
     if (pl->acts[i].kind == kind && nth-- == 0)
@@ -900,7 +900,7 @@ static int32_t find_act(const struct gx_plan *pl, int kind, int32_t nth)
 MUTATION(firing_before_its_input, NULL, {
   /* A firing of K1 (two inputs from transfers) moved to the start. */
   for (int32_t i = 0; i < fx->pl.nacts; i++)
-    if (fx->pl.acts[i].kind == GX_FIRE && strcmp(fx->g.actors[fx->pl.acts[i].actor].name, "K1") == 0) {
+    if (fx->pl.acts[i].kind == ACS_GANG_FIRE && strcmp(fx->g.actors[fx->pl.acts[i].actor].name, "K1") == 0) {
       int64_t d = fx->pl.acts[i].end - fx->pl.acts[i].start;
       fx->pl.acts[i].start = 0;
       fx->pl.acts[i].end = d;
@@ -910,7 +910,7 @@ MUTATION(firing_before_its_input, NULL, {
 })
 
 MUTATION(overlap_on_a_pe, NULL, {
-  int32_t a = find_act(&fx->pl, GX_FIRE, 0), b = find_act(&fx->pl, GX_FIRE, 1);
+  int32_t a = find_act(&fx->pl, ACS_GANG_FIRE, 0), b = find_act(&fx->pl, ACS_GANG_FIRE, 1);
   int64_t d = fx->pl.acts[b].end - fx->pl.acts[b].start;
   fx->pl.acts[b].unit = fx->pl.acts[a].unit;
   fx->pl.acts[b].start = fx->pl.acts[a].start;
@@ -919,7 +919,7 @@ MUTATION(overlap_on_a_pe, NULL, {
 })
 
 MUTATION(overlap_on_the_dma, NULL, {
-  int32_t a = find_act(&fx->pl, GX_XFER, 0), b = find_act(&fx->pl, GX_XFER, 1);
+  int32_t a = find_act(&fx->pl, ACS_GANG_XFER, 0), b = find_act(&fx->pl, ACS_GANG_XFER, 1);
   int64_t d = fx->pl.acts[b].end - fx->pl.acts[b].start;
   fx->pl.acts[b].start = fx->pl.acts[a].start;
   fx->pl.acts[b].end = fx->pl.acts[a].start + d;
@@ -927,19 +927,19 @@ MUTATION(overlap_on_the_dma, NULL, {
 })
 
 MUTATION(duration_shortened, NULL, {
-  fx->pl.acts[find_act(&fx->pl, GX_XFER, 3)].end -= 1;
+  fx->pl.acts[find_act(&fx->pl, ACS_GANG_XFER, 3)].end -= 1;
   expect_violation(fx, "a transfer faster than the DDR allows");
 })
 
 MUTATION(firing_twice, NULL, {
-  struct gx_act a = fx->pl.acts[find_act(&fx->pl, GX_FIRE, 5)];
-  gx_plan_add_act(&fx->pl, &a);
+  struct acs_gang_act a = fx->pl.acts[find_act(&fx->pl, ACS_GANG_FIRE, 5)];
+  acs_gang_plan_add_act(&fx->pl, &a);
   expect_violation(fx, "a firing scheduled twice");
 })
 
 MUTATION(firing_missing, NULL, {
-  int32_t i = find_act(&fx->pl, GX_FIRE, 7);
-  fx->pl.acts[i].kind = GX_LOAD;
+  int32_t i = find_act(&fx->pl, ACS_GANG_FIRE, 7);
+  fx->pl.acts[i].kind = ACS_GANG_LOAD;
   fx->pl.acts[i].pe = fx->pl.acts[i].unit;
   expect_violation(fx, "a firing never scheduled");
 })
@@ -966,14 +966,14 @@ MUTATION(vmem_overfull, NULL, {
 })
 
 MUTATION(kernel_not_loaded, NULL, {
-  int32_t l = find_act(&fx->pl, GX_LOAD, 0);
+  int32_t l = find_act(&fx->pl, ACS_GANG_LOAD, 0);
   fx->pl.acts[l].pe = (fx->pl.acts[l].pe + 1) % fx->c.xp.npe;
   expect_violation(fx, "a firing without its kernel");
 })
 
 MUTATION(pmem_overfull, NULL, {
   /* A second 32 KiB kernel kept on a PE that already has one. */
-  int32_t l0 = find_act(&fx->pl, GX_LOAD, 0), l1 = find_act(&fx->pl, GX_LOAD, 1);
+  int32_t l0 = find_act(&fx->pl, ACS_GANG_LOAD, 0), l1 = find_act(&fx->pl, ACS_GANG_LOAD, 1);
   fx->pl.acts[l1].pe = fx->pl.acts[l0].pe;
   fx->pl.acts[l1].evict = fx->pl.acts[l0].evict;
   expect_violation(fx, "two kernels beyond the program memory");
@@ -984,7 +984,7 @@ MUTATION(ddr_link_shared, two_dma, {
   /* Two DDR transfers at once on two channels share one DDR link. */
   int32_t a = -1, b = -1;
   for (int32_t i = 0; i < fx->pl.nacts && b < 0; i++)
-    if (fx->pl.acts[i].kind == GX_XFER && fx->pl.acts[i].xk != GX_X_LOCAL) {
+    if (fx->pl.acts[i].kind == ACS_GANG_XFER && fx->pl.acts[i].xk != ACS_GANG_X_LOCAL) {
       if (a < 0)
         a = i;
       else
@@ -1007,26 +1007,26 @@ Test(checker, pipelining_through_an_input_class_kernel)
   char full[512];
   struct acs_platform p;
   struct acs_sdf_graph g, gi;
-  struct gx_ctx c;
-  struct gx_part pt;
-  struct gx_plan pl;
+  struct acs_gang_ctx c;
+  struct acs_gang_part pt;
+  struct acs_gang_plan pl;
   struct acs_diag d;
 
   snprintf(full, sizeof(full), "%s", write_tmp("f3.xml", chain_xml(3, 16, 1920, exec, 2048, NULL)));
   partition_of(full, &p, &g, &c, &pt);
   cr_assert_eq(gang_in(&pt, &g, "k1"), gang_in(&pt, &g, "k2"));
-  gx_plan_init(&pl);
-  cr_assert_eq(gx_part_emit(&c, &pt, &pl), ACS_OK);
+  acs_gang_plan_init(&pl);
+  cr_assert_eq(acs_gang_part_emit(&c, &pt, &pl), ACS_OK);
   acs_diag_init(&d);
-  cr_assert_eq(gx_check_plan(&g, &c.xp, &pl, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_gang_check_plan(&g, &c.xp, &pl, &d), ACS_OK, "%s", d.msg);
   acs_diag_init(&d);
   cr_assert_eq(acs_sdf3_read(write_tmp("i3.xml", chain_xml(3, 16, 1920, exec, 2048, pipe)), &gi, &d),
                ACS_OK, "%s", d.msg);
-  cr_assert_eq(gx_check_plan(&gi, &c.xp, &pl, &d), ACS_EVERIFY);
+  cr_assert_eq(acs_gang_check_plan(&gi, &c.xp, &pl, &d), ACS_EVERIFY);
   cr_assert(strstr(d.msg, "pipeline=input") != NULL, "%s", d.msg);
-  gx_plan_free(&pl);
-  gx_part_free(&pt);
-  gx_ctx_free(&c);
+  acs_gang_plan_free(&pl);
+  acs_gang_part_free(&pt);
+  acs_gang_ctx_free(&c);
   acs_sdf_destroy(&gi);
   acs_sdf_destroy(&g);
 }
