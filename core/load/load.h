@@ -162,7 +162,7 @@ int acs_sdf3_read(const char *path, struct acs_sdf_graph *g, struct acs_diag *d)
 int acs_loop_load(const char *path, struct acs_workload *w, struct acs_diag *d);
 
 /*
- * Systems of affine recurrence equations (.sare; core/load/sare.c, the
+ * Systems of affine recurrence equations (.sare; core/load/sare_read.c, the
  * format in README "Input formats"). spec is a path, optionally followed by
  * parameter values ("matmul.sare:N=64:K=3"). acs_sare_read parses it into a
  * model (core/model/sare.h); acs_sare_load makes it a workload of kind

@@ -224,7 +224,7 @@ int acs_gang_interrupted(const struct acs_gang_ctx *c);
  * Builds gang `gg` from its actors and their PEs (gg->act, gg->pe set):
  * processing nodes, transfer nodes (transfers on DMA channels balanced by
  * load), edges with their VMEM and token bases, loop regions and the loop
- * repetition vector, priorities (cakg.c). `channel_pe` maps channels whose
+ * repetition vector, priorities (gang_graph.c). `channel_pe` maps channels whose
  * producer runs in an earlier gang to nothing: they are read from DDR.
  */
 int acs_gang_build(const struct acs_gang_ctx *c, struct acs_gang *gg);

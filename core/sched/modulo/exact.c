@@ -48,7 +48,7 @@
 #include <string.h>
 
 #include "core/sched/ilpmodel.h"
-#include "core/sched/modulo/msp.h"
+#include "core/sched/modulo/modulo_int.h"
 
 /* Longest paths at II from `src` (forward) or to it (backward) over the
  * edges inside component `scc`; INT64_MIN where unreachable. 1 when a

@@ -1,5 +1,5 @@
 /*
- * sare.c - the reader of systems of affine recurrence equations (.sare).
+ * sare_read.c - the reader of systems of affine recurrence equations (.sare).
  *
  * One statement per line; a statement whose braces are still open at the
  * end of a line goes on over the next lines. '#' starts a comment.

@@ -1,5 +1,5 @@
 /*
- * pilp.c - the exact reference: partition and mapping by an integer program
+ * partition_ilp.c - the exact reference: partition and mapping by an integer program
  * over optimal costs.
  *
  * The thesis (Appendix A) formulates partition, mapping and scheduling for

@@ -1,5 +1,5 @@
 /*
- * cakg.c - the family context (platform, per-actor loop regions, strongly
+ * gang_graph.c - the family context (platform, per-actor loop regions, strongly
  * connected components) and the CUKG-to-CAKG transformation of one gang
  * (seed 004, section 3.1.4): processing nodes, transfer nodes, their edges
  * with VMEM placement and token bases, the loop region and loop repetition

@@ -1,5 +1,5 @@
 /*
- * msp.h - the modulo scheduler's internals (seed 001): the problem as the
+ * modulo_int.h - the modulo scheduler's internals (seed 001): the problem as the
  * algorithms see it, lower bounds on II, the resource reservation table,
  * the placement arms, Rau's iterative modulo scheduling, the II search, the
  * exact mode, the independent checker and the lowering.
@@ -7,8 +7,8 @@
  * Internal to core/sched/modulo; the scheduler variant itself is
  * acs_sched_modulo (core/sched/sched.h).
  */
-#ifndef ACS_SCHED_MODULO_MSP_H
-#define ACS_SCHED_MODULO_MSP_H
+#ifndef ACS_SCHED_MODULO_MODULO_INT_H
+#define ACS_SCHED_MODULO_MODULO_INT_H
 
 #include <signal.h>
 
