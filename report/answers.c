@@ -4,6 +4,8 @@
  * barriers within 5% of no limit at each CMX size, and what each step in
  * PE count buys. O(R log R) per question for a workload's R runs.
  */
+#include "config.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

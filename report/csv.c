@@ -3,6 +3,8 @@
  * figures, its platform's parameters and unit counts as columns, for
  * spreadsheets and pandas. Empty fields are missing values.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

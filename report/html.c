@@ -9,6 +9,8 @@
  * table cell may wrap. It is written under a temporary name and renamed,
  * so a failed report never leaves half a page.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

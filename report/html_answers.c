@@ -3,6 +3,8 @@
  * answers.c): the Answers section at the top of the page, one row per
  * workload, and each workload's sizing tables with every slice.
  */
+#include "config.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,6 +9,8 @@
  * process with its output in NAME.log; it is never given anything but the
  * script's name.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>

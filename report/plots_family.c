@@ -6,6 +6,8 @@
  * side by side and gang over PEs x VMEM; for cascade runs, the Pareto front
  * of proposals. A figure without data is left out with a sentence.
  */
+#include "config.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,6 +12,8 @@
  * Latency waits (sync ops of a lowered loop) occupy nothing and are not
  * drawn.
  */
+#include "config.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,8 @@
  * contention (see plots.h). A plot with nothing to show is left out and
  * the page says why.
  */
+#include "config.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,6 +2,8 @@
  * results_h5.c - table descriptors and by-name table I/O over HDF5 for the
  * results writer and reader (see results_h5.h).
  */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>

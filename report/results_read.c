@@ -8,6 +8,8 @@
  * the file lacks (an older file) reads as its default, an unknown column (a
  * newer file of the same schema) is ignored.
  */
+#include "config.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

@@ -4,6 +4,8 @@
  * "best", and the schedulers against the best of each configuration (see
  * study.h). O(R (P + log R)) for R runs and P parameters.
  */
+#include "config.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>

@@ -10,6 +10,8 @@
  * k-th start the scanner saw. Comment lines ('#') and blank lines are
  * dropped before libcsv sees them, unless they sit inside a quoted field.
  */
+#include "config.h"
+
 #include "core/load/load.h"
 
 #include <csv.h>

@@ -13,6 +13,8 @@
  * and sha256sum. Throughput here is a few hundred MB/s, far below any
  * workload's parse time.
  */
+#include "config.h"
+
 #include "core/load/load.h"
 
 #include <errno.h>

@@ -8,6 +8,8 @@
  * ops as they are read (O(1) each); then the name lists become edges and the
  * default CMX demands are computed from the inputs (O(V + E)).
  */
+#include "config.h"
+
 #include "core/load/load.h"
 
 #include <stdio.h>

@@ -16,6 +16,8 @@
  * stored as read (O(1) each), then classes, ops and edges are resolved by
  * name (O(V + E) expected).
  */
+#include "config.h"
+
 #include "core/load/load.h"
 #include "core/load/loopload.h"
 

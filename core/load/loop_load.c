@@ -3,6 +3,8 @@
  * the model functions that give it meaning (its unrolled DAG for a
  * platform; freeing it).
  */
+#include "config.h"
+
 #include "core/load/load.h"
 #include "core/load/loopload.h"
 

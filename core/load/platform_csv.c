@@ -9,6 +9,8 @@
  * and the error is located at the field. Unknown or repeated columns are
  * errors at the header.
  */
+#include "config.h"
+
 #include "core/load/load.h"
 
 #include <stdio.h>

@@ -11,6 +11,8 @@
  * otherwise; successor lists become data edges. Ops are created as rows
  * appear, so memory is bounded by the file, not by the N it claims. O(file).
  */
+#include "config.h"
+
 #include "core/load/load.h"
 
 #include <stdio.h>

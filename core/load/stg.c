@@ -10,6 +10,8 @@
  * a shave op demanding one PE, or a sync op with no demand when its time is 0.
  * O(file).
  */
+#include "config.h"
+
 #include "core/load/load.h"
 
 #include <stdio.h>

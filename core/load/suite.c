@@ -7,6 +7,8 @@
  * Every entry must name an existing regular file; a missing one is an error
  * at its line. O(lines).
  */
+#include "config.h"
+
 #include "core/load/load.h"
 
 #include <errno.h>

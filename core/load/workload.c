@@ -13,6 +13,8 @@
  * build. Every file read is noted with its SHA-256 (digest.c), which gives
  * the workload its content digest.
  */
+#include "config.h"
+
 #include "core/load/load.h"
 #include "core/load/loopload.h"
 #include "core/model/layer.h"
