@@ -581,7 +581,7 @@ Test(heuristic, gallop_search_is_valid_and_units_help)
    * -> 2; acc's recurrence 1. With 3 multipliers, MII = 2. */
   bind(&b, w->model, NULL);
   defaults(&o);
-  o.search = MOD_SEARCH_GALLOP;
+  o.search = ACS_MSP_SEARCH_GALLOP;
   search_ok(&b.m, &o, &r);
   cr_assert_eq(r.mii.mii, 3);
   cr_assert_eq(r.mii.res_class, 1);

@@ -112,7 +112,7 @@ static int slot_claim(struct acs_cw_walk *w, struct acs_cw_buf *B, struct acs_cw
   S->npieces = 0;
   S->nreaders = 0;
   S->end = S->read_end = 0;
-  box_clear(&S->hull, B->lt->rank);
+  acs_lbox_clear(&S->hull, B->lt->rank);
   *out = S;
   return err;
 }
@@ -236,7 +236,7 @@ static int block_reads(struct acs_cw_walk *w, int32_t k, const struct acs_lbox *
       continue;
     acs__cw_part_reads(w, w->p->first + k, s, bb, &r);
     B = &w->bufs[b];
-    if (box_empty(&r))
+    if (acs_lbox_empty(&r))
       continue;
     if (B->kind == ACS_CW_B_EXT_CMX) {
       if (w->lw && (err = acs_cas_lower_ext_preds(w->lw, B->tensor, &r, &w->gp)) < 0)
@@ -244,7 +244,7 @@ static int block_reads(struct acs_cw_walk *w, int32_t k, const struct acs_lbox *
       continue;
     }
     for (int32_t q = 0; q < B->nslots; q++)
-      if (box_meets(&B->slots[q].hull, &r)) {
+      if (acs_lbox_meets(&B->slots[q].hull, &r)) {
         wait_for(w, B->slots[q].end);
         if (ACS_CW_GROW(w->sr, w->cap_sr, w->nsr + 1) < 0)
           return ACS_ENOMEM;
@@ -267,12 +267,13 @@ static int slice_preds(struct acs_cw_walk *w, int32_t k, const struct acs_lbox *
     if (pt->in[s] < 0 || (b = acs__cw_buf_of(w, pt->in[s])) < 0)
       continue;
     acs__cw_part_reads(w, w->p->first + k, s, sb, &r);
-    for (size_t i = 0; i < w->nsr && !box_empty(&r); i++) {
+    for (size_t i = 0; i < w->nsr && !acs_lbox_empty(&r); i++) {
       const struct acs_cw_slot *S = &w->bufs[b].slots[w->sr[i] % 65536];
       if (w->sr[i] / 65536 != b)
         continue;
       for (int32_t q = 0; q < S->npieces; q++)
-        if (box_meets(&S->pieces[q].box, &r) && acs_cas_ids_add(&w->data, S->pieces[q].gid) < 0)
+        if (acs_lbox_meets(&S->pieces[q].box, &r) &&
+            acs_cas_ids_add(&w->data, S->pieces[q].gid) < 0)
           return ACS_ENOMEM;
     }
   }

@@ -66,8 +66,8 @@ static int32_t buf_add(struct acs_cw_walk *w, int32_t tensor, int kind, int roll
   b->lt = &w->lg->t[w->cg->tensors[tensor].lt];
   b->h = acs_cas_h_axis(b->lt->rank);
   b->rolling = rolling && b->h >= 0;
-  box_clear(&b->need, b->lt->rank);
-  box_clear(&b->held, b->lt->rank);
+  acs_lbox_clear(&b->need, b->lt->rank);
+  acs_lbox_clear(&b->held, b->lt->rank);
   return w->nbufs++;
 }
 
@@ -108,10 +108,10 @@ static int buf_advance(struct acs_cw_buf *b)
 {
   int h = b->h, fwd;
 
-  box_clear(&b->newr, b->lt->rank);
-  if (box_empty(&b->need))
+  acs_lbox_clear(&b->newr, b->lt->rank);
+  if (acs_lbox_empty(&b->need))
     return 0;
-  if (b->held_ok && box_eq(&b->need, &b->held))
+  if (b->held_ok && acs_lbox_eq(&b->need, &b->held))
     return 0;
   fwd = b->rolling && b->held_ok && b->need.lo[h] >= b->held.lo[h] &&
         b->need.lo[h] <= b->held.hi[h];
@@ -203,7 +203,7 @@ static uint64_t stripe_regions(struct acs_cw_walk *w, int64_t step)
 
   stripe_box(w, step);
   for (int32_t b = 0; b < w->nbufs; b++)
-    box_clear(&w->bufs[b].need, w->bufs[b].lt->rank);
+    acs_lbox_clear(&w->bufs[b].need, w->bufs[b].lt->rank);
   for (int32_t k = p->nparts - 1; k >= 0; k--) {
     const struct acs_cpart *pt = &w->cg->parts[p->first + k];
     struct acs_cw_buf *ob = &w->bufs[w->pbuf[k]];
@@ -215,7 +215,7 @@ static uint64_t stripe_regions(struct acs_cw_walk *w, int64_t step)
         restarted |= (uint64_t)1 << w->pbuf[k];
       w->comp[k] = ob->newr;
     }
-    if (box_empty(&w->comp[k]))
+    if (acs_lbox_empty(&w->comp[k]))
       continue;
     for (int s = 0; s < pt->nin; s++) {
       struct acs_lbox r;
@@ -223,7 +223,7 @@ static uint64_t stripe_regions(struct acs_cw_walk *w, int64_t step)
       if (pt->in[s] < 0 || (b = acs__cw_buf_of(w, pt->in[s])) < 0)
         continue;
       acs__cw_part_reads(w, p->first + k, s, &w->comp[k], &r);
-      box_hull(&w->bufs[b].need, &r);
+      acs_lbox_hull(&w->bufs[b].need, &r);
     }
   }
   for (int32_t b = 0; b < w->nbufs; b++)
@@ -239,7 +239,7 @@ int64_t acs__cw_block_count(const struct acs_cw_buf *b)
 {
   int64_t rows;
 
-  if (box_empty(&b->newr))
+  if (acs_lbox_empty(&b->newr))
     return 0;
   if (!b->rolling || b->sigma <= 0)
     return 1;
@@ -312,7 +312,7 @@ static void held_reset(struct acs_cw_walk *w)
 {
   for (int32_t b = 0; b < w->nbufs; b++) {
     w->bufs[b].held_ok = 0;
-    box_clear(&w->bufs[b].held, w->bufs[b].lt->rank);
+    acs_lbox_clear(&w->bufs[b].held, w->bufs[b].lt->rank);
   }
 }
 
@@ -370,7 +370,7 @@ static void pass_sigma(struct acs_cw_walk *w, int64_t steps)
     for (int32_t b = 0; b < w->nbufs; b++) {
       struct acs_cw_buf *B = &w->bufs[b];
       int64_t rows;
-      if (!B->rolling || box_empty(&B->newr))
+      if (!B->rolling || acs_lbox_empty(&B->newr))
         continue;
       rows = B->newr.hi[B->h] - B->newr.lo[B->h];
       if (rows > B->sig_any)
@@ -458,7 +458,7 @@ static int layout(struct acs_cw_walk *w, int64_t base, int64_t *arena)
     if (!B->slots)
       return ACS_ENOMEM;
     for (int32_t s = 0; s < B->nslots; s++) {
-      box_clear(&B->slots[s].hull, B->lt->rank);
+      acs_lbox_clear(&B->slots[s].hull, B->lt->rank);
       if (w->lw && !(B->slots[s].pieces = calloc((size_t)per, sizeof(*B->slots[s].pieces))))
         return ACS_ENOMEM;
     }

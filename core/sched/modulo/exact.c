@@ -320,7 +320,7 @@ static void read_solution(const struct model *x, const struct acs_msp *m, int64_
 {
   for (int32_t i = 0; i < m->n; i++) {
     unit[i] = -1;
-    t[i] = x->fixed[i] ? x->lo[i] : MS_NONE;
+    t[i] = x->fixed[i] ? x->lo[i] : ACS_MSP_NONE;
     if (x->col[i] < 0)
       continue;
     if (!limited(m, i)) {

@@ -135,12 +135,12 @@ struct acs_mfail {
 
 struct acs_mstate {
   int64_t ii;
-  int64_t *t;            /* start per op, or MS_NONE */
+  int64_t *t;            /* start per op, or ACS_MSP_NONE */
   int32_t *unit;         /* unit per op, -1 for unlimited classes or unplaced */
   struct acs_rrt rrt;
   struct acs_mfail fail; /* the last failure */
 };
-#define MS_NONE INT64_MIN
+#define ACS_MSP_NONE INT64_MIN
 
 int acs__mstate_init(struct acs_mstate *s, const struct acs_msp *m, int64_t ii);
 void acs__mstate_destroy(struct acs_mstate *s);
@@ -194,7 +194,7 @@ int acs__mstate_compact(struct acs_mstate *s, const struct acs_msp *m);
 
 /* ---- the II search (search.c) ---- */
 
-enum { MOD_SEARCH_LINEAR, MOD_SEARCH_GALLOP };
+enum { ACS_MSP_SEARCH_LINEAR, ACS_MSP_SEARCH_GALLOP };
 
 struct acs_mopts {
   int64_t search;        /* MOD_SEARCH_* */
