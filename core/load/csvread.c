@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 
 #include <csv.h>
 #include <errno.h>

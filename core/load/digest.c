@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 
 #include <errno.h>
 #include <stdio.h>

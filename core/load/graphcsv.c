@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

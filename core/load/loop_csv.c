@@ -19,6 +19,7 @@
 #include "config.h"
 
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 #include "core/load/loopload.h"
 
 #include <stdio.h>

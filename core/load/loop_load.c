@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 #include "core/load/loopload.h"
 
 #include <stdlib.h>

@@ -7,6 +7,7 @@
 #define ACS_LOAD_ONNX_INT_H
 
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 #include "core/load/onnx.pb-c.h"
 #include "core/model/layer.h"
 

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
