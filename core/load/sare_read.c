@@ -38,6 +38,7 @@
 #include "core/load/isltext.h"
 #include "core/load/load.h"
 #include "core/load/load_int.h"
+#include "core/model/sare_int.h"
 
 /* The whole file, lines joined by '\n', with where each line starts. */
 struct text {
