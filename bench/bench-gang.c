@@ -107,8 +107,8 @@ static double heuristic_ms(const struct acs_sdf_graph *g, const struct acs_platf
       die(g->name, &d);
     c.modes = 1;
     c.max_iter = o.max_iter;
-    if ((err = acs_gang_partition(&c, &o, 0, &pt, &d)) < 0 || (err = acs_gang_dynamic_try(&c, &pt)) < 0 ||
-        (err = acs_gang_part_tables(&c, &pt, &s)) < 0)
+    if ((err = acs_gang_partition(&c, &o, 0, &pt, &d)) < 0 ||
+        (err = acs_gang_dynamic_try(&c, &pt)) < 0 || (err = acs_gang_part_tables(&c, &pt, &s)) < 0)
       die(g->name, &d);
     t = cpu_seconds() - t0;
     if (t < best)

@@ -331,7 +331,8 @@ static void partition_of(const char *path, struct acs_platform *p, struct acs_sd
 }
 
 /* The gang of actor `name` in a partition. */
-static int32_t gang_in(const struct acs_gang_part *pt, const struct acs_sdf_graph *g, const char *name)
+static int32_t gang_in(const struct acs_gang_part *pt, const struct acs_sdf_graph *g,
+                       const char *name)
 {
   for (int32_t i = 0; i < pt->ngangs; i++)
     for (int32_t k = 0; k < pt->gangs[i].nact; k++)
@@ -900,7 +901,8 @@ static int32_t find_act(const struct acs_gang_plan *pl, int kind, int32_t nth)
 MUTATION(firing_before_its_input, NULL, {
   /* A firing of K1 (two inputs from transfers) moved to the start. */
   for (int32_t i = 0; i < fx->pl.nacts; i++)
-    if (fx->pl.acts[i].kind == ACS_GANG_FIRE && strcmp(fx->g.actors[fx->pl.acts[i].actor].name, "K1") == 0) {
+    if (fx->pl.acts[i].kind == ACS_GANG_FIRE &&
+        strcmp(fx->g.actors[fx->pl.acts[i].actor].name, "K1") == 0) {
       int64_t d = fx->pl.acts[i].end - fx->pl.acts[i].start;
       fx->pl.acts[i].start = 0;
       fx->pl.acts[i].end = d;

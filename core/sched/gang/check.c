@@ -36,7 +36,9 @@ static const char *act_name(const struct ck *c, const struct acs_gang_act *a, ch
   else
     snprintf(buf, n, "transfer of token %lld of '%s' (%s)", (long long)a->k,
              c->g->channels[a->chan].name,
-             a->xk == ACS_GANG_X_LOCAL ? "PE to PE" : a->xk == ACS_GANG_X_IN ? "DDR to PE" : "PE to DDR");
+             a->xk == ACS_GANG_X_LOCAL ? "PE to PE"
+             : a->xk == ACS_GANG_X_IN  ? "DDR to PE"
+                                       : "PE to DDR");
   return buf;
 }
 
@@ -79,8 +81,9 @@ static int check_acts(struct ck *c)
       else if (seen[g->base[a->actor] + a->k]++)
         err = FAIL(c->d, "%s is scheduled twice", act_name(c, a, nm, sizeof(nm)));
     } else if ((a->kind == ACS_GANG_LOAD && (a->pe < 0 || a->pe >= c->xp->npe)) ||
-               (a->kind == ACS_GANG_XFER && ((a->xk != ACS_GANG_X_IN && (a->pe_from < 0 || a->pe_from >= c->xp->npe)) ||
-                                       (a->xk != ACS_GANG_X_OUT && (a->pe < 0 || a->pe >= c->xp->npe))))) {
+               (a->kind == ACS_GANG_XFER &&
+                ((a->xk != ACS_GANG_X_IN && (a->pe_from < 0 || a->pe_from >= c->xp->npe)) ||
+                 (a->xk != ACS_GANG_X_OUT && (a->pe < 0 || a->pe >= c->xp->npe))))) {
       err = FAIL(c->d, "%s names a PE outside [0, %d)", act_name(c, a, nm, sizeof(nm)),
                  (int)c->xp->npe);
     }
@@ -128,7 +131,8 @@ static int check_exclusive(struct ck *c)
     if (a->end == a->start)
       continue;
     /* keys: PE p -> p; DMA channel k -> npe + k */
-    v[n++] = (struct iv){ a->kind == ACS_GANG_FIRE ? a->unit : c->xp->npe + a->unit, a->start, a->end, i };
+    v[n++] =
+        (struct iv){a->kind == ACS_GANG_FIRE ? a->unit : c->xp->npe + a->unit, a->start, a->end, i};
   }
   qsort(v, n, sizeof(*v), cmp_iv);
   for (size_t k = 1; k < n && err == ACS_OK; k++)
@@ -159,7 +163,8 @@ static int check_link(struct ck *c)
   /* Events by time, ends (key 0) before starts (key 1) at one instant. */
   for (int32_t i = 0; i < pl->nacts; i++) {
     const struct acs_gang_act *a = &pl->acts[i];
-    if (a->end > a->start && (a->kind == ACS_GANG_LOAD || (a->kind == ACS_GANG_XFER && a->xk != ACS_GANG_X_LOCAL))) {
+    if (a->end > a->start &&
+        (a->kind == ACS_GANG_LOAD || (a->kind == ACS_GANG_XFER && a->xk != ACS_GANG_X_LOCAL))) {
       ev[n++] = (struct iv){ a->end, 0, 0, i };
       ev[n++] = (struct iv){ a->start, 1, 0, i };
     }
@@ -307,7 +312,8 @@ static const struct acs_gang_plan *sort_pl;
 
 static int cmp_buf(const void *x, const void *y)
 {
-  const struct acs_gang_buf *a = &sort_pl->bufs[*(const int32_t *)x], *b = &sort_pl->bufs[*(const int32_t *)y];
+  const struct acs_gang_buf *a = &sort_pl->bufs[*(const int32_t *)x],
+                            *b = &sort_pl->bufs[*(const int32_t *)y];
 
   if (a->chan != b->chan)
     return a->chan < b->chan ? -1 : 1;
@@ -320,7 +326,8 @@ static int cmp_buf(const void *x, const void *y)
 
 static int cmp_out(const void *x, const void *y)
 {
-  const struct acs_gang_act *a = &sort_pl->acts[*(const int32_t *)x], *b = &sort_pl->acts[*(const int32_t *)y];
+  const struct acs_gang_act *a = &sort_pl->acts[*(const int32_t *)x],
+                            *b = &sort_pl->acts[*(const int32_t *)y];
 
   if (a->chan != b->chan)
     return a->chan < b->chan ? -1 : 1;
@@ -583,7 +590,7 @@ out_with_arrays:
 }
 
 int acs_gang_check_plan(const struct acs_sdf_graph *g, const struct acs_gang_plat *xp,
-                  const struct acs_gang_plan *pl, struct acs_diag *d)
+                        const struct acs_gang_plan *pl, struct acs_diag *d)
 {
   struct ck c = { g, xp, pl, d, NULL, NULL, 0 };
   int err;

@@ -126,8 +126,8 @@ static const char *instr_of(const struct acs_gang_act *a, int sync)
 }
 
 /* Unit and operand as the gang programs name them (a load names its PE). */
-static void names_of(const struct acs_gang_ctx *c, const struct acs_gang_act *a, char *unit, size_t usz,
-                     char *op, size_t osz)
+static void names_of(const struct acs_gang_ctx *c, const struct acs_gang_act *a, char *unit,
+                     size_t usz, char *op, size_t osz)
 {
   const char *cn = a->chan >= 0 ? c->g->channels[a->chan].name : "";
 
@@ -147,7 +147,8 @@ static void names_of(const struct acs_gang_ctx *c, const struct acs_gang_act *a,
     snprintf(op, osz, "%s:pe%d>ddr", cn, (int)a->pe_from);
 }
 
-int acs_gang_dyn_program_text(FILE *f, const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn)
+int acs_gang_dyn_program_text(FILE *f, const struct acs_gang_ctx *c,
+                              const struct acs_gang_plan *dyn)
 {
   struct dinstr *v;
   size_t n;
@@ -178,8 +179,8 @@ int acs_gang_dyn_program_text(FILE *f, const struct acs_gang_ctx *c, const struc
 
 /* Actors with the PEs they fired on ("a@pe0+pe2,b@pe1"); the busiest PE or
  * DMA channel (the dynamic gang's cost bound) and the load cycles. */
-static void summary(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn, char *names, size_t size,
-                    int64_t *busiest, int64_t *loads)
+static void summary(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn, char *names,
+                    size_t size, int64_t *busiest, int64_t *loads)
 {
   int32_t npe = c->xp.npe, nh = npe + c->xp.ndma;
   int64_t busy[256] = { 0 };
@@ -216,7 +217,8 @@ static void summary(const struct acs_gang_ctx *c, const struct acs_gang_plan *dy
   }
 }
 
-static int gangs_row(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn, struct acs_schedule *s)
+static int gangs_row(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn,
+                     struct acs_schedule *s)
 {
   struct acs_rtab *t;
   char names[1024];
@@ -267,7 +269,8 @@ static int partition_rows(const struct acs_gang_ctx *c, struct acs_schedule *s)
   return ACS_OK;
 }
 
-static int program_rows(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn, struct acs_schedule *s)
+static int program_rows(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn,
+                        struct acs_schedule *s)
 {
   struct acs_rtab *t;
   struct dinstr *v;
@@ -302,7 +305,8 @@ out_with_program:
   return err;
 }
 
-int acs_gang_dyn_tables(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn, struct acs_schedule *s)
+int acs_gang_dyn_tables(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn,
+                        struct acs_schedule *s)
 {
   int err;
 
@@ -318,7 +322,7 @@ int acs_gang_dyn_tables(const struct acs_gang_ctx *c, const struct acs_gang_plan
  * firing ends (eq. 3.8). O(I log I + F) for I instructions.
  */
 int acs_gang_dyn_program_verify(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn,
-                          const struct acs_gang_plan *pl, struct acs_diag *d)
+                                const struct acs_gang_plan *pl, struct acs_diag *d)
 {
   struct dinstr *v;
   size_t n, starts = 0;

@@ -81,7 +81,9 @@ static struct acs_gang_act firing_act(const struct emit *em, int32_t v, int64_t 
     a.pe = a.pe_from = n->hw;
   } else {
     a.kind = ACS_GANG_XFER;
-    a.xk = n->kind == ACS_GANG_N_XLOCAL ? ACS_GANG_X_LOCAL : n->kind == ACS_GANG_N_XIN ? ACS_GANG_X_IN : ACS_GANG_X_OUT;
+    a.xk = n->kind == ACS_GANG_N_XLOCAL ? ACS_GANG_X_LOCAL
+           : n->kind == ACS_GANG_N_XIN  ? ACS_GANG_X_IN
+                                        : ACS_GANG_X_OUT;
     a.actor = -1;
     a.chan = n->chan;
     a.unit = n->hw;
@@ -97,7 +99,8 @@ static int add_segment(struct emit *em, const struct acs_gang_run *run, int64_t 
 {
   for (int32_t v = 0; v < em->gg->nnodes; v++)
     for (int64_t k = run->from[v]; k < run->to[v]; k++) {
-      struct acs_gang_act a = firing_act(em, v, k, t0 + run->t_start[run->off[v] + k - run->from[v]]);
+      struct acs_gang_act a =
+          firing_act(em, v, k, t0 + run->t_start[run->off[v] + k - run->from[v]]);
       int32_t id = acs_gang_plan_add_act(em->pl, &a);
       if (id < 0)
         return id;
@@ -148,11 +151,13 @@ static int64_t releaser(const struct emit *em, const struct acs_gang_edge *e, in
   return *k < d->f0 + d->T ? *k : -1;
 }
 
-static int add_edge_buffers(struct emit *em, const struct acs_gang_edge *e, int64_t t0, int64_t t_end)
+static int add_edge_buffers(struct emit *em, const struct acs_gang_edge *e, int64_t t0,
+                            int64_t t_end)
 {
   const struct acs_gang *gg = em->gg;
   const struct acs_gang_node *s = &gg->nodes[e->src], *d = &gg->nodes[e->dst];
-  int64_t first = acs_gang_e_arrived(em->c, gg, e, s->f0), last = acs_gang_e_arrived(em->c, gg, e, s->f0 + s->T);
+  int64_t first = acs_gang_e_arrived(em->c, gg, e, s->f0),
+          last = acs_gang_e_arrived(em->c, gg, e, s->f0 + s->T);
   int64_t kr = d->f0;
   int err;
 
@@ -185,7 +190,7 @@ static int add_edge_buffers(struct emit *em, const struct acs_gang_edge *e, int6
 }
 
 int acs_gang_emit(const struct acs_gang_ctx *c, const struct acs_gang *gg, int32_t gang_index,
-                 int64_t t0, struct acs_gang_plan *pl, int64_t *t_end)
+                  int64_t t0, struct acs_gang_plan *pl, int64_t *t_end)
 {
   struct emit em = { c, gg, pl, gang_index, NULL, NULL };
   struct acs_gang_run run;

@@ -112,7 +112,7 @@ int acs_gang_plan_add_buf(struct acs_gang_plan *pl, const struct acs_gang_buf *b
  * tokens each.
  */
 int acs_gang_check_plan(const struct acs_sdf_graph *g, const struct acs_gang_plat *xp,
-                  const struct acs_gang_plan *pl, struct acs_diag *d);
+                        const struct acs_gang_plan *pl, struct acs_diag *d);
 
 /*
  * Lowering (lower.c): firing k of actor a becomes op base[a] + k of s (the
@@ -126,7 +126,7 @@ int acs_gang_check_plan(const struct acs_sdf_graph *g, const struct acs_gang_pla
  * self-timed replay keeps every buffer and program memory safe.
  */
 int acs_gang_lower(const struct acs_sdf_graph *g, const struct acs_gang_plat *xp,
-             const struct acs_gang_plan *pl, struct acs_schedule *s);
+                   const struct acs_gang_plan *pl, struct acs_schedule *s);
 
 /* ---- CAKG: one gang's model ---- */
 
@@ -134,7 +134,12 @@ int acs_gang_lower(const struct acs_sdf_graph *g, const struct acs_gang_plat *xp
  * its firings list-scheduled at once (no loop); one actor's firings split
  * into a strip per PE (the tiling baseline's pass); or, for the whole
  * graph, kernels loaded on demand (the naive-list baseline's schedule). */
-enum acs_gang_mode { ACS_GANG_MODE_PIPELINED, ACS_GANG_MODE_WHOLE, ACS_GANG_MODE_TILED, ACS_GANG_MODE_DYNAMIC };
+enum acs_gang_mode {
+  ACS_GANG_MODE_PIPELINED,
+  ACS_GANG_MODE_WHOLE,
+  ACS_GANG_MODE_TILED,
+  ACS_GANG_MODE_DYNAMIC
+};
 const char *acs_gang_mode_name(int mode);
 
 enum acs_gang_node_kind { ACS_GANG_N_PROC, ACS_GANG_N_XLOCAL, ACS_GANG_N_XIN, ACS_GANG_N_XOUT };
@@ -215,8 +220,8 @@ struct acs_gang_ctx {
   int modes;             /* gang: also the whole and tiled realizations of a gang (realize.c) */
 };
 
-int acs_gang_ctx_init(struct acs_gang_ctx *c, const struct acs_sdf_graph *g, const struct acs_platform *p,
-                struct acs_diag *d);
+int acs_gang_ctx_init(struct acs_gang_ctx *c, const struct acs_sdf_graph *g,
+                      const struct acs_platform *p, struct acs_diag *d);
 void acs_gang_ctx_free(struct acs_gang_ctx *c);
 int acs_gang_interrupted(const struct acs_gang_ctx *c);
 
@@ -240,19 +245,19 @@ struct acs_gang_builder {
   size_t cap_nodes, cap_edges;
 };
 int32_t acs_gang_add_node(struct acs_gang_builder *b, const struct acs_gang_node *n);
-int acs_gang_add_edge(struct acs_gang_builder *b, int32_t src, int32_t dst, int32_t chan, int32_t pe,
-                     int64_t base);
+int acs_gang_add_edge(struct acs_gang_builder *b, int32_t src, int32_t dst, int32_t chan,
+                      int32_t pe, int64_t base);
 /* A transfer node of channel ch from PE `from` to PE `to` (-1 = DDR) moving
  * tokens f0 .. f0 + T - 1. */
-struct acs_gang_node acs_gang_xfer_node(const struct acs_gang_ctx *c, int kind, int32_t ch, int32_t from,
-                            int32_t to, int64_t f0, int64_t T);
+struct acs_gang_node acs_gang_xfer_node(const struct acs_gang_ctx *c, int kind, int32_t ch,
+                                        int32_t from, int32_t to, int64_t f0, int64_t T);
 int acs_gang_finish(const struct acs_gang_ctx *c, struct acs_gang *gg);
 
 /* The gang's optimal cost (eq. 5.1 over the whole gang: the busiest PE, DMA
  * channel or the DDR link, kernel loads included) for a mapping, without
  * building the model. O(members + channels). */
 int64_t acs_gang_cost(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act,
-                     const int32_t *pe, int64_t *xfer_time);
+                      const int32_t *pe, int64_t *xfer_time);
 
 /*
  * Schedules a built gang (gsched.c): the retiming phase (iterative list
@@ -270,7 +275,7 @@ int acs_gang_schedule(const struct acs_gang_ctx *c, struct acs_gang *gg);
  * end time in *t_end.
  */
 int acs_gang_emit(const struct acs_gang_ctx *c, const struct acs_gang *gg, int32_t gang_index,
-                 int64_t t0, struct acs_gang_plan *pl, int64_t *t_end);
+                  int64_t t0, struct acs_gang_plan *pl, int64_t *t_end);
 
 /* ---- mapping ---- */
 
@@ -285,7 +290,7 @@ int acs_gang_emit(const struct acs_gang_ctx *c, const struct acs_gang *gg, int32
  * the kernels cannot fit the PMEM, < 0 on error.
  */
 int acs_gang_map(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act, int32_t *pe,
-           int64_t budget, int64_t *cost);
+                 int64_t budget, int64_t *cost);
 
 /*
  * The shortest schedule of a member set (realize.c): mapped by acs_gang_map
@@ -295,8 +300,8 @@ int acs_gang_map(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act,
  * one). Returns < 0 on error; *ok = 0 when no realization fits the PMEM or
  * the VMEM (gg is then empty).
  */
-int acs_gang_realize(const struct acs_gang_ctx *c, int64_t map_budget, int32_t nact, const int32_t *act,
-               int32_t *pe, struct acs_gang *gg, int64_t *opt, int *ok);
+int acs_gang_realize(const struct acs_gang_ctx *c, int64_t map_budget, int32_t nact,
+                     const int32_t *act, int32_t *pe, struct acs_gang *gg, int64_t *opt, int *ok);
 /* A lower bound of every realization's cycles, without mapping or
  * scheduling: the DDR link's busy time, the work over the PEs, and the
  * largest actor's work unless it may be tiled. O(actors + channels). */
@@ -304,7 +309,13 @@ int64_t acs_gang_realize_floor(const struct acs_gang_ctx *c, int32_t nact, const
 
 /* ---- the control program ---- */
 
-enum acs_gang_instr { ACS_GANG_I_LOAD, ACS_GANG_I_START_P, ACS_GANG_I_SYNC_P, ACS_GANG_I_START_T, ACS_GANG_I_SYNC_T };
+enum acs_gang_instr {
+  ACS_GANG_I_LOAD,
+  ACS_GANG_I_START_P,
+  ACS_GANG_I_SYNC_P,
+  ACS_GANG_I_START_T,
+  ACS_GANG_I_SYNC_T
+};
 const char *acs_gang_instr_name(int instr);
 
 /* ---- variants ---- */
@@ -335,7 +346,7 @@ void acs_gang_part_free(struct acs_gang_part *pt);
 /* The thesis's partitioning heuristic (partition.c), or the singleton
  * partition when `singletons` is set (the sequential approach). */
 int acs_gang_partition(struct acs_gang_ctx *c, const struct acs_gang_opts *o, int singletons,
-                 struct acs_gang_part *out, struct acs_diag *d);
+                       struct acs_gang_part *out, struct acs_diag *d);
 /* A cache of member sets (setcache.c): sorted actor lists to a cost and an
  * outcome. get returns the outcome with *cost, or -1 when the set is not
  * there; put records or overwrites one (ACS_ENOMEM). O(n) expected. */
@@ -346,18 +357,21 @@ struct acs_gang_setcache {
   int64_t *cost;
   int8_t *rc;
 };
-int acs_gang_setcache_get(const struct acs_gang_setcache *sc, int32_t n, const int32_t *act, int64_t *cost);
-int acs_gang_setcache_put(struct acs_gang_setcache *sc, int32_t n, const int32_t *act, int64_t cost, int rc);
+int acs_gang_setcache_get(const struct acs_gang_setcache *sc, int32_t n, const int32_t *act,
+                          int64_t *cost);
+int acs_gang_setcache_put(struct acs_gang_setcache *sc, int32_t n, const int32_t *act, int64_t cost,
+                          int rc);
 void acs_gang_setcache_free(struct acs_gang_setcache *sc);
 
 /* The exact partition + mapping by ILP over optimal costs (ilp.c);
  * *lower gets the proven optimum of the sum of gang costs (a lower bound of
  * every gang schedule's makespan), or -1 when not proven. */
 int acs_gang_partition_ilp(struct acs_gang_ctx *c, const struct acs_gang_opts *o, double time_limit,
-                     struct acs_gang_part *out, int64_t *lower, struct acs_diag *d);
+                           struct acs_gang_part *out, int64_t *lower, struct acs_diag *d);
 
 /* Emits a scheduled partition into a plan (gangs back to back). */
-int acs_gang_part_emit(const struct acs_gang_ctx *c, const struct acs_gang_part *pt, struct acs_gang_plan *pl);
+int acs_gang_part_emit(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                       struct acs_gang_plan *pl);
 
 /*
  * The dynamic gang (dynamic.c): the naive-list baseline's schedule of the
@@ -372,22 +386,25 @@ int acs_gang_dynamic_try(struct acs_gang_ctx *c, struct acs_gang_part *pt);
 int acs_gang_dyn_emit(const struct acs_gang_plan *dyn, struct acs_gang_plan *pl);
 /* Its tables, control program (every activity at its time, loads where
  * they happen) and that program's check against the plan. */
-int acs_gang_dyn_tables(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn, struct acs_schedule *s);
-int acs_gang_dyn_program_text(FILE *f, const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn);
+int acs_gang_dyn_tables(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn,
+                        struct acs_schedule *s);
+int acs_gang_dyn_program_text(FILE *f, const struct acs_gang_ctx *c,
+                              const struct acs_gang_plan *dyn);
 int acs_gang_dyn_program_verify(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn,
-                          const struct acs_gang_plan *pl, struct acs_diag *d);
+                                const struct acs_gang_plan *pl, struct acs_diag *d);
 
 /* The family's result tables with their columns (program.c). */
 enum { ACS_GANG_RTAB_GANGS, ACS_GANG_RTAB_PARTITION, ACS_GANG_RTAB_PROGRAM };
 int acs_gang_rtab_add(struct acs_schedule *s, int which, struct acs_rtab **t);
 
 /* Result tables and the control program text (program.c). */
-int acs_gang_part_tables(const struct acs_gang_ctx *c, const struct acs_gang_part *pt, struct acs_schedule *s);
-int acs_gang_program_write(const struct acs_gang_ctx *c, const struct acs_gang_part *pt, const char *path,
-                     struct acs_diag *d);
+int acs_gang_part_tables(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                         struct acs_schedule *s);
+int acs_gang_program_write(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                           const char *path, struct acs_diag *d);
 /* The control program reproduces the plan (program.c; see there). */
-int acs_gang_program_verify(const struct acs_gang_ctx *c, const struct acs_gang_part *pt, const struct acs_gang_plan *pl,
-                      struct acs_diag *d);
+int acs_gang_program_verify(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                            const struct acs_gang_plan *pl, struct acs_diag *d);
 
 /* Whether actor a can be split into strips: no self-edge orders its
  * firings and no cycle holds it (tiling.c). */
@@ -399,13 +416,13 @@ int acs_gang_tiling_pass(const struct acs_gang_ctx *c, int32_t a, struct acs_gan
 
 /* Baselines (tiling.c, naive.c): fill a plan. */
 int acs_gang_tiling(struct acs_gang_ctx *c, const struct acs_gang_opts *o, struct acs_gang_plan *pl,
-              struct acs_diag *d);
+                    struct acs_diag *d);
 int acs_gang_naive(struct acs_gang_ctx *c, struct acs_gang_plan *pl, struct acs_diag *d);
 /* acs_gang_naive, stopped (ACS_OK, *done = 0, the plan partial) as soon as its
  * schedule cannot end before `limit` cycles (0: no limit); with `probe`
  * the plan gets no buffers (only its makespan is wanted). */
-int acs_gang_naive_within(struct acs_gang_ctx *c, int64_t limit, int probe, struct acs_gang_plan *pl, int *done,
-                    struct acs_diag *d);
+int acs_gang_naive_within(struct acs_gang_ctx *c, int64_t limit, int probe,
+                          struct acs_gang_plan *pl, int *done, struct acs_diag *d);
 
 /* The SDF side of `sequential` (variants.c). */
 int acs__sdf_sequential(const struct acs_problem *pb, const struct acs_sched_ctx *ctx,

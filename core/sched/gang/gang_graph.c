@@ -30,8 +30,8 @@ int acs_gang_plat_init(struct acs_gang_plat *xp, const struct acs_platform *p, s
   if (xp->vmem <= 0 || xp->pmem <= 0)
     return acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
                         "platform '%s' has no %s (pe_vmem_kib and pe_pmem_kib give the ISP's "
-                        "local memories; see platforms/isp4.csv)", p->name,
-                        xp->vmem <= 0 ? "per-PE vector memory" : "per-PE program memory");
+                        "local memories; see platforms/isp4.csv)",
+                        p->name, xp->vmem <= 0 ? "per-PE vector memory" : "per-PE program memory");
   return ACS_OK;
 }
 
@@ -252,8 +252,8 @@ out_with_state:
   return err;
 }
 
-int acs_gang_ctx_init(struct acs_gang_ctx *c, const struct acs_sdf_graph *g, const struct acs_platform *p,
-                struct acs_diag *d)
+int acs_gang_ctx_init(struct acs_gang_ctx *c, const struct acs_sdf_graph *g,
+                      const struct acs_platform *p, struct acs_diag *d)
 {
   int err;
 
@@ -298,7 +298,8 @@ void acs_gang_ctx_free(struct acs_gang_ctx *c)
 
 int acs_gang_interrupted(const struct acs_gang_ctx *c)
 {
-  return (c->interrupted && *c->interrupted) || (c->deadline > 0 && acs_now_seconds() > c->deadline);
+  return (c->interrupted && *c->interrupted) ||
+         (c->deadline > 0 && acs_now_seconds() > c->deadline);
 }
 
 /* ---- costs ---- */
@@ -315,8 +316,8 @@ static int64_t sat_mul(int64_t a, int64_t b)
   return acs_mul_i64(a, b, &r) ? INT64_MAX : r;
 }
 
-int64_t acs_gang_cost(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act, const int32_t *pe,
-                     int64_t *xfer_time)
+int64_t acs_gang_cost(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act,
+                      const int32_t *pe, int64_t *xfer_time)
 {
   const struct acs_sdf_graph *g = c->g;
   const struct acs_platform *p = c->xp.p;
@@ -391,22 +392,22 @@ void acs_gang_free(struct acs_gang *gg)
 int32_t acs_gang_add_node(struct acs_gang_builder *b, const struct acs_gang_node *n)
 {
   struct acs_gang *gg = b->gg;
-  int err = acs_grow((void **)&gg->nodes, sizeof(*gg->nodes), &b->cap_nodes,
-                     (size_t)gg->nnodes + 1);
+  int err =
+      acs_grow((void **)&gg->nodes, sizeof(*gg->nodes), &b->cap_nodes, (size_t)gg->nnodes + 1);
   if (err < 0)
     return err;
   gg->nodes[gg->nnodes] = *n;
   return gg->nnodes++;
 }
 
-int acs_gang_add_edge(struct acs_gang_builder *b, int32_t src, int32_t dst, int32_t chan, int32_t pe,
-                     int64_t base)
+int acs_gang_add_edge(struct acs_gang_builder *b, int32_t src, int32_t dst, int32_t chan,
+                      int32_t pe, int64_t base)
 {
   struct acs_gang *gg = b->gg;
   const struct acs_sdf_graph *g = b->c->g;
   struct acs_gang_edge *e;
-  int err = acs_grow((void **)&gg->edges, sizeof(*gg->edges), &b->cap_edges,
-                     (size_t)gg->nedges + 1);
+  int err =
+      acs_grow((void **)&gg->edges, sizeof(*gg->edges), &b->cap_edges, (size_t)gg->nedges + 1);
   if (err < 0)
     return err;
   e = &gg->edges[gg->nedges++];
@@ -418,14 +419,15 @@ int acs_gang_add_edge(struct acs_gang_builder *b, int32_t src, int32_t dst, int3
   e->base = base;
   e->slot = acs_gang_slot_bytes(&b->c->xp, g->channels[chan].token_bytes);
   e->cap = INT64_MAX;
-  e->pmax = src >= 0 && gg->nodes[src].kind == ACS_GANG_N_PROC ? g->ports[g->channels[chan].sport].rate.max
-                                                        : 1;
+  e->pmax = src >= 0 && gg->nodes[src].kind == ACS_GANG_N_PROC
+                ? g->ports[g->channels[chan].sport].rate.max
+                : 1;
   e->wmax = 1;
   return ACS_OK;
 }
 
-struct acs_gang_node acs_gang_xfer_node(const struct acs_gang_ctx *c, int kind, int32_t ch, int32_t from,
-                            int32_t to, int64_t f0, int64_t T)
+struct acs_gang_node acs_gang_xfer_node(const struct acs_gang_ctx *c, int kind, int32_t ch,
+                                        int32_t from, int32_t to, int64_t f0, int64_t T)
 {
   const struct acs_sdf_channel *cc = &c->g->channels[ch];
   struct acs_gang_node n;
@@ -476,7 +478,8 @@ static int add_channel(struct acs_gang_builder *b, int32_t ch, const int32_t *no
       return ACS_OK;
     if ((x = acs_gang_add_node(b, &(struct acs_gang_node){ 0 })) < 0)
       return x;
-    gg->nodes[x] = acs_gang_xfer_node(c, ACS_GANG_N_XOUT, ch, gg->nodes[s].hw, -1, cc->d0, cc->produced);
+    gg->nodes[x] =
+        acs_gang_xfer_node(c, ACS_GANG_N_XOUT, ch, gg->nodes[s].hw, -1, cc->d0, cc->produced);
     if ((err = acs_gang_add_edge(b, s, x, ch, gg->nodes[s].hw, cc->d0)) < 0)
       return err;
     return acs_gang_add_edge(b, x, -1, ch, -1, 0);
@@ -574,7 +577,8 @@ static int64_t window_max(const struct acs_sdf_graph *g, int32_t ch)
 static int priorities(struct acs_gang *gg, const struct acs_gang_ctx *c)
 {
   int32_t n = gg->nnodes, *order = malloc(((size_t)n + 1) * sizeof(*order));
-  int32_t *stack = malloc(((size_t)n + 1) * sizeof(*stack)), *it = malloc(((size_t)n + 1) * sizeof(*it));
+  int32_t *stack = malloc(((size_t)n + 1) * sizeof(*stack)),
+          *it = malloc(((size_t)n + 1) * sizeof(*it));
   char *state = calloc((size_t)n + 1, 1);
   int32_t no = 0;
   int err = ACS_OK;
@@ -611,9 +615,9 @@ static int priorities(struct acs_gang *gg, const struct acs_gang_ctx *c)
   for (int32_t i = 0; i < no; i++) {
     int32_t v = order[i];
     struct acs_gang_node *nd = &gg->nodes[v];
-    int64_t own = nd->kind == ACS_GANG_N_PROC
-                      ? (nd->T > 0 ? c->info[nd->actor].work / nd->T : 0)
-                      : nd->xtime, best = 0;
+    int64_t own = nd->kind == ACS_GANG_N_PROC ? (nd->T > 0 ? c->info[nd->actor].work / nd->T : 0)
+                                              : nd->xtime,
+            best = 0;
     for (int32_t k = gg->out_off[v]; k < gg->out_off[v + 1]; k++) {
       int32_t w = gg->edges[gg->out_e[k]].dst;
       if (w >= 0 && state[w] == 3 && gg->nodes[w].level > best)
@@ -627,9 +631,9 @@ static int priorities(struct acs_gang *gg, const struct acs_gang_ctx *c)
   /* Insertion sort by level, highest first, ties by node id (gangs are small). */
   for (int32_t i = 1; i < n; i++) {
     int32_t v = gg->prio[i], j = i;
-    while (j > 0 && (gg->nodes[gg->prio[j - 1]].level < gg->nodes[v].level ||
-                     (gg->nodes[gg->prio[j - 1]].level == gg->nodes[v].level &&
-                      gg->prio[j - 1] > v))) {
+    while (j > 0 &&
+           (gg->nodes[gg->prio[j - 1]].level < gg->nodes[v].level ||
+            (gg->nodes[gg->prio[j - 1]].level == gg->nodes[v].level && gg->prio[j - 1] > v))) {
       gg->prio[j] = gg->prio[j - 1];
       j--;
     }

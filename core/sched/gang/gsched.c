@@ -46,15 +46,17 @@ static int has_region(const struct acs_gang_node *n)
 
 /* Tokens per lam firings in the loop region: produced by the source, needed
  * by the destination (-1 when the end has no region). */
-static void loop_rates(const struct acs_gang_ctx *c, const struct acs_gang *gg, const struct acs_gang_edge *e,
-                       int64_t *rs, int64_t *rd)
+static void loop_rates(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                       const struct acs_gang_edge *e, int64_t *rs, int64_t *rd)
 {
   const struct acs_gang_node *s = &gg->nodes[e->src], *d = &gg->nodes[e->dst];
 
-  *rs = has_region(s) ? acs_gang_e_arrived(c, gg, e, s->lo + s->lam) - acs_gang_e_arrived(c, gg, e, s->lo)
-                      : -1;
-  *rd = has_region(d) ? acs_gang_e_need(c, gg, e, d->lo + d->lam - 1) - acs_gang_e_need(c, gg, e, d->lo - 1)
-                      : -1;
+  *rs = has_region(s)
+            ? acs_gang_e_arrived(c, gg, e, s->lo + s->lam) - acs_gang_e_arrived(c, gg, e, s->lo)
+            : -1;
+  *rd = has_region(d)
+            ? acs_gang_e_need(c, gg, e, d->lo + d->lam - 1) - acs_gang_e_need(c, gg, e, d->lo - 1)
+            : -1;
 }
 
 static void no_loop(struct acs_gang *gg)
@@ -68,8 +70,8 @@ static void no_loop(struct acs_gang *gg)
 
 /* Cycles (qL / lam) per node by breadth-first propagation of
  * cyc(src) * rs = cyc(dst) * rd as fractions; returns 0 on inconsistency. */
-static int solve_cycles(const struct acs_gang_ctx *c, struct acs_gang *gg, int64_t *num, int64_t *den,
-                        int32_t *comp, int32_t *queue)
+static int solve_cycles(const struct acs_gang_ctx *c, struct acs_gang *gg, int64_t *num,
+                        int64_t *den, int32_t *comp, int32_t *queue)
 {
   int32_t n = gg->nnodes, ncomp = 0;
 
@@ -189,8 +191,9 @@ static void place_outside(const struct acs_gang_ctx *c, struct acs_gang *gg)
       s = &gg->nodes[ed->src];
       /* In the preamble only what the producer makes before its loop
        * region is there (a histogram's result comes after its last line). */
-      if ((s->qL > 0 && (rs > 0 || (d->T > 0 && acs_gang_e_arrived(c, gg, ed, s->lo) <
-                                                   acs_gang_e_need(c, gg, ed, d->f0 + d->T - 1)))) ||
+      if ((s->qL > 0 &&
+           (rs > 0 || (d->T > 0 && acs_gang_e_arrived(c, gg, ed, s->lo) <
+                                       acs_gang_e_need(c, gg, ed, d->f0 + d->T - 1)))) ||
           (s->qL == 0 && !s->in_pre)) {
         d->in_pre = 0;
         changed = 1;
@@ -355,7 +358,8 @@ void acs_gang_set_pre(const struct acs_gang *gg, const int64_t *r, struct acs_ga
   }
 }
 
-void acs_gang_set_post(const struct acs_gang *gg, const int64_t *r, int64_t L, struct acs_gang_run *run)
+void acs_gang_set_post(const struct acs_gang *gg, const int64_t *r, int64_t L,
+                       struct acs_gang_run *run)
 {
   for (int32_t v = 0; v < gg->nnodes; v++) {
     const struct acs_gang_node *n = &gg->nodes[v];
@@ -434,8 +438,8 @@ struct phase {
 
 /* Phase one: preparations until the body meets its bound (unbounded
  * buffers). Leaves the best retiming in ph->best_r. */
-static int retiming_phase(const struct acs_gang_ctx *c, struct acs_gang *gg, struct acs_gang_run *run,
-                          struct phase *ph)
+static int retiming_phase(const struct acs_gang_ctx *c, struct acs_gang *gg,
+                          struct acs_gang_run *run, struct phase *ph)
 {
   int32_t n = gg->nnodes;
   int err;
@@ -487,7 +491,8 @@ static int over_vmem(const struct acs_gang_ctx *c, const struct acs_gang *gg, in
 /* Initial capacities: what the edge holds when the loop starts plus one
  * producing firing, and at least a consumer's window plus a producer's
  * output (section 5.3.2: deadlock minimum, absorbed tokens, preparations). */
-static void init_caps(const struct acs_gang_ctx *c, struct acs_gang *gg, const int64_t *r, int with_loop)
+static void init_caps(const struct acs_gang_ctx *c, struct acs_gang *gg, const int64_t *r,
+                      int with_loop)
 {
   for (int32_t e = 0; e < gg->nedges; e++) {
     struct acs_gang_edge *ed = &gg->edges[e];
@@ -534,8 +539,8 @@ static int grow(const struct acs_gang_ctx *c, struct acs_gang *gg, int32_t e)
 }
 
 /* The longest-blocked edge on hardware over the bound that can still grow. */
-static int32_t pick_buffer(const struct acs_gang_ctx *c, struct acs_gang *gg, const struct acs_gang_run *run,
-                           int64_t pstar)
+static int32_t pick_buffer(const struct acs_gang_ctx *c, struct acs_gang *gg,
+                           const struct acs_gang_run *run, int64_t pstar)
 {
   for (;;) {
     int32_t best = -1;

@@ -10,12 +10,12 @@
 /* Tokens of edge e: arrived after the source's firings before k_excl,
  * needed by the destination's firing k, and the lowest still held once its
  * firing k has ended (at least the edge's base). DDR ends are unbounded. */
-int64_t acs_gang_e_arrived(const struct acs_gang_ctx *c, const struct acs_gang *gg, const struct acs_gang_edge *e,
-                     int64_t k_excl);
-int64_t acs_gang_e_need(const struct acs_gang_ctx *c, const struct acs_gang *gg, const struct acs_gang_edge *e,
-                  int64_t k);
-int64_t acs_gang_e_release(const struct acs_gang_ctx *c, const struct acs_gang *gg, const struct acs_gang_edge *e,
-                     int64_t k);
+int64_t acs_gang_e_arrived(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                           const struct acs_gang_edge *e, int64_t k_excl);
+int64_t acs_gang_e_need(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                        const struct acs_gang_edge *e, int64_t k);
+int64_t acs_gang_e_release(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                           const struct acs_gang_edge *e, int64_t k);
 int64_t acs_gang_node_dur(const struct acs_gang_ctx *c, const struct acs_gang_node *n, int64_t k);
 
 /* Idle time on hardware `hw` before a firing of `node` (whose latest input
@@ -62,7 +62,8 @@ struct acs_gang_run {
   int64_t ddr_busy;      /* DDR transfers running (the link carries xp.lanes at once) */
 };
 
-int acs_gang_run_init(struct acs_gang_run *r, const struct acs_gang_ctx *c, const struct acs_gang *gg);
+int acs_gang_run_init(struct acs_gang_run *r, const struct acs_gang_ctx *c,
+                      const struct acs_gang *gg);
 void acs_gang_run_free(struct acs_gang_run *r);
 /* Schedules the segment; r->ok tells whether it completed. */
 int acs_gang_run_segment(struct acs_gang_run *r, int caps);
@@ -71,6 +72,7 @@ int acs_gang_run_segment(struct acs_gang_run *r, int caps);
  * [f0 + r, f0 + r + qL), postamble after L iterations (gsched.c). */
 void acs_gang_set_pre(const struct acs_gang *gg, const int64_t *r, struct acs_gang_run *run);
 void acs_gang_set_body(const struct acs_gang *gg, const int64_t *r, struct acs_gang_run *run);
-void acs_gang_set_post(const struct acs_gang *gg, const int64_t *r, int64_t L, struct acs_gang_run *run);
+void acs_gang_set_post(const struct acs_gang *gg, const int64_t *r, int64_t L,
+                       struct acs_gang_run *run);
 
 #endif

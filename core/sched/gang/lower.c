@@ -101,7 +101,8 @@ static const struct acs_gang_plan *sort_plan;
 
 static int cmp_xf(const void *x, const void *y)
 {
-  const struct acs_gang_act *a = &sort_plan->acts[*(const int32_t *)x], *b = &sort_plan->acts[*(const int32_t *)y];
+  const struct acs_gang_act *a = &sort_plan->acts[*(const int32_t *)x],
+                            *b = &sort_plan->acts[*(const int32_t *)y];
 
   if (a->chan != b->chan)
     return a->chan < b->chan ? -1 : 1;
@@ -114,7 +115,8 @@ static int cmp_xf(const void *x, const void *y)
 
 static int cmp_fire_pe(const void *x, const void *y)
 {
-  const struct acs_gang_act *a = &sort_plan->acts[*(const int32_t *)x], *b = &sort_plan->acts[*(const int32_t *)y];
+  const struct acs_gang_act *a = &sort_plan->acts[*(const int32_t *)x],
+                            *b = &sort_plan->acts[*(const int32_t *)y];
 
   if (a->unit != b->unit)
     return a->unit < b->unit ? -1 : 1;
@@ -365,8 +367,8 @@ static int link_ddr(struct lw *w)
   return ACS_OK;
 }
 
-int acs_gang_lower(const struct acs_sdf_graph *g, const struct acs_gang_plat *xp, const struct acs_gang_plan *pl,
-             struct acs_schedule *s)
+int acs_gang_lower(const struct acs_sdf_graph *g, const struct acs_gang_plat *xp,
+                   const struct acs_gang_plan *pl, struct acs_schedule *s)
 {
   struct lw w = { g, xp, pl, s, NULL, NULL, 0, NULL, 0 };
   int err;

@@ -24,8 +24,8 @@
 
 /* ---- token functions of a gang edge ---- */
 
-int64_t acs_gang_e_arrived(const struct acs_gang_ctx *c, const struct acs_gang *gg, const struct acs_gang_edge *e,
-                     int64_t k_excl)
+int64_t acs_gang_e_arrived(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                           const struct acs_gang_edge *e, int64_t k_excl)
 {
   const struct acs_gang_node *s;
 
@@ -37,16 +37,16 @@ int64_t acs_gang_e_arrived(const struct acs_gang_ctx *c, const struct acs_gang *
   return k_excl;   /* a transfer moves token k at its firing k */
 }
 
-int64_t acs_gang_e_need(const struct acs_gang_ctx *c, const struct acs_gang *gg, const struct acs_gang_edge *e,
-                  int64_t k)
+int64_t acs_gang_e_need(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                        const struct acs_gang_edge *e, int64_t k)
 {
   if (gg->nodes[e->dst].kind == ACS_GANG_N_PROC)
     return acs_sdf_need(c->g, e->chan, k);
   return k + 1;
 }
 
-int64_t acs_gang_e_release(const struct acs_gang_ctx *c, const struct acs_gang *gg, const struct acs_gang_edge *e,
-                     int64_t k)
+int64_t acs_gang_e_release(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                           const struct acs_gang_edge *e, int64_t k)
 {
   int64_t v;
 
@@ -61,7 +61,8 @@ int64_t acs_gang_e_release(const struct acs_gang_ctx *c, const struct acs_gang *
 
 /* ---- the engine ---- */
 
-int acs_gang_run_init(struct acs_gang_run *r, const struct acs_gang_ctx *c, const struct acs_gang *gg)
+int acs_gang_run_init(struct acs_gang_run *r, const struct acs_gang_ctx *c,
+                      const struct acs_gang *gg)
 {
   size_t n = (size_t)gg->nnodes + 1, nh = (size_t)(c->xp.npe + c->xp.ndma) + 1;
 
@@ -214,8 +215,8 @@ static void edges_init(struct acs_gang_run *r)
     }
     if (ed->dst >= 0) {
       r->e_rel[e] = acs_gang_e_release(r->c, gg, ed, r->from[ed->dst] - 1);
-      r->e_need[e] = r->from[ed->dst] < r->to[ed->dst]
-                         ? acs_gang_e_need(r->c, gg, ed, r->from[ed->dst]) : 0;
+      r->e_need[e] =
+          r->from[ed->dst] < r->to[ed->dst] ? acs_gang_e_need(r->c, gg, ed, r->from[ed->dst]) : 0;
     }
   }
 }

@@ -345,7 +345,7 @@ static int build_pairs(const struct acs_gang_ctx *c, int32_t nact, const int32_t
 }
 
 int acs_gang_map(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act, int32_t *pe,
-           int64_t budget, int64_t *cost)
+                 int64_t budget, int64_t *cost)
 {
   struct mstate m;
   int32_t *idx = NULL, *pos_of = NULL;

@@ -823,8 +823,8 @@ int acs_gang_naive(struct acs_gang_ctx *c, struct acs_gang_plan *pl, struct acs_
   return acs_gang_naive_within(c, 0, 0, pl, &done, d);
 }
 
-int acs_gang_naive_within(struct acs_gang_ctx *c, int64_t limit, int probe, struct acs_gang_plan *pl, int *done,
-                    struct acs_diag *d)
+int acs_gang_naive_within(struct acs_gang_ctx *c, int64_t limit, int probe,
+                          struct acs_gang_plan *pl, int *done, struct acs_diag *d)
 {
   struct nv v;
   int err;

@@ -858,7 +858,7 @@ void acs_gang_part_free(struct acs_gang_part *pt)
 }
 
 int acs_gang_partition(struct acs_gang_ctx *c, const struct acs_gang_opts *o, int singletons,
-                 struct acs_gang_part *out, struct acs_diag *d)
+                       struct acs_gang_part *out, struct acs_diag *d)
 {
   struct pstate ps;
   int err;
@@ -880,7 +880,8 @@ out_with_state:
   return err;
 }
 
-int acs_gang_part_emit(const struct acs_gang_ctx *c, const struct acs_gang_part *pt, struct acs_gang_plan *pl)
+int acs_gang_part_emit(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                       struct acs_gang_plan *pl)
 {
   int64_t t = 0;
   int err;

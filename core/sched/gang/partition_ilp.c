@@ -89,9 +89,21 @@ static int coef_y(struct pm *pm, int32_t a, int32_t g, double v)
   return ACS_OK;
 }
 
-#define ROW(lo, hi) do { if (acs__mip_row(&pm->m, (lo), (hi)) < 0) return ACS_ENOMEM; } while (0)
-#define COEF(col, v) do { if (acs__mip_coef(&pm->m, (col), (v)) < 0) return ACS_ENOMEM; } while (0)
-#define COEFY(a, g, v) do { if (coef_y(pm, (a), (g), (v)) < 0) return ACS_ENOMEM; } while (0)
+#define ROW(lo, hi)                                                                                \
+  do {                                                                                             \
+    if (acs__mip_row(&pm->m, (lo), (hi)) < 0)                                                      \
+      return ACS_ENOMEM;                                                                           \
+  } while (0)
+#define COEF(col, v)                                                                               \
+  do {                                                                                             \
+    if (acs__mip_coef(&pm->m, (col), (v)) < 0)                                                     \
+      return ACS_ENOMEM;                                                                           \
+  } while (0)
+#define COEFY(a, g, v)                                                                             \
+  do {                                                                                             \
+    if (coef_y(pm, (a), (g), (v)) < 0)                                                             \
+      return ACS_ENOMEM;                                                                           \
+  } while (0)
 
 static int assignment_rows(struct pm *pm)
 {
@@ -280,7 +292,7 @@ static int read_solution(struct pm *pm, const double *x, struct acs_gang_part *o
 }
 
 int acs_gang_partition_ilp(struct acs_gang_ctx *c, const struct acs_gang_opts *o, double time_limit,
-                     struct acs_gang_part *out, int64_t *lower, struct acs_diag *d)
+                           struct acs_gang_part *out, int64_t *lower, struct acs_diag *d)
 {
   const struct acs_sdf_graph *g = c->g;
   struct pm pm;
@@ -314,11 +326,11 @@ int acs_gang_partition_ilp(struct acs_gang_ctx *c, const struct acs_gang_opts *o
   if ((err = acs__mip_solve(&pm.m, &prm, &res, d)) < 0)
     goto out_with_model;
   if (res.status == ACS__MIP_INFEASIBLE || res.status == ACS__MIP_UNKNOWN || !res.x) {
-    err = acs_diag_set(d, res.status == ACS__MIP_INFEASIBLE ? ACS_EINFEASIBLE : ACS_ETIMEOUT, NULL,
-                       0, 0, res.status == ACS__MIP_INFEASIBLE
-                                 ? "no partition fits the program memory"
-                                 : "the partition ILP found no solution within %.0f s",
-                       prm.time_limit);
+    err = acs_diag_set(
+        d, res.status == ACS__MIP_INFEASIBLE ? ACS_EINFEASIBLE : ACS_ETIMEOUT, NULL, 0, 0,
+        res.status == ACS__MIP_INFEASIBLE ? "no partition fits the program memory"
+                                          : "the partition ILP found no solution within %.0f s",
+        prm.time_limit);
     goto out_with_model;
   }
   if (res.status == ACS__MIP_OPTIMAL)

@@ -71,8 +71,8 @@ static int cmp_instr(const void *x, const void *y)
 }
 
 /* The instructions of one finished segment run, sorted. */
-static int segment_instrs(const struct acs_gang_ctx *c, const struct acs_gang *gg, const struct acs_gang_run *run,
-                          int32_t gang, int sec, struct prog *p)
+static int segment_instrs(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                          const struct acs_gang_run *run, int32_t gang, int sec, struct prog *p)
 {
   size_t first = p->n;
   int err;
@@ -83,8 +83,13 @@ static int segment_instrs(const struct acs_gang_ctx *c, const struct acs_gang *g
     for (int64_t k = run->from[v]; k < run->to[v]; k++) {
       int64_t t = run->t_start[run->off[v] + k - run->from[v]];
       int64_t stride = sec == SEC_LOOP ? n->qL : 0;
-      struct instr s = { gang, (uint8_t)sec, (uint8_t)(proc ? ACS_GANG_I_START_P : ACS_GANG_I_START_T), v, k,
-                         stride, t };
+      struct instr s = {gang,
+                        (uint8_t)sec,
+                        (uint8_t)(proc ? ACS_GANG_I_START_P : ACS_GANG_I_START_T),
+                        v,
+                        k,
+                        stride,
+                        t};
       struct instr e = s;
       e.kind = (uint8_t)(proc ? ACS_GANG_I_SYNC_P : ACS_GANG_I_SYNC_T);
       e.time = t + acs_gang_node_dur(c, n, k);
@@ -113,7 +118,8 @@ static int gang_program(const struct acs_gang_ctx *c, const struct acs_gang *gg,
   if ((err = acs_gang_run_init(&run, c, gg)) < 0)
     return err;
   acs_gang_set_pre(gg, gg->r, &run);
-  if ((err = acs_gang_run_segment(&run, 1)) < 0 || (err = segment_instrs(c, gg, &run, gang, SEC_PRE, p)) < 0)
+  if ((err = acs_gang_run_segment(&run, 1)) < 0 ||
+      (err = segment_instrs(c, gg, &run, gang, SEC_PRE, p)) < 0)
     goto out_with_run;
   if (gg->L > 0) {
     acs_gang_set_body(gg, gg->r, &run);
@@ -130,7 +136,8 @@ out_with_run:
   return err;
 }
 
-static int build_program(const struct acs_gang_ctx *c, const struct acs_gang_part *pt, struct prog *p)
+static int build_program(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                         struct prog *p)
 {
   int err;
 
@@ -144,7 +151,8 @@ static int build_program(const struct acs_gang_ctx *c, const struct acs_gang_par
 }
 
 /* "a", "ch:pe0>pe1", "ch:ddr>pe2", "ch:pe1>ddr" */
-static void operand(const struct acs_gang_ctx *c, const struct acs_gang_node *n, char *buf, size_t size)
+static void operand(const struct acs_gang_ctx *c, const struct acs_gang_node *n, char *buf,
+                    size_t size)
 {
   if (n->kind == ACS_GANG_N_PROC)
     snprintf(buf, size, "%s", c->g->actors[n->actor].name);
@@ -206,7 +214,8 @@ int acs_gang_rtab_add(struct acs_schedule *s, int which, struct acs_rtab **t)
   }
 }
 
-static int gangs_table(const struct acs_gang_ctx *c, const struct acs_gang_part *pt, struct acs_schedule *s)
+static int gangs_table(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                       struct acs_schedule *s)
 {
   struct acs_rtab *t;
   int err;
@@ -249,8 +258,8 @@ static int gangs_table(const struct acs_gang_ctx *c, const struct acs_gang_part 
   return ACS_OK;
 }
 
-static int program_table(const struct acs_gang_ctx *c, const struct acs_gang_part *pt, const struct prog *p,
-                         struct acs_schedule *s)
+static int program_table(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                         const struct prog *p, struct acs_schedule *s)
 {
   struct acs_rtab *t;
   int err;
@@ -279,7 +288,8 @@ static int program_table(const struct acs_gang_ctx *c, const struct acs_gang_par
   return ACS_OK;
 }
 
-static int partition_table(const struct acs_gang_ctx *c, const struct acs_gang_part *pt, struct acs_schedule *s)
+static int partition_table(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                           struct acs_schedule *s)
 {
   struct acs_rtab *t;
   int err;
@@ -301,7 +311,8 @@ static int partition_table(const struct acs_gang_ctx *c, const struct acs_gang_p
   return ACS_OK;
 }
 
-int acs_gang_part_tables(const struct acs_gang_ctx *c, const struct acs_gang_part *pt, struct acs_schedule *s)
+int acs_gang_part_tables(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                         struct acs_schedule *s)
 {
   struct prog p;
   int err;
@@ -318,7 +329,8 @@ int acs_gang_part_tables(const struct acs_gang_ctx *c, const struct acs_gang_par
 
 /* ---- the text file ---- */
 
-static int write_text(FILE *f, const struct acs_gang_ctx *c, const struct acs_gang_part *pt, const struct prog *p)
+static int write_text(FILE *f, const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                      const struct prog *p)
 {
   int32_t gang = -1, sec = -1;
 
@@ -366,8 +378,8 @@ static int write_text(FILE *f, const struct acs_gang_ctx *c, const struct acs_ga
 }
 
 /* Written to PATH.tmp and renamed, so a failure never leaves half a file. */
-int acs_gang_program_write(const struct acs_gang_ctx *c, const struct acs_gang_part *pt, const char *path,
-                     struct acs_diag *d)
+int acs_gang_program_write(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                           const char *path, struct acs_diag *d)
 {
   char tmp[ACS_OPT_STR_MAX + 8];
   struct prog p;
@@ -435,15 +447,15 @@ static int plan_has(const struct acs_gang_plan *pl, const int32_t *idx, int32_t 
     if (x->start != t || x->k != k)
       return 0;
     if (n->kind == ACS_GANG_N_PROC ? x->kind == ACS_GANG_FIRE && x->actor == n->actor
-                             : x->kind == ACS_GANG_XFER && x->chan == n->chan && x->pe == n->pe_to &&
-                                   x->pe_from == n->pe_from)
+                                   : x->kind == ACS_GANG_XFER && x->chan == n->chan &&
+                                         x->pe == n->pe_to && x->pe_from == n->pe_from)
       return 1;
   }
   return 0;
 }
 
-int acs_gang_program_verify(const struct acs_gang_ctx *c, const struct acs_gang_part *pt, const struct acs_gang_plan *pl,
-                      struct acs_diag *d)
+int acs_gang_program_verify(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                            const struct acs_gang_plan *pl, struct acs_diag *d)
 {
   struct prog p;
   int64_t base = 0, nexp = 0, nplan = 0;
@@ -493,8 +505,8 @@ int acs_gang_program_verify(const struct acs_gang_ctx *c, const struct acs_gang_
         if (!plan_has(pl, idx, nidx, n, k, t))
           err = acs_diag_set(d, ACS_EVERIFY, NULL, 0, 0,
                              "control program: %s of index %lld in gang %d at %lld matches no "
-                             "activity of the schedule", acs_gang_instr_name(in->kind), (long long)k,
-                             (int)gi, (long long)t);
+                             "activity of the schedule",
+                             acs_gang_instr_name(in->kind), (long long)k, (int)gi, (long long)t);
       }
     }
     base += gg->total;

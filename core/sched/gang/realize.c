@@ -215,8 +215,8 @@ int64_t acs_gang_realize_floor(const struct acs_gang_ctx *c, int32_t nact, const
   return best;
 }
 
-int acs_gang_realize(const struct acs_gang_ctx *c, int64_t map_budget, int32_t nact, const int32_t *act,
-               int32_t *pe, struct acs_gang *gg, int64_t *opt, int *ok)
+int acs_gang_realize(const struct acs_gang_ctx *c, int64_t map_budget, int32_t nact,
+                     const int32_t *act, int32_t *pe, struct acs_gang *gg, int64_t *opt, int *ok)
 {
   struct acs_gang alt;
   int rc, err;

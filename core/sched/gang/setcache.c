@@ -76,7 +76,8 @@ static int grow(struct acs_gang_setcache *oc)
 }
 
 /* The cached cost and rc of a set, or -1 when absent. O(n) expected. */
-int acs_gang_setcache_get(const struct acs_gang_setcache *oc, int32_t n, const int32_t *act, int64_t *cost)
+int acs_gang_setcache_get(const struct acs_gang_setcache *oc, int32_t n, const int32_t *act,
+                          int64_t *cost)
 {
   size_t slot;
 
@@ -87,7 +88,8 @@ int acs_gang_setcache_get(const struct acs_gang_setcache *oc, int32_t n, const i
 }
 
 /* Records a set (absent so far, or overwritten with the same values). */
-int acs_gang_setcache_put(struct acs_gang_setcache *oc, int32_t n, const int32_t *act, int64_t cost, int rc)
+int acs_gang_setcache_put(struct acs_gang_setcache *oc, int32_t n, const int32_t *act, int64_t cost,
+                          int rc)
 {
   uint64_t h = set_hash(n, act);
   size_t slot;

@@ -69,8 +69,8 @@ static int strip_inputs(struct acs_gang_builder *b, int32_t a, int32_t node, int
   return ACS_OK;
 }
 
-static int strip_outputs(struct acs_gang_builder *b, int32_t a, int32_t node, int32_t pe, int64_t lo,
-                         int64_t hi)
+static int strip_outputs(struct acs_gang_builder *b, int32_t a, int32_t node, int32_t pe,
+                         int64_t lo, int64_t hi)
 {
   const struct acs_gang_ctx *c = b->c;
   const struct acs_sdf_graph *g = c->g;
@@ -190,7 +190,7 @@ static int unit_order(const struct acs_gang_ctx *c, int32_t *order, int32_t *n)
 }
 
 int acs_gang_tiling(struct acs_gang_ctx *c, const struct acs_gang_opts *o, struct acs_gang_plan *pl,
-              struct acs_diag *d)
+                    struct acs_diag *d)
 {
   int32_t *order = malloc(((size_t)c->nscc + 1) * sizeof(int32_t)), n = 0;
   int64_t t = 0;
@@ -219,7 +219,8 @@ int acs_gang_tiling(struct acs_gang_ctx *c, const struct acs_gang_opts *o, struc
     for (int32_t k = 0; k < c->g->nactors && a < 0; k++)
       if (c->scc[k] == order[i])
         a = k;
-    err = acs_gang_splittable(c, a) ? acs_gang_tiling_pass(c, a, &gg) : build_unit(c, order[i], o, &gg, d);
+    err = acs_gang_splittable(c, a) ? acs_gang_tiling_pass(c, a, &gg)
+                                    : build_unit(c, order[i], o, &gg, d);
     if (err == ACS_OK)
       err = acs_gang_schedule(c, &gg);
     if (err == ACS_OK && acs_gang_splittable(c, a))

@@ -19,29 +19,29 @@ static const char *const partition_choices[] = { "heuristic", "ilp", NULL };
 static const char *const gain_map_choices[] = { "incremental", "exact", NULL };
 
 static const struct acs_opt_desc gang_opts[] = {
-  { "sort", ACS_OPT_ENUM, offsetof(struct acs_gang_opts, sort), "topo", 0, 0, sort_choices,
-    "order in which gangs become the move target: topological, level (unit-weight longest "
-    "path to a sink), execution time, or either of the first two reversed" },
-  { "zero_gain", ACS_OPT_INT, offsetof(struct acs_gang_opts, zero_gain), "1", 0, 1, NULL,
-    "commit moves whose expected and real gain is zero (they can enable better moves)" },
-  { "depth", ACS_OPT_INT, offsetof(struct acs_gang_opts, depth), "1", 1, 4, NULL,
-    "search depth: a move's gain includes the best of up to depth-1 follow-up moves" },
-  { "map_budget", ACS_OPT_INT, offsetof(struct acs_gang_opts, map_budget), "2000", 0, 1e9, NULL,
-    "search nodes of the branch-and-bound mapping of one gang before it returns its best "
-    "(0: the greedy mapping improved by moves and swaps)" },
-  { "gain_map", ACS_OPT_ENUM, offsetof(struct acs_gang_opts, gain_map), "incremental", 0, 0,
-    gain_map_choices,
-    "expected gains from the current mappings with the moved node placed where it costs least "
-    "(incremental), or from an optimal mapping of each new gang (exact, the thesis's way)" },
-  { "partition", ACS_OPT_ENUM, offsetof(struct acs_gang_opts, partition), "heuristic", 0, 0,
-    partition_choices,
-    "heuristic: the thesis's moves; ilp: the exact partition and mapping over optimal costs "
-    "(GLPK; small graphs)" },
-  { "max_iter", ACS_OPT_INT, offsetof(struct acs_gang_opts, max_iter), "16", 1, 10000, NULL,
-    "iterations of the retiming and of the buffer phase per gang" },
-  { "program", ACS_OPT_STR, offsetof(struct acs_gang_opts, program), "", 0, 0, NULL,
-    "also write the control program as text to this file" },
-  { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
+    {"sort", ACS_OPT_ENUM, offsetof(struct acs_gang_opts, sort), "topo", 0, 0, sort_choices,
+     "order in which gangs become the move target: topological, level (unit-weight longest "
+     "path to a sink), execution time, or either of the first two reversed"},
+    {"zero_gain", ACS_OPT_INT, offsetof(struct acs_gang_opts, zero_gain), "1", 0, 1, NULL,
+     "commit moves whose expected and real gain is zero (they can enable better moves)"},
+    {"depth", ACS_OPT_INT, offsetof(struct acs_gang_opts, depth), "1", 1, 4, NULL,
+     "search depth: a move's gain includes the best of up to depth-1 follow-up moves"},
+    {"map_budget", ACS_OPT_INT, offsetof(struct acs_gang_opts, map_budget), "2000", 0, 1e9, NULL,
+     "search nodes of the branch-and-bound mapping of one gang before it returns its best "
+     "(0: the greedy mapping improved by moves and swaps)"},
+    {"gain_map", ACS_OPT_ENUM, offsetof(struct acs_gang_opts, gain_map), "incremental", 0, 0,
+     gain_map_choices,
+     "expected gains from the current mappings with the moved node placed where it costs least "
+     "(incremental), or from an optimal mapping of each new gang (exact, the thesis's way)"},
+    {"partition", ACS_OPT_ENUM, offsetof(struct acs_gang_opts, partition), "heuristic", 0, 0,
+     partition_choices,
+     "heuristic: the thesis's moves; ilp: the exact partition and mapping over optimal costs "
+     "(GLPK; small graphs)"},
+    {"max_iter", ACS_OPT_INT, offsetof(struct acs_gang_opts, max_iter), "16", 1, 10000, NULL,
+     "iterations of the retiming and of the buffer phase per gang"},
+    {"program", ACS_OPT_STR, offsetof(struct acs_gang_opts, program), "", 0, 0, NULL,
+     "also write the control program as text to this file"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
 static int sdf_model(const struct acs_problem *pb, const char *who, const struct acs_sdf_graph **g,
@@ -62,8 +62,8 @@ static void ctx_limits(struct acs_gang_ctx *c, const struct acs_sched_ctx *ctx, 
 }
 
 /* Checks, lowers and stores a plan (and the partition's tables). */
-static int finish(struct acs_gang_ctx *c, const struct acs_gang_plan *pl, const struct acs_gang_part *pt,
-                  struct acs_schedule *out, struct acs_diag *d)
+static int finish(struct acs_gang_ctx *c, const struct acs_gang_plan *pl,
+                  const struct acs_gang_part *pt, struct acs_schedule *out, struct acs_diag *d)
 {
   int err;
 
@@ -95,7 +95,8 @@ static int choose_partition(struct acs_gang_ctx *c, const struct acs_gang_opts *
 
   *timeout = 0;
   if (mode == 2) {
-    if ((err = acs_gang_partition_ilp(c, o, ctx ? ctx->time_limit : 0, pt, lower, d)) != ACS_ETIMEOUT)
+    if ((err = acs_gang_partition_ilp(c, o, ctx ? ctx->time_limit : 0, pt, lower, d)) !=
+        ACS_ETIMEOUT)
       return err;
     *timeout = 1;
     c->deadline = 0;
@@ -168,14 +169,14 @@ static int gang_schedule(const struct acs_problem *pb, const void *opts,
 }
 
 const struct acs_sched_ops acs_sched_gang = {
-  .name = "gang",
-  .memory_model = ACS_MEM_RESIDENT, /* channel buffers held in VMEM for the whole gang */
-  .seed = "004_f57d4dacff9f18c5.txt",
-  .summary = "gang partitioning, mapping and pipelined schedules of SDF graphs on a multi-PE ISP",
-  .kinds = 1u << ACS_WL_SDF,
-  .opts_size = sizeof(struct acs_gang_opts),
-  .opts = gang_opts,
-  .schedule = gang_schedule,
+    .name = "gang",
+    .memory_model = ACS_MEM_RESIDENT, /* channel buffers held in VMEM for the whole gang */
+    .seed = "004_f57d4dacff9f18c5.txt",
+    .summary = "gang partitioning, mapping and pipelined schedules of SDF graphs on a multi-PE ISP",
+    .kinds = 1u << ACS_WL_SDF,
+    .opts_size = sizeof(struct acs_gang_opts),
+    .opts = gang_opts,
+    .schedule = gang_schedule,
 };
 
 /* The sequential approach of section 6.4: every node alone in its gang,
@@ -194,18 +195,18 @@ int acs__sdf_sequential(const struct acs_problem *pb, const struct acs_sched_ctx
 /* ---- tiling ---- */
 
 static const struct acs_opt_desc tiling_opts[] = {
-  { "map_budget", ACS_OPT_INT, offsetof(struct acs_gang_opts, map_budget), "2000", 0, 1e9, NULL,
-    "search nodes of the mapping of a cycle that runs as one gang" },
-  { "max_iter", ACS_OPT_INT, offsetof(struct acs_gang_opts, max_iter), "16", 1, 10000, NULL,
-    "iterations of the retiming and of the buffer phase per pass" },
-  { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
+    {"map_budget", ACS_OPT_INT, offsetof(struct acs_gang_opts, map_budget), "2000", 0, 1e9, NULL,
+     "search nodes of the mapping of a cycle that runs as one gang"},
+    {"max_iter", ACS_OPT_INT, offsetof(struct acs_gang_opts, max_iter), "16", 1, 10000, NULL,
+     "iterations of the retiming and of the buffer phase per pass"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
 /* Runs a plan builder, then checks, lowers and stores its plan. */
 static int run_plan(const struct acs_problem *pb, const char *who, const struct acs_gang_opts *o,
                     const struct acs_sched_ctx *ctx,
-                    int (*build)(struct acs_gang_ctx *, const struct acs_gang_opts *, struct acs_gang_plan *,
-                                 struct acs_diag *),
+                    int (*build)(struct acs_gang_ctx *, const struct acs_gang_opts *,
+                                 struct acs_gang_plan *, struct acs_diag *),
                     struct acs_schedule *out, struct acs_diag *d)
 {
   const struct acs_sdf_graph *g = NULL;
@@ -234,14 +235,16 @@ static int tiling_schedule(const struct acs_problem *pb, const void *opts,
 }
 
 const struct acs_sched_ops acs_sched_tiling = {
-  .name = "tiling",
-  .memory_model = ACS_MEM_RESIDENT, /* each pass's strips held in VMEM while the pass runs, intermediates in DDR */
-  .seed = "004_f57d4dacff9f18c5.txt",
-  .summary = "baseline: every kernel a pass of its own, its lines split over the PEs, all data through DDR",
-  .kinds = 1u << ACS_WL_SDF,
-  .opts_size = sizeof(struct acs_gang_opts),
-  .opts = tiling_opts,
-  .schedule = tiling_schedule,
+    .name = "tiling",
+    .memory_model = ACS_MEM_RESIDENT, /* each pass's strips held in VMEM while the pass runs,
+                                         intermediates in DDR */
+    .seed = "004_f57d4dacff9f18c5.txt",
+    .summary = "baseline: every kernel a pass of its own, its lines split over the PEs, all data "
+               "through DDR",
+    .kinds = 1u << ACS_WL_SDF,
+    .opts_size = sizeof(struct acs_gang_opts),
+    .opts = tiling_opts,
+    .schedule = tiling_schedule,
 };
 
 /* ---- naive-list ---- */
@@ -250,8 +253,8 @@ static const struct acs_opt_desc naive_opts[] = {
   { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
 };
 
-static int naive_build(struct acs_gang_ctx *c, const struct acs_gang_opts *o, struct acs_gang_plan *pl,
-                       struct acs_diag *d)
+static int naive_build(struct acs_gang_ctx *c, const struct acs_gang_opts *o,
+                       struct acs_gang_plan *pl, struct acs_diag *d)
 {
   (void)o;
   return acs_gang_naive(c, pl, d);
