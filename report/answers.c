@@ -1,5 +1,5 @@
 /*
- * answers.c - the sizing questions a study answers first (study.h): the
+ * answers.c - the sizing questions a study answers first (study_int.h): the
  * smallest CMX within 5% of the best at each barrier count, the fewest
  * barriers within 5% of no limit at each CMX size, and what each step in
  * PE count buys. O(R log R) per question for a workload's R runs.
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/study.h"
+#include "report/study_int.h"
 
 /* qsort has no context argument: the study and the parameter asked about,
  * set by acs__answer_make around its one qsort call. */

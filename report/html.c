@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "core/load/load.h"
-#include "report/plots.h"
+#include "report/plots_int.h"
 
 static const char css[] =
   "*{box-sizing:border-box}"

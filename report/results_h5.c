@@ -1,6 +1,6 @@
 /*
  * results_h5.c - table descriptors and by-name table I/O over HDF5 for the
- * results writer and reader (see results_h5.h).
+ * results writer and reader (see results_h5_int.h).
  */
 #include "config.h"
 
@@ -15,7 +15,7 @@
 
 #include <hdf5_hl.h>
 
-#include "report/results_h5.h"
+#include "report/results_h5_int.h"
 
 /* ---- descriptors ---- */
 

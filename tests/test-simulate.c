@@ -33,7 +33,7 @@
 #include "core/sched/barrier.h"
 #include "core/sched/sched.h"
 #include "simulate/sim.h"
-#include "simulate/simint.h"
+#include "simulate/sim_int.h"
 #include "tests/testutil.h"
 
 #define MIB 1048576

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "core/sched/sched.h"
-#include "report/plots.h"
+#include "report/plots_int.h"
 #include "tests/testutil.h"
 
 static char dir[256];

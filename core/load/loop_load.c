@@ -7,7 +7,7 @@
 
 #include "core/load/load.h"
 #include "core/load/load_int.h"
-#include "core/load/loopload.h"
+#include "core/load/loop_load_int.h"
 
 #include <stdlib.h>
 #include <string.h>

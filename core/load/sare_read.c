@@ -35,7 +35,7 @@
 #include <isl/space.h>
 #include <isl/val.h>
 
-#include "core/load/isltext.h"
+#include "core/load/isltext_int.h"
 #include "core/load/load.h"
 #include "core/load/load_int.h"
 #include "core/model/sare_int.h"
