@@ -93,9 +93,9 @@ static double heuristic_ms(const struct acs_sdf_graph *g, const struct acs_platf
   double best = HUGE_VAL;
 
   for (int r = 0; r < reps; r++) {
-    struct gx_gang_opts o;
-    struct gx_ctx c;
-    struct gx_part pt;
+    struct acs_gang_opts o;
+    struct acs_gang_ctx c;
+    struct acs_gang_part pt;
     struct acs_schedule s;
     struct acs_diag d;
     double t0 = cpu_seconds(), t;
@@ -103,25 +103,25 @@ static double heuristic_ms(const struct acs_sdf_graph *g, const struct acs_platf
     acs_sched_opts_defaults(&acs_sched_gang, &o);
     acs_diag_init(&d);
     acs_schedule_init(&s);
-    if (gx_ctx_init(&c, g, p, &d) < 0)
+    if (acs_gang_ctx_init(&c, g, p, &d) < 0)
       die(g->name, &d);
     c.modes = 1;
     c.max_iter = o.max_iter;
-    if ((err = gx_partition(&c, &o, 0, &pt, &d)) < 0 || (err = gx_dynamic_try(&c, &pt)) < 0 ||
-        (err = gx_part_tables(&c, &pt, &s)) < 0)
+    if ((err = acs_gang_partition(&c, &o, 0, &pt, &d)) < 0 ||
+        (err = acs_gang_dynamic_try(&c, &pt)) < 0 || (err = acs_gang_part_tables(&c, &pt, &s)) < 0)
       die(g->name, &d);
     t = cpu_seconds() - t0;
     if (t < best)
       best = t;
     *worst_gap = 0;
     for (int32_t i = 0; i < pt.ngangs; i++) {
-      const struct gx_gang *gg = &pt.gangs[i];
+      const struct acs_gang *gg = &pt.gangs[i];
       double gap = gg->L > 0 && gg->Pstar > 0 ? 100.0 * (double)(gg->P - gg->Pstar) / (double)gg->Pstar : 0;
       if (gap > *worst_gap)
         *worst_gap = gap;
     }
-    gx_part_free(&pt);
-    gx_ctx_free(&c);
+    acs_gang_part_free(&pt);
+    acs_gang_ctx_free(&c);
     acs_schedule_destroy(&s);
   }
   return 1e3 * best;
@@ -172,9 +172,9 @@ static void run_variant(const char *name, struct acs_problem *pb, int sim, doubl
 /* The ILP's lower bound (-1: not proven within the limit). */
 static int64_t ilp_bound(const struct acs_sdf_graph *g, const struct acs_platform *p, double limit)
 {
-  struct gx_gang_opts o;
-  struct gx_ctx c;
-  struct gx_part pt;
+  struct acs_gang_opts o;
+  struct acs_gang_ctx c;
+  struct acs_gang_part pt;
   struct acs_diag d;
   int64_t lower = -1;
 
@@ -182,11 +182,11 @@ static int64_t ilp_bound(const struct acs_sdf_graph *g, const struct acs_platfor
     return -1;
   acs_sched_opts_defaults(&acs_sched_gang, &o);
   acs_diag_init(&d);
-  if (gx_ctx_init(&c, g, p, &d) < 0)
+  if (acs_gang_ctx_init(&c, g, p, &d) < 0)
     return -1;
-  if (gx_partition_ilp(&c, &o, limit, &pt, &lower, &d) == ACS_OK)
-    gx_part_free(&pt);
-  gx_ctx_free(&c);
+  if (acs_gang_partition_ilp(&c, &o, limit, &pt, &lower, &d) == ACS_OK)
+    acs_gang_part_free(&pt);
+  acs_gang_ctx_free(&c);
   return lower;
 }
 

@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 
 #include "core/load/load.h"
-#include "core/sched/modulo/msp.h"
+#include "core/sched/modulo/modulo_int.h"
 
 struct loopres {
   char path[1024];

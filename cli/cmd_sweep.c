@@ -154,7 +154,7 @@ struct worker {
 
 /* The records of a workload, over all its ok runs and over those of a
  * resident memory model: the report's best and worst run is one or the
- * other (report/study.h), so both keep their schedules. */
+ * other (report/study_int.h), so both keep their schedules. */
 struct extreme {
   double best, worst;          /* NaN until the first ok run */
   double best_res, worst_res;  /* NaN until the first ok resident run */

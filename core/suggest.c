@@ -1,6 +1,8 @@
 /*
  * suggest.c - "did you mean" (see suggest.h).
  */
+#include "config.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>

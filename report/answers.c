@@ -1,15 +1,17 @@
 /*
- * answers.c - the sizing questions a study answers first (study.h): the
+ * answers.c - the sizing questions a study answers first (study_int.h): the
  * smallest CMX within 5% of the best at each barrier count, the fewest
  * barriers within 5% of no limit at each CMX size, and what each step in
  * PE count buys. O(R log R) per question for a workload's R runs.
  */
+#include "config.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/study.h"
+#include "report/study_int.h"
 
 /* qsort has no context argument: the study and the parameter asked about,
  * set by acs__answer_make around its one qsort call. */

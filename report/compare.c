@@ -11,6 +11,8 @@
  * failed run that is ok now is an improvement. Runs in one file only are
  * listed as missing or new. O((B + H) log(B + H)).
  */
+#include "config.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

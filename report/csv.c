@@ -3,6 +3,8 @@
  * figures, its platform's parameters and unit counts as columns, for
  * spreadsheets and pandas. Empty fields are missing values.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,7 +13,7 @@
 #include <unistd.h>
 
 #include "core/load/load.h"
-#include "report/plots.h"
+#include "report/plots_int.h"
 
 /* A CSV field (RFC 4180): quoted when it holds a comma, quote or newline. */
 static void csv_str(FILE *f, const char *s)

@@ -9,6 +9,8 @@
  * table cell may wrap. It is written under a temporary name and renamed,
  * so a failed report never leaves half a page.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,7 +20,7 @@
 #include <unistd.h>
 
 #include "core/load/load.h"
-#include "report/plots.h"
+#include "report/plots_int.h"
 
 static const char css[] =
   "*{box-sizing:border-box}"

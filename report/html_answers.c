@@ -1,14 +1,16 @@
 /*
- * html_answers.c - the report's answers to the sizing questions (study.h,
+ * html_answers.c - the report's answers to the sizing questions (study_int.h,
  * answers.c): the Answers section at the top of the page, one row per
  * workload, and each workload's sizing tables with every slice.
  */
+#include "config.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/plots.h"
+#include "report/plots_int.h"
 
 /* Labels of one answer group shown before "and N more". */
 #define GROUP_LABELS 4

@@ -9,6 +9,8 @@
  * or holds every input. Ids are renumbered by the writer; platforms and
  * workloads are stored once as usual. O(total runs + stored schedule rows).
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

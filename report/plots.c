@@ -1,7 +1,7 @@
 /*
  * plots.c - what every plot of the report shares: its files, the fixed
  * style of each scheduler, gnuplot, and the order plots are made in (see
- * plots.h).
+ * plots_int.h).
  *
  * Every plot is a pair NAME.gp / NAME.dat in DIR/plots; the script reads the
  * data by its plain name and writes NAME.svg, so `cd DIR/plots && gnuplot
@@ -9,6 +9,8 @@
  * process with its output in NAME.log; it is never given anything but the
  * script's name.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -21,7 +23,7 @@
 #include <unistd.h>
 
 #include "core/sched/sched.h"
-#include "report/plots.h"
+#include "report/plots_int.h"
 
 /*
  * One colour per scheduler variant, by its place in the registry, so that a

@@ -1,18 +1,20 @@
 /*
  * plots_family.c - the figures that answer a scheduler family's own
- * question (plots.h): the schedulers against the best of each
+ * question (plots_int.h): the schedulers against the best of each
  * configuration; for loops, II against MII per unit count; for recurrence
  * equations, latency against the parameter; for SDF graphs, the schedulers
  * side by side and gang over PEs x VMEM; for cascade runs, the Pareto front
  * of proposals. A figure without data is left out with a sentence.
  */
+#include "config.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/model/rtab.h"
-#include "report/plots.h"
+#include "report/plots_int.h"
 
 /* Black text on light cells, white on dark (the heatmap palette). */
 static long label_colour(double t)

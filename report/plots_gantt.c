@@ -1,6 +1,6 @@
 /*
  * plots_gantt.c - Gantt charts of the best and the worst run of a workload
- * (plots.h). "Best" is the study's one definition (study.h), so the chart
+ * (plots_int.h). "Best" is the study's one definition (study_int.h), so the chart
  * shows the run the tables and the heatmap call best.
  *
  * Rows are PEs, then DMA channels, then the lanes of any other resource a
@@ -12,12 +12,14 @@
  * Latency waits (sync ops of a lowered loop) occupy nothing and are not
  * drawn.
  */
+#include "config.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/plots.h"
+#include "report/plots_int.h"
 
 enum { G_DPU, G_SHAVE, G_LOAD, G_STORE, G_DMA, G_ADDED, G_NAMED, G__N };
 static const char *const gcat_name[G__N] = {

@@ -2,15 +2,17 @@
  * plots_grid.c - the plots over the study's axes, per workload and
  * platform family: makespan against x (a panel per y), the heatmap of the
  * best run over x and y, the bytes moved through DDR, and the cost of
- * contention (see plots.h). A plot with nothing to show is left out and
+ * contention (see plots_int.h). A plot with nothing to show is left out and
  * the page says why.
  */
+#include "config.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/plots.h"
+#include "report/plots_int.h"
 
 /* Slowdowns smaller than this (in %) are the rounding of a simulation, not
  * contention: they print as 0 and do not make a plot worth drawing. */
@@ -280,7 +282,7 @@ static long label_colour(double t)
   return t < 0.55 ? 0x222222 : 0xffffff;
 }
 
-/* The best run of a cell (study.h: eligible runs only); *any tells whether
+/* The best run of a cell (study_int.h: eligible runs only); *any tells whether
  * the cell has runs at all. */
 static const struct acs__srun *cell_best(struct grid *g, size_t xi, size_t yi, int *any)
 {

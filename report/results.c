@@ -57,7 +57,7 @@
 #include <unistd.h>
 
 #include "report/results.h"
-#include "report/results_h5.h"
+#include "report/results_h5_int.h"
 
 /*
  * Chunk sizes, in records. Tables are deflated: their fixed-length strings

@@ -1,7 +1,9 @@
 /*
  * results_h5.c - table descriptors and by-name table I/O over HDF5 for the
- * results writer and reader (see results_h5.h).
+ * results writer and reader (see results_h5_int.h).
  */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -13,7 +15,7 @@
 
 #include <hdf5_hl.h>
 
-#include "report/results_h5.h"
+#include "report/results_h5_int.h"
 
 /* ---- descriptors ---- */
 

@@ -8,6 +8,8 @@
  * the file lacks (an older file) reads as its default, an unknown column (a
  * newer file of the same schema) is ignored.
  */
+#include "config.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +17,7 @@
 #include <string.h>
 
 #include "report/results.h"
-#include "report/results_h5.h"
+#include "report/results_h5_int.h"
 
 /* Reads a whole table into a new array of records of t->size bytes. */
 static int read_all(hid_t f, const char *name, const struct acs__h5table *t,

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/results_h5.h"
+#include "report/results_h5_int.h"
 
 /* One column's place in a packed record. */
 struct colpos {

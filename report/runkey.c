@@ -2,6 +2,8 @@
  * runkey.c - the identity of a run, a hash set of identities, and the table
  * of numeric /runs columns (see report.h).
  */
+#include "config.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>

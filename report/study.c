@@ -2,15 +2,17 @@
  * study.c - a results file as a trade study: runs joined with their platform
  * and workload and placed on the report's axes, the one definition of
  * "best", and the schedulers against the best of each configuration (see
- * study.h). O(R (P + log R)) for R runs and P parameters.
+ * study_int.h). O(R (P + log R)) for R runs and P parameters.
  */
+#include "config.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/study.h"
+#include "report/study_int.h"
 #include "core/model/schedule.h"
 #include "core/sched/sched.h"
 
@@ -364,7 +366,7 @@ static int join_runs(struct acs__study *s, struct acs_diag *d)
   return ACS_OK;
 }
 
-/* The one definition of "best" (study.h): once every run is joined, the
+/* The one definition of "best" (study_int.h): once every run is joined, the
  * workloads that have an ok resident run count only those. */
 static void mark_eligible(struct acs__study *s)
 {
@@ -468,7 +470,7 @@ static int cmp_config(const void *a, const void *b)
 }
 
 /*
- * The best of a configuration is its best eligible run (study.h): a
+ * The best of a configuration is its best eligible run (study_int.h): a
  * transient variant's makespan is an optimistic bound (its memory model
  * cannot run at that CMX size), so it is compared with that best, may come
  * out below it (ratio < 1), and never wins.

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "report/results_h5.h"
+#include "report/results_h5_int.h"
 #include "report/validation.h"
 
 #define FIELD(t, member, kind_, dflt_)                                                  \

@@ -46,9 +46,9 @@
 #include <xbt/config.h>
 #include <xbt/log.h>
 
-#include "simulate/simint.h"
+#include "simulate/sim_int.h"
 
-/* Op states are enum acs__state (simint.h): the parent explains an
+/* Op states are enum acs__state (sim_int.h): the parent explains an
  * incomplete run from them. */
 enum { ST_WAITING = ACS__ST_WAITING, ST_PENDING = ACS__ST_PENDING,
        ST_STARTED = ACS__ST_STARTED, ST_DONE = ACS__ST_DONE };
@@ -71,7 +71,7 @@ struct unit {
 struct run {
   const struct acs__sim_plan *pl;
   struct acs__sim_op *op;     /* the plan's, this process's own: npred counts down */
-  sg_host_t *host;            /* the host table of simint.h */
+  sg_host_t *host;            /* the host table of sim_int.h */
   struct unit *unit;          /* nunits, the busy units */
   double *t;                  /* n start times, then n end times */
   uint8_t *state;             /* enum acs__state */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simulate/simint.h"
+#include "simulate/sim_int.h"
 
 void acs_sim_opts_init(struct acs_sim_opts *o)
 {

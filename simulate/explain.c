@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simulate/simint.h"
+#include "simulate/sim_int.h"
 
 static const char *dep_reason(const struct acs__sim_plan *pl, const struct acs__sim_dep *e,
                               char *buf, size_t size)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/model/bprog.h"
-#include "simulate/simint.h"
+#include "simulate/sim_int.h"
 
 void acs__plan_free(struct acs__sim_plan *pl)
 {

@@ -51,7 +51,7 @@
 #include <malloc.h>
 #endif
 
-#include "simulate/simint.h"
+#include "simulate/sim_int.h"
 
 #define ZYGOTE_MAX 4
 #define REQ_MAGIC 0x61637a72u

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "simulate/simint.h"
+#include "simulate/sim_int.h"
 
 /* Writes s as XML attribute text. */
 static void write_escaped(FILE *f, const char *s)

@@ -141,21 +141,21 @@ int64_t attr_i64(const struct acs_rtab *t, const char *name)
 }
 
 /* An SDF3 file read and the family's context on platform p. */
-void open_ctx(struct gx_ctx *c, struct acs_sdf_graph *g, const char *path,
+void open_ctx(struct acs_gang_ctx *c, struct acs_sdf_graph *g, const char *path,
                      struct acs_platform *p)
 {
   struct acs_diag d;
 
   acs_diag_init(&d);
   cr_assert_eq(acs_sdf3_read(path, g, &d), ACS_OK, "%s", d.msg);
-  cr_assert_eq(gx_ctx_init(c, g, p, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_gang_ctx_init(c, g, p, &d), ACS_OK, "%s", d.msg);
 }
 
 /* The heuristic's partition of an SDF3 file on isp4 (gang's realizations). */
 void partition_of(const char *path, struct acs_platform *p, struct acs_sdf_graph *g,
-                         struct gx_ctx *c, struct gx_part *pt)
+                         struct acs_gang_ctx *c, struct acs_gang_part *pt)
 {
-  struct gx_gang_opts o;
+  struct acs_gang_opts o;
   struct acs_diag d;
 
   platform_isp4(p, NULL);
@@ -163,11 +163,11 @@ void partition_of(const char *path, struct acs_platform *p, struct acs_sdf_graph
   c->modes = 1;
   acs_sched_opts_defaults(&acs_sched_gang, &o);
   acs_diag_init(&d);
-  cr_assert_eq(gx_partition(c, &o, 0, pt, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_gang_partition(c, &o, 0, pt, &d), ACS_OK, "%s", d.msg);
 }
 
 /* The gang of actor `name` in a partition. */
-int32_t gang_in(const struct gx_part *pt, const struct acs_sdf_graph *g, const char *name)
+int32_t gang_in(const struct acs_gang_part *pt, const struct acs_sdf_graph *g, const char *name)
 {
   for (int32_t i = 0; i < pt->ngangs; i++)
     for (int32_t k = 0; k < pt->gangs[i].nact; k++)

@@ -48,15 +48,15 @@ const struct acs_rtab *table(const struct acs_schedule *s, const char *name);
 int64_t attr_i64(const struct acs_rtab *t, const char *name);
 
 /* An SDF3 file read and the family's context on platform p. */
-void open_ctx(struct gx_ctx *c, struct acs_sdf_graph *g, const char *path,
+void open_ctx(struct acs_gang_ctx *c, struct acs_sdf_graph *g, const char *path,
                      struct acs_platform *p);
 
 
 /* The heuristic's partition of an SDF3 file on isp4 (gang's realizations). */
 void partition_of(const char *path, struct acs_platform *p, struct acs_sdf_graph *g,
-                         struct gx_ctx *c, struct gx_part *pt);
+                         struct acs_gang_ctx *c, struct acs_gang_part *pt);
 
 /* The gang of actor `name` in a partition. */
-int32_t gang_in(const struct gx_part *pt, const struct acs_sdf_graph *g, const char *name);
+int32_t gang_in(const struct acs_gang_part *pt, const struct acs_sdf_graph *g, const char *name);
 
 #endif

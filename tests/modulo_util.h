@@ -6,7 +6,7 @@
 #define ACS_TESTS_MODULO_UTIL_H
 
 #include "core/load/load.h"
-#include "core/sched/modulo/msp.h"
+#include "core/sched/modulo/modulo_int.h"
 #include "core/sched/sched.h"
 #include "tests/testutil.h"
 

@@ -11,7 +11,7 @@
 #include "report/report.h"
 #include "report/results.h"
 #include "report/validation.h"
-#include "report/study.h"
+#include "report/study_int.h"
 #include "tests/testutil.h"
 
 /* ---- helpers ---- */

@@ -26,7 +26,7 @@
 #include "core/sched/npu/barrier.h"
 #include "core/sched/sched.h"
 #include "simulate/sim.h"
-#include "simulate/simint.h"
+#include "simulate/sim_int.h"
 #include "tests/testutil.h"
 #include "tests/sim_util.h"
 

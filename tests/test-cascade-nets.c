@@ -193,7 +193,7 @@ Test(link, transfers_take_the_bandwidth_left_before_them)
                                      "ddr_latency_cycles=10", NULL};
   struct acs_platform p;
   struct acs_diag d;
-  struct wlink l;
+  struct acs_cw_link l;
 
   acs_platform_init(&p);
   acs_diag_init(&d);

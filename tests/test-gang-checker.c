@@ -22,15 +22,15 @@
 struct fixture {
   struct acs_platform plat;   /* the context points at it */
   struct acs_sdf_graph g;
-  struct gx_ctx c;
-  struct gx_part pt;
-  struct gx_plan pl;
+  struct acs_gang_ctx c;
+  struct acs_gang_part pt;
+  struct acs_gang_plan pl;
 };
 
 /* The heuristic's plan of the verification graph, checked. */
 static void fixture_open(struct fixture *f, const char *const *sets)
 {
-  struct gx_gang_opts o;
+  struct acs_gang_opts o;
   struct acs_diag d;
 
   platform_isp4(&f->plat, sets);
@@ -39,18 +39,18 @@ static void fixture_open(struct fixture *f, const char *const *sets)
   o.map_budget = 20000;
   o.max_iter = 32;
   acs_diag_init(&d);
-  cr_assert_eq(gx_partition(&f->c, &o, 0, &f->pt, &d), ACS_OK, "%s", d.msg);
-  gx_plan_init(&f->pl);
-  cr_assert_eq(gx_part_emit(&f->c, &f->pt, &f->pl), ACS_OK);
-  cr_assert_eq(gx_check_plan(&f->g, &f->c.xp, &f->pl, &d), ACS_OK, "%s", d.msg);
-  cr_assert_eq(gx_program_verify(&f->c, &f->pt, &f->pl, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_gang_partition(&f->c, &o, 0, &f->pt, &d), ACS_OK, "%s", d.msg);
+  acs_gang_plan_init(&f->pl);
+  cr_assert_eq(acs_gang_part_emit(&f->c, &f->pt, &f->pl), ACS_OK);
+  cr_assert_eq(acs_gang_check_plan(&f->g, &f->c.xp, &f->pl, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_gang_program_verify(&f->c, &f->pt, &f->pl, &d), ACS_OK, "%s", d.msg);
 }
 
 static void fixture_close(struct fixture *f)
 {
-  gx_plan_free(&f->pl);
-  gx_part_free(&f->pt);
-  gx_ctx_free(&f->c);
+  acs_gang_plan_free(&f->pl);
+  acs_gang_part_free(&f->pt);
+  acs_gang_ctx_free(&f->c);
   acs_sdf_destroy(&f->g);
 }
 
@@ -60,12 +60,12 @@ static void expect_violation(struct fixture *f, const char *what)
   int err;
 
   acs_diag_init(&d);
-  err = gx_check_plan(&f->g, &f->c.xp, &f->pl, &d);
+  err = acs_gang_check_plan(&f->g, &f->c.xp, &f->pl, &d);
   cr_assert_eq(err, ACS_EVERIFY, "not caught: %s", what);
   cr_assert(d.msg[0], "%s: no message", what);
 }
 
-static int32_t find_act(const struct gx_plan *pl, int kind, int32_t nth)
+static int32_t find_act(const struct acs_gang_plan *pl, int kind, int32_t nth)
 {
   for (int32_t i = 0; i < pl->nacts; i++)
     if (pl->acts[i].kind == kind && nth-- == 0)
@@ -90,7 +90,7 @@ static int32_t find_act(const struct gx_plan *pl, int kind, int32_t nth)
 MUTATION(firing_before_its_input, NULL, {
   /* A firing of K1 (two inputs from transfers) moved to the start. */
   for (int32_t i = 0; i < fx->pl.nacts; i++)
-    if (fx->pl.acts[i].kind == GX_FIRE && strcmp(fx->g.actors[fx->pl.acts[i].actor].name, "K1") == 0) {
+    if (fx->pl.acts[i].kind == ACS_GANG_FIRE && strcmp(fx->g.actors[fx->pl.acts[i].actor].name, "K1") == 0) {
       int64_t d = fx->pl.acts[i].end - fx->pl.acts[i].start;
       fx->pl.acts[i].start = 0;
       fx->pl.acts[i].end = d;
@@ -100,7 +100,7 @@ MUTATION(firing_before_its_input, NULL, {
 })
 
 MUTATION(overlap_on_a_pe, NULL, {
-  int32_t a = find_act(&fx->pl, GX_FIRE, 0), b = find_act(&fx->pl, GX_FIRE, 1);
+  int32_t a = find_act(&fx->pl, ACS_GANG_FIRE, 0), b = find_act(&fx->pl, ACS_GANG_FIRE, 1);
   int64_t d = fx->pl.acts[b].end - fx->pl.acts[b].start;
   fx->pl.acts[b].unit = fx->pl.acts[a].unit;
   fx->pl.acts[b].start = fx->pl.acts[a].start;
@@ -109,7 +109,7 @@ MUTATION(overlap_on_a_pe, NULL, {
 })
 
 MUTATION(overlap_on_the_dma, NULL, {
-  int32_t a = find_act(&fx->pl, GX_XFER, 0), b = find_act(&fx->pl, GX_XFER, 1);
+  int32_t a = find_act(&fx->pl, ACS_GANG_XFER, 0), b = find_act(&fx->pl, ACS_GANG_XFER, 1);
   int64_t d = fx->pl.acts[b].end - fx->pl.acts[b].start;
   fx->pl.acts[b].start = fx->pl.acts[a].start;
   fx->pl.acts[b].end = fx->pl.acts[a].start + d;
@@ -117,19 +117,19 @@ MUTATION(overlap_on_the_dma, NULL, {
 })
 
 MUTATION(duration_shortened, NULL, {
-  fx->pl.acts[find_act(&fx->pl, GX_XFER, 3)].end -= 1;
+  fx->pl.acts[find_act(&fx->pl, ACS_GANG_XFER, 3)].end -= 1;
   expect_violation(fx, "a transfer faster than the DDR allows");
 })
 
 MUTATION(firing_twice, NULL, {
-  struct gx_act a = fx->pl.acts[find_act(&fx->pl, GX_FIRE, 5)];
-  gx_plan_add_act(&fx->pl, &a);
+  struct acs_gang_act a = fx->pl.acts[find_act(&fx->pl, ACS_GANG_FIRE, 5)];
+  acs_gang_plan_add_act(&fx->pl, &a);
   expect_violation(fx, "a firing scheduled twice");
 })
 
 MUTATION(firing_missing, NULL, {
-  int32_t i = find_act(&fx->pl, GX_FIRE, 7);
-  fx->pl.acts[i].kind = GX_LOAD;
+  int32_t i = find_act(&fx->pl, ACS_GANG_FIRE, 7);
+  fx->pl.acts[i].kind = ACS_GANG_LOAD;
   fx->pl.acts[i].pe = fx->pl.acts[i].unit;
   expect_violation(fx, "a firing never scheduled");
 })
@@ -156,14 +156,14 @@ MUTATION(vmem_overfull, NULL, {
 })
 
 MUTATION(kernel_not_loaded, NULL, {
-  int32_t l = find_act(&fx->pl, GX_LOAD, 0);
+  int32_t l = find_act(&fx->pl, ACS_GANG_LOAD, 0);
   fx->pl.acts[l].pe = (fx->pl.acts[l].pe + 1) % fx->c.xp.npe;
   expect_violation(fx, "a firing without its kernel");
 })
 
 MUTATION(pmem_overfull, NULL, {
   /* A second 32 KiB kernel kept on a PE that already has one. */
-  int32_t l0 = find_act(&fx->pl, GX_LOAD, 0), l1 = find_act(&fx->pl, GX_LOAD, 1);
+  int32_t l0 = find_act(&fx->pl, ACS_GANG_LOAD, 0), l1 = find_act(&fx->pl, ACS_GANG_LOAD, 1);
   fx->pl.acts[l1].pe = fx->pl.acts[l0].pe;
   fx->pl.acts[l1].evict = fx->pl.acts[l0].evict;
   expect_violation(fx, "two kernels beyond the program memory");
@@ -174,7 +174,7 @@ MUTATION(ddr_link_shared, two_dma, {
   /* Two DDR transfers at once on two channels share one DDR link. */
   int32_t a = -1, b = -1;
   for (int32_t i = 0; i < fx->pl.nacts && b < 0; i++)
-    if (fx->pl.acts[i].kind == GX_XFER && fx->pl.acts[i].xk != GX_X_LOCAL) {
+    if (fx->pl.acts[i].kind == ACS_GANG_XFER && fx->pl.acts[i].xk != ACS_GANG_X_LOCAL) {
       if (a < 0)
         a = i;
       else
@@ -197,26 +197,26 @@ Test(checker, pipelining_through_an_input_class_kernel)
   char full[512];
   struct acs_platform p;
   struct acs_sdf_graph g, gi;
-  struct gx_ctx c;
-  struct gx_part pt;
-  struct gx_plan pl;
+  struct acs_gang_ctx c;
+  struct acs_gang_part pt;
+  struct acs_gang_plan pl;
   struct acs_diag d;
 
   snprintf(full, sizeof(full), "%s", tu_write_tmp("f3.xml", chain_xml(3, 16, 1920, exec, 2048, NULL)));
   partition_of(full, &p, &g, &c, &pt);
   cr_assert_eq(gang_in(&pt, &g, "k1"), gang_in(&pt, &g, "k2"));
-  gx_plan_init(&pl);
-  cr_assert_eq(gx_part_emit(&c, &pt, &pl), ACS_OK);
+  acs_gang_plan_init(&pl);
+  cr_assert_eq(acs_gang_part_emit(&c, &pt, &pl), ACS_OK);
   acs_diag_init(&d);
-  cr_assert_eq(gx_check_plan(&g, &c.xp, &pl, &d), ACS_OK, "%s", d.msg);
+  cr_assert_eq(acs_gang_check_plan(&g, &c.xp, &pl, &d), ACS_OK, "%s", d.msg);
   acs_diag_init(&d);
   cr_assert_eq(acs_sdf3_read(tu_write_tmp("i3.xml", chain_xml(3, 16, 1920, exec, 2048, pipe)), &gi, &d),
                ACS_OK, "%s", d.msg);
-  cr_assert_eq(gx_check_plan(&gi, &c.xp, &pl, &d), ACS_EVERIFY);
+  cr_assert_eq(acs_gang_check_plan(&gi, &c.xp, &pl, &d), ACS_EVERIFY);
   cr_assert(strstr(d.msg, "pipeline=input") != NULL, "%s", d.msg);
-  gx_plan_free(&pl);
-  gx_part_free(&pt);
-  gx_ctx_free(&c);
+  acs_gang_plan_free(&pl);
+  acs_gang_part_free(&pt);
+  acs_gang_ctx_free(&c);
   acs_sdf_destroy(&gi);
   acs_sdf_destroy(&g);
 }

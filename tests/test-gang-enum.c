@@ -58,7 +58,7 @@ static const char *random_xml(uint64_t seed, int n)
 }
 
 /* The best (cost, local transfer) over all PE^n assignments, by counting. */
-static int64_t brute_map(const struct gx_ctx *c, int32_t n, const int32_t *act, int64_t *cut)
+static int64_t brute_map(const struct acs_gang_ctx *c, int32_t n, const int32_t *act, int64_t *cut)
 {
   int32_t pe[16];
   int64_t best = INT64_MAX, combos = 1;
@@ -76,7 +76,7 @@ static int64_t brute_map(const struct gx_ctx *c, int32_t n, const int32_t *act, 
     }
     if (!ok)
       continue;
-    cost = gx_gang_cost(c, n, act, pe, &xt);
+    cost = acs_gang_cost(c, n, act, pe, &xt);
     if (cost < best || (cost == best && xt < *cut)) {
       best = cost;
       *cut = xt;
@@ -94,7 +94,7 @@ Test(gang, mapping_matches_enumeration)
   for (uint64_t seed = 1; seed <= 40; seed++) {
     int n = 3 + (int)(seed % 4);
     struct acs_sdf_graph g;
-    struct gx_ctx c;
+    struct acs_gang_ctx c;
     int32_t act[8], pe[8];
     int64_t cost = -1, cut = INT64_MAX, want, got_cut;
     int rc;
@@ -102,18 +102,18 @@ Test(gang, mapping_matches_enumeration)
     for (int i = 0; i < n; i++)
       act[i] = i;
     want = brute_map(&c, n, act, &cut);
-    rc = gx_map(&c, n, act, pe, 1000000, &cost);
+    rc = acs_gang_map(&c, n, act, pe, 1000000, &cost);
     if (want == INT64_MAX) {
       cr_assert_eq(rc, 0, "seed %llu: mapped what cannot fit", (unsigned long long)seed);
     } else {
       cr_assert_eq(rc, 1, "seed %llu", (unsigned long long)seed);
       cr_assert_eq(cost, want, "seed %llu: %lld, enumeration %lld", (unsigned long long)seed,
                    (long long)cost, (long long)want);
-      cr_assert_eq(gx_gang_cost(&c, n, act, pe, &got_cut), cost);
+      cr_assert_eq(acs_gang_cost(&c, n, act, pe, &got_cut), cost);
       cr_assert_eq(got_cut, cut, "seed %llu: transfers %lld, enumeration %lld",
                    (unsigned long long)seed, (long long)got_cut, (long long)cut);
     }
-    gx_ctx_free(&c);
+    acs_gang_ctx_free(&c);
     acs_sdf_destroy(&g);
   }
 }
@@ -122,7 +122,7 @@ Test(gang, mapping_matches_enumeration)
 
 /* Best sum of optimal gang costs over every assignment of actors to gang
  * positions 0..n-1 respecting the channel order (empty gangs allowed). */
-static int64_t brute_partition(const struct gx_ctx *c, int32_t n)
+static int64_t brute_partition(const struct acs_gang_ctx *c, int32_t n)
 {
   int32_t pos[8];
   int64_t best = INT64_MAX, combos = 1;
@@ -149,7 +149,7 @@ static int64_t brute_partition(const struct gx_ctx *c, int32_t n)
           act[m++] = i;
       if (m == 0)
         continue;
-      if (gx_map(c, m, act, pe, 1000000, &cost) != 1)
+      if (acs_gang_map(c, m, act, pe, 1000000, &cost) != 1)
         ok = 0;
       else
         total += cost;
@@ -162,7 +162,7 @@ static int64_t brute_partition(const struct gx_ctx *c, int32_t n)
 
 /* Three or four actors: GLPK proves each partition in milliseconds (the
  * whole test takes well under a second), so the 60 s limit passed to
- * gx_partition_ilp and the test's timeout are watchdogs against a hang. */
+ * acs_gang_partition_ilp and the test's timeout are watchdogs against a hang. */
 Test(gang, partition_ilp_matches_enumeration, .timeout = 300)
 {
   static const char *const sets[] = { "pe_count=2", "pe_pmem_kib=16", NULL };
@@ -172,9 +172,9 @@ Test(gang, partition_ilp_matches_enumeration, .timeout = 300)
   for (uint64_t seed = 1; seed <= 6; seed++) {
     int n = 3 + (int)(seed % 2);
     struct acs_sdf_graph g;
-    struct gx_ctx c;
-    struct gx_gang_opts o;
-    struct gx_part pt;
+    struct acs_gang_ctx c;
+    struct acs_gang_opts o;
+    struct acs_gang_part pt;
     struct acs_diag d;
     int64_t lower = -1, want;
     int err;
@@ -184,14 +184,14 @@ Test(gang, partition_ilp_matches_enumeration, .timeout = 300)
     o.max_iter = 8;
     acs_diag_init(&d);
     want = brute_partition(&c, n);
-    err = gx_partition_ilp(&c, &o, 60, &pt, &lower, &d);
+    err = acs_gang_partition_ilp(&c, &o, 60, &pt, &lower, &d);
     cr_assert_eq(err, ACS_OK, "seed %llu: %s", (unsigned long long)seed, d.msg);
     cr_assert_eq(lower, want, "seed %llu: ILP %lld, enumeration %lld", (unsigned long long)seed,
                  (long long)lower, (long long)want);
     /* The partition it returns is scheduled, and no faster than its bound. */
     cr_assert_geq(pt.makespan, lower);
-    gx_part_free(&pt);
-    gx_ctx_free(&c);
+    acs_gang_part_free(&pt);
+    acs_gang_ctx_free(&c);
     acs_sdf_destroy(&g);
   }
 }

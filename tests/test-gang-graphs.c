@@ -167,8 +167,8 @@ Test(gang, program_memory_splits_gangs)
   int exec[6] = { 200, 200, 200, 200, 200, 200 };
   struct acs_platform p;
   struct acs_sdf_graph g;
-  struct gx_ctx c;
-  struct gx_part pt;
+  struct acs_gang_ctx c;
+  struct acs_gang_part pt;
 
   partition_of(tu_write_tmp("c6.xml", chain_xml(6, 32, 1920, exec, 32768, NULL)), &p, &g, &c, &pt);
   cr_assert_eq(pt.ngangs, 2);
@@ -178,8 +178,8 @@ Test(gang, program_memory_splits_gangs)
       cr_assert_eq(pe[pt.gangs[i].pe[k]]++, 0, "two 32 KiB kernels on pe%d in gang %d",
                    (int)pt.gangs[i].pe[k], (int)i);
   }
-  gx_part_free(&pt);
-  gx_ctx_free(&c);
+  acs_gang_part_free(&pt);
+  acs_gang_ctx_free(&c);
   acs_sdf_destroy(&g);
 }
 
@@ -191,8 +191,8 @@ Test(gang, pipelining_classes)
   static const char *const pipe[5] = { NULL, "input", NULL, "none", NULL };
   struct acs_platform p;
   struct acs_sdf_graph g;
-  struct gx_ctx c;
-  struct gx_part pt;
+  struct acs_gang_ctx c;
+  struct acs_gang_part pt;
   struct run r;
   struct acs_schedule s;
   const char *path = tu_write_tmp("p5.xml", chain_xml(5, 16, 1920, exec, 2048, pipe));
@@ -203,8 +203,8 @@ Test(gang, pipelining_classes)
   cr_assert_eq(gang_in(&pt, &g, "k0"), gang_in(&pt, &g, "k1"));
   cr_assert_neq(gang_in(&pt, &g, "k3"), gang_in(&pt, &g, "k2"));
   cr_assert_neq(gang_in(&pt, &g, "k3"), gang_in(&pt, &g, "k4"));
-  gx_part_free(&pt);
-  gx_ctx_free(&c);
+  acs_gang_part_free(&pt);
+  acs_gang_ctx_free(&c);
   acs_sdf_destroy(&g);
   /* Whatever schedule gang keeps (16 lines fit the VMEMs: the dynamic
    * gang), k2 starts after k1's last line and k4 after k3's. */

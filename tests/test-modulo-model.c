@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core/load/load.h"
-#include "core/sched/modulo/msp.h"
+#include "core/sched/modulo/modulo_int.h"
 #include "core/sched/sched.h"
 #include "tests/testutil.h"
 

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "core/load/load.h"
-#include "core/sched/modulo/msp.h"
+#include "core/sched/modulo/modulo_int.h"
 #include "core/sched/sched.h"
 #include "tests/testutil.h"
 
@@ -176,7 +176,7 @@ Test(heuristic, gallop_search_is_valid_and_units_help)
    * -> 2; acc's recurrence 1. With 3 multipliers, MII = 2. */
   loop_bind(&b, w->model, NULL);
   defaults(&o);
-  o.search = MOD_SEARCH_GALLOP;
+  o.search = ACS_MSP_SEARCH_GALLOP;
   search_ok(&b.m, &o, &r);
   cr_assert_eq(r.mii.mii, 3);
   cr_assert_eq(r.mii.res_class, 1);

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "core/sched/sched.h"
-#include "report/plots.h"
+#include "report/plots_int.h"
 #include "tests/testutil.h"
 
 /* One run: its platform (cmx_kib, barriers, pe_count), workload and

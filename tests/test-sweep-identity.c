@@ -16,6 +16,7 @@
 
 #include "cli/sweep_wire.h"
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 #include "core/sched/sched.h"
 #include "report/report.h"
 #include "tests/testutil.h"

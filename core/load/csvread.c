@@ -10,7 +10,10 @@
  * k-th start the scanner saw. Comment lines ('#') and blank lines are
  * dropped before libcsv sees them, unless they sit inside a quoted field.
  */
+#include "config.h"
+
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 
 #include <csv.h>
 #include <errno.h>

@@ -13,7 +13,10 @@
  * and sha256sum. Throughput here is a few hundred MB/s, far below any
  * workload's parse time.
  */
+#include "config.h"
+
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 
 #include <errno.h>
 #include <stdio.h>

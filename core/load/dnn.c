@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 #include "core/model/layer.h"
 
 #include <stdio.h>

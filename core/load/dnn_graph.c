@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 #include "core/model/layer.h"
 
 enum { M_NONE, M_DIRECT, M_POOL, M_GAP, M_UP };

@@ -8,7 +8,10 @@
  * ops as they are read (O(1) each); then the name lists become edges and the
  * default CMX demands are computed from the inputs (O(V + E)).
  */
+#include "config.h"
+
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

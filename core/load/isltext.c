@@ -1,6 +1,6 @@
 /*
  * isltext.c - syntax check of the isl notation subset of .sare files, with
- * the offset of the first error (isltext.h says why isl alone cannot).
+ * the offset of the first error (isltext_int.h says why isl alone cannot).
  *
  * A tokenizer and a recursive-descent parser over the text; nothing is
  * built, only checked and a few names collected. O(text length).
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/load/isltext.h"
+#include "core/load/isltext_int.h"
 
 enum tok_type { T_END, T_IDENT, T_NUM, T_PUNCT, T_BAD };
 

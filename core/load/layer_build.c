@@ -1,6 +1,6 @@
 /*
  * layer_build.c - the op DAG of a layer graph on one platform: the NPU
- * lowering (lbuild.h gives the four decisions; docs/workloads.md the
+ * lowering (layer_build_int.h gives the four decisions; docs/workloads.md the
  * mapping with worked examples).
  *
  * Ops of a compute node v (views make none: their readers read the tensors
@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/load/lbuild.h"
+#include "core/load/layer_build_int.h"
 #include "core/model/ddrlink.h"
 
 /* ---- sources through views ---- */

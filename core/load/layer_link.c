@@ -1,5 +1,5 @@
 /*
- * layer_link.c - the edges of the NPU lowering (lbuild.h, decision 4), and
+ * layer_link.c - the edges of the NPU lowering (layer_build_int.h, decision 4), and
  * the network outputs.
  *
  * A reader depends on exactly the producer ops whose output its region
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/load/lbuild.h"
+#include "core/load/layer_build_int.h"
 
 /* The loop position of tile t. */
 static int64_t pos_of(const struct acs__lplan *p, int64_t t)

@@ -1,6 +1,6 @@
 /*
  * layer_tile.c - how one compute node is cut: tiles, loop order, and the
- * split of each tile over the PEs (lbuild.h, decisions 2 and 3).
+ * split of each tile over the PEs (layer_build_int.h, decisions 2 and 3).
  *
  * The objective. A node's output is cut into R row tiles x G channel
  * groups. A tile needs its weights (the group's), its input region (the
@@ -50,7 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/load/lbuild.h"
+#include "core/load/layer_build_int.h"
 
 /* Sampled parts per axis (see the top of the file). */
 #define MAX_SAMPLES 12

@@ -123,12 +123,9 @@ int acs_workload_build(const struct acs_workload *w, const struct acs_platform *
 
 /* Individual readers (acs_workload_load dispatches to these). */
 struct acs_lgraph;
-/* SCALE-Sim tables (dnn.c): the rows in w->layers and, built from them by
- * acs__dnn_graph (dnn_graph.c, the linking rules), a layer graph as the
- * workload's model. */
+/* SCALE-Sim tables (dnn.c): the rows in w->layers and, built from them
+ * (dnn_graph.c, the linking rules), a layer graph as the workload's model. */
 int acs_dnn_load(const char *path, struct acs_workload *w, struct acs_diag *d);
-int acs__dnn_graph(const char *path, const char *name, const struct acs_dnn_layer *L, size_t n,
-                   struct acs_lgraph *lg, struct acs_diag *d);
 int acs_graphcsv_load(const char *path, struct acs_graph *g, struct acs_diag *d);
 
 /*
@@ -168,7 +165,7 @@ int acs_sdf3_read(const char *path, struct acs_sdf_graph *g, struct acs_diag *d)
 int acs_loop_load(const char *path, struct acs_workload *w, struct acs_diag *d);
 
 /*
- * Systems of affine recurrence equations (.sare; core/load/sare.c, the
+ * Systems of affine recurrence equations (.sare; core/load/sare_read.c, the
  * format in README "Input formats"). spec is a path, optionally followed by
  * parameter values ("matmul.sare:N=64:K=3"). acs_sare_read parses it into a
  * model (core/model/sare.h); acs_sare_load makes it a workload of kind
@@ -253,79 +250,9 @@ void acs_vary_format_value(double x, char *buf, size_t size);
 /* Number parsing: acs_parse_i64 and acs_parse_double in core/acs.h. */
 
 /*
- * Internal to core/load (shared by the readers; not for other modules).
- *
  * The graph readers (acs_graphcsv_load, acs_psplib_load, acs_stg_load)
  * initialise *g themselves, name it after the file's stem and return it
  * finalized; on error *g is left destroyed.
  */
-
-/*
- * Records that the workload's load read `path`: hashes its content (a
- * second read; O(size)) into w->files. acs_workload_load notes the file it
- * is given; a reader that opens further files (a graph that includes
- * others, a loop's resource model) notes each of them as it reads it.
- */
-int acs__workload_note_file(struct acs_workload *w, const char *path, struct acs_diag *d);
-/* Notes what a workload depends on besides its files (the parameter values
- * bound after a .sare path) as an entry of w->files named label whose
- * digest is that of text: matmul.sare:N=8 and :N=64 are two workloads. */
-int acs__workload_note_text(struct acs_workload *w, const char *label, const char *text);
-/* Sets w->digest from w->files (acs_workload_load, after the reader). */
-void acs__workload_seal_digest(struct acs_workload *w);
-
-/* Writes the file name of `path` without directory and extension into buf. */
-void acs__path_stem(const char *path, char *buf, size_t size);
-
-/* A whitespace-separated token of a line, with its 1-based column. */
-struct acs__tok {
-  const char *s;         /* NUL-terminated inside the line buffer */
-  int col;
-};
-
-/*
- * Line reader for the whitespace-separated formats (PSPLIB, STG): strips the
- * newline, a CR before it and a UTF-8 byte-order mark, and counts lines.
- */
-struct acs__lines {
-  void *f;               /* FILE * */
-  const char *path;
-  char *buf;
-  size_t cap;
-  int line;              /* number of the line last returned, 1-based */
-};
-int acs__lines_open(struct acs__lines *lr, const char *path, struct acs_diag *d);
-/* Returns 1 with lr->buf holding the next line, 0 at end of file, or a
- * negative error (filled into d). */
-int acs__lines_next(struct acs__lines *lr, struct acs_diag *d);
-void acs__lines_close(struct acs__lines *lr);
-/* Splits `line` in place at blanks into *toks (grown with acs_grow); sets *n. */
-int acs__tokens(char *line, struct acs__tok **toks, size_t *cap, size_t *n);
-/*
- * `text` as an integer in [min, max] (max at most ACS_QTY_MAX for workload
- * quantities); errors name `what` at path:line:col: "bad number 'x' for
- * what", "'x' is out of range for what (max N)" (also for numbers beyond
- * int64_t), "what must be at least N, got M".
- */
-int acs__parse_int(const char *path, int line, int col, const char *text, const char *what,
-                   int64_t min, int64_t max, int64_t *out, struct acs_diag *d);
-/* Token t as acs__parse_int does, located at the token's column. */
-int acs__tok_int(const char *path, int line, const struct acs__tok *t, const char *what,
-                 int64_t min, int64_t max, int64_t *out, struct acs_diag *d);
-
-/*
- * A name -> id index (open addressing, FNV-1a): O(1) expected per call.
- * Keys are not copied; they must outlive the index.
- */
-struct acs__names {
-  size_t cap, n;
-  const char **key;
-  int32_t *val;
-};
-/* Inserts key -> val. Returns 0 when inserted, 1 when the key was present
- * (*old gets its id and nothing changes), or ACS_ENOMEM. */
-int acs__names_put(struct acs__names *m, const char *key, int32_t val, int32_t *old);
-int32_t acs__names_get(const struct acs__names *m, const char *key); /* -1 if absent */
-void acs__names_free(struct acs__names *m);
 
 #endif

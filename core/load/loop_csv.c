@@ -16,8 +16,11 @@
  * stored as read (O(1) each), then classes, ops and edges are resolved by
  * name (O(V + E) expected).
  */
+#include "config.h"
+
 #include "core/load/load.h"
-#include "core/load/loopload.h"
+#include "core/load/load_int.h"
+#include "core/load/loop_load_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,8 +3,11 @@
  * the model functions that give it meaning (its unrolled DAG for a
  * platform; freeing it).
  */
+#include "config.h"
+
 #include "core/load/load.h"
-#include "core/load/loopload.h"
+#include "core/load/load_int.h"
+#include "core/load/loop_load_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -21,8 +21,11 @@
  * DTD or external entity is loaded. Every file is read into memory by
  * acs__loop_read_file, the one place loop readers open files.
  */
+#include "config.h"
+
 #include "core/load/load.h"
-#include "core/load/loopload.h"
+#include "core/load/load_int.h"
+#include "core/load/loop_load_int.h"
 
 #include <errno.h>
 #include <stdio.h>

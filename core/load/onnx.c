@@ -43,7 +43,7 @@ static int read_file(const char *path, uint8_t **buf, size_t *len, struct acs_di
     fclose(f);
     return acs_diag_set(d, ACS_EIO, path, 0, 0, "not a regular file");
   }
-  if ((uint64_t)st.st_size > ONNX_MAX_BYTES) {
+  if ((uint64_t)st.st_size > ACS_ONNX_MAX_BYTES) {
     fclose(f);
     return acs_diag_set(d, ACS_EFORMAT, path, 0, 0, "file of %lld bytes is larger than "
                         "protobuf's 2 GiB limit", (long long)st.st_size);
@@ -66,7 +66,7 @@ static int read_file(const char *path, uint8_t **buf, size_t *len, struct acs_di
 
 /* ---- tensors ---- */
 
-static int grow_k(struct rd *r)
+static int grow_k(struct acs_onnx_rd *r)
 {
   size_t old = r->cap_k;
   if (acs_grow((void **)&r->k, sizeof(*r->k), &r->cap_k, (size_t)r->lg->ntensors + 1) != 0)
@@ -78,35 +78,37 @@ static int grow_k(struct rd *r)
 
 /* A new tensor `name`; `what` names the definition for the error when the
  * name is taken. */
-static int new_tensor(struct rd *r, const char *name, const char *what, int32_t *id)
+static int new_tensor(struct acs_onnx_rd *r, const char *name, const char *what, int32_t *id)
 {
   char tb[128];
   if (!name || !*name)
-    return ferr(r, ACS_EPARSE, "%s without a name", what);
+    return acs__onnx_ferr(r, ACS_EPARSE, "%s without a name", what);
   *id = acs_lgraph_add_tensor(r->lg, name);
   if (*id == ACS_EINVAL)
-    return ferr(r, ACS_EPARSE, "%s '%s' is defined twice", what, masked(name, tb, sizeof(tb)));
+    return acs__onnx_ferr(r, ACS_EPARSE, "%s '%s' is defined twice", what,
+                          acs__onnx_masked(name, tb, sizeof(tb)));
   if (*id < 0)
     return *id;
   return grow_k(r);
 }
 
-/* A constant's shape from its TensorProto (dims may be 0: empty constants
+/* A constant's shape from its Onnx__TensorProto (dims may be 0: empty constants
  * are legal as parameters, e.g. an unused Resize roi). */
-static int const_shape(struct rd *r, int32_t id, const TensorProto *tp, const char *what)
+static int const_shape(struct acs_onnx_rd *r, int32_t id, const Onnx__TensorProto *tp,
+                       const char *what)
 {
   struct acs_ltensor *t = &r->lg->t[id];
   char tb[128];
-  masked(t->name, tb, sizeof(tb));
+  acs__onnx_masked(t->name, tb, sizeof(tb));
   if (tp->n_dims > ACS_LAYER_MAX_RANK)
-    return ferr(r, ACS_EPARSE, "%s '%s' has rank %zu (at most %d)", what, tb, tp->n_dims,
-                ACS_LAYER_MAX_RANK);
+    return acs__onnx_ferr(r, ACS_EPARSE, "%s '%s' has rank %zu (at most %d)", what, tb, tp->n_dims,
+                          ACS_LAYER_MAX_RANK);
   for (size_t i = 0; i < tp->n_dims; i++)
     if (tp->dims[i] < 0)
-      return ferr(r, ACS_EPARSE, "%s '%s' has a negative dimension %lld", what, tb,
-                  (long long)tp->dims[i]);
-  if (tp_elems(tp) < 0 || tp_elems(tp) > INT64_MAX / 16)
-    return ferr(r, ACS_ERANGE, "%s '%s' has too many elements", what, tb);
+      return acs__onnx_ferr(r, ACS_EPARSE, "%s '%s' has a negative dimension %lld", what, tb,
+                            (long long)tp->dims[i]);
+  if (acs__onnx_tp_elems(tp) < 0 || acs__onnx_tp_elems(tp) > INT64_MAX / 16)
+    return acs__onnx_ferr(r, ACS_ERANGE, "%s '%s' has too many elements", what, tb);
   acs_ltensor_set_shape(t, (int)tp->n_dims, tp->dims);
   t->dtype = tp->data_type;
   t->elem_bytes = acs_ldtype_bytes(tp->data_type);
@@ -115,10 +117,10 @@ static int const_shape(struct rd *r, int32_t id, const TensorProto *tp, const ch
   return ACS_OK;
 }
 
-static int add_initializers(struct rd *r)
+static int add_initializers(struct acs_onnx_rd *r)
 {
   for (size_t i = 0; i < r->g->n_initializer; i++) {
-    const TensorProto *tp = r->g->initializer[i];
+    const Onnx__TensorProto *tp = r->g->initializer[i];
     int32_t id;
     int rc = new_tensor(r, tp->name, "initializer", &id);
     if (rc == 0)
@@ -127,22 +129,22 @@ static int add_initializers(struct rd *r)
       return rc;
   }
   if (r->g->n_sparse_initializer)
-    return ferr(r, ACS_EPARSE, "sparse initializers are not supported");
+    return acs__onnx_ferr(r, ACS_EPARSE, "sparse initializers are not supported");
   return ACS_OK;
 }
 
 /* A Constant node's value becomes a constant tensor named after its output. */
-static int add_constant(struct rd *r, const Onnx__NodeProto *n)
+static int add_constant(struct acs_onnx_rd *r, const Onnx__NodeProto *n)
 {
   int32_t id;
   if (n->n_output != 1 || n->n_attribute != 1)
-    return nerr(r, ACS_EPARSE, "needs one output and one value attribute");
+    return acs__onnx_nerr(r, ACS_EPARSE, "needs one output and one value attribute");
   const Onnx__AttributeProto *at = n->attribute[0];
   int rc = new_tensor(r, n->output[0], "tensor", &id);
   if (rc != 0)
     return rc;
   struct acs_ltensor *t = &r->lg->t[id];
-  struct konst *k = &r->k[id];
+  struct acs_onnx_konst *k = &r->k[id];
   const char *an = at->name ? at->name : "";
   t->kind = ACS_LT_WEIGHT;
   if (strcmp(an, "value") == 0 && at->t)
@@ -166,7 +168,8 @@ static int add_constant(struct rd *r, const Onnx__NodeProto *n)
     t->dtype = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
   } else {
     char ab[64];
-    return nerr(r, ACS_EPARSE, "attribute '%s' is not supported", masked(an, ab, sizeof(ab)));
+    return acs__onnx_nerr(r, ACS_EPARSE, "attribute '%s' is not supported",
+                          acs__onnx_masked(an, ab, sizeof(ab)));
   }
   int64_t n1 = (int64_t)k->n;
   k->scalar = strcmp(an, "value_float") == 0 || strcmp(an, "value_int") == 0;
@@ -218,7 +221,7 @@ static int vi_shape(const Onnx__ValueInfoProto *vi, int *rank, int64_t *dims, in
  * or parameters once the nodes show how they are read). Shapes are checked
  * when the inputs are classified, so an unknown dimension can name the node
  * that reads it. */
-static int add_graph_inputs(struct rd *r)
+static int add_graph_inputs(struct acs_onnx_rd *r)
 {
   for (size_t i = 0; i < r->g->n_input; i++) {
     const Onnx__ValueInfoProto *vi = r->g->input[i];
@@ -244,12 +247,12 @@ static int is_default_domain(const char *dom)
 /* Names the node for the messages and the graph: its own name, or
  * "<op>_<index>" when it has none; "@<index>" makes a repeated name unique,
  * control bytes become '?' and long names are cut. */
-static int name_node(struct rd *r, const Onnx__NodeProto *n, int32_t i, const char **out)
+static int name_node(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int32_t i, const char **out)
 {
-  char buf[NODE_NAME_MAX + 32];
+  char buf[ACS_ONNX_NODE_NAME_MAX + 32];
   int32_t old;
   if (n->name && *n->name)
-    snprintf(buf, NODE_NAME_MAX + 1, "%s", n->name);
+    snprintf(buf, ACS_ONNX_NODE_NAME_MAX + 1, "%s", n->name);
   else
     snprintf(buf, sizeof(buf), "%.64s_%d", n->op_type ? n->op_type : "node", (int)i);
   for (char *p = buf; *p; p++)
@@ -266,7 +269,7 @@ static int name_node(struct rd *r, const Onnx__NodeProto *n, int32_t i, const ch
   return rc < 0 ? rc : ACS_OK;
 }
 
-static void at_node(struct rd *r, const Onnx__NodeProto *n, int32_t i, const char *name)
+static void at_node(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int32_t i, const char *name)
 {
   r->cur = i;
   r->cur_name = name;
@@ -274,32 +277,33 @@ static void at_node(struct rd *r, const Onnx__NodeProto *n, int32_t i, const cha
 }
 
 /* Every node must be of a supported op: the first that is not is the error. */
-static int check_ops(struct rd *r)
+static int check_ops(struct acs_onnx_rd *r)
 {
   for (size_t i = 0; i < r->g->n_node; i++) {
     const Onnx__NodeProto *n = r->g->node[i];
     char nb[128], db[64];
     const char *name = n->name && *n->name ? n->name : "";
     if (!n->op_type || !*n->op_type)
-      return ferr(r, ACS_EPARSE, "node %zu ('%s') has no op_type", i,
-                  masked(name, nb, sizeof(nb)));
+      return acs__onnx_ferr(r, ACS_EPARSE, "node %zu ('%s') has no op_type", i,
+                            acs__onnx_masked(name, nb, sizeof(nb)));
     at_node(r, n, (int32_t)i, *name ? name : "");
     if (!*name) {
       snprintf(nb, sizeof(nb), "%.64s_%zu", n->op_type, i);
       r->cur_name = nb;
     }
     if (!is_default_domain(n->domain))
-      return nerr(r, ACS_EPARSE, "ops of domain '%s' are not supported",
-                  masked(n->domain, db, sizeof(db)));
+      return acs__onnx_nerr(r, ACS_EPARSE, "ops of domain '%s' are not supported",
+                            acs__onnx_masked(n->domain, db, sizeof(db)));
     if (strcmp(n->op_type, "Constant") != 0 && acs_lop_parse(n->op_type) < 0)
-      return nerr(r, ACS_EPARSE, "unsupported op (README \"ONNX models\" lists the "
-                  "supported ones)");
+      return acs__onnx_nerr(r, ACS_EPARSE,
+                            "unsupported op (README \"ONNX models\" lists the "
+                            "supported ones)");
   }
   return ACS_OK;
 }
 
 /* Pass 1: names, constants, and a tensor for every node output. */
-static int add_outputs(struct rd *r, const char **names)
+static int add_outputs(struct acs_onnx_rd *r, const char **names)
 {
   for (size_t i = 0; i < r->g->n_node; i++) {
     const Onnx__NodeProto *n = r->g->node[i];
@@ -313,7 +317,7 @@ static int add_outputs(struct rd *r, const char **names)
       continue;
     }
     if (n->n_output == 0 || !n->output[0] || !*n->output[0])
-      return nerr(r, ACS_EPARSE, "has no output");
+      return acs__onnx_nerr(r, ACS_EPARSE, "has no output");
     for (size_t k = 0; k < n->n_output; k++) {
       int32_t id;
       char tb[128];
@@ -321,8 +325,8 @@ static int add_outputs(struct rd *r, const char **names)
         continue;
       id = acs_lgraph_add_tensor(r->lg, n->output[k]);
       if (id == ACS_EINVAL)
-        return nerr(r, ACS_EPARSE, "output '%s' is already defined",
-                    masked(n->output[k], tb, sizeof(tb)));
+        return acs__onnx_nerr(r, ACS_EPARSE, "output '%s' is already defined",
+                              acs__onnx_masked(n->output[k], tb, sizeof(tb)));
       if (id < 0 || (rc = grow_k(r)) != 0)
         return id < 0 ? id : rc;
     }
@@ -338,16 +342,17 @@ struct uses {
 };
 
 /* Pass 2: a node's inputs with their roles, its attributes, the node. */
-static int add_node(struct rd *r, const Onnx__NodeProto *n, const char *name, struct uses *u)
+static int add_node(struct acs_onnx_rd *r, const Onnx__NodeProto *n, const char *name,
+                    struct uses *u)
 {
   int op = acs_lop_parse(n->op_type), nin = (int)n->n_input, nout = (int)n->n_output, rc;
   struct acs_lattrs a;
   char tb[128];
-  if (n->n_input > (size_t)max_inputs(r, op))
-    return nerr(r, ACS_EPARSE, "has %zu inputs; the op takes at most %d", n->n_input,
-                max_inputs(r, op));
+  if (n->n_input > (size_t)acs__onnx_max_inputs(r, op))
+    return acs__onnx_nerr(r, ACS_EPARSE, "has %zu inputs; the op takes at most %d", n->n_input,
+                          acs__onnx_max_inputs(r, op));
   if (n->n_output > 8)
-    return nerr(r, ACS_EPARSE, "has %zu outputs (at most 8)", n->n_output);
+    return acs__onnx_nerr(r, ACS_EPARSE, "has %zu outputs (at most 8)", n->n_output);
   int32_t *in = calloc((size_t)nin + 1, sizeof(*in)), out[8];
   uint8_t *role = calloc((size_t)nin + 1, sizeof(*role));
   if (!in || !role) {
@@ -357,10 +362,11 @@ static int add_node(struct rd *r, const Onnx__NodeProto *n, const char *name, st
   for (int k = 0; k < nin; k++) {
     const char *tn = n->input[k];
     in[k] = tn && *tn ? acs_lgraph_find_tensor(r->lg, tn) : -1;
-    role[k] = in[k] >= 0 ? slot_role(op, k) : ACS_LR_NONE;
+    role[k] = in[k] >= 0 ? acs__onnx_slot_role(op, k) : ACS_LR_NONE;
     if (tn && *tn && in[k] < 0) {
-      rc = nerr(r, ACS_EPARSE, "reads '%s', which no initializer, graph input or node defines",
-                masked(tn, tb, sizeof(tb)));
+      rc = acs__onnx_nerr(r, ACS_EPARSE,
+                          "reads '%s', which no initializer, graph input or node defines",
+                          acs__onnx_masked(tn, tb, sizeof(tb)));
       goto out_with_arrays;
     }
     if (in[k] < 0)
@@ -379,9 +385,9 @@ static int add_node(struct rd *r, const Onnx__NodeProto *n, const char *name, st
   }
   for (int k = 0; k < nout; k++)
     out[k] = n->output[k] && *n->output[k] ? acs_lgraph_find_tensor(r->lg, n->output[k]) : -1;
-  rc = parse_attrs(r, n, op, &a);
+  rc = acs__onnx_parse_attrs(r, n, op, &a);
   if (rc == 0)
-    rc = resolve_params(r, op, in, nin, &a);
+    rc = acs__onnx_resolve_params(r, op, in, nin, &a);
   if (rc == 0) {
     int32_t id = acs_lgraph_add_node(r->lg, name, op, &a, nin, in, role, nout, out);
     rc = id < 0 ? id : ACS_OK;
@@ -397,7 +403,7 @@ out_with_arrays:
 /* Graph inputs read as data are network inputs; read only as weights,
  * weights; only as parameters, parameters. Inputs and weights need a known
  * shape of dims >= 1: an unknown dimension names the first node reading it. */
-static int classify(struct rd *r, const struct uses *u, const char **names)
+static int classify(struct acs_onnx_rd *r, const struct uses *u, const char **names)
 {
   struct acs_lgraph *lg = r->lg;
   int32_t ninputs = 0;
@@ -430,28 +436,33 @@ static int classify(struct rd *r, const struct uses *u, const char **names)
       continue; /* no memory of its own: its shape does not matter */
     const Onnx__NodeProto *n = r->g->node[u->first[t]];
     at_node(r, n, u->first[t], names[u->first[t]]);
-    masked(T->name, tb, sizeof(tb));
+    acs__onnx_masked(T->name, tb, sizeof(tb));
     int has = vi_shape(vi, &rank, dims, &dtype, &unknown, &param);
     if (has < 0)
-      return nerr(r, ACS_EPARSE, "input '%s' is not a tensor (sequence, map and optional "
-                  "types are not supported)", tb);
+      return acs__onnx_nerr(r, ACS_EPARSE,
+                            "input '%s' is not a tensor (sequence, map and optional "
+                            "types are not supported)",
+                            tb);
     if (has == 0)
-      return nerr(r, ACS_EPARSE, "input '%s' has no shape in the file", tb);
+      return acs__onnx_nerr(r, ACS_EPARSE, "input '%s' has no shape in the file", tb);
     if (rank > ACS_LAYER_MAX_RANK)
-      return nerr(r, ACS_EPARSE, "input '%s' has rank %d (at most %d)", tb, rank,
-                  ACS_LAYER_MAX_RANK);
+      return acs__onnx_nerr(r, ACS_EPARSE, "input '%s' has rank %d (at most %d)", tb, rank,
+                            ACS_LAYER_MAX_RANK);
     if (unknown >= 0)
-      return nerr(r, ACS_EPARSE, "input '%s' has an unknown dimension %d%s%s%s", tb, unknown,
-                  param ? " ('" : "", param ? masked(param, pb, sizeof(pb)) : "",
-                  param ? "')" : "");
+      return acs__onnx_nerr(r, ACS_EPARSE, "input '%s' has an unknown dimension %d%s%s%s", tb,
+                            unknown, param ? " ('" : "",
+                            param ? acs__onnx_masked(param, pb, sizeof(pb)) : "",
+                            param ? "')" : "");
     for (int k = 0; k < rank; k++)
       if (dims[k] < 1)
-        return nerr(r, ACS_EPARSE, "input '%s' has dimension %d of size %lld (empty tensors "
-                    "are not supported)", tb, k, (long long)dims[k]);
+        return acs__onnx_nerr(r, ACS_EPARSE,
+                              "input '%s' has dimension %d of size %lld (empty tensors "
+                              "are not supported)",
+                              tb, k, (long long)dims[k]);
     acs_ltensor_set_shape(T, rank, dims);
     if (acs_ltensor_elems(T) > INT64_MAX / 16)
-      return nerr(r, ACS_ERANGE, "input '%s' has more than %lld elements", tb,
-                  (long long)(INT64_MAX / 16));
+      return acs__onnx_nerr(r, ACS_ERANGE, "input '%s' has more than %lld elements", tb,
+                            (long long)(INT64_MAX / 16));
     T->dtype = dtype;
     T->elem_bytes = acs_ldtype_bytes(dtype);
   }
@@ -463,17 +474,17 @@ static int classify(struct rd *r, const struct uses *u, const char **names)
       const Onnx__NodeProto *n = r->g->node[u->first[t]];
       char tb[128];
       at_node(r, n, u->first[t], names[u->first[t]]);
-      return nerr(r, ACS_EPARSE, "reads the empty constant '%s'",
-                  masked(lg->t[t].name, tb, sizeof(tb)));
+      return acs__onnx_nerr(r, ACS_EPARSE, "reads the empty constant '%s'",
+                            acs__onnx_masked(lg->t[t].name, tb, sizeof(tb)));
     }
   return ACS_OK;
 }
 
-static int mark_outputs(struct rd *r)
+static int mark_outputs(struct acs_onnx_rd *r)
 {
   struct acs_lgraph *lg = r->lg;
   if (r->g->n_output == 0)
-    return ferr(r, ACS_EPARSE, "the graph has no outputs");
+    return acs__onnx_ferr(r, ACS_EPARSE, "the graph has no outputs");
   lg->outputs = acs_arena_calloc(&lg->arena, r->g->n_output + 1, sizeof(*lg->outputs));
   if (!lg->outputs)
     return ACS_ENOMEM;
@@ -482,8 +493,10 @@ static int mark_outputs(struct rd *r)
     const char *name = r->g->output[i]->name;
     int32_t t = name ? acs_lgraph_find_tensor(lg, name) : -1;
     if (t < 0)
-      return ferr(r, ACS_EPARSE, "graph output '%s' is not defined by any node, input or "
-                  "initializer", masked(name, tb, sizeof(tb)));
+      return acs__onnx_ferr(r, ACS_EPARSE,
+                            "graph output '%s' is not defined by any node, input or "
+                            "initializer",
+                            acs__onnx_masked(name, tb, sizeof(tb)));
     if (lg->t[t].is_output)
       continue;
     lg->t[t].is_output = 1;
@@ -494,7 +507,7 @@ static int mark_outputs(struct rd *r)
 
 /* Shapes the file declares (graph outputs, value_info) against the
  * inferred ones, dimension by dimension where the file gives a value. */
-static int check_declared(struct rd *r, const Onnx__ValueInfoProto *const *vis, size_t n,
+static int check_declared(struct acs_onnx_rd *r, const Onnx__ValueInfoProto *const *vis, size_t n,
                           int is_output)
 {
   struct acs_lgraph *lg = r->lg;
@@ -509,17 +522,18 @@ static int check_declared(struct rd *r, const Onnx__ValueInfoProto *const *vis, 
       continue;
     const struct acs_ltensor *T = &lg->t[t];
     has = vi_shape(vi, &rank, dims, &dtype, &unknown, &param);
-    masked(T->name, tb, sizeof(tb));
+    acs__onnx_masked(T->name, tb, sizeof(tb));
     const struct acs_lnode *p = &lg->n[T->producer];
     at_node(r, r->g->node[p->index], p->index, p->name);
     if (has < 0) {
       if (is_output)
-        return nerr(r, ACS_EPARSE, "output '%s' is declared as a non-tensor type", tb);
+        return acs__onnx_nerr(r, ACS_EPARSE, "output '%s' is declared as a non-tensor type", tb);
       continue;
     }
     if (dtype && T->dtype && dtype != T->dtype)
-      return nerr(r, ACS_EPARSE, "output '%s' has element type %d but the file declares %d",
-                  tb, T->dtype, dtype);
+      return acs__onnx_nerr(r, ACS_EPARSE,
+                            "output '%s' has element type %d but the file declares %d", tb,
+                            T->dtype, dtype);
     if (has == 0)
       continue;
     int same = rank == T->rank;
@@ -540,28 +554,29 @@ static int check_declared(struct rd *r, const Onnx__ValueInfoProto *const *vis, 
       if (rank == 0)
         snprintf(want, sizeof(want), "scalar");
     }
-    return nerr(r, ACS_EPARSE, "output '%s' is %s but the file declares %s", tb, got, want);
+    return acs__onnx_nerr(r, ACS_EPARSE, "output '%s' is %s but the file declares %s", tb, got,
+                          want);
   }
   return ACS_OK;
 }
 
 /* ---- the model ---- */
 
-static int model_opset(struct rd *r, const Onnx__ModelProto *m)
+static int model_opset(struct acs_onnx_rd *r, const Onnx__ModelProto *m)
 {
   for (size_t i = 0; i < m->n_opset_import; i++) {
     const Onnx__OperatorSetIdProto *o = m->opset_import[i];
     if (is_default_domain(o->domain)) {
       r->opset = o->has_version ? o->version : 0;
       if (r->opset < 1)
-        return ferr(r, ACS_EPARSE, "the default opset has no valid version");
+        return acs__onnx_ferr(r, ACS_EPARSE, "the default opset has no valid version");
       return ACS_OK;
     }
   }
-  return ferr(r, ACS_EPARSE, "the model imports no opset of the default ONNX domain");
+  return acs__onnx_ferr(r, ACS_EPARSE, "the model imports no opset of the default ONNX domain");
 }
 
-static int read_graph(struct rd *r)
+static int read_graph(struct acs_onnx_rd *r)
 {
   struct acs_lgraph *lg = r->lg;
   struct uses u = { NULL, NULL };
@@ -615,7 +630,7 @@ out_with_names:
 int acs_onnx_read_buffer(const void *buf, size_t len, const char *name, const char *path,
                          struct acs_lgraph *lg, struct acs_diag *d)
 {
-  struct rd r;
+  struct acs_onnx_rd r;
   int rc;
 
   memset(&r, 0, sizeof(r));
@@ -626,17 +641,18 @@ int acs_onnx_read_buffer(const void *buf, size_t len, const char *name, const ch
   if (rc != 0)
     return rc;
   if (len == 0) {
-    rc = ferr(&r, ACS_EFORMAT, "empty file: not an ONNX model");
+    rc = acs__onnx_ferr(&r, ACS_EFORMAT, "empty file: not an ONNX model");
     goto out_with_graph;
   }
   Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
   if (!m) {
-    rc = ferr(&r, ACS_EFORMAT, "not an ONNX model, or a truncated or corrupt one (protobuf "
-              "decoding failed)");
+    rc = acs__onnx_ferr(&r, ACS_EFORMAT,
+                        "not an ONNX model, or a truncated or corrupt one (protobuf "
+                        "decoding failed)");
     goto out_with_graph;
   }
   r.g = m->graph;
-  rc = r.g ? check_ops(&r) : ferr(&r, ACS_EPARSE, "the model has no graph");
+  rc = r.g ? check_ops(&r) : acs__onnx_ferr(&r, ACS_EPARSE, "the model has no graph");
   if (rc == 0)
     rc = model_opset(&r, m);
   if (rc == 0)

@@ -14,7 +14,7 @@
 
 /* ---- messages ---- */
 
-int acs__onnx_ferr(struct rd *r, int err, const char *fmt, ...)
+int acs__onnx_ferr(struct acs_onnx_rd *r, int err, const char *fmt, ...)
 {
   char msg[900];
   va_list ap;
@@ -25,7 +25,7 @@ int acs__onnx_ferr(struct rd *r, int err, const char *fmt, ...)
 }
 
 /* An error at the node being read: "node 'NAME' (OP): ...". */
-int acs__onnx_nerr(struct rd *r, int err, const char *fmt, ...)
+int acs__onnx_nerr(struct acs_onnx_rd *r, int err, const char *fmt, ...)
 {
   char msg[768], nb[128], ob[64];
   va_list ap;
@@ -45,7 +45,7 @@ const char *acs__onnx_masked(const char *s, char *buf, size_t size)
 
 /* ---- constants ---- */
 
-int64_t acs__onnx_tp_elems(const TensorProto *tp)
+int64_t acs__onnx_tp_elems(const Onnx__TensorProto *tp)
 {
   int64_t e = 1;
   for (size_t i = 0; i < tp->n_dims; i++)
@@ -66,38 +66,41 @@ static uint64_t le_bytes(const uint8_t *p, int n)
  * The integer values of constant tensor `t` (INT64 or INT32; a scalar or a
  * vector of at most `max` values) into out[0..*n).
  */
-int acs__onnx_const_ints(struct rd *r, int32_t t, const char *what, int64_t *out, int max,
+int acs__onnx_const_ints(struct acs_onnx_rd *r, int32_t t, const char *what, int64_t *out, int max,
                          int *n)
 {
-  const struct konst *k = &r->k[t];
+  const struct acs_onnx_konst *k = &r->k[t];
   char tb[128];
-  masked(r->lg->t[t].name, tb, sizeof(tb));
+  acs__onnx_masked(r->lg->t[t].name, tb, sizeof(tb));
   if (!k->tp && !k->ints)
-    return nerr(r, ACS_EPARSE, "%s '%s' must be a constant (an initializer or a Constant "
-                "node)", what, tb);
+    return acs__onnx_nerr(r, ACS_EPARSE,
+                          "%s '%s' must be a constant (an initializer or a Constant "
+                          "node)",
+                          what, tb);
   if (!k->tp) {
     if (k->n > (size_t)max)
-      return nerr(r, ACS_EPARSE, "%s '%s' has more than %d values", what, tb, max);
+      return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' has more than %d values", what, tb, max);
     for (size_t i = 0; i < k->n; i++)
       out[i] = k->ints[i];
     *n = (int)k->n;
     return ACS_OK;
   }
-  const TensorProto *tp = k->tp;
-  int64_t e = tp_elems(tp);
+  const Onnx__TensorProto *tp = k->tp;
+  int64_t e = acs__onnx_tp_elems(tp);
   int dt = tp->data_type;
   if (tp->n_dims > 1 || e < 0 || e > max)
-    return nerr(r, ACS_EPARSE, "%s '%s' must be a vector of at most %d values", what, tb, max);
+    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' must be a vector of at most %d values", what, tb,
+                          max);
   if (dt != ONNX__TENSOR_PROTO__DATA_TYPE__INT64 && dt != ONNX__TENSOR_PROTO__DATA_TYPE__INT32)
-    return nerr(r, ACS_EPARSE, "%s '%s' must hold integers", what, tb);
+    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' must hold integers", what, tb);
   if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-    return nerr(r, ACS_EPARSE, "%s '%s' is stored outside the file", what, tb);
+    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' is stored outside the file", what, tb);
   int w = dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? 8 : 4;
   size_t have = tp->has_raw_data ? tp->raw_data.len / (size_t)w
               : w == 8 ? tp->n_int64_data : tp->n_int32_data;
   if (have != (size_t)e || (tp->has_raw_data && tp->raw_data.len % (size_t)w))
-    return nerr(r, ACS_EPARSE, "%s '%s' has %zu values for %lld elements", what, tb, have,
-                (long long)e);
+    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' has %zu values for %lld elements", what, tb, have,
+                          (long long)e);
   for (int64_t i = 0; i < e; i++) {
     if (tp->has_raw_data) {
       uint64_t v = le_bytes(tp->raw_data.data + i * w, w);
@@ -111,38 +114,41 @@ int acs__onnx_const_ints(struct rd *r, int32_t t, const char *what, int64_t *out
 }
 
 /* The floating-point values of constant tensor t (FLOAT or DOUBLE). */
-int acs__onnx_const_floats(struct rd *r, int32_t t, const char *what, double *out, int max,
+int acs__onnx_const_floats(struct acs_onnx_rd *r, int32_t t, const char *what, double *out, int max,
                            int *n)
 {
-  const struct konst *k = &r->k[t];
+  const struct acs_onnx_konst *k = &r->k[t];
   char tb[128];
-  masked(r->lg->t[t].name, tb, sizeof(tb));
+  acs__onnx_masked(r->lg->t[t].name, tb, sizeof(tb));
   if (!k->tp && !k->floats)
-    return nerr(r, ACS_EPARSE, "%s '%s' must be a constant (an initializer or a Constant "
-                "node)", what, tb);
+    return acs__onnx_nerr(r, ACS_EPARSE,
+                          "%s '%s' must be a constant (an initializer or a Constant "
+                          "node)",
+                          what, tb);
   if (!k->tp) {
     if (k->n > (size_t)max)
-      return nerr(r, ACS_EPARSE, "%s '%s' has more than %d values", what, tb, max);
+      return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' has more than %d values", what, tb, max);
     for (size_t i = 0; i < k->n; i++)
       out[i] = k->floats[i];
     *n = (int)k->n;
     return ACS_OK;
   }
-  const TensorProto *tp = k->tp;
-  int64_t e = tp_elems(tp);
+  const Onnx__TensorProto *tp = k->tp;
+  int64_t e = acs__onnx_tp_elems(tp);
   int dt = tp->data_type;
   if (tp->n_dims > 1 || e < 0 || e > max)
-    return nerr(r, ACS_EPARSE, "%s '%s' must be a vector of at most %d values", what, tb, max);
+    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' must be a vector of at most %d values", what, tb,
+                          max);
   if (dt != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT && dt != ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE)
-    return nerr(r, ACS_EPARSE, "%s '%s' must hold float or double values", what, tb);
+    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' must hold float or double values", what, tb);
   if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-    return nerr(r, ACS_EPARSE, "%s '%s' is stored outside the file", what, tb);
+    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' is stored outside the file", what, tb);
   int w = dt == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE ? 8 : 4;
   size_t have = tp->has_raw_data ? tp->raw_data.len / (size_t)w
               : w == 8 ? tp->n_double_data : tp->n_float_data;
   if (have != (size_t)e || (tp->has_raw_data && tp->raw_data.len % (size_t)w))
-    return nerr(r, ACS_EPARSE, "%s '%s' has %zu values for %lld elements", what, tb, have,
-                (long long)e);
+    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' has %zu values for %lld elements", what, tb, have,
+                          (long long)e);
   for (int64_t i = 0; i < e; i++) {
     if (tp->has_raw_data) {
       uint64_t v = le_bytes(tp->raw_data.data + i * w, w);
@@ -166,11 +172,11 @@ int acs__onnx_const_floats(struct rd *r, int32_t t, const char *what, double *ou
 
 /* Whether tensor t is a constant with no elements (an omitted parameter,
  * as exporters write an unused Resize roi or scales). */
-int acs__onnx_const_empty(const struct rd *r, int32_t t)
+int acs__onnx_const_empty(const struct acs_onnx_rd *r, int32_t t)
 {
-  const struct konst *k = &r->k[t];
+  const struct acs_onnx_konst *k = &r->k[t];
   if (k->tp)
-    return tp_elems(k->tp) == 0;
+    return acs__onnx_tp_elems(k->tp) == 0;
   return (k->ints || k->floats) && k->n == 0;
 }
 
@@ -205,12 +211,12 @@ static int attr_type(const Attr *a)
   return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED;
 }
 
-static int wrong_type(struct rd *r, const char *name, const char *want)
+static int wrong_type(struct acs_onnx_rd *r, const char *name, const char *want)
 {
-  return nerr(r, ACS_EPARSE, "attribute '%s' must be %s", name, want);
+  return acs__onnx_nerr(r, ACS_EPARSE, "attribute '%s' must be %s", name, want);
 }
 
-static int attr_int(struct rd *r, const Onnx__NodeProto *n, const char *name, int64_t def,
+static int attr_int(struct acs_onnx_rd *r, const Onnx__NodeProto *n, const char *name, int64_t def,
                     int64_t *out)
 {
   const Attr *a = find_attr(n, name);
@@ -224,18 +230,19 @@ static int attr_int(struct rd *r, const Onnx__NodeProto *n, const char *name, in
 }
 
 /* A flag attribute (0 or 1). */
-static int attr_flag(struct rd *r, const Onnx__NodeProto *n, const char *name, int *out)
+static int attr_flag(struct acs_onnx_rd *r, const Onnx__NodeProto *n, const char *name, int *out)
 {
   int64_t v;
   int rc = attr_int(r, n, name, 0, &v);
   if (rc == 0 && v != 0 && v != 1)
-    return nerr(r, ACS_EPARSE, "attribute '%s' must be 0 or 1, is %lld", name, (long long)v);
+    return acs__onnx_nerr(r, ACS_EPARSE, "attribute '%s' must be 0 or 1, is %lld", name,
+                          (long long)v);
   *out = (int)v;
   return rc;
 }
 
-static int attr_ints(struct rd *r, const Onnx__NodeProto *n, const char *name, int64_t *out,
-                     int max, int *count)
+static int attr_ints(struct acs_onnx_rd *r, const Onnx__NodeProto *n, const char *name,
+                     int64_t *out, int max, int *count)
 {
   const Attr *a = find_attr(n, name);
   *count = 0;
@@ -244,16 +251,16 @@ static int attr_ints(struct rd *r, const Onnx__NodeProto *n, const char *name, i
   if (attr_type(a) != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS)
     return wrong_type(r, name, "a list of integers");
   if (a->n_ints > (size_t)max)
-    return nerr(r, ACS_EPARSE, "attribute '%s' has %zu values (at most %d)", name, a->n_ints,
-                max);
+    return acs__onnx_nerr(r, ACS_EPARSE, "attribute '%s' has %zu values (at most %d)", name,
+                          a->n_ints, max);
   for (size_t i = 0; i < a->n_ints; i++)
     out[i] = a->ints[i];
   *count = (int)a->n_ints;
   return ACS_OK;
 }
 
-static int attr_floats(struct rd *r, const Onnx__NodeProto *n, const char *name, double *out,
-                       int max, int *count)
+static int attr_floats(struct acs_onnx_rd *r, const Onnx__NodeProto *n, const char *name,
+                       double *out, int max, int *count)
 {
   const Attr *a = find_attr(n, name);
   *count = 0;
@@ -262,8 +269,8 @@ static int attr_floats(struct rd *r, const Onnx__NodeProto *n, const char *name,
   if (attr_type(a) != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS)
     return wrong_type(r, name, "a list of floats");
   if (a->n_floats > (size_t)max)
-    return nerr(r, ACS_EPARSE, "attribute '%s' has %zu values (at most %d)", name,
-                a->n_floats, max);
+    return acs__onnx_nerr(r, ACS_EPARSE, "attribute '%s' has %zu values (at most %d)", name,
+                          a->n_floats, max);
   for (size_t i = 0; i < a->n_floats; i++)
     out[i] = a->floats[i];
   *count = (int)a->n_floats;
@@ -271,7 +278,7 @@ static int attr_floats(struct rd *r, const Onnx__NodeProto *n, const char *name,
 }
 
 /* A string attribute, as one of `choices` (NULL-terminated): its index. */
-static int attr_choice(struct rd *r, const Onnx__NodeProto *n, const char *name,
+static int attr_choice(struct acs_onnx_rd *r, const Onnx__NodeProto *n, const char *name,
                        const char *const *choices, int def, int *out)
 {
   const Attr *a = find_attr(n, name);
@@ -292,13 +299,13 @@ static int attr_choice(struct rd *r, const Onnx__NodeProto *n, const char *name,
   if (m)
     memcpy(raw, a->s.data, m);
   raw[m] = '\0';
-  return nerr(r, ACS_EPARSE, "attribute '%s' = '%s' is not supported", name,
-              masked(raw, vb, sizeof(vb)));
+  return acs__onnx_nerr(r, ACS_EPARSE, "attribute '%s' = '%s' is not supported", name,
+                        acs__onnx_masked(raw, vb, sizeof(vb)));
 }
 
 /* Refuses attributes the op does not know (an attribute acsim ignored
  * could change the shapes). `known` is a space-separated list. */
-static int check_attr_names(struct rd *r, const Onnx__NodeProto *n, const char *known)
+static int check_attr_names(struct acs_onnx_rd *r, const Onnx__NodeProto *n, const char *known)
 {
   for (size_t i = 0; i < n->n_attribute; i++) {
     const char *an = n->attribute[i]->name ? n->attribute[i]->name : "";
@@ -312,8 +319,8 @@ static int check_attr_names(struct rd *r, const Onnx__NodeProto *n, const char *
     }
     if (!ok) {
       char ab[64];
-      return nerr(r, ACS_EPARSE, "attribute '%s' is not supported",
-                  masked(an, ab, sizeof(ab)));
+      return acs__onnx_nerr(r, ACS_EPARSE, "attribute '%s' is not supported",
+                            acs__onnx_masked(an, ab, sizeof(ab)));
     }
   }
   return ACS_OK;
@@ -325,7 +332,7 @@ static const char *const auto_pad_names[] = { "NOTSET", "SAME_UPPER", "SAME_LOWE
                                               NULL };
 
 /* kernel_shape, strides, dilations, pads, auto_pad of a conv or pool. */
-static int window_attrs(struct rd *r, const Onnx__NodeProto *n, struct acs_lattrs *a)
+static int window_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, struct acs_lattrs *a)
 {
   int rc;
   if ((rc = attr_ints(r, n, "kernel_shape", a->kernel, ACS_LAYER_MAX_SPATIAL, &a->nkernel)) ||
@@ -336,7 +343,7 @@ static int window_attrs(struct rd *r, const Onnx__NodeProto *n, struct acs_lattr
   return attr_choice(r, n, "auto_pad", auto_pad_names, ACS_AUTO_PAD_NOTSET, &a->auto_pad);
 }
 
-static int conv_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
+static int conv_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
 {
   int rc;
   if (op == ACS_LOP_CONV_TRANSPOSE) {
@@ -354,7 +361,7 @@ static int conv_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct acs
   return rc == 0 ? window_attrs(r, n, a) : rc;
 }
 
-static int pool_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
+static int pool_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
 {
   int rc = check_attr_names(r, n, op == ACS_LOP_MAX_POOL
       ? "auto_pad ceil_mode dilations kernel_shape pads storage_order strides"
@@ -366,22 +373,23 @@ static int pool_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct acs
   if (rc == 0)
     rc = attr_flag(r, n, "count_include_pad", &a->count_include_pad);
   if (rc == 0 && a->nkernel == 0)
-    return nerr(r, ACS_EPARSE, "kernel_shape is required");
+    return acs__onnx_nerr(r, ACS_EPARSE, "kernel_shape is required");
   return rc;
 }
 
 /* Add, Sub, Mul, Div before opset 7 broadcast only with broadcast = 1, and
  * then along `axis` when it is given: that legacy alignment is refused. */
-static int binary_attrs(struct rd *r, const Onnx__NodeProto *n, int op)
+static int binary_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op)
 {
   int rc = check_attr_names(r, n, op == ACS_LOP_PRELU ? "consumed_inputs"
                                                       : "axis broadcast consumed_inputs");
   if (rc == 0 && find_attr(n, "axis") && r->opset < 7)
-    return nerr(r, ACS_EPARSE, "legacy broadcasting along 'axis' is not supported");
+    return acs__onnx_nerr(r, ACS_EPARSE, "legacy broadcasting along 'axis' is not supported");
   return rc;
 }
 
-static int unary_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
+static int unary_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op,
+                       struct acs_lattrs *a)
 {
   int64_t to = 0;
   int rc;
@@ -396,14 +404,16 @@ static int unary_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct ac
     if (rc == 0)
       rc = attr_int(r, n, "to", 0, &to);
     if (rc == 0 && (to < 1 || to > 16))
-      return nerr(r, ACS_EPARSE, "attribute 'to' = %lld is not a data type", (long long)to);
+      return acs__onnx_nerr(r, ACS_EPARSE, "attribute 'to' = %lld is not a data type",
+                            (long long)to);
     a->to_dtype = (int)to;
     return rc;
   default: return check_attr_names(r, n, "consumed_inputs");
   }
 }
 
-static int reduce_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
+static int reduce_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op,
+                        struct acs_lattrs *a)
 {
   int64_t keep = 1, axis = 0;
   int rc;
@@ -426,7 +436,7 @@ static int reduce_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct a
   return rc;
 }
 
-static int norm_attrs(struct rd *r, const Onnx__NodeProto *n)
+static int norm_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n)
 {
   int64_t spatial = 1, training = 0;
   int rc = check_attr_names(r, n, "epsilon momentum spatial is_test training_mode "
@@ -436,13 +446,14 @@ static int norm_attrs(struct rd *r, const Onnx__NodeProto *n)
   if (rc == 0)
     rc = attr_int(r, n, "training_mode", 0, &training);
   if (rc == 0 && spatial != 1)
-    return nerr(r, ACS_EPARSE, "spatial = 0 (per-element statistics) is not supported");
+    return acs__onnx_nerr(r, ACS_EPARSE, "spatial = 0 (per-element statistics) is not supported");
   if (rc == 0 && training != 0)
-    return nerr(r, ACS_EPARSE, "training mode is not supported");
+    return acs__onnx_nerr(r, ACS_EPARSE, "training mode is not supported");
   return rc;
 }
 
-static int resize_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
+static int resize_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op,
+                        struct acs_lattrs *a)
 {
   static const char *const modes[] = { "nearest", "linear", "cubic", "bilinear", NULL };
   static const char *const coords[] = { "half_pixel", "pytorch_half_pixel", "align_corners",
@@ -464,12 +475,13 @@ static int resize_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct a
   if (rc == 0)
     rc = attr_choice(r, n, "coordinate_transformation_mode", coords, 0, &coord);
   if (rc == 0 && coord == 5)
-    return nerr(r, ACS_EPARSE, "coordinate_transformation_mode 'tf_crop_and_resize' is not "
-                "supported");
+    return acs__onnx_nerr(r, ACS_EPARSE,
+                          "coordinate_transformation_mode 'tf_crop_and_resize' is not "
+                          "supported");
   return rc;
 }
 
-static int view_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
+static int view_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
 {
   int rc;
   switch (op) {
@@ -494,7 +506,7 @@ static int view_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct acs
   }
 }
 
-static int pad_attrs(struct rd *r, const Onnx__NodeProto *n, struct acs_lattrs *a)
+static int pad_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, struct acs_lattrs *a)
 {
   static const char *const modes[] = { "constant", "reflect", "edge", NULL };
   int rc = check_attr_names(r, n, r->opset < 11 ? "mode pads value" : "mode");
@@ -505,7 +517,8 @@ static int pad_attrs(struct rd *r, const Onnx__NodeProto *n, struct acs_lattrs *
   return rc;
 }
 
-int acs__onnx_parse_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
+int acs__onnx_parse_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op,
+                          struct acs_lattrs *a)
 {
   int rc;
   memset(a, 0, sizeof(*a));
@@ -535,7 +548,7 @@ int acs__onnx_parse_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct
   case ACS_LC_CONCAT:
     rc = check_attr_names(r, n, "axis");
     if (rc == 0 && !find_attr(n, "axis") && r->opset >= 4)
-      return nerr(r, ACS_EPARSE, "attribute 'axis' is required");
+      return acs__onnx_nerr(r, ACS_EPARSE, "attribute 'axis' is required");
     return rc == 0 ? attr_int(r, n, "axis", 1, &a->axis) : rc;
   case ACS_LC_RESIZE:
     return resize_attrs(r, n, op, a);
@@ -560,7 +573,7 @@ int acs__onnx_parse_attrs(struct rd *r, const Onnx__NodeProto *n, int op, struct
 /* ---- input roles and parameter inputs ---- */
 
 /* Most inputs an op takes (the opset changes a few). */
-int acs__onnx_max_inputs(const struct rd *r, int op)
+int acs__onnx_max_inputs(const struct acs_onnx_rd *r, int op)
 {
   switch (op) {
   case ACS_LOP_CONV: case ACS_LOP_CONV_TRANSPOSE: case ACS_LOP_GEMM: return 3;
@@ -599,45 +612,45 @@ uint8_t acs__onnx_slot_role(int op, int slot)
 }
 
 /* Parameters given as inputs (opset-dependent) into the attributes. */
-int acs__onnx_resolve_params(struct rd *r, int op, const int32_t *in, int nin,
-                          struct acs_lattrs *a)
+int acs__onnx_resolve_params(struct acs_onnx_rd *r, int op, const int32_t *in, int nin,
+                             struct acs_lattrs *a)
 {
   int rc = ACS_OK, cnt;
 #define IN(k) ((k) < nin ? in[k] : -1)
   switch (op) {
   case ACS_LOP_RESHAPE:
     if (r->opset < 5)
-      return a->nshape ? ACS_OK : nerr(r, ACS_EPARSE, "attribute 'shape' is required");
+      return a->nshape ? ACS_OK : acs__onnx_nerr(r, ACS_EPARSE, "attribute 'shape' is required");
     if (IN(1) < 0)
-      return nerr(r, ACS_EPARSE, "the shape input is required");
-    return const_ints(r, IN(1), "shape", a->shape, ACS_LAYER_MAX_RANK, &a->nshape);
+      return acs__onnx_nerr(r, ACS_EPARSE, "the shape input is required");
+    return acs__onnx_const_ints(r, IN(1), "shape", a->shape, ACS_LAYER_MAX_RANK, &a->nshape);
   case ACS_LOP_RESIZE:
   case ACS_LOP_UPSAMPLE: {
     int ks = op == ACS_LOP_UPSAMPLE || r->opset < 11 ? 1 : 2;
     if (op == ACS_LOP_UPSAMPLE && r->opset < 9)
       return ACS_OK; /* scales came as an attribute */
-    if (IN(ks) >= 0 && !const_empty(r, IN(ks)))
-      rc = const_floats(r, IN(ks), "scales", a->scales, ACS_LAYER_MAX_RANK, &a->nscales);
-    if (rc == 0 && ks == 2 && IN(3) >= 0 && !const_empty(r, IN(3)))
-      rc = const_ints(r, IN(3), "sizes", a->sizes, ACS_LAYER_MAX_RANK, &a->nsizes);
+    if (IN(ks) >= 0 && !acs__onnx_const_empty(r, IN(ks)))
+      rc = acs__onnx_const_floats(r, IN(ks), "scales", a->scales, ACS_LAYER_MAX_RANK, &a->nscales);
+    if (rc == 0 && ks == 2 && IN(3) >= 0 && !acs__onnx_const_empty(r, IN(3)))
+      rc = acs__onnx_const_ints(r, IN(3), "sizes", a->sizes, ACS_LAYER_MAX_RANK, &a->nsizes);
     if (rc == 0 && a->nscales && a->nsizes)
-      return nerr(r, ACS_EPARSE, "both scales and sizes are given");
+      return acs__onnx_nerr(r, ACS_EPARSE, "both scales and sizes are given");
     return rc;
   }
   case ACS_LOP_PAD:
     if (r->opset < 11)
       return ACS_OK;
     if (IN(3) >= 0)
-      return nerr(r, ACS_EPARSE, "the axes input is not supported");
+      return acs__onnx_nerr(r, ACS_EPARSE, "the axes input is not supported");
     if (IN(1) < 0)
-      return nerr(r, ACS_EPARSE, "the pads input is required");
-    return const_ints(r, IN(1), "pads", a->pads, 2 * ACS_LAYER_MAX_RANK, &a->npads);
+      return acs__onnx_nerr(r, ACS_EPARSE, "the pads input is required");
+    return acs__onnx_const_ints(r, IN(1), "pads", a->pads, 2 * ACS_LAYER_MAX_RANK, &a->npads);
   case ACS_LOP_SQUEEZE:
   case ACS_LOP_UNSQUEEZE:
   case ACS_LOP_REDUCE_SUM:
-    if (r->opset < 13 || IN(1) < 0 || const_empty(r, IN(1)))
+    if (r->opset < 13 || IN(1) < 0 || acs__onnx_const_empty(r, IN(1)))
       return ACS_OK;
-    rc = const_ints(r, IN(1), "axes", a->axes, ACS_LAYER_MAX_RANK, &cnt);
+    rc = acs__onnx_const_ints(r, IN(1), "axes", a->axes, ACS_LAYER_MAX_RANK, &cnt);
     a->naxes = cnt;
     return rc;
   default:

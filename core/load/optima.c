@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 #include "core/load/optima.h"
 
 void acs_optima_init(struct acs_optima *o)

@@ -9,7 +9,10 @@
  * and the error is located at the field. Unknown or repeated columns are
  * errors at the header.
  */
+#include "config.h"
+
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

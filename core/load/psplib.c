@@ -11,7 +11,10 @@
  * otherwise; successor lists become data edges. Ops are created as rows
  * appear, so memory is bounded by the file, not by the N it claims. O(file).
  */
+#include "config.h"
+
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

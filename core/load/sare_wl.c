@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 #include "core/model/sare.h"
 
 struct dag_build {

@@ -37,6 +37,7 @@
 #include <libxml/xmlerror.h>
 
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 #include "core/model/sdf.h"
 
 /* Largest file read (SDF3 graphs are kilobytes). */

@@ -10,7 +10,10 @@
  * a shave op demanding one PE, or a sync op with no demand when its time is 0.
  * O(file).
  */
+#include "config.h"
+
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,10 @@
  * Every entry must name an existing regular file; a missing one is an error
  * at its line. O(lines).
  */
+#include "config.h"
+
 #include "core/load/load.h"
+#include "core/load/load_int.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -18,6 +18,8 @@
  * value text is canonical: integers in plain decimal, other values in the
  * shortest %g form that reads back to the same double.
  */
+#include "config.h"
+
 #include "core/load/load.h"
 
 #include <math.h>

@@ -13,8 +13,11 @@
  * build. Every file read is noted with its SHA-256 (digest.c), which gives
  * the workload its content digest.
  */
+#include "config.h"
+
 #include "core/load/load.h"
-#include "core/load/loopload.h"
+#include "core/load/load_int.h"
+#include "core/load/loop_load_int.h"
 #include "core/model/layer.h"
 
 #include <stdio.h>

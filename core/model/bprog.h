@@ -66,10 +66,4 @@ int acs_bprog_present(const struct acs_schedule *s);
  * for the exact computation (the verifier's bound needs none). */
 int acs_bprog_use_width(const struct acs_schedule *s, int32_t *width);
 
-/* The verifier's barrier-program checks (verify.c calls it), bprog_check.c. */
-int acs__bprog_verify(const struct acs_schedule *s, struct acs_diag *d);
-/* Its bound on the uses live at once (bprog_width.c), after the order checks. */
-int acs__bprog_check_width(const struct acs_schedule *s, const struct acs_bprog *bp,
-                           struct acs_diag *d);
-
 #endif

@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "core/model/bprog.h"
+#include "core/model/bprog_int.h"
 #include "core/model/reach.h"
 
 #define FAIL(d, ...) acs_diag_set((d), ACS_EVERIFY, NULL, 0, 0, __VA_ARGS__)

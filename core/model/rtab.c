@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/model/rtab_int.h"
 #include "core/model/schedule.h"
 
 static const char *const common_tables[] = {"ops", "resources", "edges", "waits", NULL};

@@ -101,7 +101,4 @@ const struct acs_rtab_attr *acs_rtab_attr_find(const struct acs_rtab *t, const c
 /* Whether name is a legal table, column or attribute name. */
 int acs_rtab_name_ok(const char *name);
 
-/* Frees what the table holds outside the arena (schedule.c). */
-void acs__rtab_free(struct acs_rtab *t);
-
 #endif

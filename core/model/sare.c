@@ -17,6 +17,7 @@
 #include <isl/val.h>
 
 #include "core/model/sare.h"
+#include "core/model/sare_int.h"
 
 static const char *const kind_names[] = {"input", "local", "output"};
 

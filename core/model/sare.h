@@ -102,16 +102,6 @@ struct acs_sare {
 
 /* Frees everything the model holds, its isl context included. */
 void acs_sare_free(struct acs_sare *m);
-/*
- * The isl work of one phase (reading a system, enumerating its instances)
- * is bounded by the isl_ops limit through isl's own operation counter:
- * acs__sare_isl_budget starts the count, acs__sare_isl_unbounded lifts the
- * bound again (the schedulers' isl work has time limits of its own), and
- * acs__sare_isl_over tells whether a failure was the budget running out.
- */
-void acs__sare_isl_budget(struct isl_ctx *ctx);
-void acs__sare_isl_unbounded(struct isl_ctx *ctx);
-int acs__sare_isl_over(struct isl_ctx *ctx);
 /* Index of a variable or parameter by name, or -1. */
 int32_t acs_sare_find_var(const struct acs_sare *m, const char *name);
 int32_t acs_sare_find_param(const struct acs_sare *m, const char *name);
@@ -120,22 +110,6 @@ static inline int acs_sare_computed(const struct acs_sare *m, int32_t v)
 {
   return m->vars[v].kind != ACS_SARE_INPUT;
 }
-
-/*
- * isl to integers (sare.c, for the reader and the scheduler). val_i64 takes
- * v and fails (-1) unless it is an integer that fits. poly_from_bset reads
- * the constraints of a basic set over nx indices and np parameters (no
- * integer divisions: ACS_EINVAL) into p; ACS_ERANGE when a coefficient
- * exceeds 2^31 in magnitude.
- */
-int acs__sare_val_i64(struct isl_val *v, int64_t *out);
-int acs__sare_poly_from_bset(struct isl_basic_set *bset, int32_t nx, int32_t np,
-                             struct acs_sare_poly *p);
-/* The pieces of a set (its basic sets) and its convex hull. */
-int acs__sare_union_from_set(struct isl_set *set, int32_t nx, int32_t np,
-                             struct acs_sare_union *u);
-int acs__sare_hull_from_set(struct isl_set *set, int32_t nx, int32_t np,
-                            struct acs_sare_poly *p);
 
 /* Polyhedra: evaluation with overflow checks. */
 void acs_sare_poly_free(struct acs_sare_poly *p);

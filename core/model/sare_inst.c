@@ -32,6 +32,7 @@
 #include <isl/val.h>
 
 #include "core/model/sare.h"
+#include "core/model/sare_int.h"
 
 /* Steps a scan may take per instance the ops limit allows: a few dozen
  * rows per level of a few levels, with room for dead ends. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/model/rtab_int.h"
 #include "core/model/schedule.h"
 
 void acs_schedule_init(struct acs_schedule *s)

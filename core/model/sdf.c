@@ -11,6 +11,7 @@
 
 #include "core/model/graph.h"
 #include "core/model/sdf.h"
+#include "core/model/sdf_int.h"
 
 static const char *const pipe_names[] = { "full", "input", "none" };
 

@@ -144,11 +144,6 @@ int32_t acs_sdf_add_channel(struct acs_sdf_graph *g, const char *name, int32_t s
 int32_t acs_sdf_find_actor(const struct acs_sdf_graph *g, const char *name);
 int32_t acs_sdf_find_port(const struct acs_sdf_graph *g, int32_t actor, const char *name);
 int32_t acs_sdf_find_channel(const struct acs_sdf_graph *g, const char *name);
-/* Internal to the model: records element `id` of `kind`, just appended to
- * its array, in the name index. */
-enum acs__sdf_name_kind { ACS__SDF_ACTOR, ACS__SDF_PORT, ACS__SDF_CHANNEL };
-int acs__sdf_names_add(struct acs_sdf_graph *g, int kind, int32_t id);
-void acs__sdf_names_free(struct acs_sdf_graph *g);
 
 /*
  * Completes the graph: a DDR channel for every unconnected port, phase

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/model/sdf.h"
+#include "core/model/sdf_int.h"
 
 struct acs__sdf_names {
   size_t mask;       /* capacity - 1, a power of two */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/model/bprog.h"
+#include "core/model/bprog_int.h"
 #include "core/model/schedule.h"
 
 #define FAIL(d, ...) acs_diag_set((d), ACS_EVERIFY, NULL, 0, 0, __VA_ARGS__)

@@ -28,7 +28,7 @@
 
 #include "core/model/schedule.h"
 #include "report/report.h"
-#include "report/results_h5.h"
+#include "report/results_h5_int.h"
 #include "tests/fuzz/fuzz.h"
 
 struct in {

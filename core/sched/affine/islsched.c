@@ -31,6 +31,7 @@
 #include <isl/union_set.h>
 #include <isl/val.h>
 
+#include "core/model/sare_int.h"
 #include "core/sched/affine/affine.h"
 
 /* Name of copy k (1-based) of variable v's computation: "v__k" with as many

@@ -39,6 +39,7 @@
 #include <isl/space.h>
 #include <isl/val.h>
 
+#include "core/model/sare_int.h"
 #include "core/sched/affine/affine.h"
 
 #define FREE_BOUND (INT64_C(1) << 30)

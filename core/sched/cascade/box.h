@@ -8,7 +8,7 @@
 
 #include "core/model/layer.h"
 
-static inline int box_empty(const struct acs_lbox *b)
+static inline int acs_lbox_empty(const struct acs_lbox *b)
 {
   for (int i = 0; i < b->rank; i++)
     if (b->hi[i] <= b->lo[i])
@@ -16,14 +16,14 @@ static inline int box_empty(const struct acs_lbox *b)
   return 0;
 }
 
-static inline void box_clear(struct acs_lbox *b, int rank)
+static inline void acs_lbox_clear(struct acs_lbox *b, int rank)
 {
   b->rank = rank;
   for (int i = 0; i < rank; i++)
     b->lo[i] = 0, b->hi[i] = 0;
 }
 
-static inline int box_meets(const struct acs_lbox *a, const struct acs_lbox *b)
+static inline int acs_lbox_meets(const struct acs_lbox *a, const struct acs_lbox *b)
 {
   for (int i = 0; i < a->rank; i++)
     if (a->hi[i] <= b->lo[i] || b->hi[i] <= a->lo[i] || a->hi[i] <= a->lo[i])
@@ -31,7 +31,7 @@ static inline int box_meets(const struct acs_lbox *a, const struct acs_lbox *b)
   return 1;
 }
 
-static inline int box_eq(const struct acs_lbox *a, const struct acs_lbox *b)
+static inline int acs_lbox_eq(const struct acs_lbox *a, const struct acs_lbox *b)
 {
   if (a->rank != b->rank)
     return 0;
@@ -42,11 +42,11 @@ static inline int box_eq(const struct acs_lbox *a, const struct acs_lbox *b)
 }
 
 /* a = the bounding box of a and b (a may be empty). */
-static inline void box_hull(struct acs_lbox *a, const struct acs_lbox *b)
+static inline void acs_lbox_hull(struct acs_lbox *a, const struct acs_lbox *b)
 {
-  if (box_empty(b))
+  if (acs_lbox_empty(b))
     return;
-  if (box_empty(a)) {
+  if (acs_lbox_empty(a)) {
     *a = *b;
     return;
   }

@@ -26,14 +26,14 @@
 
 #include "core/sched/cascade/walk.h"
 
-static void wait_for(struct walk *w, int64_t t)
+static void wait_for(struct acs_cw_walk *w, int64_t t)
 {
   if (t > w->ready)
     w->ready = t;
 }
 
 /* A new op: no predecessors yet. */
-static void op_begin(struct walk *w)
+static void op_begin(struct acs_cw_walk *w)
 {
   w->ready = 0;
   w->nsr = 0;
@@ -41,7 +41,7 @@ static void op_begin(struct walk *w)
 }
 
 /* An op that ends at `end` was made. */
-static int op_done(struct walk *w, int64_t end)
+static int op_done(struct acs_cw_walk *w, int64_t end)
 {
   if (end > ACS_QTY_MAX)
     return ACS_ERANGE;
@@ -54,7 +54,7 @@ static int op_done(struct walk *w, int64_t end)
 /* Lowering: appends o (timed from the group's start) after w->data (data
  * edges), w->ctrl (control: the slot it reuses) and w->gp (data, earlier
  * groups). */
-static int lower_one(struct walk *w, struct acs_sop *o, int32_t *gid)
+static int lower_one(struct acs_cw_walk *w, struct acs_sop *o, int32_t *gid)
 {
   size_t i;
   int err;
@@ -67,7 +67,7 @@ static int lower_one(struct walk *w, struct acs_sop *o, int32_t *gid)
   if (w->gid0 < 0)
     w->gid0 = *gid;
   i = (size_t)(*gid - w->gid0);
-  if (GROW(w->succ, w->cap_succ, i + 1) < 0)
+  if (ACS_CW_GROW(w->succ, w->cap_succ, i + 1) < 0)
     return ACS_ENOMEM;
   w->succ[i] = 0;
   for (i = 0; i < w->data.n + w->ctrl.n; i++) {
@@ -83,13 +83,13 @@ static int lower_one(struct walk *w, struct acs_sop *o, int32_t *gid)
   return ACS_OK;
 }
 
-static int slot_read_by(struct walk *w, struct wslot *S, int64_t end, int32_t gid)
+static int slot_read_by(struct acs_cw_walk *w, struct acs_cw_slot *S, int64_t end, int32_t gid)
 {
   if (end > S->read_end)
     S->read_end = end;
   if (!w->lw || (S->nreaders > 0 && S->readers[S->nreaders - 1] == gid))
     return ACS_OK;
-  if (GROW(S->readers, S->cap, S->nreaders + 1) < 0)
+  if (ACS_CW_GROW(S->readers, S->cap, S->nreaders + 1) < 0)
     return ACS_ENOMEM;
   S->readers[S->nreaders++] = gid;
   return ACS_OK;
@@ -97,9 +97,9 @@ static int slot_read_by(struct walk *w, struct wslot *S, int64_t end, int32_t gi
 
 /* Takes the next slot of B (round robin): the op waits for its previous
  * occupant and readers (a lowering gets them as control predecessors). */
-static int slot_claim(struct walk *w, struct wbuf *B, struct wslot **out)
+static int slot_claim(struct acs_cw_walk *w, struct acs_cw_buf *B, struct acs_cw_slot **out)
 {
-  struct wslot *S = &B->slots[B->next];
+  struct acs_cw_slot *S = &B->slots[B->next];
   int err = ACS_OK;
 
   B->next = (B->next + 1) % B->nslots;
@@ -112,19 +112,20 @@ static int slot_claim(struct walk *w, struct wbuf *B, struct wslot **out)
   S->npieces = 0;
   S->nreaders = 0;
   S->end = S->read_end = 0;
-  box_clear(&S->hull, B->lt->rank);
+  acs_lbox_clear(&S->hull, B->lt->rank);
   *out = S;
   return err;
 }
 
-static int64_t slot_offset(const struct walk *w, const struct wbuf *B, const struct wslot *S)
+static int64_t slot_offset(const struct acs_cw_walk *w, const struct acs_cw_buf *B,
+                           const struct acs_cw_slot *S)
 {
   return B->base + (int64_t)(S - B->slots) * B->slot_bytes;
 }
 
 /* A DMA of `bytes` after w->ready: the channel that frees first, the link's
  * bandwidth. Fills o's unit and times. */
-static int dma_time(struct walk *w, struct acs_sop *o, int64_t bytes)
+static int dma_time(struct acs_cw_walk *w, struct acs_sop *o, int64_t bytes)
 {
   int32_t unit = 0;
   int64_t start, end, first;
@@ -149,15 +150,15 @@ static int dma_time(struct walk *w, struct acs_sop *o, int64_t bytes)
 }
 
 /* Loads of buffer b's new region (a weight or an entering activation). */
-static int emit_loads(struct walk *w, int32_t b, int64_t step)
+static int emit_loads(struct acs_cw_walk *w, int32_t b, int64_t step)
 {
-  struct wbuf *B = &w->bufs[b];
+  struct acs_cw_buf *B = &w->bufs[b];
   int64_t nb = acs__cw_block_count(B);
   int err;
 
   for (int64_t i = 0; i < nb; i++) {
     struct acs_sop o;
-    struct wslot *S;
+    struct acs_cw_slot *S;
     struct acs_lbox bb;
     int32_t gid;
     acs__cw_block_box(B, i, &bb);
@@ -182,7 +183,7 @@ static int emit_loads(struct walk *w, int32_t b, int64_t step)
     acs_cas_lower_tag(w->lw, ACS_CAS_OP_LOAD, -1, B->tensor, &bb);
     if ((err = lower_one(w, &o, &gid)) < 0)
       return err;
-    S->pieces[0] = (struct wpiece){gid, bb};
+    S->pieces[0] = (struct acs_cw_piece){gid, bb};
     S->npieces = 1;
   }
   return ACS_OK;
@@ -190,7 +191,7 @@ static int emit_loads(struct walk *w, int32_t b, int64_t step)
 
 /* The store of an output block to DDR, after its slices; it reads the
  * slot, so the slot is not reused before it ends. */
-static int emit_store(struct walk *w, struct wslot *S, int64_t step, int64_t bi)
+static int emit_store(struct acs_cw_walk *w, struct acs_cw_slot *S, int64_t step, int64_t bi)
 {
   int32_t last = w->p->first + w->p->nparts - 1, gid = -1;
   const struct acs_cpart *pt = &w->cg->parts[last];
@@ -222,30 +223,30 @@ static int emit_store(struct walk *w, struct wslot *S, int64_t step, int64_t bi)
 
 /* What the block reads: per input slot, its region of each buffer; the
  * op waits for the slots it meets (noted in w->sr). */
-static int block_reads(struct walk *w, int32_t k, const struct acs_lbox *bb)
+static int block_reads(struct acs_cw_walk *w, int32_t k, const struct acs_lbox *bb)
 {
   const struct acs_cpart *pt = &w->cg->parts[w->p->first + k];
 
   for (int s = 0; s < pt->nin; s++) {
     struct acs_lbox r;
-    struct wbuf *B;
+    struct acs_cw_buf *B;
     int32_t b;
     int err;
     if (pt->in[s] < 0 || (b = acs__cw_buf_of(w, pt->in[s])) < 0)
       continue;
     acs__cw_part_reads(w, w->p->first + k, s, bb, &r);
     B = &w->bufs[b];
-    if (box_empty(&r))
+    if (acs_lbox_empty(&r))
       continue;
-    if (B->kind == B_EXT_CMX) {
+    if (B->kind == ACS_CW_B_EXT_CMX) {
       if (w->lw && (err = acs_cas_lower_ext_preds(w->lw, B->tensor, &r, &w->gp)) < 0)
         return err;
       continue;
     }
     for (int32_t q = 0; q < B->nslots; q++)
-      if (box_meets(&B->slots[q].hull, &r)) {
+      if (acs_lbox_meets(&B->slots[q].hull, &r)) {
         wait_for(w, B->slots[q].end);
-        if (GROW(w->sr, w->cap_sr, w->nsr + 1) < 0)
+        if (ACS_CW_GROW(w->sr, w->cap_sr, w->nsr + 1) < 0)
           return ACS_ENOMEM;
         w->sr[w->nsr++] = b * 65536 + q;
       }
@@ -255,7 +256,7 @@ static int block_reads(struct walk *w, int32_t k, const struct acs_lbox *bb)
 
 /* Lowering: the data predecessors of slice sb of Part k, the pieces of
  * the slots the block reads that meet what the slice reads. */
-static int slice_preds(struct walk *w, int32_t k, const struct acs_lbox *sb)
+static int slice_preds(struct acs_cw_walk *w, int32_t k, const struct acs_lbox *sb)
 {
   const struct acs_cpart *pt = &w->cg->parts[w->p->first + k];
 
@@ -266,12 +267,13 @@ static int slice_preds(struct walk *w, int32_t k, const struct acs_lbox *sb)
     if (pt->in[s] < 0 || (b = acs__cw_buf_of(w, pt->in[s])) < 0)
       continue;
     acs__cw_part_reads(w, w->p->first + k, s, sb, &r);
-    for (size_t i = 0; i < w->nsr && !box_empty(&r); i++) {
-      const struct wslot *S = &w->bufs[b].slots[w->sr[i] % 65536];
+    for (size_t i = 0; i < w->nsr && !acs_lbox_empty(&r); i++) {
+      const struct acs_cw_slot *S = &w->bufs[b].slots[w->sr[i] % 65536];
       if (w->sr[i] / 65536 != b)
         continue;
       for (int32_t q = 0; q < S->npieces; q++)
-        if (box_meets(&S->pieces[q].box, &r) && acs_cas_ids_add(&w->data, S->pieces[q].gid) < 0)
+        if (acs_lbox_meets(&S->pieces[q].box, &r) &&
+            acs_cas_ids_add(&w->data, S->pieces[q].gid) < 0)
           return ACS_ENOMEM;
     }
   }
@@ -286,7 +288,7 @@ static int op_kind_of(int lop)
 }
 
 /* Work and cycles of slice q of ns of block bb of Part k. */
-static int slice_cost(const struct walk *w, int32_t k, const struct acs_lbox *bb, int32_t q,
+static int slice_cost(const struct acs_cw_walk *w, int32_t k, const struct acs_lbox *bb, int32_t q,
                       int32_t ns, int64_t *work, int64_t *dur)
 {
   struct acs_lbox sb;
@@ -301,12 +303,12 @@ static int slice_cost(const struct walk *w, int32_t k, const struct acs_lbox *bb
 }
 
 /* Lowering: slice q of the gang as an op on PE q, from `start`. */
-static int lower_slice(struct walk *w, int32_t k, const struct acs_lbox *bb, int32_t q,
-                       int32_t ns, struct wslot *S, int64_t *off, int64_t start, int64_t dur,
+static int lower_slice(struct acs_cw_walk *w, int32_t k, const struct acs_lbox *bb, int32_t q,
+                       int32_t ns, struct acs_cw_slot *S, int64_t *off, int64_t start, int64_t dur,
                        int64_t step, int64_t bi)
 {
   const struct acs_cpart *pt = &w->cg->parts[w->p->first + k];
-  struct wbuf *B = &w->bufs[w->pbuf[k]];
+  struct acs_cw_buf *B = &w->bufs[w->pbuf[k]];
   struct acs_lbox sb;
   struct acs_sop o;
   int32_t gid;
@@ -335,7 +337,7 @@ static int lower_slice(struct walk *w, int32_t k, const struct acs_lbox *bb, int
   if (err == ACS_OK && !S)
     err = acs_cas_lower_out_piece(w->lw, B->tensor, &sb, gid);
   if (err == ACS_OK && S)
-    S->pieces[S->npieces++] = (struct wpiece){gid, sb};
+    S->pieces[S->npieces++] = (struct acs_cw_piece){gid, sb};
   return err;
 }
 
@@ -346,21 +348,22 @@ static int lower_slice(struct walk *w, int32_t k, const struct acs_lbox *bb, int
  * which no op's work depends on; a lowering recomputes each slice's work
  * and refuses a difference (ACS_EINVAL).
  */
-static int emit_block(struct walk *w, int32_t k, const struct acs_lbox *bb, int64_t step,
+static int emit_block(struct acs_cw_walk *w, int32_t k, const struct acs_lbox *bb, int64_t step,
                       int64_t bi)
 {
-  struct wbuf *B = &w->bufs[w->pbuf[k]];
-  struct wslot *S = NULL;
+  struct acs_cw_buf *B = &w->bufs[w->pbuf[k]];
+  struct acs_cw_slot *S = NULL;
   int32_t ns = acs__cw_slice_count(w, bb), ca = acs_cas_c_axis(bb->rank), big;
   int64_t work[2], dur[2], start, end, off = 0;
   int err;
 
   big = ca >= 0 ? (int32_t)((bb->hi[ca] - bb->lo[ca]) % ns) : 0;
   op_begin(w);
-  if (B->kind != B_OUT_CMX && (err = slot_claim(w, B, &S)) < 0)
+  if (B->kind != ACS_CW_B_OUT_CMX && (err = slot_claim(w, B, &S)) < 0)
     return err;
   if ((err = block_reads(w, k, bb)) < 0 ||
-      (B->kind == B_OUT_CMX && w->lw && (err = acs_cas_lower_out_alloc(w->lw, &w->gp)) < 0) ||
+      (B->kind == ACS_CW_B_OUT_CMX && w->lw &&
+       (err = acs_cas_lower_out_alloc(w->lw, &w->gp)) < 0) ||
       (err = slice_cost(w, k, bb, 0, ns, &work[0], &dur[0])) < 0 ||
       (err = slice_cost(w, k, bb, ns - 1, ns, &work[1], &dur[1])) < 0)
     return err;
@@ -389,20 +392,20 @@ static int emit_block(struct walk *w, int32_t k, const struct acs_lbox *bb, int6
     return ACS_OK;
   S->hull = *bb;
   S->end = end;
-  return B->kind == B_OUT_DDR ? emit_store(w, S, step, bi) : ACS_OK;
+  return B->kind == ACS_CW_B_OUT_DDR ? emit_store(w, S, step, bi) : ACS_OK;
 }
 
 /* Pass 3 for one stripe: loads, then each Part's blocks in order. */
-int acs__cw_stripe_emit(struct walk *w, int64_t step)
+int acs__cw_stripe_emit(struct acs_cw_walk *w, int64_t step)
 {
   int err;
 
   acs__cw_regions_at(w, step);
   for (int32_t b = 0; b < w->nbufs; b++)
-    if (w->bufs[b].kind == B_LOAD && (err = emit_loads(w, b, step)) < 0)
+    if (w->bufs[b].kind == ACS_CW_B_LOAD && (err = emit_loads(w, b, step)) < 0)
       return err;
   for (int32_t k = 0; k < w->p->nparts; k++) {
-    struct wbuf *B = &w->bufs[w->pbuf[k]];
+    struct acs_cw_buf *B = &w->bufs[w->pbuf[k]];
     int64_t nb = acs__cw_block_count(B);
     for (int64_t i = 0; i < nb; i++) {
       struct acs_lbox bb;
@@ -415,7 +418,7 @@ int acs__cw_stripe_emit(struct walk *w, int64_t step)
 }
 
 /* The group's sync follows its ops that nothing in the group follows. */
-int acs__cw_group_end(struct walk *w, int64_t cycles)
+int acs__cw_group_end(struct acs_cw_walk *w, int64_t cycles)
 {
   struct acs_cas_ids sinks = {NULL, 0, 0};
   int err = ACS_OK;

@@ -25,7 +25,7 @@
 #include "core/model/ddrlink.h"
 #include "core/sched/cascade/walk.h"
 
-void acs__cw_link_init(struct wlink *l, const struct acs_platform *p)
+void acs__cw_link_init(struct acs_cw_link *l, const struct acs_platform *p)
 {
   struct acs_ddrlink d;
 
@@ -37,7 +37,7 @@ void acs__cw_link_init(struct wlink *l, const struct acs_platform *p)
   l->min = d;
 }
 
-void acs__cw_link_free(struct wlink *l)
+void acs__cw_link_free(struct acs_cw_link *l)
 {
   free(l->t);
   free(l->u);
@@ -47,7 +47,7 @@ void acs__cw_link_free(struct wlink *l)
 /* Index of the step holding time x, after splitting a step at x so one
  * starts there; -1 out of memory. Steps before l->head are forgotten: x is
  * never before them. */
-static ptrdiff_t split_at(struct wlink *l, int64_t x)
+static ptrdiff_t split_at(struct acs_cw_link *l, int64_t x)
 {
   size_t i = l->head;
 
@@ -68,14 +68,14 @@ static ptrdiff_t split_at(struct wlink *l, int64_t x)
   return (ptrdiff_t)i;
 }
 
-static double avail(const struct wlink *l, size_t i)
+static double avail(const struct acs_cw_link *l, size_t i)
 {
   double a = l->bw - l->u[i];
 
   return a < l->rate ? (a > 0 ? a : 0) : l->rate;
 }
 
-int64_t acs__cw_link_xfer(struct wlink *l, int64_t start, int64_t bytes)
+int64_t acs__cw_link_xfer(struct acs_cw_link *l, int64_t start, int64_t bytes)
 {
   int64_t t0 = start + l->lat, e, stop, least = acs_ddrlink_min_cycles(&l->min, bytes);
   double rem = (double)bytes, finish;
@@ -112,7 +112,7 @@ int64_t acs__cw_link_xfer(struct wlink *l, int64_t start, int64_t bytes)
   return e;
 }
 
-void acs__cw_link_forget(struct wlink *l, int64_t before)
+void acs__cw_link_forget(struct acs_cw_link *l, int64_t before)
 {
   while (l->head + 1 < l->n && l->t[l->head + 1] <= before)
     l->head++;

@@ -89,7 +89,7 @@ static int lvec_add(struct lvec *l, int32_t gid, const struct acs_lbox *box)
 static int lvec_preds(const struct lvec *l, const struct acs_lbox *box, struct acs_cas_ids *ids)
 {
   for (size_t i = 0; i < l->n; i++)
-    if (box_meets(&l->v[i].box, box)) {
+    if (acs_lbox_meets(&l->v[i].box, box)) {
       int err = acs_cas_ids_add(ids, l->v[i].gid);
       if (err < 0)
         return err;

@@ -30,8 +30,8 @@
 #include "core/sched/cascade/walk.h"
 
 /* The region of input slot `slot` of Part k that computing `out` reads. */
-void acs__cw_part_reads(const struct walk *w, int32_t k, int slot, const struct acs_lbox *out,
-                        struct acs_lbox *in)
+void acs__cw_part_reads(const struct acs_cw_walk *w, int32_t k, int slot,
+                        const struct acs_lbox *out, struct acs_lbox *in)
 {
   const struct acs_cpart *pt = &w->cg->parts[k];
   const struct acs_ltensor *t = &w->lg->t[w->cg->tensors[pt->in[slot]].lt];
@@ -48,7 +48,7 @@ void acs__cw_part_reads(const struct walk *w, int32_t k, int slot, const struct 
 
 /* ---- buffers ---- */
 
-int32_t acs__cw_buf_of(const struct walk *w, int32_t tensor)
+int32_t acs__cw_buf_of(const struct acs_cw_walk *w, int32_t tensor)
 {
   for (int32_t b = 0; b < w->nbufs; b++)
     if (w->bufs[b].tensor == tensor)
@@ -56,9 +56,9 @@ int32_t acs__cw_buf_of(const struct walk *w, int32_t tensor)
   return -1;
 }
 
-static int32_t buf_add(struct walk *w, int32_t tensor, int kind, int rolling)
+static int32_t buf_add(struct acs_cw_walk *w, int32_t tensor, int kind, int rolling)
 {
-  struct wbuf *b = &w->bufs[w->nbufs];
+  struct acs_cw_buf *b = &w->bufs[w->nbufs];
 
   memset(b, 0, sizeof(*b));
   b->tensor = tensor;
@@ -66,13 +66,13 @@ static int32_t buf_add(struct walk *w, int32_t tensor, int kind, int rolling)
   b->lt = &w->lg->t[w->cg->tensors[tensor].lt];
   b->h = acs_cas_h_axis(b->lt->rank);
   b->rolling = rolling && b->h >= 0;
-  box_clear(&b->need, b->lt->rank);
-  box_clear(&b->held, b->lt->rank);
+  acs_lbox_clear(&b->need, b->lt->rank);
+  acs_lbox_clear(&b->held, b->lt->rank);
   return w->nbufs++;
 }
 
 /* One buffer per tensor the group makes or reads. */
-static void bufs_make(struct walk *w)
+static void bufs_make(struct acs_cw_walk *w)
 {
   const struct acs_cas_plan *p = w->p;
   int32_t last = p->first + p->nparts - 1;
@@ -80,17 +80,19 @@ static void bufs_make(struct walk *w)
   w->nbufs = 0;
   for (int32_t k = p->first; k <= last; k++) {
     int32_t t = w->cg->parts[k].out;
-    int kind = k < last ? B_PART : p->out_home == ACS_CAS_HOME_CMX ? B_OUT_CMX : B_OUT_DDR;
+    int kind = k < last                          ? ACS_CW_B_PART
+               : p->out_home == ACS_CAS_HOME_CMX ? ACS_CW_B_OUT_CMX
+                                                 : ACS_CW_B_OUT_DDR;
     w->pbuf[k - p->first] = buf_add(w, t, kind, k < last && (p->rolling >> (k - p->first)) & 1);
   }
   for (int32_t i = 0; i < w->g->nin; i++)
-    buf_add(w, w->g->in[i], (p->in_cmx >> i) & 1 ? B_EXT_CMX : B_LOAD,
+    buf_add(w, w->g->in[i], (p->in_cmx >> i) & 1 ? ACS_CW_B_EXT_CMX : ACS_CW_B_LOAD,
             (p->rolling >> p->nparts) & 1);
   for (int32_t k = p->first; k <= last; k++) {
     const struct acs_cpart *pt = &w->cg->parts[k];
     for (int s = 0; s < pt->nin; s++)
       if (pt->in[s] >= 0 && w->cg->tensors[pt->in[s]].weight && acs__cw_buf_of(w, pt->in[s]) < 0)
-        buf_add(w, pt->in[s], B_LOAD, 0);
+        buf_add(w, pt->in[s], ACS_CW_B_LOAD, 0);
   }
 }
 
@@ -102,14 +104,14 @@ static void bufs_make(struct walk *w)
  * unchanged, and starts over otherwise. Returns 1 when the held blocks
  * die (a restart).
  */
-static int buf_advance(struct wbuf *b)
+static int buf_advance(struct acs_cw_buf *b)
 {
   int h = b->h, fwd;
 
-  box_clear(&b->newr, b->lt->rank);
-  if (box_empty(&b->need))
+  acs_lbox_clear(&b->newr, b->lt->rank);
+  if (acs_lbox_empty(&b->need))
     return 0;
-  if (b->held_ok && box_eq(&b->need, &b->held))
+  if (b->held_ok && acs_lbox_eq(&b->need, &b->held))
     return 0;
   fwd = b->rolling && b->held_ok && b->need.lo[h] >= b->held.lo[h] &&
         b->need.lo[h] <= b->held.hi[h];
@@ -138,14 +140,14 @@ static int64_t ceil_div(int64_t a, int64_t b)
   return a / b + (a % b != 0);
 }
 
-static const struct acs_ltensor *out_tensor(const struct walk *w)
+static const struct acs_ltensor *out_tensor(const struct acs_cw_walk *w)
 {
   int32_t last = w->p->first + w->p->nparts - 1;
   return &w->lg->t[w->cg->tensors[w->cg->parts[last].out].lt];
 }
 
 /* Stripes of the plan along H by h, W by w and channels by c. */
-static void stripe_counts(const struct walk *w, int64_t *nh, int64_t *nw, int64_t *nc)
+static void stripe_counts(const struct acs_cw_walk *w, int64_t *nh, int64_t *nw, int64_t *nc)
 {
   const struct acs_ltensor *t = out_tensor(w);
   int ha = acs_cas_h_axis(t->rank), wa = acs_cas_w_axis(t->rank), ca = acs_cas_c_axis(t->rank);
@@ -167,7 +169,7 @@ static void stripe_cut(struct acs_lbox *b, const struct acs_ltensor *t, int a, i
 
 /* Step `step` in the plan's order: rows, then columns, then channels
  * innermost; channel-major puts channels outermost. */
-static void stripe_box(struct walk *w, int64_t step)
+static void stripe_box(struct acs_cw_walk *w, int64_t step)
 {
   const struct acs_ltensor *t = out_tensor(w);
   int64_t nh, nw, nc, ih, iw, ic, sp;
@@ -194,17 +196,17 @@ static void stripe_box(struct walk *w, int64_t step)
  * each buffer must newly make. Returns a bitmask of buffers restarted
  * (pass 2 drops their blocks).
  */
-static uint64_t stripe_regions(struct walk *w, int64_t step)
+static uint64_t stripe_regions(struct acs_cw_walk *w, int64_t step)
 {
   const struct acs_cas_plan *p = w->p;
   uint64_t restarted = 0;
 
   stripe_box(w, step);
   for (int32_t b = 0; b < w->nbufs; b++)
-    box_clear(&w->bufs[b].need, w->bufs[b].lt->rank);
+    acs_lbox_clear(&w->bufs[b].need, w->bufs[b].lt->rank);
   for (int32_t k = p->nparts - 1; k >= 0; k--) {
     const struct acs_cpart *pt = &w->cg->parts[p->first + k];
-    struct wbuf *ob = &w->bufs[w->pbuf[k]];
+    struct acs_cw_buf *ob = &w->bufs[w->pbuf[k]];
     if (k == p->nparts - 1) {
       w->comp[k] = w->stripe;
       ob->newr = w->stripe;
@@ -213,7 +215,7 @@ static uint64_t stripe_regions(struct walk *w, int64_t step)
         restarted |= (uint64_t)1 << w->pbuf[k];
       w->comp[k] = ob->newr;
     }
-    if (box_empty(&w->comp[k]))
+    if (acs_lbox_empty(&w->comp[k]))
       continue;
     for (int s = 0; s < pt->nin; s++) {
       struct acs_lbox r;
@@ -221,11 +223,11 @@ static uint64_t stripe_regions(struct walk *w, int64_t step)
       if (pt->in[s] < 0 || (b = acs__cw_buf_of(w, pt->in[s])) < 0)
         continue;
       acs__cw_part_reads(w, p->first + k, s, &w->comp[k], &r);
-      box_hull(&w->bufs[b].need, &r);
+      acs_lbox_hull(&w->bufs[b].need, &r);
     }
   }
   for (int32_t b = 0; b < w->nbufs; b++)
-    if (w->bufs[b].kind == B_LOAD && buf_advance(&w->bufs[b]))
+    if (w->bufs[b].kind == ACS_CW_B_LOAD && buf_advance(&w->bufs[b]))
       restarted |= (uint64_t)1 << b;
   return restarted;
 }
@@ -233,11 +235,11 @@ static uint64_t stripe_regions(struct walk *w, int64_t step)
 /* ---- blocks and slices ---- */
 
 /* Blocks of a new region: sigma rows each when rolled, else one. */
-int64_t acs__cw_block_count(const struct wbuf *b)
+int64_t acs__cw_block_count(const struct acs_cw_buf *b)
 {
   int64_t rows;
 
-  if (box_empty(&b->newr))
+  if (acs_lbox_empty(&b->newr))
     return 0;
   if (!b->rolling || b->sigma <= 0)
     return 1;
@@ -245,7 +247,7 @@ int64_t acs__cw_block_count(const struct wbuf *b)
   return ceil_div(rows, b->sigma);
 }
 
-void acs__cw_block_box(const struct wbuf *b, int64_t i, struct acs_lbox *out)
+void acs__cw_block_box(const struct acs_cw_buf *b, int64_t i, struct acs_lbox *out)
 {
   *out = b->newr;
   if (b->rolling && b->sigma > 0) {
@@ -256,7 +258,7 @@ void acs__cw_block_box(const struct wbuf *b, int64_t i, struct acs_lbox *out)
 }
 
 /* Channel slices of a computed block: up to split, evenly. */
-int32_t acs__cw_slice_count(const struct walk *w, const struct acs_lbox *box)
+int32_t acs__cw_slice_count(const struct acs_cw_walk *w, const struct acs_lbox *box)
 {
   int ca = acs_cas_c_axis(box->rank);
   int64_t ch = ca >= 0 ? box->hi[ca] - box->lo[ca] : 1;
@@ -280,12 +282,13 @@ void acs__cw_slice_box(const struct acs_lbox *box, int32_t k, int32_t n, struct 
 }
 
 /* CMX bytes a block takes: its slices, each aligned (loads: one piece). */
-static int64_t block_bytes(const struct walk *w, const struct wbuf *b, const struct acs_lbox *box)
+static int64_t block_bytes(const struct acs_cw_walk *w, const struct acs_cw_buf *b,
+                           const struct acs_lbox *box)
 {
   int64_t sum = 0;
   int32_t n;
 
-  if (b->kind == B_LOAD)
+  if (b->kind == ACS_CW_B_LOAD)
     return acs_cas_align(acs__cw_box_bytes(w, box), w->env->align);
   n = acs__cw_slice_count(w, box);
   for (int32_t k = 0; k < n; k++) {
@@ -298,18 +301,18 @@ static int64_t block_bytes(const struct walk *w, const struct wbuf *b, const str
 
 /* ---- passes 1 and 2 ---- */
 
-static int64_t steps_of(const struct walk *w)
+static int64_t steps_of(const struct acs_cw_walk *w)
 {
   int64_t nh, nw, nc;
   stripe_counts(w, &nh, &nw, &nc);
   return nh * nw * nc;
 }
 
-static void held_reset(struct walk *w)
+static void held_reset(struct acs_cw_walk *w)
 {
   for (int32_t b = 0; b < w->nbufs; b++) {
     w->bufs[b].held_ok = 0;
-    box_clear(&w->bufs[b].held, w->bufs[b].lt->rank);
+    acs_lbox_clear(&w->bufs[b].held, w->bufs[b].lt->rank);
   }
 }
 
@@ -318,27 +321,27 @@ static void held_reset(struct walk *w)
  * replay them. */
 #define REC_MAX (1 << 15)
 
-static void regions_record(struct walk *w, int64_t j, uint64_t restarted)
+static void regions_record(struct acs_cw_walk *w, int64_t j, uint64_t restarted)
 {
   if (!w->rec)
     return;
   w->rmask[j] = restarted;
   for (int32_t b = 0; b < w->nbufs; b++) {
-    const struct wbuf *B = &w->bufs[b];
-    struct wrec *r = &w->rec[j * w->nbufs + b];
+    const struct acs_cw_buf *B = &w->bufs[b];
+    struct acs_cw_rec *r = &w->rec[j * w->nbufs + b];
     r->newr = B->newr;
     r->held_lo = B->h >= 0 ? B->held.lo[B->h] : 0;
     r->held_ok = (uint8_t)B->held_ok;
   }
 }
 
-uint64_t acs__cw_regions_at(struct walk *w, int64_t j)
+uint64_t acs__cw_regions_at(struct acs_cw_walk *w, int64_t j)
 {
   if (!w->rec)
     return stripe_regions(w, j);
   for (int32_t b = 0; b < w->nbufs; b++) {
-    struct wbuf *B = &w->bufs[b];
-    const struct wrec *r = &w->rec[j * w->nbufs + b];
+    struct acs_cw_buf *B = &w->bufs[b];
+    const struct acs_cw_rec *r = &w->rec[j * w->nbufs + b];
     B->newr = r->newr;
     if (B->h >= 0)
       B->held.lo[B->h] = r->held_lo;
@@ -348,7 +351,7 @@ uint64_t acs__cw_regions_at(struct walk *w, int64_t j)
 }
 
 /* Pass 1: sigma of each rolling buffer. */
-static void pass_sigma(struct walk *w, int64_t steps)
+static void pass_sigma(struct acs_cw_walk *w, int64_t steps)
 {
   if (steps * w->nbufs <= REC_MAX) {
     w->rec = malloc((size_t)(steps * w->nbufs + 1) * sizeof(*w->rec));
@@ -365,9 +368,9 @@ static void pass_sigma(struct walk *w, int64_t steps)
     uint64_t restarted = stripe_regions(w, j);
     regions_record(w, j, restarted);
     for (int32_t b = 0; b < w->nbufs; b++) {
-      struct wbuf *B = &w->bufs[b];
+      struct acs_cw_buf *B = &w->bufs[b];
       int64_t rows;
-      if (!B->rolling || box_empty(&B->newr))
+      if (!B->rolling || acs_lbox_empty(&B->newr))
         continue;
       rows = B->newr.hi[B->h] - B->newr.lo[B->h];
       if (rows > B->sig_any)
@@ -377,31 +380,31 @@ static void pass_sigma(struct walk *w, int64_t steps)
     }
   }
   for (int32_t b = 0; b < w->nbufs; b++) {
-    struct wbuf *B = &w->bufs[b];
+    struct acs_cw_buf *B = &w->bufs[b];
     B->sigma = B->sig_steady > 0 ? B->sig_steady : B->sig_any;
   }
 }
 
-static int fifo_push(struct wbuf *b, int64_t lo, int64_t hi)
+static int fifo_push(struct acs_cw_buf *b, int64_t lo, int64_t hi)
 {
-  if (GROW(b->fifo, b->cap_fifo, b->nfifo + 1) < 0)
+  if (ACS_CW_GROW(b->fifo, b->cap_fifo, b->nfifo + 1) < 0)
     return ACS_ENOMEM;
-  b->fifo[b->nfifo++] = (struct wblk){lo, hi};
+  b->fifo[b->nfifo++] = (struct acs_cw_blk){lo, hi};
   return ACS_OK;
 }
 
 /* Pass 2: blocks per buffer, the largest, and the most alive at once. */
-static int pass_size(struct walk *w, int64_t steps)
+static int pass_size(struct acs_cw_walk *w, int64_t steps)
 {
   held_reset(w);
   for (int64_t j = 0; j < steps; j++) {
     uint64_t restarted = acs__cw_regions_at(w, j);
     for (int32_t b = 0; b < w->nbufs; b++) {
-      struct wbuf *B = &w->bufs[b];
+      struct acs_cw_buf *B = &w->bufs[b];
       int64_t nb = acs__cw_block_count(B), live = 0;
-      if (B->kind == B_EXT_CMX || B->kind == B_OUT_CMX)
+      if (B->kind == ACS_CW_B_EXT_CMX || B->kind == ACS_CW_B_OUT_CMX)
         continue;
-      if ((restarted >> b) & 1 || B->kind == B_OUT_DDR || !B->rolling)
+      if ((restarted >> b) & 1 || B->kind == ACS_CW_B_OUT_DDR || !B->rolling)
         B->fifo_head = B->nfifo; /* every earlier block is dead */
       for (int64_t i = 0; i < nb; i++) {
         struct acs_lbox bb;
@@ -419,14 +422,14 @@ static int pass_size(struct walk *w, int64_t steps)
              B->fifo[B->fifo_head].hi <= B->held.lo[B->h])
         B->fifo_head++;
       live = (int64_t)(B->nfifo - B->fifo_head);
-      if (B->kind == B_OUT_DDR)
+      if (B->kind == ACS_CW_B_OUT_DDR)
         live = nb;
       if (live > B->max_live)
         B->max_live = (int32_t)live;
     }
   }
   for (int32_t b = 0; b < w->nbufs; b++) {
-    struct wbuf *B = &w->bufs[b];
+    struct acs_cw_buf *B = &w->bufs[b];
     int64_t n = (int64_t)B->max_live + w->p->nbuf - 1;
     B->nslots = (int32_t)(B->nblocks < n ? B->nblocks : n);
     free(B->fifo);
@@ -437,15 +440,15 @@ static int pass_size(struct walk *w, int64_t steps)
 }
 
 /* Rings in the arena, one after another; slots with room for the pieces. */
-static int layout(struct walk *w, int64_t base, int64_t *arena)
+static int layout(struct acs_cw_walk *w, int64_t base, int64_t *arena)
 {
   int64_t off = 0;
 
   for (int32_t b = 0; b < w->nbufs; b++) {
-    struct wbuf *B = &w->bufs[b];
-    int32_t per = B->kind == B_LOAD ? 1 : w->env->split;
+    struct acs_cw_buf *B = &w->bufs[b];
+    int32_t per = B->kind == ACS_CW_B_LOAD ? 1 : w->env->split;
     int64_t sz;
-    if (B->kind == B_EXT_CMX || B->kind == B_OUT_CMX || B->nslots == 0)
+    if (B->kind == ACS_CW_B_EXT_CMX || B->kind == ACS_CW_B_OUT_CMX || B->nslots == 0)
       continue;
     if (acs_mul_i64(B->slot_bytes, B->nslots, &sz) || acs_add_i64(off, sz, &off) ||
         off > ACS_QTY_MAX)
@@ -455,7 +458,7 @@ static int layout(struct walk *w, int64_t base, int64_t *arena)
     if (!B->slots)
       return ACS_ENOMEM;
     for (int32_t s = 0; s < B->nslots; s++) {
-      box_clear(&B->slots[s].hull, B->lt->rank);
+      acs_lbox_clear(&B->slots[s].hull, B->lt->rank);
       if (w->lw && !(B->slots[s].pieces = calloc((size_t)per, sizeof(*B->slots[s].pieces))))
         return ACS_ENOMEM;
     }
@@ -464,10 +467,10 @@ static int layout(struct walk *w, int64_t base, int64_t *arena)
   return ACS_OK;
 }
 
-static void walk_free(struct walk *w)
+static void walk_free(struct acs_cw_walk *w)
 {
   for (int32_t b = 0; b < w->nbufs; b++) {
-    struct wbuf *B = &w->bufs[b];
+    struct acs_cw_buf *B = &w->bufs[b];
     for (int32_t s = 0; B->slots && s < B->nslots; s++) {
       free(B->slots[s].pieces);
       free(B->slots[s].readers);
@@ -490,12 +493,12 @@ static void walk_free(struct walk *w)
 int acs_cas_walk(const struct acs_cas_env *env, const struct acs_cas_group *g,
                  struct acs_cas_plan *p, struct acs_cas_lower *lw)
 {
-  struct walk w;
+  struct acs_cw_walk w;
   int64_t steps, arena = 0;
   const struct acs_ctensor *ot;
   int err;
 
-  memset(&w, 0, offsetof(struct walk, bufs));
+  memset(&w, 0, offsetof(struct acs_cw_walk, bufs));
   w.env = env;
   w.cg = env->cg;
   w.lg = env->cg->lg;

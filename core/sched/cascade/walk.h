@@ -15,16 +15,16 @@
  * kept whole in CMX (its region, placed by lower.c); a load from DDR
  * (weights, activations streamed in); an entering activation already in
  * CMX (read in place). */
-enum { B_PART, B_OUT_DDR, B_OUT_CMX, B_LOAD, B_EXT_CMX };
+enum { ACS_CW_B_PART, ACS_CW_B_OUT_DDR, ACS_CW_B_OUT_CMX, ACS_CW_B_LOAD, ACS_CW_B_EXT_CMX };
 
 /* acs_grow, with the common case (room left) inline: the walk appends to
  * these arrays millions of times while planning. */
-#define GROW(arr, cap, need)                                                                       \
+#define ACS_CW_GROW(arr, cap, need)                                                                \
   ((need) <= (cap) ? 0 : acs_grow((void **)&(arr), sizeof(*(arr)), &(cap), (need)))
 
 /* A piece of a slot's occupant: one channel slice of a computed block, or
  * a load. Kept only while lowering (the schedule op, its box). */
-struct wpiece {
+struct acs_cw_piece {
   int32_t gid;               /* schedule op */
   struct acs_lbox box;
 };
@@ -35,21 +35,21 @@ struct wpiece {
  * ends (the slot is free for the next occupant after both). A lowering
  * also keeps the pieces and readers, for the edges.
  */
-struct wslot {
-  struct acs_lbox hull;      /* empty: no occupant */
+struct acs_cw_slot {
+  struct acs_lbox hull;         /* empty: no occupant */
   int64_t end, read_end;
   int32_t npieces;
-  struct wpiece *pieces;     /* up to split (lowering only) */
-  int32_t *readers;          /* schedule ops that read the occupant (lowering only) */
+  struct acs_cw_piece *pieces;  /* up to split (lowering only) */
+  int32_t *readers;             /* schedule ops that read the occupant (lowering only) */
   size_t nreaders, cap;
 };
 
 /* A block's H range, for sizing (pass 2). */
-struct wblk {
+struct acs_cw_blk {
   int64_t lo, hi;
 };
 
-struct wbuf {
+struct acs_cw_buf {
   int32_t tensor;            /* cgraph Tensor */
   int kind;
   int rolling;
@@ -60,18 +60,18 @@ struct wbuf {
   /* pass 1 */
   int64_t sig_steady, sig_any, sigma;
   /* pass 2 */
-  struct wblk *fifo;
+  struct acs_cw_blk *fifo;
   size_t nfifo, cap_fifo, fifo_head;
   int64_t nblocks, slot_bytes;
   int32_t max_live, nslots;
   /* pass 3 */
   int64_t base;              /* ring offset in the arena */
   int32_t next;              /* next slot, round robin */
-  struct wslot *slots;
+  struct acs_cw_slot *slots;
 };
 
 /* A buffer's regions at one stripe, as pass 1 found them. */
-struct wrec {
+struct acs_cw_rec {
   struct acs_lbox newr;
   int64_t held_lo;
   uint8_t held_ok;
@@ -80,7 +80,7 @@ struct wrec {
 /* The DDR link as the walk times it (link.c): the bandwidth its transfers
  * use, a step function u[i] on [t[i], t[i + 1]) (the last step is idle to
  * infinity); steps before head are forgotten. */
-struct wlink {
+struct acs_cw_link {
   double bw, rate;           /* the link's bytes per cycle; one transfer's */
   int64_t lat;
   struct acs_ddrlink min;    /* for acs_ddrlink_min_cycles */
@@ -89,7 +89,7 @@ struct wlink {
   size_t head, n, cap_t, cap_u;
 };
 
-struct walk {
+struct acs_cw_walk {
   const struct acs_cas_env *env;
   const struct acs_cgraph *cg;
   const struct acs_lgraph *lg;
@@ -101,7 +101,7 @@ struct walk {
   struct acs_lbox comp[ACS_CAS_MAX_PARTS]; /* region each Part computes this stripe */
   struct acs_lbox stripe;
   int64_t *pe_free, *dma_free;
-  struct wlink link;
+  struct acs_cw_link link;
   int64_t ready;                          /* the op being made starts no earlier */
   int64_t cycles, nops;                   /* the ops' makespan and count */
   int32_t *sr;                            /* scratch: slots a block reads (b * 65536 + slot) */
@@ -114,16 +114,16 @@ struct walk {
   uint8_t *succ;
   size_t cap_succ;
   int64_t macs, ddr_bytes;
-  struct wrec *rec;                       /* steps x nbufs, or NULL: recompute */
+  struct acs_cw_rec *rec;                 /* steps x nbufs, or NULL: recompute */
   uint64_t *rmask;                        /* per step, the buffers restarted */
   /* Last: a walk clears the fields above and each buffer it adds (buf_add),
    * not the whole array (tens of kB, cleared per plan costed). */
-  struct wbuf bufs[ACS_CAS_MAX_BUFS];
+  struct acs_cw_buf bufs[ACS_CAS_MAX_BUFS];
 };
 
 /* Bytes of a box of a tensor: its elements fit (a box lies inside its
  * tensor, whose size the layer graph bounds). */
-static inline int64_t acs__cw_box_bytes(const struct walk *w, const struct acs_lbox *b)
+static inline int64_t acs__cw_box_bytes(const struct acs_cw_walk *w, const struct acs_lbox *b)
 {
   int64_t e = w->env->elem_bytes;
 
@@ -137,32 +137,32 @@ static inline int64_t acs__cw_box_bytes(const struct walk *w, const struct acs_l
 
 /* walk.c */
 /* The region of input slot `slot` of Part k that computing `out` reads. */
-void acs__cw_part_reads(const struct walk *w, int32_t k, int slot, const struct acs_lbox *out,
-                        struct acs_lbox *in);
-int32_t acs__cw_buf_of(const struct walk *w, int32_t tensor);
+void acs__cw_part_reads(const struct acs_cw_walk *w, int32_t k, int slot,
+                        const struct acs_lbox *out, struct acs_lbox *in);
+int32_t acs__cw_buf_of(const struct acs_cw_walk *w, int32_t tensor);
 /* Blocks of a buffer's new region, and block i. */
-int64_t acs__cw_block_count(const struct wbuf *b);
-void acs__cw_block_box(const struct wbuf *b, int64_t i, struct acs_lbox *out);
+int64_t acs__cw_block_count(const struct acs_cw_buf *b);
+void acs__cw_block_box(const struct acs_cw_buf *b, int64_t i, struct acs_lbox *out);
 /* Channel slices of a computed block, and slice k of n. */
-int32_t acs__cw_slice_count(const struct walk *w, const struct acs_lbox *box);
+int32_t acs__cw_slice_count(const struct acs_cw_walk *w, const struct acs_lbox *box);
 void acs__cw_slice_box(const struct acs_lbox *box, int32_t k, int32_t n, struct acs_lbox *out);
 /* Every buffer's regions at stripe j (recorded by pass 1, or recomputed);
  * the buffers restarted. */
-uint64_t acs__cw_regions_at(struct walk *w, int64_t j);
+uint64_t acs__cw_regions_at(struct acs_cw_walk *w, int64_t j);
 
 /* link.c */
-void acs__cw_link_init(struct wlink *l, const struct acs_platform *p);
-void acs__cw_link_free(struct wlink *l);
+void acs__cw_link_init(struct acs_cw_link *l, const struct acs_platform *p);
+void acs__cw_link_free(struct acs_cw_link *l);
 /* The end of a transfer of `bytes` issued at `start` (see link.c), its
  * bandwidth taken; -1 out of memory. */
-int64_t acs__cw_link_xfer(struct wlink *l, int64_t start, int64_t bytes);
+int64_t acs__cw_link_xfer(struct acs_cw_link *l, int64_t start, int64_t bytes);
 /* No transfer will move data before `before`: steps before it go. */
-void acs__cw_link_forget(struct wlink *l, int64_t before);
+void acs__cw_link_forget(struct acs_cw_link *l, int64_t before);
 
 /* emit.c */
 /* Pass 3 for stripe `step`: its loads, then each Part's blocks in order. */
-int acs__cw_stripe_emit(struct walk *w, int64_t step);
+int acs__cw_stripe_emit(struct acs_cw_walk *w, int64_t step);
 /* Ends a lowered group: its sync after the ops nothing in it follows. */
-int acs__cw_group_end(struct walk *w, int64_t cycles);
+int acs__cw_group_end(struct acs_cw_walk *w, int64_t cycles);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * check.c - the independent checker of SDF plans (see gx_check_plan in
+ * check.c - the independent checker of SDF plans (see acs_gang_check_plan in
  * gang.h). It re-derives everything from the graph and the platform: the
  * durations of firings, transfers and loads, which tokens each firing reads
  * (its window [release(k - 1), need(k))) and writes, and where each token is
@@ -18,39 +18,41 @@
 
 struct ck {
   const struct acs_sdf_graph *g;
-  const struct gx_plat *xp;
-  const struct gx_plan *pl;
+  const struct acs_gang_plat *xp;
+  const struct acs_gang_plan *pl;
   struct acs_diag *d;
   int32_t *bidx;         /* buffers sorted by (chan, j, pe, alloc) */
   int32_t *oidx;         /* DDR writes sorted by (chan, j, end) */
   int32_t nout;
 };
 
-static const char *act_name(const struct ck *c, const struct gx_act *a, char *buf, size_t n)
+static const char *act_name(const struct ck *c, const struct acs_gang_act *a, char *buf, size_t n)
 {
-  if (a->kind == GX_FIRE)
+  if (a->kind == ACS_GANG_FIRE)
     snprintf(buf, n, "firing %s#%lld on PE %d", c->g->actors[a->actor].name, (long long)a->k,
              (int)a->unit);
-  else if (a->kind == GX_LOAD)
+  else if (a->kind == ACS_GANG_LOAD)
     snprintf(buf, n, "load of '%s' into PE %d", c->g->actors[a->actor].name, (int)a->pe);
   else
     snprintf(buf, n, "transfer of token %lld of '%s' (%s)", (long long)a->k,
              c->g->channels[a->chan].name,
-             a->xk == GX_X_LOCAL ? "PE to PE" : a->xk == GX_X_IN ? "DDR to PE" : "PE to DDR");
+             a->xk == ACS_GANG_X_LOCAL ? "PE to PE"
+             : a->xk == ACS_GANG_X_IN  ? "DDR to PE"
+                                       : "PE to DDR");
   return buf;
 }
 
 /* ---- durations, units, each firing once ---- */
 
-static int64_t expected_dur(const struct ck *c, const struct gx_act *a)
+static int64_t expected_dur(const struct ck *c, const struct acs_gang_act *a)
 {
   const struct acs_platform *p = c->xp->p;
 
-  if (a->kind == GX_FIRE)
+  if (a->kind == ACS_GANG_FIRE)
     return acs_sdf_exec(c->g, a->actor, a->k);
-  if (a->kind == GX_LOAD)
+  if (a->kind == ACS_GANG_LOAD)
     return acs_platform_ddr_cycles(p, c->g->actors[a->actor].kernel_bytes);
-  if (a->xk == GX_X_LOCAL)
+  if (a->xk == ACS_GANG_X_LOCAL)
     return acs_platform_cmx_cycles(p, c->g->channels[a->chan].token_bytes);
   return acs_platform_ddr_cycles(p, c->g->channels[a->chan].token_bytes);
 }
@@ -64,23 +66,24 @@ static int check_acts(struct ck *c)
   if (!seen)
     return ACS_ENOMEM;
   for (int32_t i = 0; i < c->pl->nacts && err == ACS_OK; i++) {
-    const struct gx_act *a = &c->pl->acts[i];
-    int32_t units = a->kind == GX_FIRE ? c->xp->npe : c->xp->ndma;
+    const struct acs_gang_act *a = &c->pl->acts[i];
+    int32_t units = a->kind == ACS_GANG_FIRE ? c->xp->npe : c->xp->ndma;
     if (a->start < 0 || a->end - a->start != expected_dur(c, a))
       err = FAIL(c->d, "%s runs [%lld, %lld) but takes %lld cycles", act_name(c, a, nm, sizeof(nm)),
                  (long long)a->start, (long long)a->end, (long long)expected_dur(c, a));
     else if (a->unit < 0 || a->unit >= units)
       err = FAIL(c->d, "%s is on unit %d, outside [0, %d)", act_name(c, a, nm, sizeof(nm)),
                  (int)a->unit, (int)units);
-    else if (a->kind == GX_FIRE) {
+    else if (a->kind == ACS_GANG_FIRE) {
       if (a->actor < 0 || a->actor >= g->nactors || a->k < 0 || a->k >= g->actors[a->actor].total)
         err = FAIL(c->d, "a firing of actor %d index %lld is not part of the run", (int)a->actor,
                    (long long)a->k);
       else if (seen[g->base[a->actor] + a->k]++)
         err = FAIL(c->d, "%s is scheduled twice", act_name(c, a, nm, sizeof(nm)));
-    } else if ((a->kind == GX_LOAD && (a->pe < 0 || a->pe >= c->xp->npe)) ||
-               (a->kind == GX_XFER && ((a->xk != GX_X_IN && (a->pe_from < 0 || a->pe_from >= c->xp->npe)) ||
-                                       (a->xk != GX_X_OUT && (a->pe < 0 || a->pe >= c->xp->npe))))) {
+    } else if ((a->kind == ACS_GANG_LOAD && (a->pe < 0 || a->pe >= c->xp->npe)) ||
+               (a->kind == ACS_GANG_XFER &&
+                ((a->xk != ACS_GANG_X_IN && (a->pe_from < 0 || a->pe_from >= c->xp->npe)) ||
+                 (a->xk != ACS_GANG_X_OUT && (a->pe < 0 || a->pe >= c->xp->npe))))) {
       err = FAIL(c->d, "%s names a PE outside [0, %d)", act_name(c, a, nm, sizeof(nm)),
                  (int)c->xp->npe);
     }
@@ -115,7 +118,7 @@ static int cmp_iv(const void *x, const void *y)
 
 static int check_exclusive(struct ck *c)
 {
-  const struct gx_plan *pl = c->pl;
+  const struct acs_gang_plan *pl = c->pl;
   struct iv *v = malloc(((size_t)pl->nacts * 2 + 1) * sizeof(*v));
   size_t n = 0;
   char n1[300], n2[300];
@@ -124,11 +127,12 @@ static int check_exclusive(struct ck *c)
   if (!v)
     return ACS_ENOMEM;
   for (int32_t i = 0; i < pl->nacts; i++) {
-    const struct gx_act *a = &pl->acts[i];
+    const struct acs_gang_act *a = &pl->acts[i];
     if (a->end == a->start)
       continue;
     /* keys: PE p -> p; DMA channel k -> npe + k */
-    v[n++] = (struct iv){ a->kind == GX_FIRE ? a->unit : c->xp->npe + a->unit, a->start, a->end, i };
+    v[n++] =
+        (struct iv){a->kind == ACS_GANG_FIRE ? a->unit : c->xp->npe + a->unit, a->start, a->end, i};
   }
   qsort(v, n, sizeof(*v), cmp_iv);
   for (size_t k = 1; k < n && err == ACS_OK; k++)
@@ -147,7 +151,7 @@ static int check_exclusive(struct ck *c)
  * slow each other down, which no plan's durations allow for. */
 static int check_link(struct ck *c)
 {
-  const struct gx_plan *pl = c->pl;
+  const struct acs_gang_plan *pl = c->pl;
   int64_t lanes = acs_ddrlink_lanes(c->xp->p), use = 0;
   struct iv *ev = malloc(((size_t)pl->nacts * 2 + 1) * sizeof(*ev));
   size_t n = 0;
@@ -158,8 +162,9 @@ static int check_link(struct ck *c)
     return ACS_ENOMEM;
   /* Events by time, ends (key 0) before starts (key 1) at one instant. */
   for (int32_t i = 0; i < pl->nacts; i++) {
-    const struct gx_act *a = &pl->acts[i];
-    if (a->end > a->start && (a->kind == GX_LOAD || (a->kind == GX_XFER && a->xk != GX_X_LOCAL))) {
+    const struct acs_gang_act *a = &pl->acts[i];
+    if (a->end > a->start &&
+        (a->kind == ACS_GANG_LOAD || (a->kind == ACS_GANG_XFER && a->xk != ACS_GANG_X_LOCAL))) {
       ev[n++] = (struct iv){ a->end, 0, 0, i };
       ev[n++] = (struct iv){ a->start, 1, 0, i };
     }
@@ -214,7 +219,7 @@ static int sweep(struct ck *c, struct mev *ev, size_t n, int64_t cap, const char
 
 static int check_vmem(struct ck *c)
 {
-  const struct gx_plan *pl = c->pl;
+  const struct acs_gang_plan *pl = c->pl;
   struct mev *ev = malloc(((size_t)pl->nbufs * 2 + 1) * sizeof(*ev));
   size_t n = 0;
   int err;
@@ -222,7 +227,7 @@ static int check_vmem(struct ck *c)
   if (!ev)
     return ACS_ENOMEM;
   for (int32_t i = 0; i < pl->nbufs; i++) {
-    const struct gx_buf *b = &pl->bufs[i];
+    const struct acs_gang_buf *b = &pl->bufs[i];
     const struct acs_sdf_channel *cc = &c->g->channels[b->chan];
     if (b->pe < 0 || b->pe >= c->xp->npe || b->offset < 0 || b->offset + b->bytes > c->xp->vmem ||
         b->bytes < cc->token_bytes || b->alloc > b->ready || b->ready > b->free) {
@@ -245,7 +250,7 @@ static int check_vmem(struct ck *c)
 
 static int check_pmem(struct ck *c)
 {
-  const struct gx_plan *pl = c->pl;
+  const struct acs_gang_plan *pl = c->pl;
   struct mev *ev = malloc(((size_t)pl->nacts * 2 + 1) * sizeof(*ev));
   size_t n = 0;
   int err;
@@ -253,9 +258,9 @@ static int check_pmem(struct ck *c)
   if (!ev)
     return ACS_ENOMEM;
   for (int32_t i = 0; i < pl->nacts; i++) {
-    const struct gx_act *a = &pl->acts[i];
+    const struct acs_gang_act *a = &pl->acts[i];
     int64_t until = a->evict < 0 ? pl->makespan : a->evict;
-    if (a->kind != GX_LOAD)
+    if (a->kind != ACS_GANG_LOAD)
       continue;
     if (until < a->end) {
       free(ev);
@@ -273,7 +278,7 @@ static int check_pmem(struct ck *c)
 /* Every firing runs a kernel loaded on its PE (eq. 3.8). */
 static int check_loaded(struct ck *c)
 {
-  const struct gx_plan *pl = c->pl;
+  const struct acs_gang_plan *pl = c->pl;
   int32_t *ld = malloc(((size_t)pl->nacts + 1) * sizeof(int32_t)), nl = 0;
   char nm[300];
   int err = ACS_OK;
@@ -281,15 +286,15 @@ static int check_loaded(struct ck *c)
   if (!ld)
     return ACS_ENOMEM;
   for (int32_t i = 0; i < pl->nacts; i++)
-    if (pl->acts[i].kind == GX_LOAD)
+    if (pl->acts[i].kind == ACS_GANG_LOAD)
       ld[nl++] = i;
   for (int32_t i = 0; i < pl->nacts && err == ACS_OK; i++) {
-    const struct gx_act *a = &pl->acts[i];
+    const struct acs_gang_act *a = &pl->acts[i];
     int ok = 0;
-    if (a->kind != GX_FIRE)
+    if (a->kind != ACS_GANG_FIRE)
       continue;
     for (int32_t k = 0; k < nl && !ok; k++) {
-      const struct gx_act *l = &pl->acts[ld[k]];
+      const struct acs_gang_act *l = &pl->acts[ld[k]];
       ok = l->actor == a->actor && l->pe == a->unit && l->end <= a->start &&
            (l->evict < 0 || l->evict >= a->end);
     }
@@ -303,11 +308,12 @@ static int check_loaded(struct ck *c)
 
 /* ---- tokens: where each one is ---- */
 
-static const struct gx_plan *sort_pl;
+static const struct acs_gang_plan *sort_pl;
 
 static int cmp_buf(const void *x, const void *y)
 {
-  const struct gx_buf *a = &sort_pl->bufs[*(const int32_t *)x], *b = &sort_pl->bufs[*(const int32_t *)y];
+  const struct acs_gang_buf *a = &sort_pl->bufs[*(const int32_t *)x],
+                            *b = &sort_pl->bufs[*(const int32_t *)y];
 
   if (a->chan != b->chan)
     return a->chan < b->chan ? -1 : 1;
@@ -320,7 +326,8 @@ static int cmp_buf(const void *x, const void *y)
 
 static int cmp_out(const void *x, const void *y)
 {
-  const struct gx_act *a = &sort_pl->acts[*(const int32_t *)x], *b = &sort_pl->acts[*(const int32_t *)y];
+  const struct acs_gang_act *a = &sort_pl->acts[*(const int32_t *)x],
+                            *b = &sort_pl->acts[*(const int32_t *)y];
 
   if (a->chan != b->chan)
     return a->chan < b->chan ? -1 : 1;
@@ -336,7 +343,7 @@ static int32_t buf_first(const struct ck *c, int32_t ch, int64_t j)
 
   while (lo < hi) {
     int32_t mid = (lo + hi) / 2;
-    const struct gx_buf *b = &c->pl->bufs[c->bidx[mid]];
+    const struct acs_gang_buf *b = &c->pl->bufs[c->bidx[mid]];
     if (b->chan < ch || (b->chan == ch && b->j < j))
       lo = mid + 1;
     else
@@ -349,7 +356,7 @@ static int32_t buf_first(const struct ck *c, int32_t ch, int64_t j)
 static int resident(const struct ck *c, int32_t ch, int64_t j, int32_t pe, int64_t from, int64_t to)
 {
   for (int32_t i = buf_first(c, ch, j); i < c->pl->nbufs; i++) {
-    const struct gx_buf *b = &c->pl->bufs[c->bidx[i]];
+    const struct acs_gang_buf *b = &c->pl->bufs[c->bidx[i]];
     if (b->chan != ch || b->j != j)
       break;
     if (b->pe == pe && b->ready <= from && b->free >= to)
@@ -362,7 +369,7 @@ static int resident(const struct ck *c, int32_t ch, int64_t j, int32_t pe, int64
 static int written(const struct ck *c, int32_t ch, int64_t j, int32_t pe, int32_t w)
 {
   for (int32_t i = buf_first(c, ch, j); i < c->pl->nbufs; i++) {
-    const struct gx_buf *b = &c->pl->bufs[c->bidx[i]];
+    const struct acs_gang_buf *b = &c->pl->bufs[c->bidx[i]];
     if (b->chan != ch || b->j != j)
       break;
     if (b->pe == pe && b->writer == w)
@@ -381,7 +388,7 @@ static int in_ddr(const struct ck *c, int32_t ch, int64_t j, int64_t t)
     return 1;
   while (lo < hi) {
     int32_t mid = (lo + hi) / 2;
-    const struct gx_act *a = &c->pl->acts[c->oidx[mid]];
+    const struct acs_gang_act *a = &c->pl->acts[c->oidx[mid]];
     if (a->chan < ch || (a->chan == ch && a->k < j))
       lo = mid + 1;
     else
@@ -394,7 +401,7 @@ static int in_ddr(const struct ck *c, int32_t ch, int64_t j, int64_t t)
 static int check_firing(struct ck *c, int32_t i)
 {
   const struct acs_sdf_graph *g = c->g;
-  const struct gx_act *a = &c->pl->acts[i];
+  const struct acs_gang_act *a = &c->pl->acts[i];
   char nm[300];
 
   for (int32_t k = g->in_off[a->actor]; k < g->in_off[a->actor + 1]; k++) {
@@ -417,16 +424,16 @@ static int check_firing(struct ck *c, int32_t i)
 
 static int check_transfer(struct ck *c, int32_t i)
 {
-  const struct gx_act *a = &c->pl->acts[i];
+  const struct acs_gang_act *a = &c->pl->acts[i];
   char nm[300];
 
-  if (a->xk != GX_X_IN && !resident(c, a->chan, a->k, a->pe_from, a->start, a->end))
+  if (a->xk != ACS_GANG_X_IN && !resident(c, a->chan, a->k, a->pe_from, a->start, a->end))
     return FAIL(c->d, "%s [%lld, %lld) reads a token that is not in the source PE's VMEM "
                 "throughout", act_name(c, a, nm, sizeof(nm)), (long long)a->start, (long long)a->end);
-  if (a->xk == GX_X_IN && !in_ddr(c, a->chan, a->k, a->start))
+  if (a->xk == ACS_GANG_X_IN && !in_ddr(c, a->chan, a->k, a->start))
     return FAIL(c->d, "%s starts at %lld before the token is in DDR",
                 act_name(c, a, nm, sizeof(nm)), (long long)a->start);
-  if (a->xk != GX_X_OUT && !written(c, a->chan, a->k, a->pe, i))
+  if (a->xk != ACS_GANG_X_OUT && !written(c, a->chan, a->k, a->pe, i))
     return FAIL(c->d, "%s delivers to no buffer of PE %d", act_name(c, a, nm, sizeof(nm)),
                 (int)a->pe);
   return ACS_OK;
@@ -439,8 +446,8 @@ static int check_writers(struct ck *c)
   const struct acs_sdf_graph *g = c->g;
 
   for (int32_t i = 0; i < c->pl->nbufs; i++) {
-    const struct gx_buf *b = &c->pl->bufs[i];
-    const struct gx_act *w;
+    const struct acs_gang_buf *b = &c->pl->bufs[i];
+    const struct acs_gang_act *w;
     int ok;
     if (b->writer < 0) {
       if (b->j >= g->channels[b->chan].d0)
@@ -452,10 +459,10 @@ static int check_writers(struct ck *c)
       return FAIL(c->d, "buffer of token %lld of '%s' names activity %d, which does not exist",
                   (long long)b->j, g->channels[b->chan].name, (int)b->writer);
     w = &c->pl->acts[b->writer];
-    ok = w->kind == GX_FIRE
+    ok = w->kind == ACS_GANG_FIRE
              ? w->actor == g->channels[b->chan].src && w->unit == b->pe &&
                    acs_sdf_producer(g, b->chan, b->j) == w->k
-             : w->kind == GX_XFER && w->chan == b->chan && w->k == b->j && w->pe == b->pe;
+             : w->kind == ACS_GANG_XFER && w->chan == b->chan && w->k == b->j && w->pe == b->pe;
     if (!ok || b->alloc > w->start || b->ready != w->end)
       return FAIL(c->d, "buffer of token %lld of '%s' on PE %d is not written by the activity it "
                   "names, or not over [its start, its end]", (long long)b->j,
@@ -475,7 +482,7 @@ static int check_writers(struct ck *c)
 
 static int check_tokens(struct ck *c)
 {
-  const struct gx_plan *pl = c->pl;
+  const struct acs_gang_plan *pl = c->pl;
   int err = ACS_OK;
 
   c->bidx = malloc(((size_t)pl->nbufs + 1) * sizeof(int32_t));
@@ -485,15 +492,15 @@ static int check_tokens(struct ck *c)
   for (int32_t i = 0; i < pl->nbufs; i++)
     c->bidx[i] = i;
   for (int32_t i = 0; i < pl->nacts; i++)
-    if (pl->acts[i].kind == GX_XFER && pl->acts[i].xk == GX_X_OUT)
+    if (pl->acts[i].kind == ACS_GANG_XFER && pl->acts[i].xk == ACS_GANG_X_OUT)
       c->oidx[c->nout++] = i;
   sort_pl = pl;
   qsort(c->bidx, (size_t)pl->nbufs, sizeof(int32_t), cmp_buf);
   qsort(c->oidx, (size_t)c->nout, sizeof(int32_t), cmp_out);
   for (int32_t i = 0; i < pl->nacts && err == ACS_OK; i++) {
-    if (pl->acts[i].kind == GX_FIRE)
+    if (pl->acts[i].kind == ACS_GANG_FIRE)
       err = check_firing(c, i);
-    else if (pl->acts[i].kind == GX_XFER)
+    else if (pl->acts[i].kind == ACS_GANG_XFER)
       err = check_transfer(c, i);
   }
   if (err == ACS_OK)
@@ -552,8 +559,8 @@ static int check_pipeline(struct ck *c)
     last[a] = INT64_MIN;
   }
   for (int32_t i = 0; i < c->pl->nacts; i++) {
-    const struct gx_act *x = &c->pl->acts[i];
-    if (x->kind != GX_FIRE)
+    const struct acs_gang_act *x = &c->pl->acts[i];
+    if (x->kind != ACS_GANG_FIRE)
       continue;
     if (x->start < first[x->actor])
       first[x->actor] = x->start;
@@ -582,8 +589,8 @@ out_with_arrays:
   return err;
 }
 
-int gx_check_plan(const struct acs_sdf_graph *g, const struct gx_plat *xp,
-                  const struct gx_plan *pl, struct acs_diag *d)
+int acs_gang_check_plan(const struct acs_sdf_graph *g, const struct acs_gang_plat *xp,
+                        const struct acs_gang_plan *pl, struct acs_diag *d)
 {
   struct ck c = { g, xp, pl, d, NULL, NULL, 0 };
   int err;

@@ -28,32 +28,32 @@
 
 #include "core/sched/gang/gang.h"
 
-int gx_dynamic_try(struct gx_ctx *c, struct gx_part *pt)
+int acs_gang_dynamic_try(struct acs_gang_ctx *c, struct acs_gang_part *pt)
 {
-  struct gx_plan *pl = malloc(sizeof(*pl));
+  struct acs_gang_plan *pl = malloc(sizeof(*pl));
   struct acs_diag scratch;
   int done = 0, err;
 
   if (!pl)
     return ACS_ENOMEM;
-  gx_plan_init(pl);
+  acs_gang_plan_init(pl);
   acs_diag_init(&scratch);
   /* A probe first (no buffers recorded, stopped at the limit); the plan
    * itself only when it wins (the engine is deterministic). */
-  err = gx_naive_within(c, pt->makespan, 1, pl, &done, &scratch);
+  err = acs_gang_naive_within(c, pt->makespan, 1, pl, &done, &scratch);
   if (err == ACS_OK && done && pl->makespan < pt->makespan) {
-    gx_plan_free(pl);
-    err = gx_naive_within(c, 0, 0, pl, &done, &scratch);
+    acs_gang_plan_free(pl);
+    err = acs_gang_naive_within(c, 0, 0, pl, &done, &scratch);
   }
   if (err == ACS_EINFEASIBLE)
     err = ACS_OK;   /* its rules cannot finish this graph: not a candidate */
   if (err < 0 || !done || pl->makespan >= pt->makespan) {
-    gx_plan_free(pl);
+    acs_gang_plan_free(pl);
     free(pl);
     return err < 0 ? err : ACS_OK;
   }
   for (int32_t i = 0; i < pt->ngangs; i++)
-    gx_gang_free(&pt->gangs[i]);
+    acs_gang_free(&pt->gangs[i]);
   free(pt->gangs);
   pt->gangs = NULL;
   pt->ngangs = 0;
@@ -64,15 +64,15 @@ int gx_dynamic_try(struct gx_ctx *c, struct gx_part *pt)
   return ACS_OK;
 }
 
-int gx_dyn_emit(const struct gx_plan *dyn, struct gx_plan *pl)
+int acs_gang_dyn_emit(const struct acs_gang_plan *dyn, struct acs_gang_plan *pl)
 {
   int err;
 
   for (int32_t i = 0; i < dyn->nacts; i++)
-    if (gx_plan_add_act(pl, &dyn->acts[i]) < 0)
+    if (acs_gang_plan_add_act(pl, &dyn->acts[i]) < 0)
       return ACS_ENOMEM;
   for (int32_t i = 0; i < dyn->nbufs; i++)
-    if ((err = gx_plan_add_buf(pl, &dyn->bufs[i])) < 0)
+    if ((err = acs_gang_plan_add_buf(pl, &dyn->bufs[i])) < 0)
       return err;
   pl->makespan = dyn->makespan;
   return ACS_OK;
@@ -99,7 +99,7 @@ static int cmp_dinstr(const void *x, const void *y)
 }
 
 /* Instructions of the plan in event order (eq. 3.7); a load has no sync. */
-static int build(const struct gx_plan *dyn, struct dinstr **out, size_t *n)
+static int build(const struct acs_gang_plan *dyn, struct dinstr **out, size_t *n)
 {
   struct dinstr *v = malloc(2 * ((size_t)dyn->nacts + 1) * sizeof(*v));
 
@@ -108,7 +108,7 @@ static int build(const struct gx_plan *dyn, struct dinstr **out, size_t *n)
   *n = 0;
   for (int32_t i = 0; i < dyn->nacts; i++) {
     v[(*n)++] = (struct dinstr){ i, 0, dyn->acts[i].start };
-    if (dyn->acts[i].kind != GX_LOAD)
+    if (dyn->acts[i].kind != ACS_GANG_LOAD)
       v[(*n)++] = (struct dinstr){ i, 1, dyn->acts[i].end };
   }
   qsort(v, *n, sizeof(*v), cmp_dinstr);
@@ -116,38 +116,39 @@ static int build(const struct gx_plan *dyn, struct dinstr **out, size_t *n)
   return ACS_OK;
 }
 
-static const char *instr_of(const struct gx_act *a, int sync)
+static const char *instr_of(const struct acs_gang_act *a, int sync)
 {
-  if (a->kind == GX_LOAD)
-    return gx_instr_name(GX_I_LOAD);
-  if (a->kind == GX_FIRE)
-    return gx_instr_name(sync ? GX_I_SYNC_P : GX_I_START_P);
-  return gx_instr_name(sync ? GX_I_SYNC_T : GX_I_START_T);
+  if (a->kind == ACS_GANG_LOAD)
+    return acs_gang_instr_name(ACS_GANG_I_LOAD);
+  if (a->kind == ACS_GANG_FIRE)
+    return acs_gang_instr_name(sync ? ACS_GANG_I_SYNC_P : ACS_GANG_I_START_P);
+  return acs_gang_instr_name(sync ? ACS_GANG_I_SYNC_T : ACS_GANG_I_START_T);
 }
 
 /* Unit and operand as the gang programs name them (a load names its PE). */
-static void names_of(const struct gx_ctx *c, const struct gx_act *a, char *unit, size_t usz,
-                     char *op, size_t osz)
+static void names_of(const struct acs_gang_ctx *c, const struct acs_gang_act *a, char *unit,
+                     size_t usz, char *op, size_t osz)
 {
   const char *cn = a->chan >= 0 ? c->g->channels[a->chan].name : "";
 
-  if (a->kind == GX_FIRE) {
+  if (a->kind == ACS_GANG_FIRE) {
     snprintf(unit, usz, "pe%d", (int)a->unit);
     snprintf(op, osz, "%s", c->g->actors[a->actor].name);
     return;
   }
   snprintf(unit, usz, "dma%d", (int)a->unit);
-  if (a->kind == GX_LOAD)
+  if (a->kind == ACS_GANG_LOAD)
     snprintf(op, osz, "%s>pe%d", c->g->actors[a->actor].name, (int)a->pe);
-  else if (a->xk == GX_X_LOCAL)
+  else if (a->xk == ACS_GANG_X_LOCAL)
     snprintf(op, osz, "%s:pe%d>pe%d", cn, (int)a->pe_from, (int)a->pe);
-  else if (a->xk == GX_X_IN)
+  else if (a->xk == ACS_GANG_X_IN)
     snprintf(op, osz, "%s:ddr>pe%d", cn, (int)a->pe);
   else
     snprintf(op, osz, "%s:pe%d>ddr", cn, (int)a->pe_from);
 }
 
-int gx_dyn_program_text(FILE *f, const struct gx_ctx *c, const struct gx_plan *dyn)
+int acs_gang_dyn_program_text(FILE *f, const struct acs_gang_ctx *c,
+                              const struct acs_gang_plan *dyn)
 {
   struct dinstr *v;
   size_t n;
@@ -161,10 +162,10 @@ int gx_dyn_program_text(FILE *f, const struct gx_ctx *c, const struct gx_plan *d
   fprintf(f, "\nGANG 0  dynamic: kernels loaded on demand  %lld cycles\n#dynamic\n",
           (long long)dyn->makespan);
   for (size_t i = 0; i < n; i++) {
-    const struct gx_act *a = &dyn->acts[v[i].act];
+    const struct acs_gang_act *a = &dyn->acts[v[i].act];
     char unit[32], op[512];
     names_of(c, a, unit, sizeof(unit), op, sizeof(op));
-    if (a->kind == GX_LOAD)
+    if (a->kind == ACS_GANG_LOAD)
       fprintf(f, "  LOAD      %-6s %s @%lld\n", unit, op, (long long)v[i].time);
     else
       fprintf(f, "  %-9s %-6s %s[%lld] @%lld\n", instr_of(a, v[i].sync), unit, op,
@@ -178,8 +179,8 @@ int gx_dyn_program_text(FILE *f, const struct gx_ctx *c, const struct gx_plan *d
 
 /* Actors with the PEs they fired on ("a@pe0+pe2,b@pe1"); the busiest PE or
  * DMA channel (the dynamic gang's cost bound) and the load cycles. */
-static void summary(const struct gx_ctx *c, const struct gx_plan *dyn, char *names, size_t size,
-                    int64_t *busiest, int64_t *loads)
+static void summary(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn, char *names,
+                    size_t size, int64_t *busiest, int64_t *loads)
 {
   int32_t npe = c->xp.npe, nh = npe + c->xp.ndma;
   int64_t busy[256] = { 0 };
@@ -188,11 +189,11 @@ static void summary(const struct gx_ctx *c, const struct gx_plan *dyn, char *nam
   *loads = 0;
   names[0] = '\0';
   for (int32_t i = 0; i < dyn->nacts; i++) {
-    const struct gx_act *a = &dyn->acts[i];
-    int32_t h = a->kind == GX_FIRE ? a->unit : npe + a->unit;
+    const struct acs_gang_act *a = &dyn->acts[i];
+    int32_t h = a->kind == ACS_GANG_FIRE ? a->unit : npe + a->unit;
     if (h >= 0 && h < nh && h < 256)
       busy[h] += a->end - a->start;
-    if (a->kind == GX_LOAD)
+    if (a->kind == ACS_GANG_LOAD)
       *loads += a->end - a->start;
   }
   *busiest = 0;
@@ -202,7 +203,7 @@ static void summary(const struct gx_ctx *c, const struct gx_plan *dyn, char *nam
   for (int32_t x = 0; x < c->g->nactors && used < size - 1; x++) {
     uint64_t pes = 0;
     for (int32_t i = 0; i < dyn->nacts; i++)
-      if (dyn->acts[i].kind == GX_FIRE && dyn->acts[i].actor == x && dyn->acts[i].unit < 64)
+      if (dyn->acts[i].kind == ACS_GANG_FIRE && dyn->acts[i].actor == x && dyn->acts[i].unit < 64)
         pes |= (uint64_t)1 << dyn->acts[i].unit;
     for (int32_t p = 0, first = 1; p < 64 && used < size - 1; p++)
       if (pes >> p & 1) {
@@ -216,14 +217,15 @@ static void summary(const struct gx_ctx *c, const struct gx_plan *dyn, char *nam
   }
 }
 
-static int gangs_row(const struct gx_ctx *c, const struct gx_plan *dyn, struct acs_schedule *s)
+static int gangs_row(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn,
+                     struct acs_schedule *s)
 {
   struct acs_rtab *t;
   char names[1024];
   int64_t busiest, loads, row;
   int err;
 
-  if ((err = gx_rtab_add(s, GX_RTAB_GANGS, &t)) < 0)
+  if ((err = acs_gang_rtab_add(s, ACS_GANG_RTAB_GANGS, &t)) < 0)
     return err;
   summary(c, dyn, names, sizeof(names), &busiest, &loads);
   if ((row = acs_rtab_add_row(t)) < 0)
@@ -240,19 +242,19 @@ static int gangs_row(const struct gx_ctx *c, const struct gx_plan *dyn, struct a
   acs_rtab_set_i64(t, row, 10, busiest);
   acs_rtab_set_i64(t, row, 11, 0);
   acs_rtab_set_i64(t, row, 12, 0);
-  acs_rtab_set_str(t, row, 13, gx_mode_name(GX_MODE_DYNAMIC));
+  acs_rtab_set_str(t, row, 13, acs_gang_mode_name(ACS_GANG_MODE_DYNAMIC));
   acs_rtab_attr_i64(t, "gangs", 1);
   acs_rtab_attr_i64(t, "makespan", dyn->makespan);
   return ACS_OK;
 }
 
 /* One row per actor; pe -1: the kernel moves between PEs on demand. */
-static int partition_rows(const struct gx_ctx *c, struct acs_schedule *s)
+static int partition_rows(const struct acs_gang_ctx *c, struct acs_schedule *s)
 {
   struct acs_rtab *t;
   int err;
 
-  if ((err = gx_rtab_add(s, GX_RTAB_PARTITION, &t)) < 0)
+  if ((err = acs_gang_rtab_add(s, ACS_GANG_RTAB_PARTITION, &t)) < 0)
     return err;
   for (int32_t a = 0; a < c->g->nactors; a++) {
     int64_t row = acs_rtab_add_row(t);
@@ -267,7 +269,8 @@ static int partition_rows(const struct gx_ctx *c, struct acs_schedule *s)
   return ACS_OK;
 }
 
-static int program_rows(const struct gx_ctx *c, const struct gx_plan *dyn, struct acs_schedule *s)
+static int program_rows(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn,
+                        struct acs_schedule *s)
 {
   struct acs_rtab *t;
   struct dinstr *v;
@@ -276,10 +279,10 @@ static int program_rows(const struct gx_ctx *c, const struct gx_plan *dyn, struc
 
   if ((err = build(dyn, &v, &n)) < 0)
     return err;
-  if ((err = gx_rtab_add(s, GX_RTAB_PROGRAM, &t)) < 0)
+  if ((err = acs_gang_rtab_add(s, ACS_GANG_RTAB_PROGRAM, &t)) < 0)
     goto out_with_program;
   for (size_t i = 0; i < n; i++) {
-    const struct gx_act *a = &dyn->acts[v[i].act];
+    const struct acs_gang_act *a = &dyn->acts[v[i].act];
     char unit[32], op[512];
     int64_t row = acs_rtab_add_row(t);
     if (row < 0) {
@@ -292,7 +295,7 @@ static int program_rows(const struct gx_ctx *c, const struct gx_plan *dyn, struc
     acs_rtab_set_str(t, row, 2, unit);
     acs_rtab_set_str(t, row, 3, instr_of(a, v[i].sync));
     acs_rtab_set_str(t, row, 4, op);
-    acs_rtab_set_i64(t, row, 5, a->kind == GX_LOAD ? 0 : a->k);
+    acs_rtab_set_i64(t, row, 5, a->kind == ACS_GANG_LOAD ? 0 : a->k);
     acs_rtab_set_i64(t, row, 6, 0);
     acs_rtab_set_i64(t, row, 7, v[i].time);
   }
@@ -302,7 +305,8 @@ out_with_program:
   return err;
 }
 
-int gx_dyn_tables(const struct gx_ctx *c, const struct gx_plan *dyn, struct acs_schedule *s)
+int acs_gang_dyn_tables(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn,
+                        struct acs_schedule *s)
 {
   int err;
 
@@ -317,8 +321,8 @@ int gx_dyn_tables(const struct gx_ctx *c, const struct gx_plan *dyn, struct acs_
  * kernel onto its PE earlier in the program that is not evicted before the
  * firing ends (eq. 3.8). O(I log I + F) for I instructions.
  */
-int gx_dyn_program_verify(const struct gx_ctx *c, const struct gx_plan *dyn,
-                          const struct gx_plan *pl, struct acs_diag *d)
+int acs_gang_dyn_program_verify(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn,
+                                const struct acs_gang_plan *pl, struct acs_diag *d)
 {
   struct dinstr *v;
   size_t n, starts = 0;
@@ -332,7 +336,7 @@ int gx_dyn_program_verify(const struct gx_ctx *c, const struct gx_plan *dyn,
     return err;
   }
   for (size_t i = 0; i < n && err == ACS_OK; i++) {
-    const struct gx_act *a = &dyn->acts[v[i].act];
+    const struct acs_gang_act *a = &dyn->acts[v[i].act];
     if (i > 0 && v[i].time < v[i - 1].time)
       err = acs_diag_set(d, ACS_EVERIFY, NULL, 0, 0, "control program: instruction %zu goes "
                          "back in time", i);
@@ -341,9 +345,9 @@ int gx_dyn_program_verify(const struct gx_ctx *c, const struct gx_plan *dyn,
     else if (v[i].act >= pl->nacts || pl->acts[v[i].act].start != v[i].time)
       err = acs_diag_set(d, ACS_EVERIFY, NULL, 0, 0, "control program: activity %d does not "
                          "start at %lld in the schedule", (int)v[i].act, (long long)v[i].time);
-    else if (a->kind == GX_LOAD)
+    else if (a->kind == ACS_GANG_LOAD)
       loaded[a->actor * (c->xp.npe + 1) + a->pe] = v[i].act + 1;
-    else if (a->kind == GX_FIRE) {
+    else if (a->kind == ACS_GANG_FIRE) {
       int32_t l = loaded[a->actor * (c->xp.npe + 1) + a->unit] - 1;
       if (l < 0 || dyn->acts[l].end > a->start || dyn->acts[l].evict < a->end)
         err = acs_diag_set(d, ACS_EVERIFY, NULL, 0, 0, "control program: '%s' fires on pe%d at "

@@ -12,19 +12,19 @@
 
 #include "core/sched/gang/gsched.h"
 
-void gx_plan_init(struct gx_plan *pl)
+void acs_gang_plan_init(struct acs_gang_plan *pl)
 {
   memset(pl, 0, sizeof(*pl));
 }
 
-void gx_plan_free(struct gx_plan *pl)
+void acs_gang_plan_free(struct acs_gang_plan *pl)
 {
   free(pl->acts);
   free(pl->bufs);
   memset(pl, 0, sizeof(*pl));
 }
 
-int32_t gx_plan_add_act(struct gx_plan *pl, const struct gx_act *a)
+int32_t acs_gang_plan_add_act(struct acs_gang_plan *pl, const struct acs_gang_act *a)
 {
   int err;
 
@@ -39,7 +39,7 @@ int32_t gx_plan_add_act(struct gx_plan *pl, const struct gx_act *a)
   return pl->nacts++;
 }
 
-int gx_plan_add_buf(struct gx_plan *pl, const struct gx_buf *b)
+int acs_gang_plan_add_buf(struct acs_gang_plan *pl, const struct acs_gang_buf *b)
 {
   int err;
 
@@ -54,34 +54,36 @@ int gx_plan_add_buf(struct gx_plan *pl, const struct gx_buf *b)
 
 /* Activity ids of every firing of every node, indexed off[v] + k - f0. */
 struct emit {
-  const struct gx_ctx *c;
-  const struct gx_gang *gg;
-  struct gx_plan *pl;
+  const struct acs_gang_ctx *c;
+  const struct acs_gang *gg;
+  struct acs_gang_plan *pl;
   int32_t gang;
   int64_t *off;
   int32_t *act;
 };
 
-static struct gx_act firing_act(const struct emit *em, int32_t v, int64_t k, int64_t start)
+static struct acs_gang_act firing_act(const struct emit *em, int32_t v, int64_t k, int64_t start)
 {
-  const struct gx_node *n = &em->gg->nodes[v];
-  struct gx_act a;
+  const struct acs_gang_node *n = &em->gg->nodes[v];
+  struct acs_gang_act a;
 
   memset(&a, 0, sizeof(a));
   a.start = start;
-  a.end = start + gx_node_dur(em->c, n, k);
+  a.end = start + acs_gang_node_dur(em->c, n, k);
   a.k = k;
   a.gang = em->gang;
   a.evict = -1;
-  if (n->kind == GX_N_PROC) {
-    a.kind = GX_FIRE;
+  if (n->kind == ACS_GANG_N_PROC) {
+    a.kind = ACS_GANG_FIRE;
     a.actor = n->actor;
     a.chan = -1;
     a.unit = n->hw;
     a.pe = a.pe_from = n->hw;
   } else {
-    a.kind = GX_XFER;
-    a.xk = n->kind == GX_N_XLOCAL ? GX_X_LOCAL : n->kind == GX_N_XIN ? GX_X_IN : GX_X_OUT;
+    a.kind = ACS_GANG_XFER;
+    a.xk = n->kind == ACS_GANG_N_XLOCAL ? ACS_GANG_X_LOCAL
+           : n->kind == ACS_GANG_N_XIN  ? ACS_GANG_X_IN
+                                        : ACS_GANG_X_OUT;
     a.actor = -1;
     a.chan = n->chan;
     a.unit = n->hw;
@@ -93,12 +95,13 @@ static struct gx_act firing_act(const struct emit *em, int32_t v, int64_t k, int
 }
 
 /* Adds the firings of a finished segment run at offset t0 (+ shift). */
-static int add_segment(struct emit *em, const struct gx_run *run, int64_t t0)
+static int add_segment(struct emit *em, const struct acs_gang_run *run, int64_t t0)
 {
   for (int32_t v = 0; v < em->gg->nnodes; v++)
     for (int64_t k = run->from[v]; k < run->to[v]; k++) {
-      struct gx_act a = firing_act(em, v, k, t0 + run->t_start[run->off[v] + k - run->from[v]]);
-      int32_t id = gx_plan_add_act(em->pl, &a);
+      struct acs_gang_act a =
+          firing_act(em, v, k, t0 + run->t_start[run->off[v] + k - run->from[v]]);
+      int32_t id = acs_gang_plan_add_act(em->pl, &a);
       if (id < 0)
         return id;
       em->act[em->off[v] + k - em->gg->nodes[v].f0] = id;
@@ -112,13 +115,13 @@ static int add_loads(struct emit *em, int64_t t0, int64_t *t)
 
   *t = t0;
   for (int32_t v = 0; v < em->gg->nnodes; v++) {
-    const struct gx_node *n = &em->gg->nodes[v];
-    struct gx_act a;
+    const struct acs_gang_node *n = &em->gg->nodes[v];
+    struct acs_gang_act a;
     int32_t id;
-    if (n->kind != GX_N_PROC)
+    if (n->kind != ACS_GANG_N_PROC)
       continue;
     memset(&a, 0, sizeof(a));
-    a.kind = GX_LOAD;
+    a.kind = ACS_GANG_LOAD;
     a.actor = n->actor;
     a.chan = -1;
     a.unit = 0;
@@ -128,7 +131,7 @@ static int add_loads(struct emit *em, int64_t t0, int64_t *t)
     a.end = *t + acs_platform_ddr_cycles(em->c->xp.p, a.bytes);
     a.gang = em->gang;
     a.evict = -1;
-    if ((id = gx_plan_add_act(em->pl, &a)) < 0)
+    if ((id = acs_gang_plan_add_act(em->pl, &a)) < 0)
       return id;
     *t = a.end;
   }
@@ -137,27 +140,29 @@ static int add_loads(struct emit *em, int64_t t0, int64_t *t)
 
 /* The destination firing that releases token j of edge e, searched forward
  * from *k (tokens are released in order); -1 when it is never released. */
-static int64_t releaser(const struct emit *em, const struct gx_edge *e, int64_t j, int64_t *k)
+static int64_t releaser(const struct emit *em, const struct acs_gang_edge *e, int64_t j, int64_t *k)
 {
-  const struct gx_node *d = &em->gg->nodes[e->dst];
+  const struct acs_gang_node *d = &em->gg->nodes[e->dst];
 
-  if (d->kind != GX_N_PROC)
+  if (d->kind != ACS_GANG_N_PROC)
     return j >= d->f0 && j < d->f0 + d->T ? j : -1;
-  while (*k < d->f0 + d->T && gx_e_release(em->c, em->gg, e, *k) <= j)
+  while (*k < d->f0 + d->T && acs_gang_e_release(em->c, em->gg, e, *k) <= j)
     (*k)++;
   return *k < d->f0 + d->T ? *k : -1;
 }
 
-static int add_edge_buffers(struct emit *em, const struct gx_edge *e, int64_t t0, int64_t t_end)
+static int add_edge_buffers(struct emit *em, const struct acs_gang_edge *e, int64_t t0,
+                            int64_t t_end)
 {
-  const struct gx_gang *gg = em->gg;
-  const struct gx_node *s = &gg->nodes[e->src], *d = &gg->nodes[e->dst];
-  int64_t first = gx_e_arrived(em->c, gg, e, s->f0), last = gx_e_arrived(em->c, gg, e, s->f0 + s->T);
+  const struct acs_gang *gg = em->gg;
+  const struct acs_gang_node *s = &gg->nodes[e->src], *d = &gg->nodes[e->dst];
+  int64_t first = acs_gang_e_arrived(em->c, gg, e, s->f0),
+          last = acs_gang_e_arrived(em->c, gg, e, s->f0 + s->T);
   int64_t kr = d->f0;
   int err;
 
   for (int64_t j = e->base; j < last; j++) {
-    struct gx_buf b;
+    struct acs_gang_buf b;
     int64_t f, k;
     memset(&b, 0, sizeof(b));
     b.chan = e->chan;
@@ -169,7 +174,7 @@ static int add_edge_buffers(struct emit *em, const struct gx_edge *e, int64_t t0
       b.writer = -1;
       b.alloc = b.ready = t0;
     } else {
-      f = s->kind == GX_N_PROC ? acs_sdf_producer(em->c->g, e->chan, j) : j;
+      f = s->kind == ACS_GANG_N_PROC ? acs_sdf_producer(em->c->g, e->chan, j) : j;
       b.writer = em->act[em->off[e->src] + f - s->f0];
       b.alloc = em->pl->acts[b.writer].start;
       b.ready = em->pl->acts[b.writer].end;
@@ -178,24 +183,24 @@ static int add_edge_buffers(struct emit *em, const struct gx_edge *e, int64_t t0
     b.free = k >= 0 ? em->pl->acts[em->act[em->off[e->dst] + k - d->f0]].end : t_end;
     if (b.free < b.ready)
       b.free = b.ready;
-    if ((err = gx_plan_add_buf(em->pl, &b)) < 0)
+    if ((err = acs_gang_plan_add_buf(em->pl, &b)) < 0)
       return err;
   }
   return ACS_OK;
 }
 
-int gx_gang_emit(const struct gx_ctx *c, const struct gx_gang *gg, int32_t gang_index,
-                 int64_t t0, struct gx_plan *pl, int64_t *t_end)
+int acs_gang_emit(const struct acs_gang_ctx *c, const struct acs_gang *gg, int32_t gang_index,
+                  int64_t t0, struct acs_gang_plan *pl, int64_t *t_end)
 {
   struct emit em = { c, gg, pl, gang_index, NULL, NULL };
-  struct gx_run run;
+  struct acs_gang_run run;
   int32_t first_act = pl->nacts;
   int64_t t, total = 0;
   int err;
 
   if (!gg->ok)
     return ACS_EINVAL;
-  if ((err = gx_run_init(&run, c, gg)) < 0)
+  if ((err = acs_gang_run_init(&run, c, gg)) < 0)
     return err;
   em.off = calloc((size_t)gg->nnodes + 1, sizeof(*em.off));
   for (int32_t v = 0; em.off && v < gg->nnodes; v++) {
@@ -211,13 +216,13 @@ int gx_gang_emit(const struct gx_ctx *c, const struct gx_gang *gg, int32_t gang_
     goto out_with_run;
   /* Preamble, loop iterations, postamble: each starts when the previous
    * has ended on every unit (the control program synchronises all). */
-  gx_set_pre(gg, gg->r, &run);
-  if ((err = gx_run_segment(&run, 1)) < 0 || (err = add_segment(&em, &run, t)) < 0)
+  acs_gang_set_pre(gg, gg->r, &run);
+  if ((err = acs_gang_run_segment(&run, 1)) < 0 || (err = add_segment(&em, &run, t)) < 0)
     goto out_with_run;
   t += run.makespan;
   if (gg->L > 0) {
-    gx_set_body(gg, gg->r, &run);
-    if ((err = gx_run_segment(&run, 1)) < 0)
+    acs_gang_set_body(gg, gg->r, &run);
+    if ((err = acs_gang_run_segment(&run, 1)) < 0)
       goto out_with_run;
     for (int64_t i = 0; i < gg->L; i++) {
       for (int32_t v = 0; v < gg->nnodes; v++) {
@@ -229,12 +234,12 @@ int gx_gang_emit(const struct gx_ctx *c, const struct gx_gang *gg, int32_t gang_
       t += gg->P;
     }
   }
-  gx_set_post(gg, gg->r, gg->L, &run);
-  if ((err = gx_run_segment(&run, 1)) < 0 || (err = add_segment(&em, &run, t)) < 0)
+  acs_gang_set_post(gg, gg->r, gg->L, &run);
+  if ((err = acs_gang_run_segment(&run, 1)) < 0 || (err = add_segment(&em, &run, t)) < 0)
     goto out_with_run;
   t += run.makespan;
   for (int32_t i = first_act; i < pl->nacts; i++)
-    if (pl->acts[i].kind == GX_LOAD)
+    if (pl->acts[i].kind == ACS_GANG_LOAD)
       pl->acts[i].evict = t;
   for (int32_t e = 0; e < gg->nedges; e++)
     if (gg->edges[e].pe >= 0 && gg->edges[e].src >= 0 && gg->edges[e].dst >= 0 &&
@@ -242,7 +247,7 @@ int gx_gang_emit(const struct gx_ctx *c, const struct gx_gang *gg, int32_t gang_
       goto out_with_run;
   *t_end = t;
 out_with_run:
-  gx_run_free(&run);
+  acs_gang_run_free(&run);
   free(em.off);
   free(em.act);
   return err;

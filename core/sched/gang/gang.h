@@ -26,7 +26,7 @@
 
 /* ---- the platform as the SDF schedulers see it ---- */
 
-struct gx_plat {
+struct acs_gang_plat {
   const struct acs_platform *p;
   int32_t npe, ndma;
   int64_t vmem;          /* bytes of one PE's VMEM for buffers (aligned down) */
@@ -42,35 +42,35 @@ struct gx_plat {
 
 /* Fails (ACS_EINFEASIBLE, message in d) when the platform has no VMEM or
  * PMEM (pe_vmem_kib, pe_pmem_kib = 0). */
-int gx_plat_init(struct gx_plat *xp, const struct acs_platform *p, struct acs_diag *d);
-int64_t gx_slot_bytes(const struct gx_plat *xp, int64_t token_bytes);
+int acs_gang_plat_init(struct acs_gang_plat *xp, const struct acs_platform *p, struct acs_diag *d);
+int64_t acs_gang_slot_bytes(const struct acs_gang_plat *xp, int64_t token_bytes);
 
 /* ---- the plan: what every SDF variant produces ---- */
 
-enum gx_act_kind { GX_FIRE, GX_XFER, GX_LOAD };
-enum gx_xfer_kind { GX_X_LOCAL, GX_X_IN, GX_X_OUT };
+enum acs_gang_act_kind { ACS_GANG_FIRE, ACS_GANG_XFER, ACS_GANG_LOAD };
+enum acs_gang_xfer_kind { ACS_GANG_X_LOCAL, ACS_GANG_X_IN, ACS_GANG_X_OUT };
 
 /* One activity: a firing on a PE, a token transfer or a kernel load on a DMA
  * channel. */
-struct gx_act {
-  uint8_t kind;          /* enum gx_act_kind */
-  uint8_t xk;            /* enum gx_xfer_kind (GX_XFER) */
-  int32_t actor;         /* GX_FIRE, GX_LOAD */
-  int32_t chan;          /* GX_XFER */
-  int64_t k;             /* GX_FIRE: firing index; GX_XFER: token index */
-  int32_t unit;          /* GX_FIRE: PE; GX_XFER, GX_LOAD: DMA channel */
-  int32_t pe;            /* GX_XFER: destination PE (-1 DDR); GX_LOAD: the PE */
-  int32_t pe_from;       /* GX_XFER: source PE (-1 DDR) */
+struct acs_gang_act {
+  uint8_t kind;          /* enum acs_gang_act_kind */
+  uint8_t xk;            /* enum acs_gang_xfer_kind (ACS_GANG_XFER) */
+  int32_t actor;         /* ACS_GANG_FIRE, ACS_GANG_LOAD */
+  int32_t chan;          /* ACS_GANG_XFER */
+  int64_t k;             /* ACS_GANG_FIRE: firing index; ACS_GANG_XFER: token index */
+  int32_t unit;          /* ACS_GANG_FIRE: PE; ACS_GANG_XFER, ACS_GANG_LOAD: DMA channel */
+  int32_t pe;            /* ACS_GANG_XFER: destination PE (-1 DDR); ACS_GANG_LOAD: the PE */
+  int32_t pe_from;       /* ACS_GANG_XFER: source PE (-1 DDR) */
   int64_t start, end;
-  int64_t bytes;         /* GX_XFER, GX_LOAD */
-  int64_t evict;         /* GX_LOAD: when the kernel leaves the PMEM */
+  int64_t bytes;         /* ACS_GANG_XFER, ACS_GANG_LOAD */
+  int64_t evict;         /* ACS_GANG_LOAD: when the kernel leaves the PMEM */
   int32_t gang;          /* gang (or pass) index; -1 none */
 };
 
 /* A token resident in a PE's VMEM over [alloc, free): reserved when the
  * activity that writes it starts, readable from `ready` (that activity's
  * end), released when the last reader that needs it ends. */
-struct gx_buf {
+struct acs_gang_buf {
   int32_t chan;
   int64_t j;             /* token index on the channel */
   int32_t pe;
@@ -80,18 +80,18 @@ struct gx_buf {
   int32_t writer;        /* act index that writes it (-1: an initial token) */
 };
 
-struct gx_plan {
+struct acs_gang_plan {
   int32_t nacts, nbufs;
   size_t cap_acts, cap_bufs;
-  struct gx_act *acts;
-  struct gx_buf *bufs;
+  struct acs_gang_act *acts;
+  struct acs_gang_buf *bufs;
   int64_t makespan;
 };
 
-void gx_plan_init(struct gx_plan *pl);
-void gx_plan_free(struct gx_plan *pl);
-int32_t gx_plan_add_act(struct gx_plan *pl, const struct gx_act *a);
-int gx_plan_add_buf(struct gx_plan *pl, const struct gx_buf *b);
+void acs_gang_plan_init(struct acs_gang_plan *pl);
+void acs_gang_plan_free(struct acs_gang_plan *pl);
+int32_t acs_gang_plan_add_act(struct acs_gang_plan *pl, const struct acs_gang_act *a);
+int acs_gang_plan_add_buf(struct acs_gang_plan *pl, const struct acs_gang_buf *b);
 
 /*
  * The independent checker (check.c): every firing of the run exactly once;
@@ -111,8 +111,8 @@ int gx_plan_add_buf(struct gx_plan *pl, const struct gx_buf *b);
  * O((A + B) log (A + B) + F W) for A acts, B buffers, F firings reading W
  * tokens each.
  */
-int gx_check_plan(const struct acs_sdf_graph *g, const struct gx_plat *xp,
-                  const struct gx_plan *pl, struct acs_diag *d);
+int acs_gang_check_plan(const struct acs_sdf_graph *g, const struct acs_gang_plat *xp,
+                        const struct acs_gang_plan *pl, struct acs_diag *d);
 
 /*
  * Lowering (lower.c): firing k of actor a becomes op base[a] + k of s (the
@@ -125,8 +125,8 @@ int gx_check_plan(const struct acs_sdf_graph *g, const struct gx_plat *xp,
  * load -> firings, last firing -> next load on the PE (control), so a
  * self-timed replay keeps every buffer and program memory safe.
  */
-int gx_lower(const struct acs_sdf_graph *g, const struct gx_plat *xp,
-             const struct gx_plan *pl, struct acs_schedule *s);
+int acs_gang_lower(const struct acs_sdf_graph *g, const struct acs_gang_plat *xp,
+                   const struct acs_gang_plan *pl, struct acs_schedule *s);
 
 /* ---- CAKG: one gang's model ---- */
 
@@ -134,14 +134,19 @@ int gx_lower(const struct acs_sdf_graph *g, const struct gx_plat *xp,
  * its firings list-scheduled at once (no loop); one actor's firings split
  * into a strip per PE (the tiling baseline's pass); or, for the whole
  * graph, kernels loaded on demand (the naive-list baseline's schedule). */
-enum gx_mode { GX_MODE_PIPELINED, GX_MODE_WHOLE, GX_MODE_TILED, GX_MODE_DYNAMIC };
-const char *gx_mode_name(int mode);
+enum acs_gang_mode {
+  ACS_GANG_MODE_PIPELINED,
+  ACS_GANG_MODE_WHOLE,
+  ACS_GANG_MODE_TILED,
+  ACS_GANG_MODE_DYNAMIC
+};
+const char *acs_gang_mode_name(int mode);
 
-enum gx_node_kind { GX_N_PROC, GX_N_XLOCAL, GX_N_XIN, GX_N_XOUT };
+enum acs_gang_node_kind { ACS_GANG_N_PROC, ACS_GANG_N_XLOCAL, ACS_GANG_N_XIN, ACS_GANG_N_XOUT };
 
-struct gx_node {
+struct acs_gang_node {
   uint8_t kind;
-  int32_t actor;         /* GX_N_PROC */
+  int32_t actor;         /* ACS_GANG_N_PROC */
   int32_t chan;          /* transfers */
   int32_t hw;            /* PE (proc) or DMA channel (transfers) */
   int32_t pe_from, pe_to;/* transfers: -1 = DDR */
@@ -156,7 +161,7 @@ struct gx_node {
   int64_t level;         /* list-scheduling priority (longest path to a sink) */
 };
 
-struct gx_edge {
+struct acs_gang_edge {
   int32_t src, dst;      /* gang nodes; -1 = DDR */
   int32_t chan;
   int32_t pe;            /* VMEM that holds its tokens; -1 none */
@@ -168,26 +173,26 @@ struct gx_edge {
 };
 
 /* Per-actor facts the gang model needs, computed once per graph. */
-struct gx_actor_info {
+struct acs_gang_actor_info {
   int64_t lo, hi, lam;   /* loop region of the actor (global firing indices) */
   int64_t work;          /* cycles of all its firings */
 };
 
-struct gx_ctx;
+struct acs_gang_ctx;
 
 /* One gang: members, mapping, model and schedule. */
-struct gx_gang {
+struct acs_gang {
   int32_t nact;
   int32_t *act;          /* actors, ascending */
   int32_t *pe;           /* pe[i] for act[i] */
   int32_t nnodes, nedges;
-  struct gx_node *nodes;
-  struct gx_edge *edges;
+  struct acs_gang_node *nodes;
+  struct acs_gang_edge *edges;
   int32_t *in_off, *in_e, *out_off, *out_e;   /* CSR over edges, DDR ends left out */
   int32_t *prio;         /* nodes by priority */
-  int has_loop;          /* the model admits a loop body (gx_loop_vector) */
+  int has_loop;          /* the model admits a loop body (acs_gang_loop_vector) */
   int whole;             /* set before scheduling: list-schedule every firing at once, no loop */
-  int mode;              /* enum gx_mode: how the schedule below was made */
+  int mode;              /* enum acs_gang_mode: how the schedule below was made */
   /* schedule */
   int ok;                /* 1: scheduled */
   int64_t *r;            /* preamble firings per node */
@@ -198,13 +203,13 @@ struct gx_gang {
   int iters_r, iters_b;  /* iterations of the retiming and buffer phases */
 };
 
-void gx_gang_free(struct gx_gang *gg);
+void acs_gang_free(struct acs_gang *gg);
 
 /* Everything the family shares for one run. */
-struct gx_ctx {
+struct acs_gang_ctx {
   const struct acs_sdf_graph *g;
-  struct gx_plat xp;
-  struct gx_actor_info *info;
+  struct acs_gang_plat xp;
+  struct acs_gang_actor_info *info;
   int64_t *wmax;         /* per channel: the largest window a consumer firing holds */
   /* strongly connected components of the actor graph (moves move whole SCCs) */
   int32_t *scc, nscc;
@@ -215,44 +220,44 @@ struct gx_ctx {
   int modes;             /* gang: also the whole and tiled realizations of a gang (realize.c) */
 };
 
-int gx_ctx_init(struct gx_ctx *c, const struct acs_sdf_graph *g, const struct acs_platform *p,
-                struct acs_diag *d);
-void gx_ctx_free(struct gx_ctx *c);
-int gx_interrupted(const struct gx_ctx *c);
+int acs_gang_ctx_init(struct acs_gang_ctx *c, const struct acs_sdf_graph *g,
+                      const struct acs_platform *p, struct acs_diag *d);
+void acs_gang_ctx_free(struct acs_gang_ctx *c);
+int acs_gang_interrupted(const struct acs_gang_ctx *c);
 
 /*
  * Builds gang `gg` from its actors and their PEs (gg->act, gg->pe set):
  * processing nodes, transfer nodes (transfers on DMA channels balanced by
  * load), edges with their VMEM and token bases, loop regions and the loop
- * repetition vector, priorities (cakg.c). `channel_pe` maps channels whose
+ * repetition vector, priorities (gang_graph.c). `channel_pe` maps channels whose
  * producer runs in an earlier gang to nothing: they are read from DDR.
  */
-int gx_gang_build(const struct gx_ctx *c, struct gx_gang *gg);
+int acs_gang_build(const struct acs_gang_ctx *c, struct acs_gang *gg);
 /* The loop repetition vector and the preamble/postamble placement of nodes
- * outside the loop (gsched.c; called by gx_gang_build). */
-int gx_loop_vector(const struct gx_ctx *c, struct gx_gang *gg);
+ * outside the loop (gsched.c; called by acs_gang_build). */
+int acs_gang_loop_vector(const struct acs_gang_ctx *c, struct acs_gang *gg);
 
 /* Building a gang model by hand (the tiling baseline's strips): nodes and
- * edges, then gx_gang_finish. */
-struct gx_builder {
-  const struct gx_ctx *c;
-  struct gx_gang *gg;
+ * edges, then acs_gang_finish. */
+struct acs_gang_builder {
+  const struct acs_gang_ctx *c;
+  struct acs_gang *gg;
   size_t cap_nodes, cap_edges;
 };
-int32_t gx_gang_add_node(struct gx_builder *b, const struct gx_node *n);
-int gx_gang_add_edge(struct gx_builder *b, int32_t src, int32_t dst, int32_t chan, int32_t pe,
-                     int64_t base);
+int32_t acs_gang_add_node(struct acs_gang_builder *b, const struct acs_gang_node *n);
+int acs_gang_add_edge(struct acs_gang_builder *b, int32_t src, int32_t dst, int32_t chan,
+                      int32_t pe, int64_t base);
 /* A transfer node of channel ch from PE `from` to PE `to` (-1 = DDR) moving
  * tokens f0 .. f0 + T - 1. */
-struct gx_node gx_xfer_node(const struct gx_ctx *c, int kind, int32_t ch, int32_t from,
-                            int32_t to, int64_t f0, int64_t T);
-int gx_gang_finish(const struct gx_ctx *c, struct gx_gang *gg);
+struct acs_gang_node acs_gang_xfer_node(const struct acs_gang_ctx *c, int kind, int32_t ch,
+                                        int32_t from, int32_t to, int64_t f0, int64_t T);
+int acs_gang_finish(const struct acs_gang_ctx *c, struct acs_gang *gg);
 
 /* The gang's optimal cost (eq. 5.1 over the whole gang: the busiest PE, DMA
  * channel or the DDR link, kernel loads included) for a mapping, without
  * building the model. O(members + channels). */
-int64_t gx_gang_cost(const struct gx_ctx *c, int32_t nact, const int32_t *act,
-                     const int32_t *pe, int64_t *xfer_time);
+int64_t acs_gang_cost(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act,
+                      const int32_t *pe, int64_t *xfer_time);
 
 /*
  * Schedules a built gang (gsched.c): the retiming phase (iterative list
@@ -262,15 +267,15 @@ int64_t gx_gang_cost(const struct gx_ctx *c, int32_t nact, const int32_t *act,
  * blocking within each PE's VMEM), then preamble and postamble. Sets ok = 0
  * (not an error) when the gang cannot be scheduled within VMEM.
  */
-int gx_gang_schedule(const struct gx_ctx *c, struct gx_gang *gg);
+int acs_gang_schedule(const struct acs_gang_ctx *c, struct acs_gang *gg);
 
 /*
  * Appends the gang's activities and buffers to the plan, starting at `t0`
  * (gsched.c: loads, preamble, L loop iterations, postamble). Returns the
  * end time in *t_end.
  */
-int gx_gang_emit(const struct gx_ctx *c, const struct gx_gang *gg, int32_t gang_index,
-                 int64_t t0, struct gx_plan *pl, int64_t *t_end);
+int acs_gang_emit(const struct acs_gang_ctx *c, const struct acs_gang *gg, int32_t gang_index,
+                  int64_t t0, struct acs_gang_plan *pl, int64_t *t_end);
 
 /* ---- mapping ---- */
 
@@ -284,33 +289,39 @@ int gx_gang_emit(const struct gx_ctx *c, const struct gx_gang *gg, int32_t gang_
  * single-node moves) is returned. Returns 1 when a mapping exists, 0 when
  * the kernels cannot fit the PMEM, < 0 on error.
  */
-int gx_map(const struct gx_ctx *c, int32_t nact, const int32_t *act, int32_t *pe,
-           int64_t budget, int64_t *cost);
+int acs_gang_map(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act, int32_t *pe,
+                 int64_t budget, int64_t *cost);
 
 /*
- * The shortest schedule of a member set (realize.c): mapped by gx_map
+ * The shortest schedule of a member set (realize.c): mapped by acs_gang_map
  * (pe[] gets the mapping, *opt its optimal cost) and pipelined, and with
  * ctx->modes also list-scheduled whole (within a node limit) and, for one
  * splittable actor, tiled; gg gets the shortest (ties keep the pipelined
  * one). Returns < 0 on error; *ok = 0 when no realization fits the PMEM or
  * the VMEM (gg is then empty).
  */
-int gx_realize(const struct gx_ctx *c, int64_t map_budget, int32_t nact, const int32_t *act,
-               int32_t *pe, struct gx_gang *gg, int64_t *opt, int *ok);
+int acs_gang_realize(const struct acs_gang_ctx *c, int64_t map_budget, int32_t nact,
+                     const int32_t *act, int32_t *pe, struct acs_gang *gg, int64_t *opt, int *ok);
 /* A lower bound of every realization's cycles, without mapping or
  * scheduling: the DDR link's busy time, the work over the PEs, and the
  * largest actor's work unless it may be tiled. O(actors + channels). */
-int64_t gx_realize_floor(const struct gx_ctx *c, int32_t nact, const int32_t *act);
+int64_t acs_gang_realize_floor(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act);
 
 /* ---- the control program ---- */
 
-enum gx_instr { GX_I_LOAD, GX_I_START_P, GX_I_SYNC_P, GX_I_START_T, GX_I_SYNC_T };
-const char *gx_instr_name(int instr);
+enum acs_gang_instr {
+  ACS_GANG_I_LOAD,
+  ACS_GANG_I_START_P,
+  ACS_GANG_I_SYNC_P,
+  ACS_GANG_I_START_T,
+  ACS_GANG_I_SYNC_T
+};
+const char *acs_gang_instr_name(int instr);
 
 /* ---- variants ---- */
 
 /* Options of `gang` (and of `sequential`, `tiling` which reuse parts). */
-struct gx_gang_opts {
+struct acs_gang_opts {
   int64_t sort;          /* enum: topo, level, exec, rtopo, rlevel */
   int64_t zero_gain;
   int64_t depth;
@@ -324,40 +335,43 @@ struct gx_gang_opts {
 /* A whole partition scheduled: gangs in execution order; or, when dyn is
  * set (and ngangs 0), the dynamic gang: the whole graph with kernels
  * loaded on demand, dyn its plan (dynamic.c). */
-struct gx_part {
+struct acs_gang_part {
   int32_t ngangs;
-  struct gx_gang *gangs;
+  struct acs_gang *gangs;
   int64_t makespan;
-  struct gx_plan *dyn;
+  struct acs_gang_plan *dyn;
 };
-void gx_part_free(struct gx_part *pt);
+void acs_gang_part_free(struct acs_gang_part *pt);
 
 /* The thesis's partitioning heuristic (partition.c), or the singleton
  * partition when `singletons` is set (the sequential approach). */
-int gx_partition(struct gx_ctx *c, const struct gx_gang_opts *o, int singletons,
-                 struct gx_part *out, struct acs_diag *d);
+int acs_gang_partition(struct acs_gang_ctx *c, const struct acs_gang_opts *o, int singletons,
+                       struct acs_gang_part *out, struct acs_diag *d);
 /* A cache of member sets (setcache.c): sorted actor lists to a cost and an
  * outcome. get returns the outcome with *cost, or -1 when the set is not
  * there; put records or overwrites one (ACS_ENOMEM). O(n) expected. */
-struct gx_setcache {
+struct acs_gang_setcache {
   size_t cap, n;
   uint64_t *key;
   int32_t **set;         /* set[i][0] = length, then the actors */
   int64_t *cost;
   int8_t *rc;
 };
-int gx_setcache_get(const struct gx_setcache *sc, int32_t n, const int32_t *act, int64_t *cost);
-int gx_setcache_put(struct gx_setcache *sc, int32_t n, const int32_t *act, int64_t cost, int rc);
-void gx_setcache_free(struct gx_setcache *sc);
+int acs_gang_setcache_get(const struct acs_gang_setcache *sc, int32_t n, const int32_t *act,
+                          int64_t *cost);
+int acs_gang_setcache_put(struct acs_gang_setcache *sc, int32_t n, const int32_t *act, int64_t cost,
+                          int rc);
+void acs_gang_setcache_free(struct acs_gang_setcache *sc);
 
 /* The exact partition + mapping by ILP over optimal costs (ilp.c);
  * *lower gets the proven optimum of the sum of gang costs (a lower bound of
  * every gang schedule's makespan), or -1 when not proven. */
-int gx_partition_ilp(struct gx_ctx *c, const struct gx_gang_opts *o, double time_limit,
-                     struct gx_part *out, int64_t *lower, struct acs_diag *d);
+int acs_gang_partition_ilp(struct acs_gang_ctx *c, const struct acs_gang_opts *o, double time_limit,
+                           struct acs_gang_part *out, int64_t *lower, struct acs_diag *d);
 
 /* Emits a scheduled partition into a plan (gangs back to back). */
-int gx_part_emit(const struct gx_ctx *c, const struct gx_part *pt, struct gx_plan *pl);
+int acs_gang_part_emit(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                       struct acs_gang_plan *pl);
 
 /*
  * The dynamic gang (dynamic.c): the naive-list baseline's schedule of the
@@ -367,45 +381,48 @@ int gx_part_emit(const struct gx_ctx *c, const struct gx_part *pt, struct gx_pla
  * beat it. Returns < 0 only on errors (a schedule naive-list cannot
  * finish is simply not kept).
  */
-int gx_dynamic_try(struct gx_ctx *c, struct gx_part *pt);
+int acs_gang_dynamic_try(struct acs_gang_ctx *c, struct acs_gang_part *pt);
 /* Appends the dynamic gang's plan to pl. */
-int gx_dyn_emit(const struct gx_plan *dyn, struct gx_plan *pl);
+int acs_gang_dyn_emit(const struct acs_gang_plan *dyn, struct acs_gang_plan *pl);
 /* Its tables, control program (every activity at its time, loads where
  * they happen) and that program's check against the plan. */
-int gx_dyn_tables(const struct gx_ctx *c, const struct gx_plan *dyn, struct acs_schedule *s);
-int gx_dyn_program_text(FILE *f, const struct gx_ctx *c, const struct gx_plan *dyn);
-int gx_dyn_program_verify(const struct gx_ctx *c, const struct gx_plan *dyn,
-                          const struct gx_plan *pl, struct acs_diag *d);
+int acs_gang_dyn_tables(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn,
+                        struct acs_schedule *s);
+int acs_gang_dyn_program_text(FILE *f, const struct acs_gang_ctx *c,
+                              const struct acs_gang_plan *dyn);
+int acs_gang_dyn_program_verify(const struct acs_gang_ctx *c, const struct acs_gang_plan *dyn,
+                                const struct acs_gang_plan *pl, struct acs_diag *d);
 
 /* The family's result tables with their columns (program.c). */
-enum { GX_RTAB_GANGS, GX_RTAB_PARTITION, GX_RTAB_PROGRAM };
-int gx_rtab_add(struct acs_schedule *s, int which, struct acs_rtab **t);
+enum { ACS_GANG_RTAB_GANGS, ACS_GANG_RTAB_PARTITION, ACS_GANG_RTAB_PROGRAM };
+int acs_gang_rtab_add(struct acs_schedule *s, int which, struct acs_rtab **t);
 
 /* Result tables and the control program text (program.c). */
-int gx_part_tables(const struct gx_ctx *c, const struct gx_part *pt, struct acs_schedule *s);
-int gx_program_write(const struct gx_ctx *c, const struct gx_part *pt, const char *path,
-                     struct acs_diag *d);
+int acs_gang_part_tables(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                         struct acs_schedule *s);
+int acs_gang_program_write(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                           const char *path, struct acs_diag *d);
 /* The control program reproduces the plan (program.c; see there). */
-int gx_program_verify(const struct gx_ctx *c, const struct gx_part *pt, const struct gx_plan *pl,
-                      struct acs_diag *d);
+int acs_gang_program_verify(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                            const struct acs_gang_plan *pl, struct acs_diag *d);
 
 /* Whether actor a can be split into strips: no self-edge orders its
  * firings and no cycle holds it (tiling.c). */
-int gx_splittable(const struct gx_ctx *c, int32_t a);
+int acs_gang_splittable(const struct acs_gang_ctx *c, int32_t a);
 /* The tiling baseline's pass of a splittable actor, built (not scheduled):
  * one strip of consecutive firings per PE, each reading its input lines
  * (ghost lines included) from DDR and writing its output to DDR. */
-int gx_tiling_pass(const struct gx_ctx *c, int32_t a, struct gx_gang *gg);
+int acs_gang_tiling_pass(const struct acs_gang_ctx *c, int32_t a, struct acs_gang *gg);
 
 /* Baselines (tiling.c, naive.c): fill a plan. */
-int gx_tiling(struct gx_ctx *c, const struct gx_gang_opts *o, struct gx_plan *pl,
-              struct acs_diag *d);
-int gx_naive(struct gx_ctx *c, struct gx_plan *pl, struct acs_diag *d);
-/* gx_naive, stopped (ACS_OK, *done = 0, the plan partial) as soon as its
+int acs_gang_tiling(struct acs_gang_ctx *c, const struct acs_gang_opts *o, struct acs_gang_plan *pl,
+                    struct acs_diag *d);
+int acs_gang_naive(struct acs_gang_ctx *c, struct acs_gang_plan *pl, struct acs_diag *d);
+/* acs_gang_naive, stopped (ACS_OK, *done = 0, the plan partial) as soon as its
  * schedule cannot end before `limit` cycles (0: no limit); with `probe`
  * the plan gets no buffers (only its makespan is wanted). */
-int gx_naive_within(struct gx_ctx *c, int64_t limit, int probe, struct gx_plan *pl, int *done,
-                    struct acs_diag *d);
+int acs_gang_naive_within(struct acs_gang_ctx *c, int64_t limit, int probe,
+                          struct acs_gang_plan *pl, int *done, struct acs_diag *d);
 
 /* The SDF side of `sequential` (variants.c). */
 int acs__sdf_sequential(const struct acs_problem *pb, const struct acs_sched_ctx *ctx,

@@ -39,25 +39,27 @@ static int64_t gcd64(int64_t a, int64_t b)
 
 /* ---- loop repetition vector ---- */
 
-static int has_region(const struct gx_node *n)
+static int has_region(const struct acs_gang_node *n)
 {
   return n->lam >= 1 && n->hi - n->lo >= 2 * n->lam;
 }
 
 /* Tokens per lam firings in the loop region: produced by the source, needed
  * by the destination (-1 when the end has no region). */
-static void loop_rates(const struct gx_ctx *c, const struct gx_gang *gg, const struct gx_edge *e,
-                       int64_t *rs, int64_t *rd)
+static void loop_rates(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                       const struct acs_gang_edge *e, int64_t *rs, int64_t *rd)
 {
-  const struct gx_node *s = &gg->nodes[e->src], *d = &gg->nodes[e->dst];
+  const struct acs_gang_node *s = &gg->nodes[e->src], *d = &gg->nodes[e->dst];
 
-  *rs = has_region(s) ? gx_e_arrived(c, gg, e, s->lo + s->lam) - gx_e_arrived(c, gg, e, s->lo)
-                      : -1;
-  *rd = has_region(d) ? gx_e_need(c, gg, e, d->lo + d->lam - 1) - gx_e_need(c, gg, e, d->lo - 1)
-                      : -1;
+  *rs = has_region(s)
+            ? acs_gang_e_arrived(c, gg, e, s->lo + s->lam) - acs_gang_e_arrived(c, gg, e, s->lo)
+            : -1;
+  *rd = has_region(d)
+            ? acs_gang_e_need(c, gg, e, d->lo + d->lam - 1) - acs_gang_e_need(c, gg, e, d->lo - 1)
+            : -1;
 }
 
-static void no_loop(struct gx_gang *gg)
+static void no_loop(struct acs_gang *gg)
 {
   gg->has_loop = 0;
   for (int32_t v = 0; v < gg->nnodes; v++) {
@@ -68,8 +70,8 @@ static void no_loop(struct gx_gang *gg)
 
 /* Cycles (qL / lam) per node by breadth-first propagation of
  * cyc(src) * rs = cyc(dst) * rd as fractions; returns 0 on inconsistency. */
-static int solve_cycles(const struct gx_ctx *c, struct gx_gang *gg, int64_t *num, int64_t *den,
-                        int32_t *comp, int32_t *queue)
+static int solve_cycles(const struct acs_gang_ctx *c, struct acs_gang *gg, int64_t *num,
+                        int64_t *den, int32_t *comp, int32_t *queue)
 {
   int32_t n = gg->nnodes, ncomp = 0;
 
@@ -87,7 +89,7 @@ static int solve_cycles(const struct gx_ctx *c, struct gx_gang *gg, int64_t *num
       for (int side = 0; side < 2; side++) {
         const int32_t *off = side ? gg->out_off : gg->in_off, *es = side ? gg->out_e : gg->in_e;
         for (int32_t k = off[v]; k < off[v + 1]; k++) {
-          const struct gx_edge *e = &gg->edges[es[k]];
+          const struct acs_gang_edge *e = &gg->edges[es[k]];
           int64_t rs, rd, nn, dd, g1;
           int32_t w = side ? e->dst : e->src;
           if (w < 0 || e->src < 0 || e->dst < 0)
@@ -133,7 +135,7 @@ static int solve_cycles(const struct gx_ctx *c, struct gx_gang *gg, int64_t *num
 
 /* Scales each component so that all run about the same number of loop
  * iterations (the shortest component's). */
-static void equalize(struct gx_gang *gg, const int64_t *cyc, const int32_t *comp, int32_t ncomp)
+static void equalize(struct acs_gang *gg, const int64_t *cyc, const int32_t *comp, int32_t ncomp)
 {
   int64_t *span = malloc(((size_t)ncomp + 1) * sizeof(*span)), lstar = INT64_MAX;
 
@@ -146,7 +148,7 @@ static void equalize(struct gx_gang *gg, const int64_t *cyc, const int32_t *comp
   for (int32_t k = 0; k < ncomp; k++)
     span[k] = INT64_MAX;
   for (int32_t v = 0; v < gg->nnodes; v++) {
-    const struct gx_node *n = &gg->nodes[v];
+    const struct acs_gang_node *n = &gg->nodes[v];
     int64_t q = cyc[v] * n->lam, it;
     if (comp[v] < 0)
       continue;
@@ -169,16 +171,16 @@ static void equalize(struct gx_gang *gg, const int64_t *cyc, const int32_t *comp
 
 /* Nodes outside the loop run in the preamble unless they read what loop
  * nodes (or postamble nodes) produce in the loop. */
-static void place_outside(const struct gx_ctx *c, struct gx_gang *gg)
+static void place_outside(const struct acs_gang_ctx *c, struct acs_gang *gg)
 {
   for (int32_t v = 0; v < gg->nnodes; v++)
     gg->nodes[v].in_pre = gg->nodes[v].qL == 0;
   for (int32_t pass = 0, changed = 1; changed && pass <= gg->nnodes; pass++) {
     changed = 0;
     for (int32_t e = 0; e < gg->nedges; e++) {
-      const struct gx_edge *ed = &gg->edges[e];
-      const struct gx_node *s;
-      struct gx_node *d;
+      const struct acs_gang_edge *ed = &gg->edges[e];
+      const struct acs_gang_node *s;
+      struct acs_gang_node *d;
       int64_t rs, rd;
       if (ed->src < 0 || ed->dst < 0)
         continue;
@@ -189,8 +191,9 @@ static void place_outside(const struct gx_ctx *c, struct gx_gang *gg)
       s = &gg->nodes[ed->src];
       /* In the preamble only what the producer makes before its loop
        * region is there (a histogram's result comes after its last line). */
-      if ((s->qL > 0 && (rs > 0 || (d->T > 0 && gx_e_arrived(c, gg, ed, s->lo) <
-                                                   gx_e_need(c, gg, ed, d->f0 + d->T - 1)))) ||
+      if ((s->qL > 0 &&
+           (rs > 0 || (d->T > 0 && acs_gang_e_arrived(c, gg, ed, s->lo) <
+                                       acs_gang_e_need(c, gg, ed, d->f0 + d->T - 1)))) ||
           (s->qL == 0 && !s->in_pre)) {
         d->in_pre = 0;
         changed = 1;
@@ -204,11 +207,11 @@ static void place_outside(const struct gx_ctx *c, struct gx_gang *gg)
  * the preamble (reading only lowers what the buffer holds, so the first
  * iteration is the worst); both ends of an edge in the loop must both move
  * tokens. */
-static int loop_consistent(const struct gx_ctx *c, const struct gx_gang *gg)
+static int loop_consistent(const struct acs_gang_ctx *c, const struct acs_gang *gg)
 {
   for (int32_t e = 0; e < gg->nedges; e++) {
-    const struct gx_edge *ed = &gg->edges[e];
-    const struct gx_node *s, *d;
+    const struct acs_gang_edge *ed = &gg->edges[e];
+    const struct acs_gang_node *s, *d;
     int64_t rs, rd;
     if (ed->src < 0 || ed->dst < 0)
       continue;
@@ -227,7 +230,7 @@ static int loop_consistent(const struct gx_ctx *c, const struct gx_gang *gg)
   return 1;
 }
 
-int gx_loop_vector(const struct gx_ctx *c, struct gx_gang *gg)
+int acs_gang_loop_vector(const struct acs_gang_ctx *c, struct acs_gang *gg)
 {
   int32_t n = gg->nnodes;
   int64_t *num = malloc(((size_t)n + 1) * sizeof(*num)), *den = malloc(((size_t)n + 1) * sizeof(*den));
@@ -261,17 +264,17 @@ out_with_arrays:
 /* ---- retiming (eq. 5.3, generalised) ---- */
 
 /* Fewest firings of s (from its f0) after which edge e holds `req` tokens. */
-static int64_t firings_for(const struct gx_ctx *c, const struct gx_gang *gg,
-                           const struct gx_edge *e, int64_t req)
+static int64_t firings_for(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                           const struct acs_gang_edge *e, int64_t req)
 {
-  const struct gx_node *s = &gg->nodes[e->src];
+  const struct acs_gang_node *s = &gg->nodes[e->src];
   int64_t lo = 0, hi = s->T;
 
-  if (gx_e_arrived(c, gg, e, s->f0 + s->T) < req)
+  if (acs_gang_e_arrived(c, gg, e, s->f0 + s->T) < req)
     return s->T;
   while (lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
-    if (gx_e_arrived(c, gg, e, s->f0 + mid) >= req)
+    if (acs_gang_e_arrived(c, gg, e, s->f0 + mid) >= req)
       hi = mid;
     else
       lo = mid + 1;
@@ -287,7 +290,7 @@ static int64_t firings_for(const struct gx_ctx *c, const struct gx_gang *gg,
  * in a gang raise it around the cycle; no fixpoint means no loop). Returns
  * the number of loop iterations L (0: none fits).
  */
-static int64_t retime(const struct gx_ctx *c, const struct gx_gang *gg, const int64_t *prep,
+static int64_t retime(const struct acs_gang_ctx *c, const struct acs_gang *gg, const int64_t *prep,
                       int64_t *r)
 {
   int32_t n = gg->nnodes;
@@ -295,14 +298,14 @@ static int64_t retime(const struct gx_ctx *c, const struct gx_gang *gg, const in
   int64_t L = INT64_MAX;
 
   for (int32_t v = 0; v < n; v++) {
-    const struct gx_node *nd = &gg->nodes[v];
+    const struct acs_gang_node *nd = &gg->nodes[v];
     r[v] = nd->qL > 0 ? (nd->lo > nd->f0 ? nd->lo - nd->f0 : 0) : nd->in_pre ? nd->T : 0;
   }
   for (int32_t pass = 0; changed && pass <= n + 1; pass++) {
     changed = 0;
     for (int32_t e = 0; e < gg->nedges; e++) {
-      const struct gx_edge *ed = &gg->edges[e];
-      const struct gx_node *s, *d;
+      const struct acs_gang_edge *ed = &gg->edges[e];
+      const struct acs_gang_node *s, *d;
       int64_t upto, m;
       if (ed->src < 0 || ed->dst < 0)
         continue;
@@ -315,7 +318,7 @@ static int64_t retime(const struct gx_ctx *c, const struct gx_gang *gg, const in
         upto = d->T;
       if (upto <= 0)
         continue;
-      m = firings_for(c, gg, ed, gx_e_need(c, gg, ed, d->f0 + upto - 1));
+      m = firings_for(c, gg, ed, acs_gang_e_need(c, gg, ed, d->f0 + upto - 1));
       if (m > r[ed->src]) {
         r[ed->src] = m;
         changed = 1;
@@ -325,7 +328,7 @@ static int64_t retime(const struct gx_ctx *c, const struct gx_gang *gg, const in
   if (changed)
     return 0;
   for (int32_t v = 0; v < n; v++) {
-    const struct gx_node *nd = &gg->nodes[v];
+    const struct acs_gang_node *nd = &gg->nodes[v];
     int64_t it;
     if (nd->qL == 0)
       continue;
@@ -338,16 +341,16 @@ static int64_t retime(const struct gx_ctx *c, const struct gx_gang *gg, const in
   return L == INT64_MAX || L < 1 ? 0 : L;
 }
 
-void gx_set_body(const struct gx_gang *gg, const int64_t *r, struct gx_run *run)
+void acs_gang_set_body(const struct acs_gang *gg, const int64_t *r, struct acs_gang_run *run)
 {
   for (int32_t v = 0; v < gg->nnodes; v++) {
-    const struct gx_node *n = &gg->nodes[v];
+    const struct acs_gang_node *n = &gg->nodes[v];
     run->from[v] = n->f0 + r[v];
     run->to[v] = run->from[v] + n->qL;
   }
 }
 
-void gx_set_pre(const struct gx_gang *gg, const int64_t *r, struct gx_run *run)
+void acs_gang_set_pre(const struct acs_gang *gg, const int64_t *r, struct acs_gang_run *run)
 {
   for (int32_t v = 0; v < gg->nnodes; v++) {
     run->from[v] = gg->nodes[v].f0;
@@ -355,10 +358,11 @@ void gx_set_pre(const struct gx_gang *gg, const int64_t *r, struct gx_run *run)
   }
 }
 
-void gx_set_post(const struct gx_gang *gg, const int64_t *r, int64_t L, struct gx_run *run)
+void acs_gang_set_post(const struct acs_gang *gg, const int64_t *r, int64_t L,
+                       struct acs_gang_run *run)
 {
   for (int32_t v = 0; v < gg->nnodes; v++) {
-    const struct gx_node *n = &gg->nodes[v];
+    const struct acs_gang_node *n = &gg->nodes[v];
     run->from[v] = n->f0 + r[v] + L * n->qL;
     run->to[v] = n->f0 + n->T;
   }
@@ -366,7 +370,7 @@ void gx_set_post(const struct gx_gang *gg, const int64_t *r, int64_t L, struct g
 
 /* The eq. 5.1 bound of the body: the busiest PE, DMA channel or the DDR
  * link over one iteration. */
-static int64_t body_bound(const struct gx_ctx *c, const struct gx_gang *gg, const int64_t *r)
+static int64_t body_bound(const struct acs_gang_ctx *c, const struct acs_gang *gg, const int64_t *r)
 {
   int32_t nh = c->xp.npe + c->xp.ndma;
   int64_t *busy = calloc((size_t)nh + 1, sizeof(*busy)), ddr = 0, best = 0;
@@ -374,10 +378,10 @@ static int64_t body_bound(const struct gx_ctx *c, const struct gx_gang *gg, cons
   if (!busy)
     return 0;
   for (int32_t v = 0; v < gg->nnodes; v++) {
-    const struct gx_node *n = &gg->nodes[v];
-    int32_t hw = n->kind == GX_N_PROC ? n->hw : c->xp.npe + n->hw;
+    const struct acs_gang_node *n = &gg->nodes[v];
+    int32_t hw = n->kind == ACS_GANG_N_PROC ? n->hw : c->xp.npe + n->hw;
     for (int64_t i = 0; i < n->qL; i++) {
-      int64_t d = gx_node_dur(c, n, n->f0 + r[v] + i);
+      int64_t d = acs_gang_node_dur(c, n, n->f0 + r[v] + i);
       busy[hw] += d;
       if (n->ddr)
         ddr += d;
@@ -394,13 +398,13 @@ static int64_t body_bound(const struct gx_ctx *c, const struct gx_gang *gg, cons
 /* The slack record to remove next: the longest idle gap on hardware whose
  * body exceeds the bound, traced back to a producer that idled longer
  * (section 5.3.2). Returns the node, or -1. */
-static int32_t pick_preparation(const struct gx_run *run, int64_t pstar)
+static int32_t pick_preparation(const struct acs_gang_run *run, int64_t pstar)
 {
   int64_t best_gap = 0;
   int32_t v = -1;
 
   for (size_t i = 0; i < run->nslack; i++) {
-    const struct gx_slack *s = &run->slack[i];
+    const struct acs_gang_slack *s = &run->slack[i];
     if (run->hw_end[s->hw] > pstar && s->gap > best_gap) {
       best_gap = s->gap;
       v = s->node;
@@ -434,8 +438,8 @@ struct phase {
 
 /* Phase one: preparations until the body meets its bound (unbounded
  * buffers). Leaves the best retiming in ph->best_r. */
-static int retiming_phase(const struct gx_ctx *c, struct gx_gang *gg, struct gx_run *run,
-                          struct phase *ph)
+static int retiming_phase(const struct acs_gang_ctx *c, struct acs_gang *gg,
+                          struct acs_gang_run *run, struct phase *ph)
 {
   int32_t n = gg->nnodes;
   int err;
@@ -447,8 +451,8 @@ static int retiming_phase(const struct gx_ctx *c, struct gx_gang *gg, struct gx_
     int32_t v;
     if (L < 1)
       break;
-    gx_set_body(gg, ph->r, run);
-    if ((err = gx_run_segment(run, 0)) < 0)
+    acs_gang_set_body(gg, ph->r, run);
+    if ((err = acs_gang_run_segment(run, 0)) < 0)
       return err;
     gg->iters_r = (int)it + 1;
     if (!run->ok)
@@ -469,12 +473,12 @@ static int retiming_phase(const struct gx_ctx *c, struct gx_gang *gg, struct gx_
 /* ---- buffer phase ---- */
 
 /* Bytes of VMEM the capacities take on each PE; 0 when within the VMEM. */
-static int over_vmem(const struct gx_ctx *c, const struct gx_gang *gg, int32_t pe)
+static int over_vmem(const struct acs_gang_ctx *c, const struct acs_gang *gg, int32_t pe)
 {
   int64_t sum = 0;
 
   for (int32_t e = 0; e < gg->nedges; e++) {
-    const struct gx_edge *ed = &gg->edges[e];
+    const struct acs_gang_edge *ed = &gg->edges[e];
     int64_t b;
     if (ed->pe != pe || ed->cap == INT64_MAX)
       continue;
@@ -487,30 +491,31 @@ static int over_vmem(const struct gx_ctx *c, const struct gx_gang *gg, int32_t p
 /* Initial capacities: what the edge holds when the loop starts plus one
  * producing firing, and at least a consumer's window plus a producer's
  * output (section 5.3.2: deadlock minimum, absorbed tokens, preparations). */
-static void init_caps(const struct gx_ctx *c, struct gx_gang *gg, const int64_t *r, int with_loop)
+static void init_caps(const struct acs_gang_ctx *c, struct acs_gang *gg, const int64_t *r,
+                      int with_loop)
 {
   for (int32_t e = 0; e < gg->nedges; e++) {
-    struct gx_edge *ed = &gg->edges[e];
+    struct acs_gang_edge *ed = &gg->edges[e];
     int64_t cap = ed->wmax + ed->pmax - 1;
     if (ed->pe < 0 || ed->src < 0 || ed->dst < 0) {
       ed->cap = INT64_MAX;
       continue;
     }
     if (with_loop) {
-      const struct gx_node *s = &gg->nodes[ed->src], *d = &gg->nodes[ed->dst];
-      int64_t held = gx_e_arrived(c, gg, ed, s->f0 + r[ed->src]) -
-                     gx_e_release(c, gg, ed, d->f0 + r[ed->dst] - 1);
+      const struct acs_gang_node *s = &gg->nodes[ed->src], *d = &gg->nodes[ed->dst];
+      int64_t held = acs_gang_e_arrived(c, gg, ed, s->f0 + r[ed->src]) -
+                     acs_gang_e_release(c, gg, ed, d->f0 + r[ed->dst] - 1);
       if (held + ed->pmax > cap)
         cap = held + ed->pmax;
     }
     /* Initial tokens sit in the buffer from the start. */
-    if (ed->base == 0 && gx_e_arrived(c, gg, ed, gg->nodes[ed->src].f0) + ed->pmax > cap)
-      cap = gx_e_arrived(c, gg, ed, gg->nodes[ed->src].f0) + ed->pmax;
+    if (ed->base == 0 && acs_gang_e_arrived(c, gg, ed, gg->nodes[ed->src].f0) + ed->pmax > cap)
+      cap = acs_gang_e_arrived(c, gg, ed, gg->nodes[ed->src].f0) + ed->pmax;
     ed->cap = cap > 0 ? cap : 1;
   }
 }
 
-static int any_over_vmem(const struct gx_ctx *c, const struct gx_gang *gg)
+static int any_over_vmem(const struct acs_gang_ctx *c, const struct acs_gang *gg)
 {
   for (int32_t p = 0; p < c->xp.npe; p++)
     if (over_vmem(c, gg, p))
@@ -519,9 +524,9 @@ static int any_over_vmem(const struct gx_ctx *c, const struct gx_gang *gg)
 }
 
 /* Raises edge e by one producer firing; 0 when the VMEM has no room. */
-static int grow(const struct gx_ctx *c, struct gx_gang *gg, int32_t e)
+static int grow(const struct acs_gang_ctx *c, struct acs_gang *gg, int32_t e)
 {
-  struct gx_edge *ed = &gg->edges[e];
+  struct acs_gang_edge *ed = &gg->edges[e];
 
   if (e < 0 || ed->cap == INT64_MAX)
     return 0;
@@ -534,8 +539,8 @@ static int grow(const struct gx_ctx *c, struct gx_gang *gg, int32_t e)
 }
 
 /* The longest-blocked edge on hardware over the bound that can still grow. */
-static int32_t pick_buffer(const struct gx_ctx *c, struct gx_gang *gg, const struct gx_run *run,
-                           int64_t pstar)
+static int32_t pick_buffer(const struct acs_gang_ctx *c, struct acs_gang *gg,
+                           const struct acs_gang_run *run, int64_t pstar)
 {
   for (;;) {
     int32_t best = -1;
@@ -550,7 +555,7 @@ static int32_t pick_buffer(const struct gx_ctx *c, struct gx_gang *gg, const str
       return -1;
     if (grow(c, gg, best))
       return best;
-    ((struct gx_run *)run)->edge_block[best] = 0;   /* saturated: try the next */
+    ((struct acs_gang_run *)run)->edge_block[best] = 0;   /* saturated: try the next */
   }
 }
 
@@ -562,15 +567,15 @@ struct sized {
  * profile is what the caller reads; without a loop the preamble, which then
  * holds every firing), growing the edge that blocks a deadlock; fills
  * *out. Returns 1 when all three complete. */
-static int run_all(const struct gx_ctx *c, struct gx_gang *gg, struct gx_run *run,
+static int run_all(const struct acs_gang_ctx *c, struct acs_gang *gg, struct acs_gang_run *run,
                    const int64_t *r, int64_t L, struct sized *out)
 {
   for (int64_t guard = 0; guard < 64 * (int64_t)gg->nedges + 64; guard++) {
     int err;
     out->post = 0;
     if (L == 0) {
-      gx_set_post(gg, r, L, run);
-      if ((err = gx_run_segment(run, 1)) < 0)
+      acs_gang_set_post(gg, r, L, run);
+      if ((err = acs_gang_run_segment(run, 1)) < 0)
         return err;
       if (!run->ok) {
         if (!grow(c, gg, run->dead_edge))
@@ -579,8 +584,8 @@ static int run_all(const struct gx_ctx *c, struct gx_gang *gg, struct gx_run *ru
       }
       out->post = run->makespan;
     }
-    gx_set_pre(gg, r, run);
-    if ((err = gx_run_segment(run, 1)) < 0)
+    acs_gang_set_pre(gg, r, run);
+    if ((err = acs_gang_run_segment(run, 1)) < 0)
       return err;
     if (!run->ok) {
       if (!grow(c, gg, run->dead_edge))
@@ -589,8 +594,8 @@ static int run_all(const struct gx_ctx *c, struct gx_gang *gg, struct gx_run *ru
     }
     out->pre = run->makespan;
     if (L > 0) {
-      gx_set_post(gg, r, L, run);
-      if ((err = gx_run_segment(run, 1)) < 0)
+      acs_gang_set_post(gg, r, L, run);
+      if ((err = acs_gang_run_segment(run, 1)) < 0)
         return err;
       if (!run->ok) {
         if (!grow(c, gg, run->dead_edge))
@@ -601,8 +606,8 @@ static int run_all(const struct gx_ctx *c, struct gx_gang *gg, struct gx_run *ru
     }
     out->P = 0;
     if (L > 0) {
-      gx_set_body(gg, r, run);
-      if ((err = gx_run_segment(run, 1)) < 0)
+      acs_gang_set_body(gg, r, run);
+      if ((err = acs_gang_run_segment(run, 1)) < 0)
         return err;
       if (!run->ok) {
         if (!grow(c, gg, run->dead_edge))
@@ -620,7 +625,7 @@ static int run_all(const struct gx_ctx *c, struct gx_gang *gg, struct gx_run *ru
 /* Phase two for retiming r and L: capacities within the VMEM, grown behind
  * the longest blocking until the body meets its bound. Returns 1 with the
  * best capacities in gg when some configuration completes. */
-static int buffer_phase(const struct gx_ctx *c, struct gx_gang *gg, struct gx_run *run,
+static int buffer_phase(const struct acs_gang_ctx *c, struct acs_gang *gg, struct acs_gang_run *run,
                         const int64_t *r, int64_t L, int64_t unbounded_P, struct sized *best,
                         int64_t *best_cap)
 {
@@ -662,14 +667,14 @@ static int buffer_phase(const struct gx_ctx *c, struct gx_gang *gg, struct gx_ru
   return found;
 }
 
-static void assign_offsets(const struct gx_ctx *c, struct gx_gang *gg)
+static void assign_offsets(const struct acs_gang_ctx *c, struct acs_gang *gg)
 {
   int64_t *next = calloc((size_t)c->xp.npe + 1, sizeof(*next));
 
   if (!next)
     return;
   for (int32_t e = 0; e < gg->nedges; e++) {
-    struct gx_edge *ed = &gg->edges[e];
+    struct acs_gang_edge *ed = &gg->edges[e];
     if (ed->pe < 0 || ed->cap == INT64_MAX)
       continue;
     ed->offset = next[ed->pe];
@@ -678,7 +683,7 @@ static void assign_offsets(const struct gx_ctx *c, struct gx_gang *gg)
   free(next);
 }
 
-static int64_t load_time(const struct gx_ctx *c, const struct gx_gang *gg)
+static int64_t load_time(const struct acs_gang_ctx *c, const struct acs_gang *gg)
 {
   int64_t t = 0;
 
@@ -689,7 +694,7 @@ static int64_t load_time(const struct gx_ctx *c, const struct gx_gang *gg)
 
 /* Tries a retiming (and its loop) through the buffer phase; keeps it in gg
  * when it completes. */
-static int try_config(const struct gx_ctx *c, struct gx_gang *gg, struct gx_run *run,
+static int try_config(const struct acs_gang_ctx *c, struct acs_gang *gg, struct acs_gang_run *run,
                       const int64_t *r, int64_t L, int64_t unbounded_P, int64_t *cap_tmp)
 {
   struct sized s = { 0, 0, 0, 0 };
@@ -708,18 +713,18 @@ static int try_config(const struct gx_ctx *c, struct gx_gang *gg, struct gx_run 
   return 1;
 }
 
-int gx_gang_schedule(const struct gx_ctx *c, struct gx_gang *gg)
+int acs_gang_schedule(const struct acs_gang_ctx *c, struct acs_gang *gg)
 {
   int32_t n = gg->nnodes;
   struct phase ph = { NULL, NULL, NULL, 0, 0 };
-  struct gx_run run;
+  struct acs_gang_run run;
   int64_t *cap_tmp = NULL, *zero = NULL;
   int err, ok = 0;
 
   gg->ok = 0;
   gg->t_load = load_time(c, gg);
-  gg->bound = gx_gang_cost(c, gg->nact, gg->act, gg->pe, NULL);
-  if ((err = gx_run_init(&run, c, gg)) < 0)
+  gg->bound = acs_gang_cost(c, gg->nact, gg->act, gg->pe, NULL);
+  if ((err = acs_gang_run_init(&run, c, gg)) < 0)
     return err;
   ph.r = calloc((size_t)n + 1, sizeof(int64_t));
   ph.prep = calloc((size_t)n + 1, sizeof(int64_t));
@@ -760,10 +765,10 @@ int gx_gang_schedule(const struct gx_ctx *c, struct gx_gang *gg)
   }
   if (ok)
     assign_offsets(c, gg);
-  gg->mode = gg->L > 0 ? GX_MODE_PIPELINED : GX_MODE_WHOLE;
+  gg->mode = gg->L > 0 ? ACS_GANG_MODE_PIPELINED : ACS_GANG_MODE_WHOLE;
   err = ACS_OK;
 out_with_run:
-  gx_run_free(&run);
+  acs_gang_run_free(&run);
   free(ph.r);
   free(ph.prep);
   free(ph.best_r);

@@ -10,25 +10,25 @@
 /* Tokens of edge e: arrived after the source's firings before k_excl,
  * needed by the destination's firing k, and the lowest still held once its
  * firing k has ended (at least the edge's base). DDR ends are unbounded. */
-int64_t gx_e_arrived(const struct gx_ctx *c, const struct gx_gang *gg, const struct gx_edge *e,
-                     int64_t k_excl);
-int64_t gx_e_need(const struct gx_ctx *c, const struct gx_gang *gg, const struct gx_edge *e,
-                  int64_t k);
-int64_t gx_e_release(const struct gx_ctx *c, const struct gx_gang *gg, const struct gx_edge *e,
-                     int64_t k);
-int64_t gx_node_dur(const struct gx_ctx *c, const struct gx_node *n, int64_t k);
+int64_t acs_gang_e_arrived(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                           const struct acs_gang_edge *e, int64_t k_excl);
+int64_t acs_gang_e_need(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                        const struct acs_gang_edge *e, int64_t k);
+int64_t acs_gang_e_release(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                           const struct acs_gang_edge *e, int64_t k);
+int64_t acs_gang_node_dur(const struct acs_gang_ctx *c, const struct acs_gang_node *n, int64_t k);
 
 /* Idle time on hardware `hw` before a firing of `node` (whose latest input
  * came from `crit`, -1 none). */
-struct gx_slack {
+struct acs_gang_slack {
   int32_t hw, node;
   int64_t gap;
   int32_t crit;
 };
 
-struct gx_run {
-  const struct gx_ctx *c;
-  const struct gx_gang *gg;
+struct acs_gang_run {
+  const struct acs_gang_ctx *c;
+  const struct acs_gang *gg;
   int64_t *from, *to;    /* per node: firings [from, to) to schedule (set by the caller) */
   int caps;
   /* results */
@@ -38,7 +38,7 @@ struct gx_run {
   int64_t *off;          /* t_start[off[v] + k - from[v]] is firing k of v */
   int64_t *t_start;
   int64_t *hw_end;       /* last end per hardware (PEs, then DMA channels) */
-  struct gx_slack *slack;
+  struct acs_gang_slack *slack;
   size_t nslack, cap_slack;
   int64_t *edge_block;   /* longest wait for space per edge */
   int32_t *edge_block_hw;
@@ -62,15 +62,17 @@ struct gx_run {
   int64_t ddr_busy;      /* DDR transfers running (the link carries xp.lanes at once) */
 };
 
-int gx_run_init(struct gx_run *r, const struct gx_ctx *c, const struct gx_gang *gg);
-void gx_run_free(struct gx_run *r);
+int acs_gang_run_init(struct acs_gang_run *r, const struct acs_gang_ctx *c,
+                      const struct acs_gang *gg);
+void acs_gang_run_free(struct acs_gang_run *r);
 /* Schedules the segment; r->ok tells whether it completed. */
-int gx_run_segment(struct gx_run *r, int caps);
+int acs_gang_run_segment(struct acs_gang_run *r, int caps);
 
 /* Segment ranges for retiming r: preamble [f0, f0 + r), one loop iteration
  * [f0 + r, f0 + r + qL), postamble after L iterations (gsched.c). */
-void gx_set_pre(const struct gx_gang *gg, const int64_t *r, struct gx_run *run);
-void gx_set_body(const struct gx_gang *gg, const int64_t *r, struct gx_run *run);
-void gx_set_post(const struct gx_gang *gg, const int64_t *r, int64_t L, struct gx_run *run);
+void acs_gang_set_pre(const struct acs_gang *gg, const int64_t *r, struct acs_gang_run *run);
+void acs_gang_set_body(const struct acs_gang *gg, const int64_t *r, struct acs_gang_run *run);
+void acs_gang_set_post(const struct acs_gang *gg, const int64_t *r, int64_t L,
+                       struct acs_gang_run *run);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * lower.c - an SDF plan as the common schedule (see gx_lower in gang.h).
+ * lower.c - an SDF plan as the common schedule (see acs_gang_lower in gang.h).
  *
  * Op names: firings keep the firing DAG's "<actor>#<k>"; transfers are
  * "<channel>#<j>:pe<p>>pe<q>", "<channel>#<j>:pe<p>>ddr" and
@@ -18,8 +18,8 @@
 
 struct lw {
   const struct acs_sdf_graph *g;
-  const struct gx_plat *xp;
-  const struct gx_plan *pl;
+  const struct acs_gang_plat *xp;
+  const struct acs_gang_plan *pl;
   struct acs_schedule *s;
   int32_t *op_of;        /* act -> schedule op */
   int32_t *xf;           /* transfer acts sorted by (chan, j, start) */
@@ -30,7 +30,7 @@ struct lw {
 
 static int add_dma(struct lw *w, int32_t ai)
 {
-  const struct gx_act *a = &w->pl->acts[ai];
+  const struct acs_gang_act *a = &w->pl->acts[ai];
   struct acs_sop o;
   char name[ACS_NAME_MAX];
   int32_t id;
@@ -46,18 +46,18 @@ static int add_dma(struct lw *w, int32_t ai)
   o.cmx_offset = o.cmx_bytes = -1;
   o.update_barrier = -1;
   o.cmx_alloc = o.cmx_free = o.sim_start = o.sim_end = NAN;
-  if (a->kind == GX_LOAD) {
+  if (a->kind == ACS_GANG_LOAD) {
     o.src = ACS_MEM_DDR;
     o.dst = ACS_MEM_CMX;
     snprintf(name, sizeof(name), "load:%s@pe%d", w->g->actors[a->actor].name, (int)a->pe);
   } else {
     const char *cn = w->g->channels[a->chan].name;
-    o.src = a->xk == GX_X_IN ? ACS_MEM_DDR : ACS_MEM_CMX;
-    o.dst = a->xk == GX_X_OUT ? ACS_MEM_DDR : ACS_MEM_CMX;
-    if (a->xk == GX_X_LOCAL)
+    o.src = a->xk == ACS_GANG_X_IN ? ACS_MEM_DDR : ACS_MEM_CMX;
+    o.dst = a->xk == ACS_GANG_X_OUT ? ACS_MEM_DDR : ACS_MEM_CMX;
+    if (a->xk == ACS_GANG_X_LOCAL)
       snprintf(name, sizeof(name), "%s#%lld:pe%d>pe%d", cn, (long long)a->k, (int)a->pe_from,
                (int)a->pe);
-    else if (a->xk == GX_X_OUT)
+    else if (a->xk == ACS_GANG_X_OUT)
       snprintf(name, sizeof(name), "%s#%lld:pe%d>ddr", cn, (long long)a->k, (int)a->pe_from);
     else
       snprintf(name, sizeof(name), "%s#%lld:ddr>pe%d", cn, (long long)a->k, (int)a->pe);
@@ -77,8 +77,8 @@ static int place_acts(struct lw *w)
   int err;
 
   for (int32_t i = 0; i < w->pl->nacts; i++) {
-    const struct gx_act *a = &w->pl->acts[i];
-    if (a->kind == GX_FIRE) {
+    const struct acs_gang_act *a = &w->pl->acts[i];
+    if (a->kind == ACS_GANG_FIRE) {
       int64_t id = g->base[a->actor] + a->k;
       struct acs_sop *o;
       if (a->k < 0 || a->k >= g->actors[a->actor].total || id >= w->s->norig)
@@ -97,11 +97,12 @@ static int place_acts(struct lw *w)
 
 /* ---- lookups ---- */
 
-static const struct gx_plan *sort_plan;
+static const struct acs_gang_plan *sort_plan;
 
 static int cmp_xf(const void *x, const void *y)
 {
-  const struct gx_act *a = &sort_plan->acts[*(const int32_t *)x], *b = &sort_plan->acts[*(const int32_t *)y];
+  const struct acs_gang_act *a = &sort_plan->acts[*(const int32_t *)x],
+                            *b = &sort_plan->acts[*(const int32_t *)y];
 
   if (a->chan != b->chan)
     return a->chan < b->chan ? -1 : 1;
@@ -114,7 +115,8 @@ static int cmp_xf(const void *x, const void *y)
 
 static int cmp_fire_pe(const void *x, const void *y)
 {
-  const struct gx_act *a = &sort_plan->acts[*(const int32_t *)x], *b = &sort_plan->acts[*(const int32_t *)y];
+  const struct acs_gang_act *a = &sort_plan->acts[*(const int32_t *)x],
+                            *b = &sort_plan->acts[*(const int32_t *)y];
 
   if (a->unit != b->unit)
     return a->unit < b->unit ? -1 : 1;
@@ -125,16 +127,16 @@ static int cmp_fire_pe(const void *x, const void *y)
 
 static int build_index(struct lw *w)
 {
-  const struct gx_plan *pl = w->pl;
+  const struct acs_gang_plan *pl = w->pl;
 
   w->xf = malloc(((size_t)pl->nacts + 1) * sizeof(int32_t));
   w->fire_pe = malloc(((size_t)pl->nacts + 1) * sizeof(int32_t));
   if (!w->xf || !w->fire_pe)
     return ACS_ENOMEM;
   for (int32_t i = 0; i < pl->nacts; i++) {
-    if (pl->acts[i].kind == GX_XFER)
+    if (pl->acts[i].kind == ACS_GANG_XFER)
       w->xf[w->nxf++] = i;
-    else if (pl->acts[i].kind == GX_FIRE)
+    else if (pl->acts[i].kind == ACS_GANG_FIRE)
       w->fire_pe[w->nfire++] = i;
   }
   sort_plan = pl;
@@ -150,7 +152,7 @@ static int32_t xf_first(const struct lw *w, int32_t c, int64_t j)
 
   while (lo < hi) {
     int32_t mid = (lo + hi) / 2;
-    const struct gx_act *a = &w->pl->acts[w->xf[mid]];
+    const struct acs_gang_act *a = &w->pl->acts[w->xf[mid]];
     if (a->chan < c || (a->chan == c && a->k < j))
       lo = mid + 1;
     else
@@ -172,7 +174,7 @@ static int edge(struct lw *w, int32_t a, int32_t b, int kind)
  * window holds the token, and transfers of the token out of its PE, within
  * [ready, free]. Adds data edges from the holder and the writer; returns
  * the op that ends last (the releaser), or -1. */
-static int readers(struct lw *w, const struct gx_buf *b, int32_t holder, int32_t writer,
+static int readers(struct lw *w, const struct acs_gang_buf *b, int32_t holder, int32_t writer,
                    int32_t *last)
 {
   const struct acs_sdf_graph *g = w->g;
@@ -206,7 +208,7 @@ static int readers(struct lw *w, const struct gx_buf *b, int32_t holder, int32_t
     }
   }
   for (int32_t i = xf_first(w, b->chan, b->j); i < w->nxf; i++) {
-    const struct gx_act *a = &w->pl->acts[w->xf[i]];
+    const struct acs_gang_act *a = &w->pl->acts[w->xf[i]];
     if (a->chan != b->chan || a->k != b->j)
       break;
     if (a->pe_from != b->pe || a->start < b->ready || a->end > b->free)
@@ -226,12 +228,12 @@ struct slotuse {
   int32_t buf, holder, writer, releaser;
 };
 
-static const struct gx_plan *sort_bufs;
+static const struct acs_gang_plan *sort_bufs;
 
 static int cmp_slotuse(const void *x, const void *y)
 {
-  const struct gx_buf *a = &sort_bufs->bufs[((const struct slotuse *)x)->buf];
-  const struct gx_buf *b = &sort_bufs->bufs[((const struct slotuse *)y)->buf];
+  const struct acs_gang_buf *a = &sort_bufs->bufs[((const struct slotuse *)x)->buf];
+  const struct acs_gang_buf *b = &sort_bufs->bufs[((const struct slotuse *)y)->buf];
 
   if (a->pe != b->pe)
     return a->pe < b->pe ? -1 : 1;
@@ -245,14 +247,14 @@ static int cmp_slotuse(const void *x, const void *y)
 
 static int add_buffers(struct lw *w)
 {
-  const struct gx_plan *pl = w->pl;
+  const struct acs_gang_plan *pl = w->pl;
   struct slotuse *su = malloc(((size_t)pl->nbufs + 1) * sizeof(*su));
   int err = ACS_OK;
 
   if (!su)
     return ACS_ENOMEM;
   for (int32_t i = 0; i < pl->nbufs && err == ACS_OK; i++) {
-    const struct gx_buf *b = &pl->bufs[i];
+    const struct acs_gang_buf *b = &pl->bufs[i];
     struct acs_sop o;
     char name[ACS_NAME_MAX];
     int32_t id;
@@ -287,7 +289,7 @@ static int add_buffers(struct lw *w)
     sort_bufs = pl;
     qsort(su, (size_t)pl->nbufs, sizeof(*su), cmp_slotuse);
     for (int32_t i = 1; i < pl->nbufs && err == ACS_OK; i++) {
-      const struct gx_buf *a = &pl->bufs[su[i - 1].buf], *b = &pl->bufs[su[i].buf];
+      const struct acs_gang_buf *a = &pl->bufs[su[i - 1].buf], *b = &pl->bufs[su[i].buf];
       if (a->pe == b->pe && a->offset == b->offset)
         err = edge(w, su[i - 1].releaser, su[i].writer, ACS_EDGE_CONTROL);
     }
@@ -304,7 +306,7 @@ static int32_t last_firing_before(const struct lw *w, int32_t p, int64_t t)
   int32_t best = -1;
 
   for (int32_t i = 0; i < w->nfire; i++) {
-    const struct gx_act *a = &w->pl->acts[w->fire_pe[i]];
+    const struct acs_gang_act *a = &w->pl->acts[w->fire_pe[i]];
     if (a->unit != p || a->start >= t)
       continue;
     if (a->end <= t && (best < 0 || a->end >= w->pl->acts[best].end))
@@ -315,13 +317,13 @@ static int32_t last_firing_before(const struct lw *w, int32_t p, int64_t t)
 
 static int link_loads(struct lw *w)
 {
-  const struct gx_plan *pl = w->pl;
+  const struct acs_gang_plan *pl = w->pl;
   int err;
 
   for (int32_t i = 0; i < pl->nacts; i++) {
-    const struct gx_act *ld = &pl->acts[i];
+    const struct acs_gang_act *ld = &pl->acts[i];
     int32_t prev, first = -1;
-    if (ld->kind != GX_LOAD)
+    if (ld->kind != ACS_GANG_LOAD)
       continue;
     /* The PE's earlier work is done before its program memory is rewritten. */
     prev = last_firing_before(w, ld->pe, ld->start);
@@ -329,7 +331,7 @@ static int link_loads(struct lw *w)
       return err;
     /* The kernel is there before its first firing on the PE. */
     for (int32_t k = 0; k < w->nfire; k++) {
-      const struct gx_act *a = &pl->acts[w->fire_pe[k]];
+      const struct acs_gang_act *a = &pl->acts[w->fire_pe[k]];
       if (a->unit == ld->pe && a->actor == ld->actor && a->start >= ld->end &&
           (ld->evict < 0 || a->end <= ld->evict) &&
           (first < 0 || a->start < pl->acts[first].start))
@@ -347,15 +349,15 @@ static int link_ddr(struct lw *w)
   int err;
 
   for (int32_t i = 0; i < w->nxf; i++) {
-    const struct gx_act *in = &w->pl->acts[w->xf[i]];
+    const struct acs_gang_act *in = &w->pl->acts[w->xf[i]];
     int32_t best = -1;
-    if (in->xk != GX_X_IN)
+    if (in->xk != ACS_GANG_X_IN)
       continue;
     for (int32_t k = xf_first(w, in->chan, in->k); k < w->nxf; k++) {
-      const struct gx_act *o = &w->pl->acts[w->xf[k]];
+      const struct acs_gang_act *o = &w->pl->acts[w->xf[k]];
       if (o->chan != in->chan || o->k != in->k)
         break;
-      if (o->xk == GX_X_OUT && o->end <= in->start &&
+      if (o->xk == ACS_GANG_X_OUT && o->end <= in->start &&
           (best < 0 || o->end > w->pl->acts[best].end))
         best = w->xf[k];
     }
@@ -365,8 +367,8 @@ static int link_ddr(struct lw *w)
   return ACS_OK;
 }
 
-int gx_lower(const struct acs_sdf_graph *g, const struct gx_plat *xp, const struct gx_plan *pl,
-             struct acs_schedule *s)
+int acs_gang_lower(const struct acs_sdf_graph *g, const struct acs_gang_plat *xp,
+                   const struct acs_gang_plan *pl, struct acs_schedule *s)
 {
   struct lw w = { g, xp, pl, s, NULL, NULL, 0, NULL, 0 };
   int err;

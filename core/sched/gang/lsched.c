@@ -24,35 +24,35 @@
 
 /* ---- token functions of a gang edge ---- */
 
-int64_t gx_e_arrived(const struct gx_ctx *c, const struct gx_gang *gg, const struct gx_edge *e,
-                     int64_t k_excl)
+int64_t acs_gang_e_arrived(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                           const struct acs_gang_edge *e, int64_t k_excl)
 {
-  const struct gx_node *s;
+  const struct acs_gang_node *s;
 
   if (e->src < 0)
     return INT64_MAX;
   s = &gg->nodes[e->src];
-  if (s->kind == GX_N_PROC)
+  if (s->kind == ACS_GANG_N_PROC)
     return acs_sdf_avail(c->g, e->chan, k_excl);
   return k_excl;   /* a transfer moves token k at its firing k */
 }
 
-int64_t gx_e_need(const struct gx_ctx *c, const struct gx_gang *gg, const struct gx_edge *e,
-                  int64_t k)
+int64_t acs_gang_e_need(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                        const struct acs_gang_edge *e, int64_t k)
 {
-  if (gg->nodes[e->dst].kind == GX_N_PROC)
+  if (gg->nodes[e->dst].kind == ACS_GANG_N_PROC)
     return acs_sdf_need(c->g, e->chan, k);
   return k + 1;
 }
 
-int64_t gx_e_release(const struct gx_ctx *c, const struct gx_gang *gg, const struct gx_edge *e,
-                     int64_t k)
+int64_t acs_gang_e_release(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                           const struct acs_gang_edge *e, int64_t k)
 {
   int64_t v;
 
   if (e->dst < 0)
     return INT64_MAX;
-  if (gg->nodes[e->dst].kind == GX_N_PROC)
+  if (gg->nodes[e->dst].kind == ACS_GANG_N_PROC)
     v = acs_sdf_release(c->g, e->chan, k);
   else
     v = k + 1;
@@ -61,7 +61,8 @@ int64_t gx_e_release(const struct gx_ctx *c, const struct gx_gang *gg, const str
 
 /* ---- the engine ---- */
 
-int gx_run_init(struct gx_run *r, const struct gx_ctx *c, const struct gx_gang *gg)
+int acs_gang_run_init(struct acs_gang_run *r, const struct acs_gang_ctx *c,
+                      const struct acs_gang *gg)
 {
   size_t n = (size_t)gg->nnodes + 1, nh = (size_t)(c->xp.npe + c->xp.ndma) + 1;
 
@@ -94,15 +95,15 @@ int gx_run_init(struct gx_run *r, const struct gx_ctx *c, const struct gx_gang *
   if (!r->e_arr || !r->e_resv_next || !r->e_rel || !r->e_need || !r->from || !r->to || !r->off || !r->nxt || !r->ended || !r->run_end || !r->last_end ||
       !r->blk_since || !r->blk_edge || !r->running || !r->hw_busy || !r->runq || !r->hw || !r->stale || !r->stale_blk || !r->idle_since ||
       !r->hw_end || !r->edge_block || !r->edge_block_hw) {
-    gx_run_free(r);
+    acs_gang_run_free(r);
     return ACS_ENOMEM;
   }
   for (int32_t v = 0; v < gg->nnodes; v++)
-    r->hw[v] = gg->nodes[v].kind == GX_N_PROC ? gg->nodes[v].hw : c->xp.npe + gg->nodes[v].hw;
+    r->hw[v] = gg->nodes[v].kind == ACS_GANG_N_PROC ? gg->nodes[v].hw : c->xp.npe + gg->nodes[v].hw;
   return ACS_OK;
 }
 
-void gx_run_free(struct gx_run *r)
+void acs_gang_run_free(struct acs_gang_run *r)
 {
   free(r->from);
   free(r->to);
@@ -132,16 +133,16 @@ void gx_run_free(struct gx_run *r)
   memset(r, 0, sizeof(*r));
 }
 
-int64_t gx_node_dur(const struct gx_ctx *c, const struct gx_node *n, int64_t k)
+int64_t acs_gang_node_dur(const struct acs_gang_ctx *c, const struct acs_gang_node *n, int64_t k)
 {
-  return n->kind == GX_N_PROC ? acs_sdf_exec(c->g, n->actor, k) : n->xtime;
+  return n->kind == ACS_GANG_N_PROC ? acs_sdf_exec(c->g, n->actor, k) : n->xtime;
 }
 
 /* Whether node v can start its next firing now; *out_block gets an output
  * edge lacking space when only space is missing. O(degree). */
-static int ready(const struct gx_run *r, int32_t v, int32_t *out_block)
+static int ready(const struct acs_gang_run *r, int32_t v, int32_t *out_block)
 {
-  const struct gx_gang *gg = r->gg;
+  const struct acs_gang *gg = r->gg;
 
   *out_block = -1;
   for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
@@ -153,7 +154,7 @@ static int ready(const struct gx_run *r, int32_t v, int32_t *out_block)
     return 1;
   for (int32_t i = gg->out_off[v]; i < gg->out_off[v + 1]; i++) {
     int32_t e = gg->out_e[i];
-    const struct gx_edge *ed = &gg->edges[e];
+    const struct acs_gang_edge *ed = &gg->edges[e];
     if (ed->dst < 0 || ed->cap == INT64_MAX)
       continue;
     if (r->e_resv_next[e] - r->e_rel[e] > ed->cap) {
@@ -166,64 +167,64 @@ static int ready(const struct gx_run *r, int32_t v, int32_t *out_block)
 
 /* Edge state after node v's firing k starts (its inputs: the next need;
  * its outputs: what the following start would reserve). */
-static void edges_started(struct gx_run *r, int32_t v, int64_t k)
+static void edges_started(struct acs_gang_run *r, int32_t v, int64_t k)
 {
-  const struct gx_gang *gg = r->gg;
+  const struct acs_gang *gg = r->gg;
 
   for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
     int32_t e = gg->in_e[i];
     if (k + 1 < r->to[v])
-      r->e_need[e] = gx_e_need(r->c, gg, &gg->edges[e], k + 1);
+      r->e_need[e] = acs_gang_e_need(r->c, gg, &gg->edges[e], k + 1);
   }
   for (int32_t i = gg->out_off[v]; i < gg->out_off[v + 1]; i++) {
     int32_t e = gg->out_e[i];
-    r->e_resv_next[e] = gx_e_arrived(r->c, gg, &gg->edges[e], k + 2);
+    r->e_resv_next[e] = acs_gang_e_arrived(r->c, gg, &gg->edges[e], k + 2);
   }
 }
 
 /* Edge state after node v's firing k ends (its outputs arrive, its inputs
  * are released). */
-static void edges_ended(struct gx_run *r, int32_t v, int64_t k)
+static void edges_ended(struct acs_gang_run *r, int32_t v, int64_t k)
 {
-  const struct gx_gang *gg = r->gg;
+  const struct acs_gang *gg = r->gg;
 
   for (int32_t i = gg->out_off[v]; i < gg->out_off[v + 1]; i++) {
     int32_t e = gg->out_e[i];
-    r->e_arr[e] = gx_e_arrived(r->c, gg, &gg->edges[e], k + 1);
+    r->e_arr[e] = acs_gang_e_arrived(r->c, gg, &gg->edges[e], k + 1);
     if (gg->edges[e].dst >= 0)
       r->stale[gg->edges[e].dst] = 1;
   }
   for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
     int32_t e = gg->in_e[i];
-    r->e_rel[e] = gx_e_release(r->c, gg, &gg->edges[e], k);
+    r->e_rel[e] = acs_gang_e_release(r->c, gg, &gg->edges[e], k);
     if (gg->edges[e].src >= 0)
       r->stale[gg->edges[e].src] = 1;
   }
 }
 
 /* Edge state at the start of a segment: every firing before `from` ended. */
-static void edges_init(struct gx_run *r)
+static void edges_init(struct acs_gang_run *r)
 {
-  const struct gx_gang *gg = r->gg;
+  const struct acs_gang *gg = r->gg;
 
   for (int32_t e = 0; e < gg->nedges; e++) {
-    const struct gx_edge *ed = &gg->edges[e];
+    const struct acs_gang_edge *ed = &gg->edges[e];
     if (ed->src >= 0) {
-      r->e_arr[e] = gx_e_arrived(r->c, gg, ed, r->from[ed->src]);
-      r->e_resv_next[e] = gx_e_arrived(r->c, gg, ed, r->from[ed->src] + 1);
+      r->e_arr[e] = acs_gang_e_arrived(r->c, gg, ed, r->from[ed->src]);
+      r->e_resv_next[e] = acs_gang_e_arrived(r->c, gg, ed, r->from[ed->src] + 1);
     }
     if (ed->dst >= 0) {
-      r->e_rel[e] = gx_e_release(r->c, gg, ed, r->from[ed->dst] - 1);
-      r->e_need[e] = r->from[ed->dst] < r->to[ed->dst]
-                         ? gx_e_need(r->c, gg, ed, r->from[ed->dst]) : 0;
+      r->e_rel[e] = acs_gang_e_release(r->c, gg, ed, r->from[ed->dst] - 1);
+      r->e_need[e] =
+          r->from[ed->dst] < r->to[ed->dst] ? acs_gang_e_need(r->c, gg, ed, r->from[ed->dst]) : 0;
     }
   }
 }
 
 /* The producer whose last firing ended latest: where the tokens came from. */
-static int32_t critical_pred(const struct gx_run *r, int32_t v)
+static int32_t critical_pred(const struct acs_gang_run *r, int32_t v)
 {
-  const struct gx_gang *gg = r->gg;
+  const struct acs_gang *gg = r->gg;
   int32_t best = -1;
 
   for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
@@ -234,18 +235,18 @@ static int32_t critical_pred(const struct gx_run *r, int32_t v)
   return best;
 }
 
-static int push_slack(struct gx_run *r, int32_t hw, int32_t v, int64_t gap, int32_t crit)
+static int push_slack(struct acs_gang_run *r, int32_t hw, int32_t v, int64_t gap, int32_t crit)
 {
   int err = acs_grow((void **)&r->slack, sizeof(*r->slack), &r->cap_slack, r->nslack + 1);
   if (err < 0)
     return err;
-  r->slack[r->nslack++] = (struct gx_slack){ hw, v, gap, crit };
+  r->slack[r->nslack++] = (struct acs_gang_slack){ hw, v, gap, crit };
   return ACS_OK;
 }
 
-static int start_firing(struct gx_run *r, int32_t v, int64_t t)
+static int start_firing(struct acs_gang_run *r, int32_t v, int64_t t)
 {
-  const struct gx_node *n = &r->gg->nodes[v];
+  const struct acs_gang_node *n = &r->gg->nodes[v];
   int32_t hw = r->hw[v];
   int64_t k = r->nxt[v];
   int err;
@@ -266,7 +267,7 @@ static int start_firing(struct gx_run *r, int32_t v, int64_t t)
   r->stale[v] = 1;
   r->running[v] = 1;
   r->runq[r->nrun++] = v;
-  r->run_end[v] = t + gx_node_dur(r->c, n, k);
+  r->run_end[v] = t + acs_gang_node_dur(r->c, n, k);
   r->hw_busy[hw] = 1;
   if (n->ddr)
     r->ddr_busy++;
@@ -276,7 +277,7 @@ static int start_firing(struct gx_run *r, int32_t v, int64_t t)
 
 /* ready(), answered from the node's last verdict while nothing it reads
  * has changed since. */
-static int ready_cached(struct gx_run *r, int32_t v, int32_t *blk)
+static int ready_cached(struct acs_gang_run *r, int32_t v, int32_t *blk)
 {
   if (r->stale[v]) {
     if (ready(r, v, &r->stale_blk[v]))
@@ -288,14 +289,14 @@ static int ready_cached(struct gx_run *r, int32_t v, int32_t *blk)
 }
 
 /* One pass over the nodes at time t; *started counts the firings begun. */
-static int pass(struct gx_run *r, int64_t t, int *started)
+static int pass(struct acs_gang_run *r, int64_t t, int *started)
 {
-  const struct gx_gang *gg = r->gg;
+  const struct acs_gang *gg = r->gg;
   int err;
 
   for (int32_t i = 0; i < gg->nnodes; i++) {
     int32_t v = gg->prio[i], blk;
-    const struct gx_node *n = &gg->nodes[v];
+    const struct acs_gang_node *n = &gg->nodes[v];
     /* Busy hardware first: it rejects most nodes (and covers running). */
     if (r->hw_busy[r->hw[v]] || r->nxt[v] >= r->to[v] || r->running[v] ||
         (n->ddr && r->ddr_busy >= r->c->xp.lanes))
@@ -316,13 +317,13 @@ static int pass(struct gx_run *r, int64_t t, int *started)
 
 /* Ends every firing that ends at t. The order does not matter: each end
  * updates its own node, hardware and edges. O(running + degrees). */
-static void complete(struct gx_run *r, int64_t t)
+static void complete(struct acs_gang_run *r, int64_t t)
 {
-  const struct gx_gang *gg = r->gg;
+  const struct acs_gang *gg = r->gg;
 
   for (int32_t i = 0; i < r->nrun;) {
     int32_t v = r->runq[i], hw;
-    const struct gx_node *n = &gg->nodes[v];
+    const struct acs_gang_node *n = &gg->nodes[v];
     if (r->run_end[v] != t) {
       i++;
       continue;
@@ -344,7 +345,7 @@ static void complete(struct gx_run *r, int64_t t)
 
 /* The blocking edge of a deadlock: a node whose hardware is free and whose
  * inputs are there but whose output is full. */
-static int32_t deadlock_edge(const struct gx_run *r)
+static int32_t deadlock_edge(const struct acs_gang_run *r)
 {
   for (int32_t i = 0; i < r->gg->nnodes; i++) {
     int32_t v = r->gg->prio[i], blk;
@@ -354,9 +355,9 @@ static int32_t deadlock_edge(const struct gx_run *r)
   return -1;
 }
 
-int gx_run_segment(struct gx_run *r, int caps)
+int acs_gang_run_segment(struct acs_gang_run *r, int caps)
 {
-  const struct gx_gang *gg = r->gg;
+  const struct acs_gang *gg = r->gg;
   int32_t n = gg->nnodes, nh = r->c->xp.npe + r->c->xp.ndma;
   int64_t t = 0, total = 0;
   int err;

@@ -306,7 +306,7 @@ static void order_by_work(int32_t n, const int64_t *work, int32_t *idx)
   }
 }
 
-static int build_pairs(const struct gx_ctx *c, int32_t nact, const int32_t *act,
+static int build_pairs(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act,
                        const int32_t *pos_of, struct mstate *m)
 {
   const struct acs_sdf_graph *g = c->g;
@@ -344,8 +344,8 @@ static int build_pairs(const struct gx_ctx *c, int32_t nact, const int32_t *act,
   return ACS_OK;
 }
 
-int gx_map(const struct gx_ctx *c, int32_t nact, const int32_t *act, int32_t *pe,
-           int64_t budget, int64_t *cost)
+int acs_gang_map(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act, int32_t *pe,
+                 int64_t budget, int64_t *cost)
 {
   struct mstate m;
   int32_t *idx = NULL, *pos_of = NULL;

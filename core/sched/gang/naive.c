@@ -64,8 +64,8 @@ struct npe {
 };
 
 struct nv {
-  struct gx_ctx *c;
-  struct gx_plan *pl;
+  struct acs_gang_ctx *c;
+  struct acs_gang_plan *pl;
   struct acs_diag *d;
   struct nch *ch;
   struct npe *pe;
@@ -111,7 +111,7 @@ static void owe(struct nv *v, int32_t c, int64_t j, int owed)
 static int buf_open(struct nv *v, int32_t ch, int64_t j, int32_t pe, int64_t off, int64_t alloc,
                     int64_t ready, int32_t writer, int32_t *idx)
 {
-  struct gx_buf b;
+  struct acs_gang_buf b;
   int err;
 
   if (v->probe) {
@@ -128,7 +128,7 @@ static int buf_open(struct nv *v, int32_t ch, int64_t j, int32_t pe, int64_t off
   b.ready = ready;
   b.free = -1;
   b.writer = writer;
-  if ((err = gx_plan_add_buf(v->pl, &b)) < 0)
+  if ((err = acs_gang_plan_add_buf(v->pl, &b)) < 0)
     return err;
   *idx = v->pl->nbufs - 1;
   return ACS_OK;
@@ -268,11 +268,11 @@ static int fire(struct nv *v, int32_t p)
   const struct acs_sdf_graph *g = v->c->g;
   struct npe *pe = &v->pe[p];
   int32_t a = pe->actor;
-  struct gx_act x;
+  struct acs_gang_act x;
   int32_t id;
 
   memset(&x, 0, sizeof(x));
-  x.kind = GX_FIRE;
+  x.kind = ACS_GANG_FIRE;
   x.actor = a;
   x.chan = -1;
   x.k = v->fired[a];
@@ -281,7 +281,7 @@ static int fire(struct nv *v, int32_t p)
   x.end = v->now + acs_sdf_exec(g, a, x.k);
   x.evict = -1;
   x.gang = -1;
-  if ((id = gx_plan_add_act(v->pl, &x)) < 0)
+  if ((id = acs_gang_plan_add_act(v->pl, &x)) < 0)
     return id;
   pe->busy = 1;
   pe->until = x.end;
@@ -294,7 +294,7 @@ static int fire_done(struct nv *v, int32_t p)
 {
   const struct acs_sdf_graph *g = v->c->g;
   struct npe *pe = &v->pe[p];
-  const struct gx_act *x = &v->pl->acts[pe->act];
+  const struct acs_gang_act *x = &v->pl->acts[pe->act];
   int32_t a = pe->actor;
   int64_t k = x->k, t0 = x->start;
   int err;
@@ -345,7 +345,7 @@ static int dma_act(struct nv *v, int kind, int xk, int32_t c, int64_t j, int32_t
 {
   const struct acs_sdf_graph *g = v->c->g;
   const struct acs_platform *p = v->c->xp.p;
-  struct gx_act x;
+  struct acs_gang_act x;
   int32_t id;
 
   memset(&x, 0, sizeof(x));
@@ -360,14 +360,14 @@ static int dma_act(struct nv *v, int kind, int xk, int32_t c, int64_t j, int32_t
   x.start = v->now;
   x.gang = -1;
   x.evict = -1;
-  if (kind == GX_LOAD) {
+  if (kind == ACS_GANG_LOAD) {
     x.bytes = g->actors[actor].kernel_bytes;
     x.end = v->now + acs_platform_ddr_cycles(p, x.bytes);
   } else {
     x.bytes = g->channels[c].token_bytes;
-    x.end = v->now + (xk == GX_X_LOCAL ? v->ch[c].t_cmx : v->ch[c].t_ddr);
+    x.end = v->now + (xk == ACS_GANG_X_LOCAL ? v->ch[c].t_cmx : v->ch[c].t_ddr);
   }
-  if ((id = gx_plan_add_act(v->pl, &x)) < 0)
+  if ((id = acs_gang_plan_add_act(v->pl, &x)) < 0)
     return id;
   v->dma_act = id;
   v->dma_until = x.end;
@@ -388,9 +388,9 @@ static int deliver(struct nv *v, int32_t c, int32_t q)
   tk = &n->t[n->deliver];
   v->dma_spill = 0;
   if (tk->out_pe >= 0 && tk->out_pe != q)
-    id = dma_act(v, GX_XFER, GX_X_LOCAL, c, n->deliver, tk->out_pe, q, -1);
+    id = dma_act(v, ACS_GANG_XFER, ACS_GANG_X_LOCAL, c, n->deliver, tk->out_pe, q, -1);
   else if (tk->in_ddr)
-    id = dma_act(v, GX_XFER, GX_X_IN, c, n->deliver, -1, q, -1);
+    id = dma_act(v, ACS_GANG_XFER, ACS_GANG_X_IN, c, n->deliver, -1, q, -1);
   else
     return 0;
   if (id < 0)
@@ -409,7 +409,7 @@ static int deliver(struct nv *v, int32_t c, int32_t q)
 static int write_out(struct nv *v, int32_t c)
 {
   struct nch *n = &v->ch[c];
-  int32_t id = dma_act(v, GX_XFER, GX_X_OUT, c, n->out_lo, n->out_pe, -1, -1);
+  int32_t id = dma_act(v, ACS_GANG_XFER, ACS_GANG_X_OUT, c, n->out_lo, n->out_pe, -1, -1);
 
   if (id < 0)
     return id;
@@ -484,7 +484,7 @@ static int rule2(struct nv *v)
                           "naive-list: the buffers of '%s' (triple input buffering, one firing's "
                           "output) exceed a PE's %lld bytes of VMEM", g->actors[a].name,
                           (long long)v->c->xp.vmem);
-    if ((id = dma_act(v, GX_LOAD, 0, -1, 0, -1, p, a)) < 0)
+    if ((id = dma_act(v, ACS_GANG_LOAD, 0, -1, 0, -1, p, a)) < 0)
       return id;
     if (v->load_owed[a]) {
       v->load_owed[a] = 0;
@@ -602,7 +602,7 @@ static int empty_one(struct nv *v, int32_t p)
         n->deliver--;
         return 2;   /* dropped without a transfer */
       }
-      if (dma_act(v, GX_XFER, GX_X_OUT, c, j, p, -1, -1) < 0)
+      if (dma_act(v, ACS_GANG_XFER, ACS_GANG_X_OUT, c, j, p, -1, -1) < 0)
         return ACS_ENOMEM;
       v->dma_spill = 1;
       return 1;
@@ -644,13 +644,13 @@ static int rule34(struct nv *v)
 /* A DMA action ends. */
 static int dma_done(struct nv *v)
 {
-  const struct gx_act *x = &v->pl->acts[v->dma_act];
+  const struct acs_gang_act *x = &v->pl->acts[v->dma_act];
 
-  if (x->kind != GX_LOAD && x->xk != GX_X_OUT)
+  if (x->kind != ACS_GANG_LOAD && x->xk != ACS_GANG_X_OUT)
     v->ch[x->chan].inflight = 0;
-  if (x->kind == GX_LOAD) {
+  if (x->kind == ACS_GANG_LOAD) {
     v->pe[x->pe].loading = 0;
-  } else if (x->xk == GX_X_OUT && v->dma_spill) {
+  } else if (x->xk == ACS_GANG_X_OUT && v->dma_spill) {
     /* An input token written out to make room: it leaves the buffer. */
     struct nch *n = &v->ch[x->chan];
     struct tok *tk = &n->t[x->k];
@@ -659,14 +659,14 @@ static int dma_done(struct nv *v)
     tk->in_pe = -1;
     tk->in_ddr = 1;
     n->deliver--;
-  } else if (x->xk != GX_X_IN) {
+  } else if (x->xk != ACS_GANG_X_IN) {
     /* A token leaves an output buffer (to a PE or to DDR). */
     struct nch *n = &v->ch[x->chan];
     struct tok *tk = &n->t[x->k];
     buf_close(v, tk->out_buf, v->now);
     tk->out_buf = -1;
     tk->out_pe = -1;
-    if (x->xk == GX_X_OUT)
+    if (x->xk == ACS_GANG_X_OUT)
       tk->in_ddr = 1;
     while (n->out_lo < n->out_hi && n->t[n->out_lo].out_pe < 0)
       n->out_lo++;
@@ -742,7 +742,7 @@ static int init(struct nv *v)
     const struct acs_sdf_channel *cc = &g->channels[c];
     struct nch *n = &v->ch[c];
     n->ntok = cc->d0 + (cc->src >= 0 ? cc->produced : cc->consumed);
-    n->slot = gx_slot_bytes(&v->c->xp, cc->token_bytes);
+    n->slot = acs_gang_slot_bytes(&v->c->xp, cc->token_bytes);
     n->out_pe = -1;
     if (!(n->t = malloc(((size_t)n->ntok + 1) * sizeof(*n->t))))
       return ACS_ENOMEM;
@@ -816,15 +816,15 @@ static int64_t next_event(const struct nv *v)
   return t;
 }
 
-int gx_naive(struct gx_ctx *c, struct gx_plan *pl, struct acs_diag *d)
+int acs_gang_naive(struct acs_gang_ctx *c, struct acs_gang_plan *pl, struct acs_diag *d)
 {
   int done;
 
-  return gx_naive_within(c, 0, 0, pl, &done, d);
+  return acs_gang_naive_within(c, 0, 0, pl, &done, d);
 }
 
-int gx_naive_within(struct gx_ctx *c, int64_t limit, int probe, struct gx_plan *pl, int *done,
-                    struct acs_diag *d)
+int acs_gang_naive_within(struct acs_gang_ctx *c, int64_t limit, int probe,
+                          struct acs_gang_plan *pl, int *done, struct acs_diag *d)
 {
   struct nv v;
   int err;
@@ -889,7 +889,7 @@ int gx_naive_within(struct gx_ctx *c, int64_t limit, int probe, struct gx_plan *
     if (pl->bufs[i].free < 0)
       pl->bufs[i].free = v.now > pl->bufs[i].ready ? v.now : pl->bufs[i].ready;
   for (int32_t i = 0; i < pl->nacts; i++)
-    if (pl->acts[i].kind == GX_LOAD && pl->acts[i].evict < 0)
+    if (pl->acts[i].kind == ACS_GANG_LOAD && pl->acts[i].evict < 0)
       pl->acts[i].evict = v.now > pl->acts[i].end ? v.now : pl->acts[i].end;
   pl->makespan = v.now;
   *done = 1;

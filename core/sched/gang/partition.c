@@ -25,20 +25,20 @@ struct slot {
   int alive;
   int32_t nact;
   int32_t *act;          /* sorted */
-  /* The committed members and their mapping (gx_map), which expected gains
+  /* The committed members and their mapping (acs_gang_map), which expected gains
    * start from; a look-ahead (depth > 1) changes act and nact for a while,
    * never these. mact is act as committed. */
   int32_t mn, *mact, *pe;
-  struct gx_gang gg;     /* its shortest realization (realize.c) */
+  struct acs_gang gg;     /* its shortest realization (realize.c) */
   int64_t opt;           /* optimal cost of the mapping */
 };
 
 struct pstate {
-  struct gx_ctx *c;
-  struct gx_setcache oc;
-  struct gx_setcache gc;      /* scheduled gangs: cost = total cycles, rc = ok */
+  struct acs_gang_ctx *c;
+  struct acs_gang_setcache oc;
+  struct acs_gang_setcache gc;      /* scheduled gangs: cost = total cycles, rc = ok */
   int32_t *qoff, *qdst, *qfill;   /* the gang graph by source, for move_allowed */
-  const struct gx_gang_opts *o;
+  const struct acs_gang_opts *o;
   int32_t na, nslots;
   int32_t *gang_of;      /* actor -> slot */
   struct slot *slots;
@@ -174,14 +174,14 @@ out_with_keys:
  * shortest realization (realize.c); pe gets the mapping. *ok = 0 when the
  * kernels do not fit the PMEM or the buffers the VMEM. */
 static int make_gang(struct pstate *ps, int32_t nact, const int32_t *act, int32_t *pe,
-                     struct gx_gang *gg, int64_t *opt, int *ok)
+                     struct acs_gang *gg, int64_t *opt, int *ok)
 {
-  int rc = gx_realize(ps->c, ps->o->map_budget, nact, act, pe, gg, opt, ok);
+  int rc = acs_gang_realize(ps->c, ps->o->map_budget, nact, act, pe, gg, opt, ok);
 
   if (rc < 0)
     return rc;
-  if ((rc = gx_setcache_put(&ps->gc, nact, act, *ok ? gg->total : 0, *ok)) < 0 && *ok)
-    gx_gang_free(gg);
+  if ((rc = acs_gang_setcache_put(&ps->gc, nact, act, *ok ? gg->total : 0, *ok)) < 0 && *ok)
+    acs_gang_free(gg);
   return rc;
 }
 
@@ -194,7 +194,7 @@ static int known_gang(const struct pstate *ps, int32_t n, const int32_t *act, in
     *total = 0;
     return 1;
   }
-  return gx_setcache_get(&ps->gc, n, act, total);
+  return acs_gang_setcache_get(&ps->gc, n, act, total);
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -314,15 +314,15 @@ static int optimal_cost(struct pstate *ps, int32_t n, const int32_t *act, int64_
     *cost = 0;
     return 1;
   }
-  if ((rc = gx_setcache_get(&ps->oc, n, act, cost)) >= 0)
+  if ((rc = acs_gang_setcache_get(&ps->oc, n, act, cost)) >= 0)
     return rc;
   if (!(pe = malloc((size_t)n * sizeof(*pe))))
     return ACS_ENOMEM;
-  rc = gx_map(ps->c, n, act, pe, ps->o->map_budget, cost);
+  rc = acs_gang_map(ps->c, n, act, pe, ps->o->map_budget, cost);
   free(pe);
   if (rc < 0)
     return rc;
-  if ((err = gx_setcache_put(&ps->oc, n, act, rc > 0 ? *cost : 0, rc)) < 0)
+  if ((err = acs_gang_setcache_put(&ps->oc, n, act, rc > 0 ? *cost : 0, rc)) < 0)
     return err;
   return rc;
 }
@@ -367,7 +367,7 @@ static int incremental_cost(struct pstate *ps, int32_t s, int32_t u, int add, in
       if (pm[p] + ks > ps->c->xp.pmem)
         continue;
       pe[at] = p;
-      c = gx_gang_cost(ps->c, n, act, pe, &x);
+      c = acs_gang_cost(ps->c, n, act, pe, &x);
       if (c < bc || (c == bc && x < bx)) {
         bc = c;
         bx = x;
@@ -382,7 +382,7 @@ static int incremental_cost(struct pstate *ps, int32_t s, int32_t u, int add, in
     }
   }
   if (rc == 1)
-    *cost = n > 0 ? gx_gang_cost(ps->c, n, act, pe, NULL) : 0;
+    *cost = n > 0 ? acs_gang_cost(ps->c, n, act, pe, NULL) : 0;
 out_with_arrays:
   free(act);
   free(pe);
@@ -481,13 +481,13 @@ static int cmp_cand(const void *a, const void *b)
 /* Slot s becomes the n actors of `act` mapped on `pe` and realized as gg
  * (the slot takes all three). */
 static void set_slot(struct pstate *ps, int32_t s, int32_t n, int32_t *act, int32_t *pe,
-                     struct gx_gang *gg, int64_t opt)
+                     struct acs_gang *gg, int64_t opt)
 {
   struct slot *sl = &ps->slots[s];
 
   free(sl->act);
   free(sl->pe);
-  gx_gang_free(&sl->gg);
+  acs_gang_free(&sl->gg);
   sl->act = sl->mact = act;
   sl->pe = pe;
   sl->nact = sl->mn = n;
@@ -518,7 +518,7 @@ static int move_rejected(const struct pstate *ps, int32_t ns, const int32_t *sa,
 static int floor_rejects(const struct pstate *ps, int32_t ns, const int32_t *sa, int32_t nt,
                          const int32_t *ta, int64_t old)
 {
-  int64_t f = gx_realize_floor(ps->c, ns, sa) + gx_realize_floor(ps->c, nt, ta);
+  int64_t f = acs_gang_realize_floor(ps->c, ns, sa) + acs_gang_realize_floor(ps->c, nt, ta);
 
   return f > old || (f == old && !ps->o->zero_gain);
 }
@@ -526,7 +526,7 @@ static int floor_rejects(const struct pstate *ps, int32_t ns, const int32_t *sa,
 /* A new member set: its actors (sorted), their mapping, its realization. */
 struct mset {
   int32_t n, *act, *pe;
-  struct gx_gang gg;
+  struct acs_gang gg;
   int64_t opt;
   int ok;
 };
@@ -535,7 +535,7 @@ static void mset_free(struct mset *m)
 {
   free(m->act);
   free(m->pe);
-  gx_gang_free(&m->gg);
+  acs_gang_free(&m->gg);
   memset(m, 0, sizeof(*m));
 }
 
@@ -651,7 +651,7 @@ out_with_bufs:
 
 static int init_state(struct pstate *ps)
 {
-  const struct gx_ctx *c = ps->c;
+  const struct acs_gang_ctx *c = ps->c;
   int32_t ns = c->nscc, *cur;
 
   ps->na = c->g->nactors;
@@ -682,7 +682,7 @@ static void free_state(struct pstate *ps)
   for (int32_t s = 0; ps->slots && s < ps->nslots; s++) {
     free(ps->slots[s].act);
     free(ps->slots[s].pe);
-    gx_gang_free(&ps->slots[s].gg);
+    acs_gang_free(&ps->slots[s].gg);
   }
   free(ps->slots);
   free(ps->gang_of);
@@ -693,8 +693,8 @@ static void free_state(struct pstate *ps)
   free(ps->qoff);
   free(ps->qfill);
   free(ps->qdst);
-  gx_setcache_free(&ps->oc);
-  gx_setcache_free(&ps->gc);
+  acs_gang_setcache_free(&ps->oc);
+  acs_gang_setcache_free(&ps->gc);
 }
 
 /* Why a unit cannot run even alone. */
@@ -739,7 +739,7 @@ static int initial_partition(struct pstate *ps)
     if (!ok)
       return infeasible_unit(ps, u);
     sl->alive = 1;
-    if (gx_interrupted(ps->c) && ps->c->interrupted && *ps->c->interrupted)
+    if (acs_gang_interrupted(ps->c) && ps->c->interrupted && *ps->c->interrupted)
       return ACS_EINTERRUPTED;
   }
   return ACS_OK;
@@ -768,7 +768,7 @@ static int improve(struct pstate *ps)
       rc = ACS_EINTERRUPTED;
       break;
     }
-    if (gx_interrupted(ps->c))
+    if (acs_gang_interrupted(ps->c))
       break;   /* the time limit: keep what is committed */
     if ((rc = collect_candidates(ps, t, cands, &nc)) < 0 ||
         (rc = try_moves(ps, t, cands, nc, &strict)) < 0)
@@ -795,7 +795,7 @@ static int improve(struct pstate *ps)
 
 /* Gangs in the topological order of the gang graph, ties by the smallest
  * topological position of their actors. */
-static int emit_partition(struct pstate *ps, struct gx_part *out)
+static int emit_partition(struct pstate *ps, struct acs_gang_part *out)
 {
   const struct acs_sdf_graph *g = ps->c->g;
   int32_t n = alive_count(ps), *indeg = calloc((size_t)ps->nslots + 1, sizeof(int32_t));
@@ -842,23 +842,23 @@ out_with_arrays:
   free(indeg);
   free(first);
   if (err < 0)
-    gx_part_free(out);
+    acs_gang_part_free(out);
   return err;
 }
 
-void gx_part_free(struct gx_part *pt)
+void acs_gang_part_free(struct acs_gang_part *pt)
 {
   for (int32_t i = 0; pt->gangs && i < pt->ngangs; i++)
-    gx_gang_free(&pt->gangs[i]);
+    acs_gang_free(&pt->gangs[i]);
   free(pt->gangs);
   if (pt->dyn)
-    gx_plan_free(pt->dyn);
+    acs_gang_plan_free(pt->dyn);
   free(pt->dyn);
   memset(pt, 0, sizeof(*pt));
 }
 
-int gx_partition(struct gx_ctx *c, const struct gx_gang_opts *o, int singletons,
-                 struct gx_part *out, struct acs_diag *d)
+int acs_gang_partition(struct acs_gang_ctx *c, const struct acs_gang_opts *o, int singletons,
+                       struct acs_gang_part *out, struct acs_diag *d)
 {
   struct pstate ps;
   int err;
@@ -880,15 +880,16 @@ out_with_state:
   return err;
 }
 
-int gx_part_emit(const struct gx_ctx *c, const struct gx_part *pt, struct gx_plan *pl)
+int acs_gang_part_emit(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                       struct acs_gang_plan *pl)
 {
   int64_t t = 0;
   int err;
 
   if (pt->dyn)
-    return gx_dyn_emit(pt->dyn, pl);
+    return acs_gang_dyn_emit(pt->dyn, pl);
   for (int32_t i = 0; i < pt->ngangs; i++)
-    if ((err = gx_gang_emit(c, &pt->gangs[i], i, t, pl, &t)) < 0)
+    if ((err = acs_gang_emit(c, &pt->gangs[i], i, t, pl, &t)) < 0)
       return err;
   pl->makespan = t;
   return ACS_OK;

@@ -24,9 +24,9 @@
 
 static const char *const instr_names[] = { "load", "start_P", "sync_P", "start_T", "sync_T" };
 
-const char *gx_instr_name(int instr)
+const char *acs_gang_instr_name(int instr)
 {
-  return instr >= 0 && instr <= GX_I_SYNC_T ? instr_names[instr] : "?";
+  return instr >= 0 && instr <= ACS_GANG_I_SYNC_T ? instr_names[instr] : "?";
 }
 
 enum { SEC_LOAD, SEC_PRE, SEC_LOOP, SEC_POST };
@@ -58,8 +58,8 @@ static int push(struct prog *p, struct instr in)
 static int cmp_instr(const void *x, const void *y)
 {
   const struct instr *a = x, *b = y;
-  int sa = a->kind == GX_I_SYNC_P || a->kind == GX_I_SYNC_T;
-  int sb = b->kind == GX_I_SYNC_P || b->kind == GX_I_SYNC_T;
+  int sa = a->kind == ACS_GANG_I_SYNC_P || a->kind == ACS_GANG_I_SYNC_T;
+  int sb = b->kind == ACS_GANG_I_SYNC_P || b->kind == ACS_GANG_I_SYNC_T;
 
   if (a->time != b->time)
     return a->time < b->time ? -1 : 1;
@@ -71,23 +71,28 @@ static int cmp_instr(const void *x, const void *y)
 }
 
 /* The instructions of one finished segment run, sorted. */
-static int segment_instrs(const struct gx_ctx *c, const struct gx_gang *gg, const struct gx_run *run,
-                          int32_t gang, int sec, struct prog *p)
+static int segment_instrs(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                          const struct acs_gang_run *run, int32_t gang, int sec, struct prog *p)
 {
   size_t first = p->n;
   int err;
 
   for (int32_t v = 0; v < gg->nnodes; v++) {
-    const struct gx_node *n = &gg->nodes[v];
-    int proc = n->kind == GX_N_PROC;
+    const struct acs_gang_node *n = &gg->nodes[v];
+    int proc = n->kind == ACS_GANG_N_PROC;
     for (int64_t k = run->from[v]; k < run->to[v]; k++) {
       int64_t t = run->t_start[run->off[v] + k - run->from[v]];
       int64_t stride = sec == SEC_LOOP ? n->qL : 0;
-      struct instr s = { gang, (uint8_t)sec, (uint8_t)(proc ? GX_I_START_P : GX_I_START_T), v, k,
-                         stride, t };
+      struct instr s = {gang,
+                        (uint8_t)sec,
+                        (uint8_t)(proc ? ACS_GANG_I_START_P : ACS_GANG_I_START_T),
+                        v,
+                        k,
+                        stride,
+                        t};
       struct instr e = s;
-      e.kind = (uint8_t)(proc ? GX_I_SYNC_P : GX_I_SYNC_T);
-      e.time = t + gx_node_dur(c, n, k);
+      e.kind = (uint8_t)(proc ? ACS_GANG_I_SYNC_P : ACS_GANG_I_SYNC_T);
+      e.time = t + acs_gang_node_dur(c, n, k);
       if ((err = push(p, s)) < 0 || (err = push(p, e)) < 0)
         return err;
     }
@@ -96,41 +101,43 @@ static int segment_instrs(const struct gx_ctx *c, const struct gx_gang *gg, cons
   return ACS_OK;
 }
 
-static int gang_program(const struct gx_ctx *c, const struct gx_gang *gg, int32_t gang,
+static int gang_program(const struct acs_gang_ctx *c, const struct acs_gang *gg, int32_t gang,
                         struct prog *p)
 {
-  struct gx_run run;
+  struct acs_gang_run run;
   int64_t t = 0;
   int err;
 
   for (int32_t v = 0; v < gg->nnodes; v++)
-    if (gg->nodes[v].kind == GX_N_PROC) {
-      struct instr in = { gang, SEC_LOAD, GX_I_LOAD, v, 0, 0, t };
+    if (gg->nodes[v].kind == ACS_GANG_N_PROC) {
+      struct instr in = { gang, SEC_LOAD, ACS_GANG_I_LOAD, v, 0, 0, t };
       if ((err = push(p, in)) < 0)
         return err;
       t += acs_platform_ddr_cycles(c->xp.p, c->g->actors[gg->nodes[v].actor].kernel_bytes);
     }
-  if ((err = gx_run_init(&run, c, gg)) < 0)
+  if ((err = acs_gang_run_init(&run, c, gg)) < 0)
     return err;
-  gx_set_pre(gg, gg->r, &run);
-  if ((err = gx_run_segment(&run, 1)) < 0 || (err = segment_instrs(c, gg, &run, gang, SEC_PRE, p)) < 0)
+  acs_gang_set_pre(gg, gg->r, &run);
+  if ((err = acs_gang_run_segment(&run, 1)) < 0 ||
+      (err = segment_instrs(c, gg, &run, gang, SEC_PRE, p)) < 0)
     goto out_with_run;
   if (gg->L > 0) {
-    gx_set_body(gg, gg->r, &run);
-    if ((err = gx_run_segment(&run, 1)) < 0 ||
+    acs_gang_set_body(gg, gg->r, &run);
+    if ((err = acs_gang_run_segment(&run, 1)) < 0 ||
         (err = segment_instrs(c, gg, &run, gang, SEC_LOOP, p)) < 0)
       goto out_with_run;
   }
-  gx_set_post(gg, gg->r, gg->L, &run);
-  if ((err = gx_run_segment(&run, 1)) < 0)
+  acs_gang_set_post(gg, gg->r, gg->L, &run);
+  if ((err = acs_gang_run_segment(&run, 1)) < 0)
     goto out_with_run;
   err = segment_instrs(c, gg, &run, gang, SEC_POST, p);
 out_with_run:
-  gx_run_free(&run);
+  acs_gang_run_free(&run);
   return err;
 }
 
-static int build_program(const struct gx_ctx *c, const struct gx_part *pt, struct prog *p)
+static int build_program(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                         struct prog *p)
 {
   int err;
 
@@ -144,22 +151,23 @@ static int build_program(const struct gx_ctx *c, const struct gx_part *pt, struc
 }
 
 /* "a", "ch:pe0>pe1", "ch:ddr>pe2", "ch:pe1>ddr" */
-static void operand(const struct gx_ctx *c, const struct gx_node *n, char *buf, size_t size)
+static void operand(const struct acs_gang_ctx *c, const struct acs_gang_node *n, char *buf,
+                    size_t size)
 {
-  if (n->kind == GX_N_PROC)
+  if (n->kind == ACS_GANG_N_PROC)
     snprintf(buf, size, "%s", c->g->actors[n->actor].name);
-  else if (n->kind == GX_N_XLOCAL)
+  else if (n->kind == ACS_GANG_N_XLOCAL)
     snprintf(buf, size, "%s:pe%d>pe%d", c->g->channels[n->chan].name, (int)n->pe_from,
              (int)n->pe_to);
-  else if (n->kind == GX_N_XIN)
+  else if (n->kind == ACS_GANG_N_XIN)
     snprintf(buf, size, "%s:ddr>pe%d", c->g->channels[n->chan].name, (int)n->pe_to);
   else
     snprintf(buf, size, "%s:pe%d>ddr", c->g->channels[n->chan].name, (int)n->pe_from);
 }
 
-static void unit_name(const struct gx_node *n, int load, char *buf, size_t size)
+static void unit_name(const struct acs_gang_node *n, int load, char *buf, size_t size)
 {
-  if (n->kind == GX_N_PROC && !load)
+  if (n->kind == ACS_GANG_N_PROC && !load)
     snprintf(buf, size, "pe%d", (int)n->hw);
   else
     snprintf(buf, size, "dma%d", load ? 0 : (int)n->hw);
@@ -189,32 +197,33 @@ static const struct acs_rtab_col program_cols[] = {
 
 #define NCOLS(a) ((int32_t)(sizeof(a) / sizeof((a)[0])))
 
-int gx_rtab_add(struct acs_schedule *s, int which, struct acs_rtab **t)
+int acs_gang_rtab_add(struct acs_schedule *s, int which, struct acs_rtab **t)
 {
   int err;
 
   switch (which) {
-  case GX_RTAB_GANGS:
+  case ACS_GANG_RTAB_GANGS:
     if ((err = acs_schedule_add_rtab(s, "gangs", gangs_cols, NCOLS(gangs_cols), t)) < 0)
       return err;
     (*t)->show = 1;
     return ACS_OK;
-  case GX_RTAB_PARTITION:
+  case ACS_GANG_RTAB_PARTITION:
     return acs_schedule_add_rtab(s, "partition", partition_cols, NCOLS(partition_cols), t);
   default:
     return acs_schedule_add_rtab(s, "program", program_cols, NCOLS(program_cols), t);
   }
 }
 
-static int gangs_table(const struct gx_ctx *c, const struct gx_part *pt, struct acs_schedule *s)
+static int gangs_table(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                       struct acs_schedule *s)
 {
   struct acs_rtab *t;
   int err;
 
-  if ((err = gx_rtab_add(s, GX_RTAB_GANGS, &t)) < 0)
+  if ((err = acs_gang_rtab_add(s, ACS_GANG_RTAB_GANGS, &t)) < 0)
     return err;
   for (int32_t i = 0; i < pt->ngangs; i++) {
-    const struct gx_gang *gg = &pt->gangs[i];
+    const struct acs_gang *gg = &pt->gangs[i];
     char names[1024];
     size_t used = 0;
     int64_t row = acs_rtab_add_row(t);
@@ -242,34 +251,34 @@ static int gangs_table(const struct gx_ctx *c, const struct gx_part *pt, struct 
     acs_rtab_set_i64(t, row, 10, gg->bound);
     acs_rtab_set_i64(t, row, 11, gg->iters_r);
     acs_rtab_set_i64(t, row, 12, gg->iters_b);
-    acs_rtab_set_str(t, row, 13, gx_mode_name(gg->mode));
+    acs_rtab_set_str(t, row, 13, acs_gang_mode_name(gg->mode));
   }
   acs_rtab_attr_i64(t, "gangs", pt->ngangs);
   acs_rtab_attr_i64(t, "makespan", pt->makespan);
   return ACS_OK;
 }
 
-static int program_table(const struct gx_ctx *c, const struct gx_part *pt, const struct prog *p,
-                         struct acs_schedule *s)
+static int program_table(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                         const struct prog *p, struct acs_schedule *s)
 {
   struct acs_rtab *t;
   int err;
 
-  if ((err = gx_rtab_add(s, GX_RTAB_PROGRAM, &t)) < 0)
+  if ((err = acs_gang_rtab_add(s, ACS_GANG_RTAB_PROGRAM, &t)) < 0)
     return err;
   for (size_t i = 0; i < p->n; i++) {
     const struct instr *in = &p->v[i];
-    const struct gx_node *n = &pt->gangs[in->gang].nodes[in->node];
+    const struct acs_gang_node *n = &pt->gangs[in->gang].nodes[in->node];
     char op[512], unit[32];
     int64_t row = acs_rtab_add_row(t);
     if (row < 0)
       return (int)row;
     operand(c, n, op, sizeof(op));
-    unit_name(n, in->kind == GX_I_LOAD, unit, sizeof(unit));
+    unit_name(n, in->kind == ACS_GANG_I_LOAD, unit, sizeof(unit));
     acs_rtab_set_i64(t, row, 0, in->gang);
     acs_rtab_set_str(t, row, 1, sec_names[in->sec]);
-    acs_rtab_set_str(t, row, 2, in->kind == GX_I_LOAD ? unit : unit);
-    acs_rtab_set_str(t, row, 3, gx_instr_name(in->kind));
+    acs_rtab_set_str(t, row, 2, in->kind == ACS_GANG_I_LOAD ? unit : unit);
+    acs_rtab_set_str(t, row, 3, acs_gang_instr_name(in->kind));
     acs_rtab_set_str(t, row, 4, op);
     acs_rtab_set_i64(t, row, 5, in->k);
     acs_rtab_set_i64(t, row, 6, in->stride);
@@ -279,12 +288,13 @@ static int program_table(const struct gx_ctx *c, const struct gx_part *pt, const
   return ACS_OK;
 }
 
-static int partition_table(const struct gx_ctx *c, const struct gx_part *pt, struct acs_schedule *s)
+static int partition_table(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                           struct acs_schedule *s)
 {
   struct acs_rtab *t;
   int err;
 
-  if ((err = gx_rtab_add(s, GX_RTAB_PARTITION, &t)) < 0)
+  if ((err = acs_gang_rtab_add(s, ACS_GANG_RTAB_PARTITION, &t)) < 0)
     return err;
   for (int32_t i = 0; i < pt->ngangs; i++)
     for (int32_t k = 0; k < pt->gangs[i].nact; k++) {
@@ -301,13 +311,14 @@ static int partition_table(const struct gx_ctx *c, const struct gx_part *pt, str
   return ACS_OK;
 }
 
-int gx_part_tables(const struct gx_ctx *c, const struct gx_part *pt, struct acs_schedule *s)
+int acs_gang_part_tables(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                         struct acs_schedule *s)
 {
   struct prog p;
   int err;
 
   if (pt->dyn)
-    return gx_dyn_tables(c, pt->dyn, s);
+    return acs_gang_dyn_tables(c, pt->dyn, s);
   if ((err = build_program(c, pt, &p)) < 0)
     return err;
   if ((err = gangs_table(c, pt, s)) == ACS_OK && (err = partition_table(c, pt, s)) == ACS_OK)
@@ -318,7 +329,8 @@ int gx_part_tables(const struct gx_ctx *c, const struct gx_part *pt, struct acs_
 
 /* ---- the text file ---- */
 
-static int write_text(FILE *f, const struct gx_ctx *c, const struct gx_part *pt, const struct prog *p)
+static int write_text(FILE *f, const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                      const struct prog *p)
 {
   int32_t gang = -1, sec = -1;
 
@@ -329,8 +341,8 @@ static int write_text(FILE *f, const struct gx_ctx *c, const struct gx_part *pt,
              "start\n");
   for (size_t i = 0; i < p->n; i++) {
     const struct instr *in = &p->v[i];
-    const struct gx_gang *gg = &pt->gangs[in->gang];
-    const struct gx_node *n = &gg->nodes[in->node];
+    const struct acs_gang *gg = &pt->gangs[in->gang];
+    const struct acs_gang_node *n = &gg->nodes[in->node];
     char op[512], unit[32];
     if (in->gang != gang) {
       if (sec == SEC_LOOP)
@@ -350,14 +362,14 @@ static int write_text(FILE *f, const struct gx_ctx *c, const struct gx_part *pt,
         fprintf(f, "LOOP i 0 -> %lld\n", (long long)gg->L);
     }
     operand(c, n, op, sizeof(op));
-    unit_name(n, in->kind == GX_I_LOAD, unit, sizeof(unit));
-    if (in->kind == GX_I_LOAD)
+    unit_name(n, in->kind == ACS_GANG_I_LOAD, unit, sizeof(unit));
+    if (in->kind == ACS_GANG_I_LOAD)
       fprintf(f, "  LOAD      %-6s %s @%lld\n", unit, op, (long long)in->time);
     else if (in->sec == SEC_LOOP)
-      fprintf(f, "  %-9s %-6s %s[%lld+i*%lld] @%lld\n", gx_instr_name(in->kind), unit, op,
+      fprintf(f, "  %-9s %-6s %s[%lld+i*%lld] @%lld\n", acs_gang_instr_name(in->kind), unit, op,
               (long long)in->k, (long long)in->stride, (long long)in->time);
     else
-      fprintf(f, "  %-9s %-6s %s[%lld] @%lld\n", gx_instr_name(in->kind), unit, op,
+      fprintf(f, "  %-9s %-6s %s[%lld] @%lld\n", acs_gang_instr_name(in->kind), unit, op,
               (long long)in->k, (long long)in->time);
   }
   if (sec == SEC_LOOP)
@@ -366,8 +378,8 @@ static int write_text(FILE *f, const struct gx_ctx *c, const struct gx_part *pt,
 }
 
 /* Written to PATH.tmp and renamed, so a failure never leaves half a file. */
-int gx_program_write(const struct gx_ctx *c, const struct gx_part *pt, const char *path,
-                     struct acs_diag *d)
+int acs_gang_program_write(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                           const char *path, struct acs_diag *d)
 {
   char tmp[ACS_OPT_STR_MAX + 8];
   struct prog p;
@@ -383,7 +395,7 @@ int gx_program_write(const struct gx_ctx *c, const struct gx_part *pt, const cha
     return acs_diag_set(d, ACS_EIO, path, 0, 0, "cannot write the control program: %s",
                         strerror(errno));
   }
-  err = pt->dyn ? gx_dyn_program_text(f, c, pt->dyn) : write_text(f, c, pt, &p);
+  err = pt->dyn ? acs_gang_dyn_program_text(f, c, pt->dyn) : write_text(f, c, pt, &p);
   if (fclose(f) != 0 && err == ACS_OK)
     err = ACS_EIO;
   free(p.v);
@@ -404,12 +416,12 @@ int gx_program_write(const struct gx_ctx *c, const struct gx_part *pt, const cha
  * their strides and the period), exactly the plan's firings and transfers
  * at the plan's times. O(I + A log A).
  */
-static const struct gx_plan *sort_plan;
+static const struct acs_gang_plan *sort_plan;
 
 static int cmp_act_time(const void *x, const void *y)
 {
-  const struct gx_act *a = &sort_plan->acts[*(const int32_t *)x];
-  const struct gx_act *b = &sort_plan->acts[*(const int32_t *)y];
+  const struct acs_gang_act *a = &sort_plan->acts[*(const int32_t *)x];
+  const struct acs_gang_act *b = &sort_plan->acts[*(const int32_t *)y];
 
   if (a->start != b->start)
     return a->start < b->start ? -1 : 1;
@@ -417,33 +429,33 @@ static int cmp_act_time(const void *x, const void *y)
 }
 
 /* Whether the plan has an activity of node n with index k starting at t. */
-static int plan_has(const struct gx_plan *pl, const int32_t *idx, int32_t nidx,
-                    const struct gx_node *n, int64_t k, int64_t t)
+static int plan_has(const struct acs_gang_plan *pl, const int32_t *idx, int32_t nidx,
+                    const struct acs_gang_node *n, int64_t k, int64_t t)
 {
   int32_t lo = 0, hi = nidx;
 
   while (lo < hi) {
     int32_t mid = (lo + hi) / 2;
-    const struct gx_act *a = &pl->acts[idx[mid]];
+    const struct acs_gang_act *a = &pl->acts[idx[mid]];
     if (a->start < t || (a->start == t && a->k < k))
       lo = mid + 1;
     else
       hi = mid;
   }
   for (; lo < nidx; lo++) {
-    const struct gx_act *x = &pl->acts[idx[lo]];
+    const struct acs_gang_act *x = &pl->acts[idx[lo]];
     if (x->start != t || x->k != k)
       return 0;
-    if (n->kind == GX_N_PROC ? x->kind == GX_FIRE && x->actor == n->actor
-                             : x->kind == GX_XFER && x->chan == n->chan && x->pe == n->pe_to &&
-                                   x->pe_from == n->pe_from)
+    if (n->kind == ACS_GANG_N_PROC ? x->kind == ACS_GANG_FIRE && x->actor == n->actor
+                                   : x->kind == ACS_GANG_XFER && x->chan == n->chan &&
+                                         x->pe == n->pe_to && x->pe_from == n->pe_from)
       return 1;
   }
   return 0;
 }
 
-int gx_program_verify(const struct gx_ctx *c, const struct gx_part *pt, const struct gx_plan *pl,
-                      struct acs_diag *d)
+int acs_gang_program_verify(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
+                            const struct acs_gang_plan *pl, struct acs_diag *d)
 {
   struct prog p;
   int64_t base = 0, nexp = 0, nplan = 0;
@@ -451,7 +463,7 @@ int gx_program_verify(const struct gx_ctx *c, const struct gx_part *pt, const st
   int err = ACS_OK;
 
   if (pt->dyn)
-    return gx_dyn_program_verify(c, pt->dyn, pl, d);
+    return acs_gang_dyn_program_verify(c, pt->dyn, pl, d);
   if ((err = build_program(c, pt, &p)) < 0)
     return err;
   if (!(idx = malloc(((size_t)pl->nacts + 1) * sizeof(*idx)))) {
@@ -459,7 +471,7 @@ int gx_program_verify(const struct gx_ctx *c, const struct gx_part *pt, const st
     return ACS_ENOMEM;
   }
   for (int32_t i = 0; i < pl->nacts; i++)
-    if (pl->acts[i].kind != GX_LOAD)
+    if (pl->acts[i].kind != ACS_GANG_LOAD)
       idx[nidx++] = i;
   nplan = nidx;
   sort_plan = pl;
@@ -477,15 +489,15 @@ int gx_program_verify(const struct gx_ctx *c, const struct gx_part *pt, const st
   }
   /* Expand and match against the plan (starts only; syncs are start + duration). */
   for (int32_t gi = 0; gi < pt->ngangs && err == ACS_OK; gi++) {
-    const struct gx_gang *gg = &pt->gangs[gi];
+    const struct acs_gang *gg = &pt->gangs[gi];
     int64_t t_pre = base + gg->t_load, t_loop = t_pre + gg->t_pre, t_post = t_loop + gg->L * gg->P;
     for (size_t i = 0; i < p.n && err == ACS_OK; i++) {
       const struct instr *in = &p.v[i];
       int64_t reps = in->sec == SEC_LOOP ? gg->L : 1;
-      if (in->gang != gi || (in->kind != GX_I_START_P && in->kind != GX_I_START_T))
+      if (in->gang != gi || (in->kind != ACS_GANG_I_START_P && in->kind != ACS_GANG_I_START_T))
         continue;
       for (int64_t r = 0; r < reps && err == ACS_OK; r++) {
-        const struct gx_node *n = &gg->nodes[in->node];
+        const struct acs_gang_node *n = &gg->nodes[in->node];
         int64_t t = in->time + (in->sec == SEC_PRE ? t_pre : in->sec == SEC_POST ? t_post
                                                                                  : t_loop + r * gg->P);
         int64_t k = in->k + r * in->stride;
@@ -493,8 +505,8 @@ int gx_program_verify(const struct gx_ctx *c, const struct gx_part *pt, const st
         if (!plan_has(pl, idx, nidx, n, k, t))
           err = acs_diag_set(d, ACS_EVERIFY, NULL, 0, 0,
                              "control program: %s of index %lld in gang %d at %lld matches no "
-                             "activity of the schedule", gx_instr_name(in->kind), (long long)k,
-                             (int)gi, (long long)t);
+                             "activity of the schedule",
+                             acs_gang_instr_name(in->kind), (long long)k, (int)gi, (long long)t);
       }
     }
     base += gg->total;

@@ -32,7 +32,7 @@
  * search starts from one gang per strongly connected component, each
  * realized here, so its first makespan is the sum over components of the
  * minimum of that component's sequential gang (the pipelined realization,
- * mapped by the same gx_map with the same budget) and its tiling pass (the
+ * mapped by the same acs_gang_map with the same budget) and its tiling pass (the
  * tiled realization, or tiling's own gang for a cycle, again the pipelined
  * one). Both baselines are sums of exactly those gangs, run back to back.
  * The search then commits only moves that do not lengthen the schedule.
@@ -48,15 +48,15 @@ enum { WHOLE_FACTOR = 4, WHOLE_SMALL = 512 };
 
 static const char *const mode_names[] = { "pipelined", "whole", "tiled", "dynamic" };
 
-const char *gx_mode_name(int mode)
+const char *acs_gang_mode_name(int mode)
 {
-  return mode >= 0 && mode <= GX_MODE_DYNAMIC ? mode_names[mode] : "?";
+  return mode >= 0 && mode <= ACS_GANG_MODE_DYNAMIC ? mode_names[mode] : "?";
 }
 
 /* A gang of the given actors on the given PEs, built and scheduled
  * (whole: without a loop). gg->ok tells whether it fits. */
-static int schedule_mapped(const struct gx_ctx *c, int32_t nact, const int32_t *act,
-                           const int32_t *pe, int whole, struct gx_gang *gg)
+static int schedule_mapped(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act,
+                           const int32_t *pe, int whole, struct acs_gang *gg)
 {
   int err;
 
@@ -65,31 +65,31 @@ static int schedule_mapped(const struct gx_ctx *c, int32_t nact, const int32_t *
   gg->act = malloc(((size_t)nact + 1) * sizeof(int32_t));
   gg->pe = malloc(((size_t)nact + 1) * sizeof(int32_t));
   if (!gg->act || !gg->pe) {
-    gx_gang_free(gg);
+    acs_gang_free(gg);
     return ACS_ENOMEM;
   }
   memcpy(gg->act, act, (size_t)nact * sizeof(int32_t));
   memcpy(gg->pe, pe, (size_t)nact * sizeof(int32_t));
   gg->whole = whole;
-  if ((err = gx_gang_build(c, gg)) < 0 || (err = gx_gang_schedule(c, gg)) < 0)
-    gx_gang_free(gg);
+  if ((err = acs_gang_build(c, gg)) < 0 || (err = acs_gang_schedule(c, gg)) < 0)
+    acs_gang_free(gg);
   return err;
 }
 
 /* Firings (transfers included) the gang's run fires, and those the
  * pipelined schedule list-scheduled: preamble, one body, postamble. */
-static void firing_counts(const struct gx_gang *gg, int64_t *all, int64_t *listed)
+static void firing_counts(const struct acs_gang *gg, int64_t *all, int64_t *listed)
 {
   *all = *listed = 0;
   for (int32_t v = 0; v < gg->nnodes; v++) {
-    const struct gx_node *n = &gg->nodes[v];
+    const struct acs_gang_node *n = &gg->nodes[v];
     *all += n->T;
     *listed += gg->ok && gg->L > 0 ? n->T - (gg->L - 1) * n->qL : n->T;
   }
 }
 
 /* Whether listing every firing at once is within the node limit. */
-static int whole_worth(const struct gx_gang *gg)
+static int whole_worth(const struct acs_gang *gg)
 {
   int64_t all, listed;
 
@@ -100,20 +100,20 @@ static int whole_worth(const struct gx_gang *gg)
 }
 
 /* Keeps `alt` in *best when it is scheduled and strictly shorter. */
-static void keep_shorter(struct gx_gang *best, struct gx_gang *alt)
+static void keep_shorter(struct acs_gang *best, struct acs_gang *alt)
 {
   if (alt->ok && (!best->ok || alt->total < best->total)) {
-    gx_gang_free(best);
+    acs_gang_free(best);
     *best = *alt;
   } else {
-    gx_gang_free(alt);
+    acs_gang_free(alt);
   }
 }
 
 /* A lower bound of any schedule of a built gang: the busiest PE, DMA
  * channel or the DDR link, kernel loads included (they take DMA channel 0
  * and the link). O(nodes + members). */
-static int64_t model_bound(const struct gx_ctx *c, const struct gx_gang *gg)
+static int64_t model_bound(const struct acs_gang_ctx *c, const struct acs_gang *gg)
 {
   int32_t nh = c->xp.npe + c->xp.ndma;
   int64_t *busy = calloc((size_t)nh + 1, sizeof(int64_t)), ddr = 0, best = 0;
@@ -121,8 +121,8 @@ static int64_t model_bound(const struct gx_ctx *c, const struct gx_gang *gg)
   if (!busy)
     return 0;
   for (int32_t v = 0; v < gg->nnodes; v++) {
-    const struct gx_node *n = &gg->nodes[v];
-    if (n->kind == GX_N_PROC) {
+    const struct acs_gang_node *n = &gg->nodes[v];
+    if (n->kind == ACS_GANG_N_PROC) {
       const struct acs_sdf_seq *ex = &c->g->actors[n->actor].exec;
       busy[n->hw] += acs_sdf_seq_cum(ex, n->f0 + n->T) - acs_sdf_seq_cum(ex, n->f0);
       continue;
@@ -132,7 +132,7 @@ static int64_t model_bound(const struct gx_ctx *c, const struct gx_gang *gg)
       ddr += n->T * n->xtime;
   }
   for (int32_t v = 0; v < gg->nnodes; v++)
-    if (gg->nodes[v].kind == GX_N_PROC) {
+    if (gg->nodes[v].kind == ACS_GANG_N_PROC) {
       int64_t l = acs_platform_ddr_cycles(c->xp.p, c->g->actors[gg->nodes[v].actor].kernel_bytes);
       busy[c->xp.npe] += l;
       ddr += l;
@@ -147,30 +147,30 @@ static int64_t model_bound(const struct gx_ctx *c, const struct gx_gang *gg)
 
 /* The tiled realization of a single splittable actor, scheduled only when
  * its bound is below `beat` (0: always). */
-static int tiled(const struct gx_ctx *c, int32_t a, int64_t beat, struct gx_gang *gg)
+static int tiled(const struct acs_gang_ctx *c, int32_t a, int64_t beat, struct acs_gang *gg)
 {
   int err;
 
   memset(gg, 0, sizeof(*gg));
-  if ((err = gx_tiling_pass(c, a, gg)) < 0)
+  if ((err = acs_gang_tiling_pass(c, a, gg)) < 0)
     goto out_with_gang;
   if (beat > 0 && model_bound(c, gg) >= beat) {
-    gx_gang_free(gg);   /* it cannot be shorter: not scheduled */
+    acs_gang_free(gg);   /* it cannot be shorter: not scheduled */
     return ACS_OK;
   }
-  if ((err = gx_gang_schedule(c, gg)) < 0)
+  if ((err = acs_gang_schedule(c, gg)) < 0)
     goto out_with_gang;
-  gg->mode = GX_MODE_TILED;
+  gg->mode = ACS_GANG_MODE_TILED;
   return ACS_OK;
 out_with_gang:
-  gx_gang_free(gg);
+  acs_gang_free(gg);
   return err;
 }
 
 /* The DDR link's busy time of any realization of the set: kernel loads
  * and the tokens of every channel that enters or leaves it. (A tiled pass
  * loads more and reads ghost lines too.) O(actors + channels). */
-static int64_t ddr_time(const struct gx_ctx *c, int32_t nact, const int32_t *act)
+static int64_t ddr_time(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act)
 {
   const struct acs_sdf_graph *g = c->g;
   char *in = calloc((size_t)g->nactors + 1, 1);
@@ -194,7 +194,7 @@ static int64_t ddr_time(const struct gx_ctx *c, int32_t nact, const int32_t *act
   return t;
 }
 
-int64_t gx_realize_floor(const struct gx_ctx *c, int32_t nact, const int32_t *act)
+int64_t acs_gang_realize_floor(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act)
 {
   int64_t ddr, work = 0, top = 0, best;
   int32_t npe = c->xp.npe;
@@ -210,39 +210,39 @@ int64_t gx_realize_floor(const struct gx_ctx *c, int32_t nact, const int32_t *ac
   }
   best = ddr > (work + npe - 1) / npe ? ddr : (work + npe - 1) / npe;
   /* One actor fires on one PE, unless a tiled pass splits it. */
-  if (!(c->modes && nact == 1 && gx_splittable(c, act[0])) && top > best)
+  if (!(c->modes && nact == 1 && acs_gang_splittable(c, act[0])) && top > best)
     best = top;
   return best;
 }
 
-int gx_realize(const struct gx_ctx *c, int64_t map_budget, int32_t nact, const int32_t *act,
-               int32_t *pe, struct gx_gang *gg, int64_t *opt, int *ok)
+int acs_gang_realize(const struct acs_gang_ctx *c, int64_t map_budget, int32_t nact,
+                     const int32_t *act, int32_t *pe, struct acs_gang *gg, int64_t *opt, int *ok)
 {
-  struct gx_gang alt;
+  struct acs_gang alt;
   int rc, err;
 
   memset(gg, 0, sizeof(*gg));
   *ok = 0;
-  if ((rc = gx_map(c, nact, act, pe, map_budget, opt)) <= 0)
+  if ((rc = acs_gang_map(c, nact, act, pe, map_budget, opt)) <= 0)
     return rc;
   if ((err = schedule_mapped(c, nact, act, pe, 0, gg)) < 0)
     return err;
   if (c->modes && whole_worth(gg) && !(gg->ok && gg->total <= model_bound(c, gg))) {
     if ((err = schedule_mapped(c, nact, act, pe, 1, &alt)) < 0) {
-      gx_gang_free(gg);
+      acs_gang_free(gg);
       return err;
     }
     keep_shorter(gg, &alt);
   }
-  if (c->modes && nact == 1 && gx_splittable(c, act[0])) {
+  if (c->modes && nact == 1 && acs_gang_splittable(c, act[0])) {
     if ((err = tiled(c, act[0], gg->ok ? gg->total : 0, &alt)) < 0) {
-      gx_gang_free(gg);
+      acs_gang_free(gg);
       return err;
     }
     keep_shorter(gg, &alt);
   }
   *ok = gg->ok;
   if (!gg->ok)
-    gx_gang_free(gg);
+    acs_gang_free(gg);
   return ACS_OK;
 }

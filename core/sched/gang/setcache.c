@@ -23,7 +23,7 @@ static uint64_t set_hash(int32_t n, const int32_t *act)
   return h ^ (uint64_t)n;
 }
 
-void gx_setcache_free(struct gx_setcache *oc)
+void acs_gang_setcache_free(struct acs_gang_setcache *oc)
 {
   for (size_t i = 0; i < oc->cap; i++)
     free(oc->set[i]);
@@ -35,7 +35,7 @@ void gx_setcache_free(struct gx_setcache *oc)
 }
 
 /* Slot of the set (found, or the empty slot where it goes). */
-static size_t slot_of(const struct gx_setcache *oc, uint64_t h, int32_t n, const int32_t *act)
+static size_t slot_of(const struct acs_gang_setcache *oc, uint64_t h, int32_t n, const int32_t *act)
 {
   size_t i = (size_t)h & (oc->cap - 1);
 
@@ -45,9 +45,9 @@ static size_t slot_of(const struct gx_setcache *oc, uint64_t h, int32_t n, const
   return i;
 }
 
-static int grow(struct gx_setcache *oc)
+static int grow(struct acs_gang_setcache *oc)
 {
-  struct gx_setcache nw;
+  struct acs_gang_setcache nw;
   size_t cap = oc->cap ? oc->cap * 2 : 256;
 
   memset(&nw, 0, sizeof(nw));
@@ -57,7 +57,7 @@ static int grow(struct gx_setcache *oc)
   nw.cost = calloc(cap, sizeof(*nw.cost));
   nw.rc = calloc(cap, sizeof(*nw.rc));
   if (!nw.key || !nw.set || !nw.cost || !nw.rc) {
-    gx_setcache_free(&nw);
+    acs_gang_setcache_free(&nw);
     return ACS_ENOMEM;
   }
   for (size_t i = 0; i < oc->cap; i++)
@@ -70,13 +70,14 @@ static int grow(struct gx_setcache *oc)
       oc->set[i] = NULL;
       nw.n++;
     }
-  gx_setcache_free(oc);
+  acs_gang_setcache_free(oc);
   *oc = nw;
   return ACS_OK;
 }
 
 /* The cached cost and rc of a set, or -1 when absent. O(n) expected. */
-int gx_setcache_get(const struct gx_setcache *oc, int32_t n, const int32_t *act, int64_t *cost)
+int acs_gang_setcache_get(const struct acs_gang_setcache *oc, int32_t n, const int32_t *act,
+                          int64_t *cost)
 {
   size_t slot;
 
@@ -87,7 +88,8 @@ int gx_setcache_get(const struct gx_setcache *oc, int32_t n, const int32_t *act,
 }
 
 /* Records a set (absent so far, or overwritten with the same values). */
-int gx_setcache_put(struct gx_setcache *oc, int32_t n, const int32_t *act, int64_t cost, int rc)
+int acs_gang_setcache_put(struct acs_gang_setcache *oc, int32_t n, const int32_t *act, int64_t cost,
+                          int rc)
 {
   uint64_t h = set_hash(n, act);
   size_t slot;

@@ -27,7 +27,7 @@
 
 #include "core/sched/gang/gsched.h"
 
-int gx_splittable(const struct gx_ctx *c, int32_t a)
+int acs_gang_splittable(const struct acs_gang_ctx *c, int32_t a)
 {
   const struct acs_sdf_graph *g = c->g;
 
@@ -46,56 +46,56 @@ static int64_t strip_lo(int64_t T, int32_t s, int32_t S)
   return T * s / S;
 }
 
-static int strip_inputs(struct gx_builder *b, int32_t a, int32_t node, int32_t pe, int64_t lo,
+static int strip_inputs(struct acs_gang_builder *b, int32_t a, int32_t node, int32_t pe, int64_t lo,
                         int64_t hi)
 {
-  const struct gx_ctx *c = b->c;
+  const struct acs_gang_ctx *c = b->c;
   const struct acs_sdf_graph *g = c->g;
   int err;
 
   for (int32_t i = g->in_off[a]; i < g->in_off[a + 1]; i++) {
     int32_t ch = g->in_ch[i], x;
     int64_t t0 = acs_sdf_release(g, ch, lo - 1), t1 = acs_sdf_need(g, ch, hi - 1);
-    struct gx_node n;
+    struct acs_gang_node n;
     if (t1 <= t0)
       continue;
-    n = gx_xfer_node(c, GX_N_XIN, ch, -1, pe, t0, t1 - t0);
-    if ((x = gx_gang_add_node(b, &n)) < 0)
+    n = acs_gang_xfer_node(c, ACS_GANG_N_XIN, ch, -1, pe, t0, t1 - t0);
+    if ((x = acs_gang_add_node(b, &n)) < 0)
       return x;
-    if ((err = gx_gang_add_edge(b, -1, x, ch, -1, 0)) < 0 ||
-        (err = gx_gang_add_edge(b, x, node, ch, pe, t0)) < 0)
+    if ((err = acs_gang_add_edge(b, -1, x, ch, -1, 0)) < 0 ||
+        (err = acs_gang_add_edge(b, x, node, ch, pe, t0)) < 0)
       return err;
   }
   return ACS_OK;
 }
 
-static int strip_outputs(struct gx_builder *b, int32_t a, int32_t node, int32_t pe, int64_t lo,
-                         int64_t hi)
+static int strip_outputs(struct acs_gang_builder *b, int32_t a, int32_t node, int32_t pe,
+                         int64_t lo, int64_t hi)
 {
-  const struct gx_ctx *c = b->c;
+  const struct acs_gang_ctx *c = b->c;
   const struct acs_sdf_graph *g = c->g;
   int err;
 
   for (int32_t i = g->out_off[a]; i < g->out_off[a + 1]; i++) {
     int32_t ch = g->out_ch[i], x;
     int64_t t0 = acs_sdf_avail(g, ch, lo), t1 = acs_sdf_avail(g, ch, hi);
-    struct gx_node n;
+    struct acs_gang_node n;
     if (t1 <= t0)
       continue;
-    n = gx_xfer_node(c, GX_N_XOUT, ch, pe, -1, t0, t1 - t0);
-    if ((x = gx_gang_add_node(b, &n)) < 0)
+    n = acs_gang_xfer_node(c, ACS_GANG_N_XOUT, ch, pe, -1, t0, t1 - t0);
+    if ((x = acs_gang_add_node(b, &n)) < 0)
       return x;
-    if ((err = gx_gang_add_edge(b, node, x, ch, pe, t0)) < 0 ||
-        (err = gx_gang_add_edge(b, x, -1, ch, -1, 0)) < 0)
+    if ((err = acs_gang_add_edge(b, node, x, ch, pe, t0)) < 0 ||
+        (err = acs_gang_add_edge(b, x, -1, ch, -1, 0)) < 0)
       return err;
   }
   return ACS_OK;
 }
 
-int gx_tiling_pass(const struct gx_ctx *c, int32_t a, struct gx_gang *gg)
+int acs_gang_tiling_pass(const struct acs_gang_ctx *c, int32_t a, struct acs_gang *gg)
 {
   const struct acs_sdf_actor *ac = &c->g->actors[a];
-  struct gx_builder b = { c, gg, 0, 0 };
+  struct acs_gang_builder b = { c, gg, 0, 0 };
   int32_t S = c->xp.npe < ac->total ? c->xp.npe : (int32_t)ac->total;
   int err;
 
@@ -108,12 +108,12 @@ int gx_tiling_pass(const struct gx_ctx *c, int32_t a, struct gx_gang *gg)
   gg->nact = S;
   for (int32_t s = 0; s < S; s++) {
     int64_t lo = strip_lo(ac->total, s, S), hi = strip_lo(ac->total, s + 1, S);
-    struct gx_node n;
+    struct acs_gang_node n;
     int32_t x;
     gg->act[s] = a;
     gg->pe[s] = s;
     memset(&n, 0, sizeof(n));
-    n.kind = GX_N_PROC;
+    n.kind = ACS_GANG_N_PROC;
     n.actor = a;
     n.chan = -1;
     n.hw = n.pe_from = n.pe_to = s;
@@ -124,17 +124,17 @@ int gx_tiling_pass(const struct gx_ctx *c, int32_t a, struct gx_gang *gg)
     n.hi = c->info[a].hi < hi ? c->info[a].hi : hi;
     if (n.hi < n.lo)
       n.hi = n.lo;
-    if ((x = gx_gang_add_node(&b, &n)) < 0)
+    if ((x = acs_gang_add_node(&b, &n)) < 0)
       return x;
     if ((err = strip_inputs(&b, a, x, s, lo, hi)) < 0 || (err = strip_outputs(&b, a, x, s, lo, hi)) < 0)
       return err;
   }
-  return gx_gang_finish(c, gg);
+  return acs_gang_finish(c, gg);
 }
 
 /* A strongly connected component (or a self-ordered actor) as one gang. */
-static int build_unit(const struct gx_ctx *c, int32_t u, const struct gx_gang_opts *o,
-                      struct gx_gang *gg, struct acs_diag *d)
+static int build_unit(const struct acs_gang_ctx *c, int32_t u, const struct acs_gang_opts *o,
+                      struct acs_gang *gg, struct acs_diag *d)
 {
   int32_t n = 0;
   int rc;
@@ -147,17 +147,17 @@ static int build_unit(const struct gx_ctx *c, int32_t u, const struct gx_gang_op
     if (c->scc[a] == u)
       gg->act[n++] = a;
   gg->nact = n;
-  if ((rc = gx_map(c, n, gg->act, gg->pe, o->map_budget, NULL)) < 0)
+  if ((rc = acs_gang_map(c, n, gg->act, gg->pe, o->map_budget, NULL)) < 0)
     return rc;
   if (rc == 0)
     return acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
                         "the kernels of the cycle through '%s' do not fit the program memory",
                         c->g->actors[gg->act[0]].name);
-  return gx_gang_build(c, gg);
+  return acs_gang_build(c, gg);
 }
 
 /* Units (strongly connected components) in topological order, each once. */
-static int unit_order(const struct gx_ctx *c, int32_t *order, int32_t *n)
+static int unit_order(const struct acs_gang_ctx *c, int32_t *order, int32_t *n)
 {
   const struct acs_sdf_graph *g = c->g;
   int32_t *indeg = calloc((size_t)c->nscc + 1, sizeof(int32_t));
@@ -189,8 +189,8 @@ static int unit_order(const struct gx_ctx *c, int32_t *order, int32_t *n)
   return ACS_OK;
 }
 
-int gx_tiling(struct gx_ctx *c, const struct gx_gang_opts *o, struct gx_plan *pl,
-              struct acs_diag *d)
+int acs_gang_tiling(struct acs_gang_ctx *c, const struct acs_gang_opts *o, struct acs_gang_plan *pl,
+                    struct acs_diag *d)
 {
   int32_t *order = malloc(((size_t)c->nscc + 1) * sizeof(int32_t)), n = 0;
   int64_t t = 0;
@@ -209,7 +209,7 @@ int gx_tiling(struct gx_ctx *c, const struct gx_gang_opts *o, struct gx_plan *pl
   if ((err = unit_order(c, order, &n)) < 0)
     goto out_with_order;
   for (int32_t i = 0; i < n; i++) {
-    struct gx_gang gg;
+    struct acs_gang gg;
     int32_t a = -1;
     if (c->interrupted && *c->interrupted) {
       err = ACS_EINTERRUPTED;
@@ -219,18 +219,19 @@ int gx_tiling(struct gx_ctx *c, const struct gx_gang_opts *o, struct gx_plan *pl
     for (int32_t k = 0; k < c->g->nactors && a < 0; k++)
       if (c->scc[k] == order[i])
         a = k;
-    err = gx_splittable(c, a) ? gx_tiling_pass(c, a, &gg) : build_unit(c, order[i], o, &gg, d);
+    err = acs_gang_splittable(c, a) ? acs_gang_tiling_pass(c, a, &gg)
+                                    : build_unit(c, order[i], o, &gg, d);
     if (err == ACS_OK)
-      err = gx_gang_schedule(c, &gg);
-    if (err == ACS_OK && gx_splittable(c, a))
-      gg.mode = GX_MODE_TILED;
+      err = acs_gang_schedule(c, &gg);
+    if (err == ACS_OK && acs_gang_splittable(c, a))
+      gg.mode = ACS_GANG_MODE_TILED;
     if (err == ACS_OK && !gg.ok)
       err = acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
                          "tiling: a strip of '%s' needs more VMEM than a PE has (%lld bytes)",
                          c->g->actors[a].name, (long long)c->xp.vmem);
     if (err == ACS_OK)
-      err = gx_gang_emit(c, &gg, i, t, pl, &t);
-    gx_gang_free(&gg);
+      err = acs_gang_emit(c, &gg, i, t, pl, &t);
+    acs_gang_free(&gg);
     if (err < 0)
       break;
   }

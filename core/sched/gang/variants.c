@@ -19,29 +19,29 @@ static const char *const partition_choices[] = { "heuristic", "ilp", NULL };
 static const char *const gain_map_choices[] = { "incremental", "exact", NULL };
 
 static const struct acs_opt_desc gang_opts[] = {
-  { "sort", ACS_OPT_ENUM, offsetof(struct gx_gang_opts, sort), "topo", 0, 0, sort_choices,
-    "order in which gangs become the move target: topological, level (unit-weight longest "
-    "path to a sink), execution time, or either of the first two reversed" },
-  { "zero_gain", ACS_OPT_INT, offsetof(struct gx_gang_opts, zero_gain), "1", 0, 1, NULL,
-    "commit moves whose expected and real gain is zero (they can enable better moves)" },
-  { "depth", ACS_OPT_INT, offsetof(struct gx_gang_opts, depth), "1", 1, 4, NULL,
-    "search depth: a move's gain includes the best of up to depth-1 follow-up moves" },
-  { "map_budget", ACS_OPT_INT, offsetof(struct gx_gang_opts, map_budget), "2000", 0, 1e9, NULL,
-    "search nodes of the branch-and-bound mapping of one gang before it returns its best "
-    "(0: the greedy mapping improved by moves and swaps)" },
-  { "gain_map", ACS_OPT_ENUM, offsetof(struct gx_gang_opts, gain_map), "incremental", 0, 0,
-    gain_map_choices,
-    "expected gains from the current mappings with the moved node placed where it costs least "
-    "(incremental), or from an optimal mapping of each new gang (exact, the thesis's way)" },
-  { "partition", ACS_OPT_ENUM, offsetof(struct gx_gang_opts, partition), "heuristic", 0, 0,
-    partition_choices,
-    "heuristic: the thesis's moves; ilp: the exact partition and mapping over optimal costs "
-    "(GLPK; small graphs)" },
-  { "max_iter", ACS_OPT_INT, offsetof(struct gx_gang_opts, max_iter), "16", 1, 10000, NULL,
-    "iterations of the retiming and of the buffer phase per gang" },
-  { "program", ACS_OPT_STR, offsetof(struct gx_gang_opts, program), "", 0, 0, NULL,
-    "also write the control program as text to this file" },
-  { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
+    {"sort", ACS_OPT_ENUM, offsetof(struct acs_gang_opts, sort), "topo", 0, 0, sort_choices,
+     "order in which gangs become the move target: topological, level (unit-weight longest "
+     "path to a sink), execution time, or either of the first two reversed"},
+    {"zero_gain", ACS_OPT_INT, offsetof(struct acs_gang_opts, zero_gain), "1", 0, 1, NULL,
+     "commit moves whose expected and real gain is zero (they can enable better moves)"},
+    {"depth", ACS_OPT_INT, offsetof(struct acs_gang_opts, depth), "1", 1, 4, NULL,
+     "search depth: a move's gain includes the best of up to depth-1 follow-up moves"},
+    {"map_budget", ACS_OPT_INT, offsetof(struct acs_gang_opts, map_budget), "2000", 0, 1e9, NULL,
+     "search nodes of the branch-and-bound mapping of one gang before it returns its best "
+     "(0: the greedy mapping improved by moves and swaps)"},
+    {"gain_map", ACS_OPT_ENUM, offsetof(struct acs_gang_opts, gain_map), "incremental", 0, 0,
+     gain_map_choices,
+     "expected gains from the current mappings with the moved node placed where it costs least "
+     "(incremental), or from an optimal mapping of each new gang (exact, the thesis's way)"},
+    {"partition", ACS_OPT_ENUM, offsetof(struct acs_gang_opts, partition), "heuristic", 0, 0,
+     partition_choices,
+     "heuristic: the thesis's moves; ilp: the exact partition and mapping over optimal costs "
+     "(GLPK; small graphs)"},
+    {"max_iter", ACS_OPT_INT, offsetof(struct acs_gang_opts, max_iter), "16", 1, 10000, NULL,
+     "iterations of the retiming and of the buffer phase per gang"},
+    {"program", ACS_OPT_STR, offsetof(struct acs_gang_opts, program), "", 0, 0, NULL,
+     "also write the control program as text to this file"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
 static int sdf_model(const struct acs_problem *pb, const char *who, const struct acs_sdf_graph **g,
@@ -53,7 +53,7 @@ static int sdf_model(const struct acs_problem *pb, const char *who, const struct
   return ACS_OK;
 }
 
-static void ctx_limits(struct gx_ctx *c, const struct acs_sched_ctx *ctx, int64_t max_iter)
+static void ctx_limits(struct acs_gang_ctx *c, const struct acs_sched_ctx *ctx, int64_t max_iter)
 {
   c->interrupted = ctx ? ctx->interrupted : NULL;
   c->deadline = ctx && ctx->time_limit > 0 ? acs_now_seconds() + ctx->time_limit : 0;
@@ -61,18 +61,18 @@ static void ctx_limits(struct gx_ctx *c, const struct acs_sched_ctx *ctx, int64_
 }
 
 /* Checks, lowers and stores a plan (and the partition's tables). */
-static int finish(struct gx_ctx *c, const struct gx_plan *pl, const struct gx_part *pt,
-                  struct acs_schedule *out, struct acs_diag *d)
+static int finish(struct acs_gang_ctx *c, const struct acs_gang_plan *pl,
+                  const struct acs_gang_part *pt, struct acs_schedule *out, struct acs_diag *d)
 {
   int err;
 
-  if ((err = gx_check_plan(c->g, &c->xp, pl, d)) < 0)
+  if ((err = acs_gang_check_plan(c->g, &c->xp, pl, d)) < 0)
     return err;
-  if (pt && (err = gx_program_verify(c, pt, pl, d)) < 0)
+  if (pt && (err = acs_gang_program_verify(c, pt, pl, d)) < 0)
     return err;
-  if ((err = gx_lower(c->g, &c->xp, pl, out)) < 0)
+  if ((err = acs_gang_lower(c->g, &c->xp, pl, out)) < 0)
     return err;
-  if (pt && (err = gx_part_tables(c, pt, out)) < 0)
+  if (pt && (err = acs_gang_part_tables(c, pt, out)) < 0)
     return err;
   return ACS_OK;
 }
@@ -86,59 +86,60 @@ static int finish(struct gx_ctx *c, const struct gx_plan *pl, const struct gx_pa
  * still. When the ILP finds no solution within its limit, the heuristic's
  * partition (milliseconds) is the best found: *timeout is set.
  */
-static int choose_partition(struct gx_ctx *c, const struct gx_gang_opts *o,
-                            const struct acs_sched_ctx *ctx, int mode, struct gx_part *pt,
+static int choose_partition(struct acs_gang_ctx *c, const struct acs_gang_opts *o,
+                            const struct acs_sched_ctx *ctx, int mode, struct acs_gang_part *pt,
                             int64_t *lower, int *timeout, struct acs_diag *d)
 {
   int err, had;
 
   *timeout = 0;
   if (mode == 2) {
-    if ((err = gx_partition_ilp(c, o, ctx ? ctx->time_limit : 0, pt, lower, d)) != ACS_ETIMEOUT)
+    if ((err = acs_gang_partition_ilp(c, o, ctx ? ctx->time_limit : 0, pt, lower, d)) !=
+        ACS_ETIMEOUT)
       return err;
     *timeout = 1;
     c->deadline = 0;
     mode = 0;
   }
-  err = gx_partition(c, o, mode == 1, pt, d);
+  err = acs_gang_partition(c, o, mode == 1, pt, d);
   if (mode != 0 || (err != ACS_OK && err != ACS_EINFEASIBLE))
     return err;
   if (!(had = err == ACS_OK))
     pt->makespan = INT64_MAX;
-  if ((err = gx_dynamic_try(c, pt)) < 0)
+  if ((err = acs_gang_dynamic_try(c, pt)) < 0)
     return err;
   return had || pt->dyn ? ACS_OK : ACS_EINFEASIBLE;
 }
 
 /* Schedules a partition: the heuristic, the singletons, or the ILP's. */
-static int run_partition(const struct acs_problem *pb, const struct gx_gang_opts *o,
+static int run_partition(const struct acs_problem *pb, const struct acs_gang_opts *o,
                          const struct acs_sched_ctx *ctx, int mode, struct acs_schedule *out,
                          struct acs_diag *d)
 {
   const struct acs_sdf_graph *g = NULL;
-  struct gx_ctx c;
-  struct gx_part pt;
-  struct gx_plan pl;
+  struct acs_gang_ctx c;
+  struct acs_gang_part pt;
+  struct acs_gang_plan pl;
   struct acs_diag why;
   int64_t lower = -1;
   int err, timeout;
 
   if ((err = sdf_model(pb, mode == 1 ? "sequential (SDF)" : "gang", &g, d)) < 0)
     return err;
-  if ((err = gx_ctx_init(&c, g, &pb->plat, d)) < 0)
+  if ((err = acs_gang_ctx_init(&c, g, &pb->plat, d)) < 0)
     return err;
   ctx_limits(&c, ctx, o->max_iter);
   c.modes = mode != 1;   /* sequential is the thesis's: pipelined gangs only */
   memset(&pt, 0, sizeof(pt));
-  gx_plan_init(&pl);
+  acs_gang_plan_init(&pl);
   acs_diag_init(&why);
   if ((err = choose_partition(&c, o, ctx, mode, &pt, &lower, &timeout, &why)) < 0) {
     *d = why;
     goto out_with_ctx;
   }
-  if ((err = gx_part_emit(&c, &pt, &pl)) < 0 || (err = finish(&c, &pl, &pt, out, d)) < 0)
+  if ((err = acs_gang_part_emit(&c, &pt, &pl)) < 0 || (err = finish(&c, &pl, &pt, out, d)) < 0)
     goto out_with_ctx;
-  if (o->program[0] && (err = gx_program_write(&c, &pt, o->program, d)) < 0)
+  if (o->program[0] && (err = acs_gang_program_write(&c, &pt, o->program, d)) < 0)
     goto out_with_ctx;
   if (mode == 2 && lower >= 0) {
     struct acs_rtab *t = acs_schedule_find_rtab(out, "gangs");
@@ -151,9 +152,9 @@ static int run_partition(const struct acs_problem *pb, const struct gx_gang_opts
   else if (why.msg[0] && mode == 2)
     *d = why;   /* the ILP's note (stopped at its limit with a solution) */
 out_with_ctx:
-  gx_plan_free(&pl);
-  gx_part_free(&pt);
-  gx_ctx_free(&c);
+  acs_gang_plan_free(&pl);
+  acs_gang_part_free(&pt);
+  acs_gang_ctx_free(&c);
   return err;
 }
 
@@ -161,20 +162,20 @@ static int gang_schedule(const struct acs_problem *pb, const void *opts,
                          const struct acs_sched_ctx *ctx, struct acs_schedule *out,
                          struct acs_diag *d)
 {
-  const struct gx_gang_opts *o = opts;
+  const struct acs_gang_opts *o = opts;
 
   return run_partition(pb, o, ctx, o->partition == 1 ? 2 : 0, out, d);
 }
 
 const struct acs_sched_ops acs_sched_gang = {
-  .name = "gang",
-  .memory_model = ACS_MEM_RESIDENT, /* channel buffers held in VMEM for the whole gang */
-  .seed = "004_f57d4dacff9f18c5.txt",
-  .summary = "gang partitioning, mapping and pipelined schedules of SDF graphs on a multi-PE ISP",
-  .kinds = 1u << ACS_WL_SDF,
-  .opts_size = sizeof(struct gx_gang_opts),
-  .opts = gang_opts,
-  .schedule = gang_schedule,
+    .name = "gang",
+    .memory_model = ACS_MEM_RESIDENT, /* channel buffers held in VMEM for the whole gang */
+    .seed = "004_f57d4dacff9f18c5.txt",
+    .summary = "gang partitioning, mapping and pipelined schedules of SDF graphs on a multi-PE ISP",
+    .kinds = 1u << ACS_WL_SDF,
+    .opts_size = sizeof(struct acs_gang_opts),
+    .opts = gang_opts,
+    .schedule = gang_schedule,
 };
 
 /* The sequential approach of section 6.4: every node alone in its gang,
@@ -182,7 +183,7 @@ const struct acs_sched_ops acs_sched_gang = {
 int acs__sdf_sequential(const struct acs_problem *pb, const struct acs_sched_ctx *ctx,
                         struct acs_schedule *out, struct acs_diag *d)
 {
-  struct gx_gang_opts o;
+  struct acs_gang_opts o;
 
   memset(&o, 0, sizeof(o));
   o.map_budget = 2000;
@@ -193,35 +194,35 @@ int acs__sdf_sequential(const struct acs_problem *pb, const struct acs_sched_ctx
 /* ---- tiling ---- */
 
 static const struct acs_opt_desc tiling_opts[] = {
-  { "map_budget", ACS_OPT_INT, offsetof(struct gx_gang_opts, map_budget), "2000", 0, 1e9, NULL,
-    "search nodes of the mapping of a cycle that runs as one gang" },
-  { "max_iter", ACS_OPT_INT, offsetof(struct gx_gang_opts, max_iter), "16", 1, 10000, NULL,
-    "iterations of the retiming and of the buffer phase per pass" },
-  { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
+    {"map_budget", ACS_OPT_INT, offsetof(struct acs_gang_opts, map_budget), "2000", 0, 1e9, NULL,
+     "search nodes of the mapping of a cycle that runs as one gang"},
+    {"max_iter", ACS_OPT_INT, offsetof(struct acs_gang_opts, max_iter), "16", 1, 10000, NULL,
+     "iterations of the retiming and of the buffer phase per pass"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
 /* Runs a plan builder, then checks, lowers and stores its plan. */
-static int run_plan(const struct acs_problem *pb, const char *who, const struct gx_gang_opts *o,
+static int run_plan(const struct acs_problem *pb, const char *who, const struct acs_gang_opts *o,
                     const struct acs_sched_ctx *ctx,
-                    int (*build)(struct gx_ctx *, const struct gx_gang_opts *, struct gx_plan *,
-                                 struct acs_diag *),
+                    int (*build)(struct acs_gang_ctx *, const struct acs_gang_opts *,
+                                 struct acs_gang_plan *, struct acs_diag *),
                     struct acs_schedule *out, struct acs_diag *d)
 {
   const struct acs_sdf_graph *g = NULL;
-  struct gx_ctx c;
-  struct gx_plan pl;
+  struct acs_gang_ctx c;
+  struct acs_gang_plan pl;
   int err;
 
   if ((err = sdf_model(pb, who, &g, d)) < 0)
     return err;
-  if ((err = gx_ctx_init(&c, g, &pb->plat, d)) < 0)
+  if ((err = acs_gang_ctx_init(&c, g, &pb->plat, d)) < 0)
     return err;
   ctx_limits(&c, ctx, o->max_iter);
-  gx_plan_init(&pl);
+  acs_gang_plan_init(&pl);
   if ((err = build(&c, o, &pl, d)) == ACS_OK)
     err = finish(&c, &pl, NULL, out, d);
-  gx_plan_free(&pl);
-  gx_ctx_free(&c);
+  acs_gang_plan_free(&pl);
+  acs_gang_ctx_free(&c);
   return err;
 }
 
@@ -229,18 +230,20 @@ static int tiling_schedule(const struct acs_problem *pb, const void *opts,
                            const struct acs_sched_ctx *ctx, struct acs_schedule *out,
                            struct acs_diag *d)
 {
-  return run_plan(pb, "tiling", opts, ctx, gx_tiling, out, d);
+  return run_plan(pb, "tiling", opts, ctx, acs_gang_tiling, out, d);
 }
 
 const struct acs_sched_ops acs_sched_tiling = {
-  .name = "tiling",
-  .memory_model = ACS_MEM_RESIDENT, /* each pass's strips held in VMEM while the pass runs, intermediates in DDR */
-  .seed = "004_f57d4dacff9f18c5.txt",
-  .summary = "baseline: every kernel a pass of its own, its lines split over the PEs, all data through DDR",
-  .kinds = 1u << ACS_WL_SDF,
-  .opts_size = sizeof(struct gx_gang_opts),
-  .opts = tiling_opts,
-  .schedule = tiling_schedule,
+    .name = "tiling",
+    .memory_model = ACS_MEM_RESIDENT, /* each pass's strips held in VMEM while the pass runs,
+                                         intermediates in DDR */
+    .seed = "004_f57d4dacff9f18c5.txt",
+    .summary = "baseline: every kernel a pass of its own, its lines split over the PEs, all data "
+               "through DDR",
+    .kinds = 1u << ACS_WL_SDF,
+    .opts_size = sizeof(struct acs_gang_opts),
+    .opts = tiling_opts,
+    .schedule = tiling_schedule,
 };
 
 /* ---- naive-list ---- */
@@ -249,18 +252,18 @@ static const struct acs_opt_desc naive_opts[] = {
   { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
 };
 
-static int naive_build(struct gx_ctx *c, const struct gx_gang_opts *o, struct gx_plan *pl,
-                       struct acs_diag *d)
+static int naive_build(struct acs_gang_ctx *c, const struct acs_gang_opts *o,
+                       struct acs_gang_plan *pl, struct acs_diag *d)
 {
   (void)o;
-  return gx_naive(c, pl, d);
+  return acs_gang_naive(c, pl, d);
 }
 
 static int naive_schedule(const struct acs_problem *pb, const void *opts,
                           const struct acs_sched_ctx *ctx, struct acs_schedule *out,
                           struct acs_diag *d)
 {
-  struct gx_gang_opts o;
+  struct acs_gang_opts o;
 
   (void)opts;
   memset(&o, 0, sizeof(o));

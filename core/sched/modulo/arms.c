@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/modulo/msp.h"
+#include "core/sched/modulo/modulo_int.h"
 
 /* ---- priority ---- */
 
@@ -92,10 +92,10 @@ static int placed_sides(const struct acs_mstate *s, const struct acs_msp *m, int
   int sides = 0;
 
   for (int32_t k = m->in_off[i]; k < m->in_off[i + 1] && !(sides & 1); k++)
-    if (m->src[m->in[k]] != i && s->t[m->src[m->in[k]]] != MS_NONE)
+    if (m->src[m->in[k]] != i && s->t[m->src[m->in[k]]] != ACS_MSP_NONE)
       sides |= 1;
   for (int32_t k = m->out_off[i]; k < m->out_off[i + 1] && !(sides & 2); k++)
-    if (m->dst[m->out[k]] != i && s->t[m->dst[m->out[k]]] != MS_NONE)
+    if (m->dst[m->out[k]] != i && s->t[m->dst[m->out[k]]] != ACS_MSP_NONE)
       sides |= 2;
   return sides;
 }
@@ -307,7 +307,7 @@ int acs__arm_cost(struct acs_mstate *s, const struct acs_msp *m, const int32_t *
   acs__mstate_clear(s, m);
   for (int32_t k = 0; k < m->n; k++) {
     int32_t i = order[k], c = m->cls[i];
-    int64_t lo, hi, best_t = MS_NONE, best_p = INT64_MAX, last;
+    int64_t lo, hi, best_t = ACS_MSP_NONE, best_p = INT64_MAX, last;
     int sides = placed_sides(s, m, i);
     acs__mstate_window(s, m, i, &lo, &hi);
     if (!(sides & 1))
@@ -332,7 +332,7 @@ int acs__arm_cost(struct acs_mstate *s, const struct acs_msp *m, const int32_t *
       if (p == 0)
         break; /* nothing ranks better than an empty row at the earliest start */
     }
-    if (best_t == MS_NONE || !acs__mstate_seat(s, m, i, best_t)) {
+    if (best_t == ACS_MSP_NONE || !acs__mstate_seat(s, m, i, best_t)) {
       acs__mstate_fail(s, m, i, lo, hi, k, "cost");
       free(asap);
       return 0;

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/modulo/msp.h"
+#include "core/sched/modulo/modulo_int.h"
 
 #define FAIL(d, ...) acs_diag_set((d), ACS_EVERIFY, NULL, 0, 0, __VA_ARGS__)
 

@@ -48,7 +48,7 @@
 #include <string.h>
 
 #include "core/sched/ilpmodel.h"
-#include "core/sched/modulo/msp.h"
+#include "core/sched/modulo/modulo_int.h"
 
 /* Longest paths at II from `src` (forward) or to it (backward) over the
  * edges inside component `scc`; INT64_MIN where unreachable. 1 when a
@@ -320,7 +320,7 @@ static void read_solution(const struct model *x, const struct acs_msp *m, int64_
 {
   for (int32_t i = 0; i < m->n; i++) {
     unit[i] = -1;
-    t[i] = x->fixed[i] ? x->lo[i] : MS_NONE;
+    t[i] = x->fixed[i] ? x->lo[i] : ACS_MSP_NONE;
     if (x->col[i] < 0)
       continue;
     if (!limited(m, i)) {

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/modulo/msp.h"
+#include "core/sched/modulo/modulo_int.h"
 
 struct ims {
   struct acs_mstate *s;
@@ -30,7 +30,7 @@ struct ims {
   const int64_t *rank;       /* lower first */
   int32_t *heap, nheap;      /* unscheduled ops, min-heap on (rank, op) */
   int32_t *hpos;             /* position in the heap, -1 when absent */
-  int64_t *prev;             /* last start of each op, MS_NONE never */
+  int64_t *prev;             /* last start of each op, ACS_MSP_NONE never */
   int32_t *owner;            /* per class row and unit: the op holding it, -1 */
   size_t *obase;             /* per class: first owner cell */
 };
@@ -149,7 +149,7 @@ static int64_t estart(const struct ims *q, int32_t i)
     int32_t e = m->in[k], p = m->src[e];
     if (q->edge_on && !q->edge_on[e])
       continue;
-    if (p != i && q->s->t[p] != MS_NONE && q->s->t[p] + m->w[e] - m->dist[e] * q->s->ii > a)
+    if (p != i && q->s->t[p] != ACS_MSP_NONE && q->s->t[p] + m->w[e] - m->dist[e] * q->s->ii > a)
       a = q->s->t[p] + m->w[e] - m->dist[e] * q->s->ii;
   }
   return a;
@@ -185,17 +185,17 @@ static void schedule_op(struct ims *q, int32_t i)
   struct acs_mstate *s = q->s;
   const struct acs_msp *m = q->m;
   int32_t c = m->cls[i], u = -1;
-  int64_t lo = estart(q, i), t = MS_NONE;
+  int64_t lo = estart(q, i), t = ACS_MSP_NONE;
   int limited = m->units[c] != ACS_LOOP_UNLIMITED;
 
   if (!limited) {
     t = lo;
   } else {
-    for (int64_t x = lo; x < lo + s->ii && t == MS_NONE; x++)
+    for (int64_t x = lo; x < lo + s->ii && t == ACS_MSP_NONE; x++)
       if ((u = acs__rrt_free_unit(&s->rrt, c, m->occ[i], x)) >= 0)
         t = x;
-    if (t == MS_NONE) {
-      t = q->prev[i] == MS_NONE || lo > q->prev[i] ? lo : q->prev[i] + 1;
+    if (t == ACS_MSP_NONE) {
+      t = q->prev[i] == ACS_MSP_NONE || lo > q->prev[i] ? lo : q->prev[i] + 1;
       u = cheapest_unit(q, c, m->occ[i], t);
       /* Evict whatever holds those rows of unit u. */
       for (int64_t k = 0; k < m->occ[i] && k < s->ii; k++) {
@@ -212,7 +212,7 @@ static void schedule_op(struct ims *q, int32_t i)
     int32_t e = m->out[k], v = m->dst[e];
     if (q->edge_on && !q->edge_on[e])
       continue;
-    if (v != i && s->t[v] != MS_NONE && s->t[v] < t + m->w[e] - m->dist[e] * s->ii)
+    if (v != i && s->t[v] != ACS_MSP_NONE && s->t[v] < t + m->w[e] - m->dist[e] * s->ii)
       evict(q, v);
   }
   /* Edges into i hold: t >= Estart, which counts every placed source. */
@@ -253,7 +253,7 @@ int acs__ims(struct acs_mstate *s, const struct acs_msp *m, const int64_t *rank,
   acs__mstate_clear(s, m);
   for (int32_t i = 0; i < m->n; i++) {
     q.hpos[i] = -1;
-    q.prev[i] = MS_NONE;
+    q.prev[i] = ACS_MSP_NONE;
   }
   for (int32_t i = 0; i < m->n; i++)
     push(&q, i);

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/modulo/msp.h"
+#include "core/sched/modulo/modulo_int.h"
 
 int acs__modulo_lower(const struct acs_loop *l, const struct acs_loop_layout *lay,
                       const struct acs_mresult *r, struct acs_schedule *out, struct acs_diag *d)

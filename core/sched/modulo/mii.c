@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/modulo/msp.h"
+#include "core/sched/modulo/modulo_int.h"
 
 /* Edge slack weight at II: t[dst] - t[src] >= w - d II. */
 static inline int64_t cost(const struct acs_msp *m, int32_t e, int64_t ii)

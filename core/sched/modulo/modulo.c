@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/sched/modulo/msp.h"
+#include "core/sched/modulo/modulo_int.h"
 #include "core/sched/sched.h"
 
 struct modulo_opts {

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/modulo/msp.h"
+#include "core/sched/modulo/modulo_int.h"
 
 void acs__rrt_destroy(struct acs_rrt *t)
 {
@@ -181,7 +181,7 @@ int acs__mstate_init(struct acs_mstate *s, const struct acs_msp *m, int64_t ii)
     return err;
   }
   for (int32_t i = 0; i < m->n; i++) {
-    s->t[i] = MS_NONE;
+    s->t[i] = ACS_MSP_NONE;
     s->unit[i] = -1;
   }
   return ACS_OK;
@@ -198,7 +198,7 @@ void acs__mstate_destroy(struct acs_mstate *s)
 void acs__mstate_clear(struct acs_mstate *s, const struct acs_msp *m)
 {
   for (int32_t i = 0; i < m->n; i++) {
-    s->t[i] = MS_NONE;
+    s->t[i] = ACS_MSP_NONE;
     s->unit[i] = -1;
   }
   acs__rrt_clear(&s->rrt);
@@ -221,11 +221,11 @@ int acs__mstate_seat(struct acs_mstate *s, const struct acs_msp *m, int32_t i, i
 
 void acs__mstate_unseat(struct acs_mstate *s, const struct acs_msp *m, int32_t i)
 {
-  if (s->t[i] == MS_NONE)
+  if (s->t[i] == ACS_MSP_NONE)
     return;
   if (s->unit[i] >= 0)
     acs__rrt_release(&s->rrt, m->cls[i], s->unit[i], m->occ[i], s->t[i]);
-  s->t[i] = MS_NONE;
+  s->t[i] = ACS_MSP_NONE;
   s->unit[i] = -1;
 }
 
@@ -236,12 +236,12 @@ void acs__mstate_window(const struct acs_mstate *s, const struct acs_msp *m, int
 
   for (int32_t k = m->in_off[i]; k < m->in_off[i + 1]; k++) {
     int32_t e = m->in[k], p = m->src[e];
-    if (p != i && s->t[p] != MS_NONE && s->t[p] + m->w[e] - m->dist[e] * s->ii > a)
+    if (p != i && s->t[p] != ACS_MSP_NONE && s->t[p] + m->w[e] - m->dist[e] * s->ii > a)
       a = s->t[p] + m->w[e] - m->dist[e] * s->ii;
   }
   for (int32_t k = m->out_off[i]; k < m->out_off[i + 1]; k++) {
     int32_t e = m->out[k], q = m->dst[e];
-    if (q != i && s->t[q] != MS_NONE && s->t[q] - m->w[e] + m->dist[e] * s->ii < b)
+    if (q != i && s->t[q] != ACS_MSP_NONE && s->t[q] - m->w[e] + m->dist[e] * s->ii < b)
       b = s->t[q] - m->w[e] + m->dist[e] * s->ii;
   }
   *lo = a;
@@ -287,12 +287,12 @@ void acs__mstate_normalize(struct acs_mstate *s, const struct acs_msp *m)
   int64_t lo = INT64_MAX;
 
   for (int32_t i = 0; i < m->n; i++)
-    if (s->t[i] != MS_NONE && s->t[i] < lo)
+    if (s->t[i] != ACS_MSP_NONE && s->t[i] < lo)
       lo = s->t[i];
   if (lo == INT64_MAX || lo == 0)
     return;
   for (int32_t i = 0; i < m->n; i++)
-    if (s->t[i] != MS_NONE)
+    if (s->t[i] != ACS_MSP_NONE)
       s->t[i] -= lo;
 }
 

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/modulo/msp.h"
+#include "core/sched/modulo/modulo_int.h"
 
 void acs__mresult_free(struct acs_mresult *r)
 {
@@ -361,8 +361,8 @@ int acs__modulo_search(const struct acs_msp *m, const struct acs_mopts *o, struc
                        (long long)r->mii.mii);
     goto out;
   }
-  err = o->search == MOD_SEARCH_GALLOP ? search_gallop(&a, r, r->mii.mii, cap)
-                                       : search_linear(&a, r, r->mii.mii, cap);
+  err = o->search == ACS_MSP_SEARCH_GALLOP ? search_gallop(&a, r, r->mii.mii, cap)
+                                           : search_linear(&a, r, r->mii.mii, cap);
   if (err == ACS_EINFEASIBLE) {
     err = acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
                        "no schedule within %lld stages up to II %lld", (long long)o->max_stages,

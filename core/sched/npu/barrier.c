@@ -73,7 +73,7 @@
  *
  * Cost: per request, at most CANDIDATES barriers of each kind are priced,
  * each in O(EXACT_MAX) (or O(1) for a use with more members), plus a
- * backward search of at most ANC_BUDGET ops for the paths that make edges
+ * backward search of at most ACS_BA_ANC_BUDGET ops for the paths that make edges
  * unnecessary, and O(degree) for the waits; the barrier lists cost
  * O(log k) per change for the k <= min(b, V) barriers in use
  * (barrier_state.c). So the work per op does not grow with the barrier
@@ -251,7 +251,7 @@ static int64_t overrun(int64_t when, int64_t lst)
  * until `until` costs: the overrun of their latest starts and the delay of
  * their planned starts (no op starts before t). */
 static void hold_waiters(struct acs__balloc *a, int32_t b, int32_t v, int64_t t, int64_t until,
-                         struct choice *c)
+                         struct acs_ba_choice *c)
 {
   int64_t start = first_waiting(a, &a->bar[b].by_start, v), o, d;
 
@@ -279,7 +279,7 @@ static int32_t joinable_use(struct acs__balloc *a, int32_t v, int64_t t)
 
   if (y < 0)
     return -1;
-  const struct use *u = &a->use[y];
+  const struct acs_ba_use *u = &a->use[y];
   /* Sinks join a sink use only while one of its producers runs, and up to
    * SINK_MAX_PROD of them: with no consumer, the next use of the barrier
    * follows each producer, so a sink use costs an edge per producer. */
@@ -299,9 +299,9 @@ static int32_t joinable_use(struct acs__balloc *a, int32_t v, int64_t t)
  * see a new use).
  */
 static void price_share(struct acs__balloc *a, int32_t v, int64_t t, int32_t b,
-                        struct choice *c)
+                        struct acs_ba_choice *c)
 {
-  const struct use *x = &a->use[a->bar[b].cur];
+  const struct acs_ba_use *x = &a->use[a->bar[b].cur];
   int64_t end = t + acs__sgs_dur(a->s, v), nsucc = a->p->rs_off[v + 1] - a->p->rs_off[v];
 
   c->edges = -1;
@@ -324,13 +324,14 @@ static void price_share(struct acs__balloc *a, int32_t v, int64_t t, int32_t b,
 }
 
 /* Reuse or steal barrier b (its current use is done). */
-static void price_take(struct acs__balloc *a, int32_t v, int64_t t, int32_t b, struct choice *c)
+static void price_take(struct acs__balloc *a, int32_t v, int64_t t, int32_t b,
+                       struct acs_ba_choice *c)
 {
   int32_t others = a->bar[b].pending - acs__registered(a, v, b);
 
-  *c = (struct choice){others > 0 ? K_STEAL : K_REUSE, b, -1, 0, 0, 0};
+  *c = (struct acs_ba_choice){others > 0 ? ACS_BA_K_STEAL : ACS_BA_K_REUSE, b, -1, 0, 0, 0};
   c->edges = edges_after(a, a->bar[b].cur, v, t, -1, 1);
-  if (c->kind == K_STEAL)
+  if (c->kind == ACS_BA_K_STEAL)
     hold_waiters(a, b, v, t, t + acs__sgs_dur(a->s, v), c);
 }
 
@@ -340,19 +341,19 @@ static void price_take(struct acs__balloc *a, int32_t v, int64_t t, int32_t b, s
  * barrier (in this order); then the least overrun, the least delay, the
  * fewest edges, and joins and reuses before sharing and stealing. Ties go
  * to the candidate seen first. */
-static int tier(const struct choice *c)
+static int tier(const struct acs_ba_choice *c)
 {
-  if (c->kind == K_FRESH)
+  if (c->kind == ACS_BA_K_FRESH)
     return 2;
-  if (c->edges == 0 && (c->kind == K_JOIN || c->kind == K_REUSE))
-    return c->kind == K_JOIN ? 0 : 1;
+  if (c->edges == 0 && (c->kind == ACS_BA_K_JOIN || c->kind == ACS_BA_K_REUSE))
+    return c->kind == ACS_BA_K_JOIN ? 0 : 1;
   return 3;
 }
 
-static int better(const struct choice *c, const struct choice *b)
+static int better(const struct acs_ba_choice *c, const struct acs_ba_choice *b)
 {
-  static const int rank[] = {[K_NONE] = 9, [K_JOIN] = 0, [K_REUSE] = 1, [K_SHARE] = 2,
-                             [K_STEAL] = 3, [K_FRESH] = 4};
+  static const int rank[] = {[ACS_BA_K_NONE] = 9,  [ACS_BA_K_JOIN] = 0,  [ACS_BA_K_REUSE] = 1,
+                             [ACS_BA_K_SHARE] = 2, [ACS_BA_K_STEAL] = 3, [ACS_BA_K_FRESH] = 4};
 
   if (tier(c) != tier(b))
     return tier(c) < tier(b);
@@ -365,25 +366,25 @@ static int better(const struct choice *c, const struct choice *b)
   return rank[c->kind] < rank[b->kind];
 }
 
-static void consider(struct choice *best, const struct choice *c)
+static void consider(struct acs_ba_choice *best, const struct acs_ba_choice *c)
 {
-  if (c->edges >= 0 && (best->kind == K_NONE || better(c, best)))
+  if (c->edges >= 0 && (best->kind == ACS_BA_K_NONE || better(c, best)))
     *best = *c;
 }
 
 /* Is use u, current on its barrier and done, one v can reuse without
  * edges? Then it goes into *best. Each barrier is tried once per request. */
 static int reuse_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t u,
-                      struct choice *best)
+                      struct acs_ba_choice *best)
 {
   int32_t b = a->use[u].barrier;
-  struct choice c;
+  struct acs_ba_choice c;
 
   if (a->bar[b].cur != u || a->try_mark[b] == a->epoch || acs__use_done(a, u) > t)
     return 0;
   a->try_mark[b] = a->epoch;
   price_take(a, v, t, b, &c);
-  if (c.kind != K_REUSE || c.edges != 0)
+  if (c.kind != ACS_BA_K_REUSE || c.edges != 0)
     return 0;
   *best = c;
   return 1;
@@ -395,7 +396,7 @@ static int reuse_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t u,
  * needs one), so only the uses they produce or consume are tried:
  * O(in-degree x waits), whatever the number of barriers.
  */
-static void reuse_near(struct acs__balloc *a, int32_t v, int64_t t, struct choice *best)
+static void reuse_near(struct acs__balloc *a, int32_t v, int64_t t, struct acs_ba_choice *best)
 {
   const struct acs_dag *g = &a->p->g;
 
@@ -411,39 +412,39 @@ static void reuse_near(struct acs__balloc *a, int32_t v, int64_t t, struct choic
 
 /* A share that delays nobody replaces a fresh barrier in *best. */
 static void share_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t y,
-                       struct choice *best)
+                       struct acs_ba_choice *best)
 {
   int32_t n = 0;
 
   for (int32_t b = a->ohead; b >= 0 && n < CANDIDATES; b = a->bar[b].onext) {
-    struct choice c = {K_SHARE, b, a->bar[b].cur, 0, 0, 0};
+    struct acs_ba_choice c = {ACS_BA_K_SHARE, b, a->bar[b].cur, 0, 0, 0};
     if (c.use == y)
       continue;
     price_share(a, v, t, b, &c);
     n++;
     if (c.edges >= 0 && c.over == 0 && c.delay == 0 &&
-        (best->kind == K_FRESH || c.edges < best->edges))
+        (best->kind == ACS_BA_K_FRESH || c.edges < best->edges))
       *best = c;
   }
 }
 
-/* The best barrier for v at t (kind K_NONE: none can be had now). */
-static struct choice choose(struct acs__balloc *a, int32_t v, int64_t t)
+/* The best barrier for v at t (kind ACS_BA_K_NONE: none can be had now). */
+static struct acs_ba_choice choose(struct acs__balloc *a, int32_t v, int64_t t)
 {
-  struct choice best = {K_NONE, -1, -1, 0, 0, 0};
+  struct acs_ba_choice best = {ACS_BA_K_NONE, -1, -1, 0, 0, 0};
   int32_t y = joinable_use(a, v, t), n;
 
   if (y >= 0) {
-    struct choice c = {K_JOIN, a->use[y].barrier, y, 0, 0, 0};
+    struct acs_ba_choice c = {ACS_BA_K_JOIN, a->use[y].barrier, y, 0, 0, 0};
     c.edges = edges_after(a, a->use[y].prev, v, t, y, a->use[y].open_t == t);
     consider(&best, &c);
-    if (best.kind == K_JOIN && best.edges == 0)
+    if (best.kind == ACS_BA_K_JOIN && best.edges == 0)
       return best;
   }
   if (a->nbar < a->nb) {
-    struct choice c = {K_FRESH, a->nbar, -1, 0, 0, 0};
+    struct acs_ba_choice c = {ACS_BA_K_FRESH, a->nbar, -1, 0, 0, 0};
     reuse_near(a, v, t, &c);
-    if (c.kind == K_FRESH && a->policy == ACS__BP_SHARE)
+    if (c.kind == ACS_BA_K_FRESH && a->policy == ACS__BP_SHARE)
       share_free(a, v, t, y, &c);
     consider(&best, &c);
     return best;
@@ -451,10 +452,10 @@ static struct choice choose(struct acs__balloc *a, int32_t v, int64_t t)
   reuse_near(a, v, t, &best);
   if (tier(&best) <= 1)
     return best;
-  for (int l = L_FREE; l <= L_STEAL; l++) {
+  for (int l = ACS_BA_L_FREE; l <= ACS_BA_L_STEAL; l++) {
     n = 0;
     for (int32_t b = a->tail[l]; b >= 0 && n < CANDIDATES && tier(&best) > 1; b = a->bar[b].prev) {
-      struct choice c;
+      struct acs_ba_choice c;
       price_take(a, v, t, b, &c);
       consider(&best, &c);
       n++;
@@ -462,7 +463,7 @@ static struct choice choose(struct acs__balloc *a, int32_t v, int64_t t)
   }
   n = a->policy == ACS__BP_NOSHARE ? CANDIDATES : 0;
   for (int32_t b = a->ohead; b >= 0 && n < CANDIDATES && tier(&best) == 3; b = a->bar[b].onext) {
-    struct choice c = {K_SHARE, b, a->bar[b].cur, 0, 0, 0};
+    struct acs_ba_choice c = {ACS_BA_K_SHARE, b, a->bar[b].cur, 0, 0, 0};
     if (c.use == y)
       continue;
     price_share(a, v, t, b, &c);
@@ -478,7 +479,7 @@ static int try_start(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int fo
                      int64_t *retry)
 {
   struct acs__balloc *a = ctx;
-  struct choice c;
+  struct acs_ba_choice c;
   int32_t nw;
   int err;
 
@@ -495,12 +496,12 @@ static int try_start(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int fo
   }
   acs__mark_preds(a, v);
   c = choose(a, v, t);
-  if (c.kind == K_NONE && !force) {
+  if (c.kind == ACS_BA_K_NONE && !force) {
     if (a->st)
       a->st->starved++;
     return 0;
   }
-  if (c.kind == K_NONE)
+  if (c.kind == ACS_BA_K_NONE)
     return ACS_EINVAL; /* forced with nothing to take: cannot happen */
   if ((c.over > 0 || c.delay > 0) && !force && a->policy != ACS__BP_TAKE) {
     /* Delay the op that costs least: v until a barrier completes, or the

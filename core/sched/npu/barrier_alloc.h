@@ -10,9 +10,9 @@
 #include "core/sched/heap.h"
 
 /* Ops the backward search for existing paths visits at most. */
-#define ANC_BUDGET 64
+#define ACS_BA_ANC_BUDGET 64
 
-struct use {
+struct acs_ba_use {
   int32_t barrier, prev;  /* physical barrier; previous use of it, -1 */
   int32_t prod, nprod;    /* producers, linked through a->prod_next */
   int32_t cons, ncons;    /* consumers that have started, linked in a->cons */
@@ -28,21 +28,21 @@ struct use {
 /* The lists a physical barrier is on while its current use is done (its
  * producers and consumers have ended): free, or with ops still to wait
  * on it. Until then it is in the `busy` heap, keyed by when it will be. */
-enum { L_NONE, L_FREE, L_STEAL };
+enum { ACS_BA_L_NONE, ACS_BA_L_FREE, ACS_BA_L_STEAL };
 
-struct bar {
+struct acs_ba_bar {
   int32_t cur;            /* current use */
   int32_t pending;        /* unstarted ops registered to wait on it */
   struct acs_heap by_lst; /* (latest start, op) of those, stale entries dropped lazily */
   struct acs_heap by_start; /* (planned start, op) of those, the same */
-  int8_t list;            /* L_* */
+  int8_t list;            /* ACS_BA_L_* */
   int32_t prev, next;     /* links in that list */
   int32_t oprev, onext;   /* links in the list of open uses, when on it */
   uint8_t open;
 };
 
 /* Pairs grown together, with a link: per-use and per-op lists. */
-struct list {
+struct acs_ba_list {
   int32_t *a, *b, *next;
   int32_t n;
   size_t cap;
@@ -56,26 +56,26 @@ struct acs__balloc {
   int64_t plimit;         /* slots per barrier, 0 = none */
   int policy;             /* enum acs__bpolicy */
   int32_t nbar;           /* barriers touched so far: ids [0, nbar) */
-  struct bar *bar;        /* min(nb, n) of them at most */
-  int32_t head[3], tail[3]; /* the L_* lists, oldest first */
+  struct acs_ba_bar *bar; /* min(nb, n) of them at most */
+  int32_t head[3], tail[3]; /* the ACS_BA_L_* lists, oldest first */
   int32_t ohead, otail;   /* barriers whose current use is open, oldest first */
   struct acs_heap busy;   /* (done time, barrier), stale entries dropped lazily */
   struct acs_heap idle;   /* the same, for busy barriers nobody is to wait on */
   int64_t now;            /* the decision time the lists are up to date for */
-  struct use *use;
+  struct acs_ba_use *use;
   int32_t nuse;
   size_t ucap;
   int32_t *use_of, *prod_next, *open_cls, open_sink;
   int64_t *end;           /* planned end of each started op */
-  struct list cons;       /* a: consumer op; next: within its use */
-  struct list reg;        /* a: barrier an op is registered on; next: per op */
+  struct acs_ba_list cons; /* a: consumer op; next: within its use */
+  struct acs_ba_list reg; /* a: barrier an op is registered on; next: per op */
   int32_t *reg_head;
-  struct list add;        /* a -> b: added edges; next: per destination */
+  struct acs_ba_list add; /* a -> b: added edges; next: per destination */
   int32_t *add_in;
-  struct list waits;      /* (op, barrier) */
-  struct list opcons;     /* a: a use an op consumed; next: per op */
+  struct acs_ba_list waits; /* (op, barrier) */
+  struct acs_ba_list opcons; /* a: a use an op consumed; next: per op */
   int32_t *opcons_head;
-  struct list cbar;       /* a: barrier, b: count; next: per use (use.cbar) */
+  struct acs_ba_list cbar; /* a: barrier, b: count; next: per use (use.cbar) */
   int32_t *cbar_member;   /* per entry of cbar: a consumer updating it */
   size_t cbar_cap;
   int64_t ver;            /* one more per op started */
@@ -88,12 +88,19 @@ struct acs__balloc {
 /* Candidate kinds: join the open use of v's class; share the open use of
  * another class; take a barrier never used; reuse a barrier whose use is
  * complete; steal one whose use still has waiters. */
-enum kind { K_NONE, K_JOIN, K_SHARE, K_FRESH, K_REUSE, K_STEAL };
+enum acs_ba_kind {
+  ACS_BA_K_NONE,
+  ACS_BA_K_JOIN,
+  ACS_BA_K_SHARE,
+  ACS_BA_K_FRESH,
+  ACS_BA_K_REUSE,
+  ACS_BA_K_STEAL
+};
 
-struct choice {
+struct acs_ba_choice {
   int kind;
   int32_t bar;            /* physical barrier */
-  int32_t use;            /* K_JOIN, K_SHARE: the use joined */
+  int32_t use;            /* ACS_BA_K_JOIN, ACS_BA_K_SHARE: the use joined */
   int64_t edges;          /* edges to add; < 0: not possible now */
   int64_t over;           /* cycles by which it makes some op start after its
                            * latest start (barrier_prep.c) */
@@ -105,7 +112,7 @@ struct choice {
 /* When use x is done: its producers and its consumers have ended. */
 static inline int64_t acs__use_done(const struct acs__balloc *a, int32_t x)
 {
-  const struct use *u = &a->use[x];
+  const struct acs_ba_use *u = &a->use[x];
 
   return u->prod_end > u->cons_end ? u->prod_end : u->cons_end;
 }
@@ -141,6 +148,6 @@ int acs__registered(const struct acs__balloc *a, int32_t v, int32_t b);
 
 /* v starts at t with choice c; nw barriers of its predecessors in a->wb. */
 int acs__commit(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int64_t t,
-                const struct choice *c, int32_t nw);
+                const struct acs_ba_choice *c, int32_t nw);
 
 #endif

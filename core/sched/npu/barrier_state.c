@@ -22,7 +22,7 @@
 
 /* ---- containers ---- */
 
-static int list_push(struct list *l, int32_t x, int32_t y, int32_t next)
+static int list_push(struct acs_ba_list *l, int32_t x, int32_t y, int32_t next)
 {
   if ((size_t)l->n == l->cap) {
     size_t cap = l->cap ? 2 * l->cap : 256;
@@ -45,7 +45,7 @@ static int list_push(struct list *l, int32_t x, int32_t y, int32_t next)
   return l->n++;
 }
 
-static void list_free(struct list *l)
+static void list_free(struct acs_ba_list *l)
 {
   free(l->a), free(l->b), free(l->next);
 }
@@ -54,9 +54,9 @@ static void list_free(struct list *l)
 
 static void unlink_done(struct acs__balloc *a, int32_t b)
 {
-  struct bar *x = &a->bar[b];
+  struct acs_ba_bar *x = &a->bar[b];
 
-  if (x->list == L_NONE)
+  if (x->list == ACS_BA_L_NONE)
     return;
   if (x->prev >= 0)
     a->bar[x->prev].next = x->next;
@@ -66,13 +66,13 @@ static void unlink_done(struct acs__balloc *a, int32_t b)
     a->bar[x->next].prev = x->prev;
   else
     a->tail[x->list] = x->prev;
-  x->list = L_NONE;
+  x->list = ACS_BA_L_NONE;
 }
 
 static void link_done(struct acs__balloc *a, int32_t b)
 {
-  struct bar *x = &a->bar[b];
-  int l = x->pending > 0 ? L_STEAL : L_FREE;
+  struct acs_ba_bar *x = &a->bar[b];
+  int l = x->pending > 0 ? ACS_BA_L_STEAL : ACS_BA_L_FREE;
 
   x->list = (int8_t)l;
   x->next = -1;
@@ -86,7 +86,7 @@ static void link_done(struct acs__balloc *a, int32_t b)
 
 static void set_open(struct acs__balloc *a, int32_t b, int open)
 {
-  struct bar *x = &a->bar[b];
+  struct acs_ba_bar *x = &a->bar[b];
 
   if (x->open == open)
     return;
@@ -130,13 +130,13 @@ static int touch(struct acs__balloc *a, int32_t b)
 
 static int pending_add(struct acs__balloc *a, int32_t b, int32_t delta)
 {
-  struct bar *x = &a->bar[b];
+  struct acs_ba_bar *x = &a->bar[b];
   int was = x->pending > 0;
 
   x->pending += delta;
   if (was == (x->pending > 0))
     return ACS_OK;
-  if (x->list != L_NONE) {
+  if (x->list != ACS_BA_L_NONE) {
     unlink_done(a, b);
     link_done(a, b);
   } else if (x->cur >= 0 && x->pending == 0 &&
@@ -152,7 +152,7 @@ int acs__bars_advance(struct acs__balloc *a, int64_t t)
   while (!acs_heap_empty(&a->busy) && acs_heap_peek(&a->busy).key <= t) {
     struct acs_heap_item it = acs_heap_pop(&a->busy);
     /* stale: the use changed since (a later entry stands for it) */
-    if (a->bar[it.id].list == L_NONE && acs__use_done(a, a->bar[it.id].cur) == it.key)
+    if (a->bar[it.id].list == ACS_BA_L_NONE && acs__use_done(a, a->bar[it.id].cur) == it.key)
       link_done(a, it.id);
   }
   return ACS_OK;
@@ -162,8 +162,8 @@ int64_t acs__bars_next_done(struct acs__balloc *a)
 {
   while (!acs_heap_empty(&a->idle)) {
     struct acs_heap_item it = acs_heap_peek(&a->idle);
-    const struct bar *x = &a->bar[it.id];
-    if (x->list == L_NONE && x->pending == 0 && acs__use_done(a, x->cur) == it.key &&
+    const struct acs_ba_bar *x = &a->bar[it.id];
+    if (x->list == ACS_BA_L_NONE && x->pending == 0 && acs__use_done(a, x->cur) == it.key &&
         it.key > a->now)
       return it.key;
     acs_heap_pop(&a->idle);
@@ -185,7 +185,7 @@ void acs__mark_preds(struct acs__balloc *a, int32_t v)
 }
 
 /*
- * Marks up to ANC_BUDGET ancestors of v, nearest first (breadth-first over
+ * Marks up to ACS_BA_ANC_BUDGET ancestors of v, nearest first (breadth-first over
  * every edge so far): a mark proves a path, so the edge it would replace
  * is implied. An unmarked op may still be an ancestor; then an edge is
  * added that was not needed, which costs nothing but an edge.
@@ -199,14 +199,14 @@ static void mark_ancestors(struct acs__balloc *a, int32_t v)
     return;
   a->anc_done = 1;
   a->queue[tail++] = v;
-  while (head < tail && tail < ANC_BUDGET) {
+  while (head < tail && tail < ACS_BA_ANC_BUDGET) {
     int32_t x = a->queue[head++];
-    for (int32_t k = g->pred_off[x]; k < g->pred_off[x + 1] && tail < ANC_BUDGET; k++)
+    for (int32_t k = g->pred_off[x]; k < g->pred_off[x + 1] && tail < ACS_BA_ANC_BUDGET; k++)
       if (a->anc_mark[g->pred[k]] != a->epoch) {
         a->anc_mark[g->pred[k]] = a->epoch;
         a->queue[tail++] = g->pred[k];
       }
-    for (int32_t e = a->add_in[x]; e >= 0 && tail < ANC_BUDGET; e = a->add.next[e])
+    for (int32_t e = a->add_in[x]; e >= 0 && tail < ACS_BA_ANC_BUDGET; e = a->add.next[e])
       if (a->anc_mark[a->add.a[e]] != a->epoch) {
         a->anc_mark[a->add.a[e]] = a->epoch;
         a->queue[tail++] = a->add.a[e];
@@ -304,7 +304,7 @@ static int edges_from_end(struct acs__balloc *a, struct acs__sgs *g, int32_t x, 
 static int consume(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int64_t t, int32_t b,
                    int32_t z)
 {
-  struct use *u = &a->use[z];
+  struct acs_ba_use *u = &a->use[z];
   int64_t end = t + acs__sgs_dur(a->s, v);
   int direct = 0, err;
 
@@ -354,27 +354,27 @@ static int register_succ(struct acs__balloc *a, int32_t v, int32_t b)
 }
 
 /* Opens a new use on c->bar for v after its current use; returns it. */
-static int open_use(struct acs__balloc *a, int32_t v, int64_t t, const struct choice *c)
+static int open_use(struct acs__balloc *a, int32_t v, int64_t t, const struct acs_ba_choice *c)
 {
   int32_t cls = a->p->cls[v], b = c->bar, y;
 
-  if (c->kind == K_FRESH) {
+  if (c->kind == ACS_BA_K_FRESH) {
     a->nbar++;
     a->bar[b].cur = -1;
   }
   if ((size_t)a->nuse == a->ucap) {
     size_t cap = a->ucap ? 2 * a->ucap : 256;
-    struct use *u = realloc(a->use, cap * sizeof(*u));
+    struct acs_ba_use *u = realloc(a->use, cap * sizeof(*u));
     if (!u)
       return ACS_ENOMEM;
     a->use = u;
     a->ucap = cap;
   }
   y = a->nuse++;
-  a->use[y] = (struct use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, t, -1, 1};
+  a->use[y] = (struct acs_ba_use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, t, -1, 1};
   /* A use that took its barrier from waiters takes no other producer: a
    * later one might follow such a waiter. */
-  a->use[y].joinable = c->kind != K_STEAL;
+  a->use[y].joinable = c->kind != ACS_BA_K_STEAL;
   a->bar[b].cur = y;
   if (cls >= 0)
     a->open_cls[cls] = y;
@@ -382,8 +382,8 @@ static int open_use(struct acs__balloc *a, int32_t v, int64_t t, const struct ch
     a->open_sink = y;
   if (a->st) {
     a->st->uses++;
-    a->st->reuses += c->kind == K_REUSE;
-    a->st->steals += c->kind == K_STEAL;
+    a->st->reuses += c->kind == ACS_BA_K_REUSE;
+    a->st->steals += c->kind == ACS_BA_K_STEAL;
   }
   return y;
 }
@@ -440,10 +440,10 @@ static void count_refused(struct acs__balloc *a, int32_t v, int join)
 }
 
 int acs__commit(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int64_t t,
-                const struct choice *c, int32_t nw)
+                const struct acs_ba_choice *c, int32_t nw)
 {
-  int join = c->kind == K_JOIN || c->kind == K_SHARE;
-  int32_t prev = join ? a->use[c->use].prev : c->kind == K_FRESH ? -1 : a->bar[c->bar].cur;
+  int join = c->kind == ACS_BA_K_JOIN || c->kind == ACS_BA_K_SHARE;
+  int32_t prev = join ? a->use[c->use].prev : c->kind == ACS_BA_K_FRESH ? -1 : a->bar[c->bar].cur;
   int marker = !join || a->use[c->use].open_t == t;
   int32_t y = c->use, nw0 = nw;
   int err;
@@ -460,8 +460,8 @@ int acs__commit(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int64_t t,
   if (!join && (y = open_use(a, v, t, c)) < 0)
     return y;
   if (a->st) {
-    a->st->joins += c->kind == K_JOIN;
-    a->st->shares += c->kind == K_SHARE;
+    a->st->joins += c->kind == ACS_BA_K_JOIN;
+    a->st->shares += c->kind == ACS_BA_K_SHARE;
   }
   a->use_of[v] = y;
   a->end[v] = t + acs__sgs_dur(a->s, v);
@@ -515,7 +515,7 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->bar_mark = calloc(nb, sizeof(int32_t));
   a->pull_mark = calloc(nb, sizeof(int32_t));
   a->try_mark = calloc(nb, sizeof(int32_t));
-  a->queue = malloc((ANC_BUDGET + 1) * sizeof(int32_t));
+  a->queue = malloc((ACS_BA_ANC_BUDGET + 1) * sizeof(int32_t));
   a->wb = malloc(n * sizeof(int32_t));
   a->wz = malloc(n * sizeof(int32_t));
   if (!a->bar || !a->use_of || !a->prod_next || !a->open_cls || !a->end || !a->reg_head ||

@@ -1,5 +1,5 @@
 /*
- * pilp.c - the exact reference: partition and mapping by an integer program
+ * partition_ilp.c - the exact reference: partition and mapping by an integer program
  * over optimal costs.
  *
  * The thesis (Appendix A) formulates partition, mapping and scheduling for
@@ -37,7 +37,7 @@
 #include "core/sched/ilpmodel.h"
 
 struct pm {
-  const struct gx_ctx *c;
+  const struct acs_gang_ctx *c;
   struct acs__mip m;
   int32_t A, G, P;
   int32_t *x;            /* A * G * P */
@@ -89,9 +89,21 @@ static int coef_y(struct pm *pm, int32_t a, int32_t g, double v)
   return ACS_OK;
 }
 
-#define ROW(lo, hi) do { if (acs__mip_row(&pm->m, (lo), (hi)) < 0) return ACS_ENOMEM; } while (0)
-#define COEF(col, v) do { if (acs__mip_coef(&pm->m, (col), (v)) < 0) return ACS_ENOMEM; } while (0)
-#define COEFY(a, g, v) do { if (coef_y(pm, (a), (g), (v)) < 0) return ACS_ENOMEM; } while (0)
+#define ROW(lo, hi)                                                                                \
+  do {                                                                                             \
+    if (acs__mip_row(&pm->m, (lo), (hi)) < 0)                                                      \
+      return ACS_ENOMEM;                                                                           \
+  } while (0)
+#define COEF(col, v)                                                                               \
+  do {                                                                                             \
+    if (acs__mip_coef(&pm->m, (col), (v)) < 0)                                                     \
+      return ACS_ENOMEM;                                                                           \
+  } while (0)
+#define COEFY(a, g, v)                                                                             \
+  do {                                                                                             \
+    if (coef_y(pm, (a), (g), (v)) < 0)                                                             \
+      return ACS_ENOMEM;                                                                           \
+  } while (0)
 
 static int assignment_rows(struct pm *pm)
 {
@@ -238,9 +250,9 @@ static int cost_rows(struct pm *pm)
 }
 
 /* Gangs of the solution, in index order, as member lists and PEs. */
-static int read_solution(struct pm *pm, const double *x, struct gx_part *out)
+static int read_solution(struct pm *pm, const double *x, struct acs_gang_part *out)
 {
-  struct gx_ctx *c = (struct gx_ctx *)pm->c;
+  struct acs_gang_ctx *c = (struct acs_gang_ctx *)pm->c;
   int err = ACS_OK;
 
   memset(out, 0, sizeof(*out));
@@ -248,7 +260,7 @@ static int read_solution(struct pm *pm, const double *x, struct gx_part *out)
   if (!out->gangs)
     return ACS_ENOMEM;
   for (int32_t gg = 0; gg < pm->G && err == ACS_OK; gg++) {
-    struct gx_gang *gang = &out->gangs[out->ngangs];
+    struct acs_gang *gang = &out->gangs[out->ngangs];
     int32_t n = 0;
     gang->act = malloc(((size_t)pm->A + 1) * sizeof(int32_t));
     gang->pe = malloc(((size_t)pm->A + 1) * sizeof(int32_t));
@@ -263,24 +275,24 @@ static int read_solution(struct pm *pm, const double *x, struct gx_part *out)
           gang->pe[n++] = p;
         }
     if (n == 0) {
-      gx_gang_free(gang);
+      acs_gang_free(gang);
       continue;
     }
     gang->nact = n;
     out->ngangs++;
-    if ((err = gx_gang_build(c, gang)) < 0 || (err = gx_gang_schedule(c, gang)) < 0)
+    if ((err = acs_gang_build(c, gang)) < 0 || (err = acs_gang_schedule(c, gang)) < 0)
       break;
     if (!gang->ok)
       err = ACS_EINFEASIBLE;
     out->makespan += gang->total;
   }
   if (err < 0)
-    gx_part_free(out);
+    acs_gang_part_free(out);
   return err;
 }
 
-int gx_partition_ilp(struct gx_ctx *c, const struct gx_gang_opts *o, double time_limit,
-                     struct gx_part *out, int64_t *lower, struct acs_diag *d)
+int acs_gang_partition_ilp(struct acs_gang_ctx *c, const struct acs_gang_opts *o, double time_limit,
+                           struct acs_gang_part *out, int64_t *lower, struct acs_diag *d)
 {
   const struct acs_sdf_graph *g = c->g;
   struct pm pm;
@@ -314,11 +326,11 @@ int gx_partition_ilp(struct gx_ctx *c, const struct gx_gang_opts *o, double time
   if ((err = acs__mip_solve(&pm.m, &prm, &res, d)) < 0)
     goto out_with_model;
   if (res.status == ACS__MIP_INFEASIBLE || res.status == ACS__MIP_UNKNOWN || !res.x) {
-    err = acs_diag_set(d, res.status == ACS__MIP_INFEASIBLE ? ACS_EINFEASIBLE : ACS_ETIMEOUT, NULL,
-                       0, 0, res.status == ACS__MIP_INFEASIBLE
-                                 ? "no partition fits the program memory"
-                                 : "the partition ILP found no solution within %.0f s",
-                       prm.time_limit);
+    err = acs_diag_set(
+        d, res.status == ACS__MIP_INFEASIBLE ? ACS_EINFEASIBLE : ACS_ETIMEOUT, NULL, 0, 0,
+        res.status == ACS__MIP_INFEASIBLE ? "no partition fits the program memory"
+                                          : "the partition ILP found no solution within %.0f s",
+        prm.time_limit);
     goto out_with_model;
   }
   if (res.status == ACS__MIP_OPTIMAL)

@@ -1,5 +1,5 @@
 /*
- * isltext.h - a syntax check of the isl notation that .sare files use, with
+ * isltext_int.h - a syntax check of the isl notation that .sare files use, with
  * the column of the first error (internal to core/load).
  *
  * isl parses sets and maps well but, with errors set to "continue" (so
@@ -18,8 +18,8 @@
  * implicit products ("2i", "3N"). Divisions, floor, mod, exists and
  * unnamed tuples are refused with a message saying so.
  */
-#ifndef ACS_LOAD_ISLTEXT_H
-#define ACS_LOAD_ISLTEXT_H
+#ifndef ACS_LOAD_ISLTEXT_INT_H
+#define ACS_LOAD_ISLTEXT_INT_H
 
 #include "core/model/sare.h"
 

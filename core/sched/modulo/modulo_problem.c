@@ -1,5 +1,5 @@
 /*
- * msp.c - a loop bound to unit counts, as the modulo scheduler sees it:
+ * modulo_problem.c - a loop bound to unit counts, as the modulo scheduler sees it:
  * per-op latency and occupancy, weighted edges in both directions,
  * strongly connected components (the recurrences) and a topological order
  * of the distance-0 edges.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/modulo/msp.h"
+#include "core/sched/modulo/modulo_int.h"
 
 void acs__msp_destroy(struct acs_msp *m)
 {

@@ -1,5 +1,5 @@
 /*
- * simint.h - internals of the simulate library, not a public header.
+ * sim_int.h - internals of the simulate library, not a public header.
  *
  *  plan.c    the parent: a schedule becomes a plan (what each op does, its
  *            release time, its dependencies) and the plan's wire form;
@@ -10,8 +10,8 @@
  *  explain.c the parent: why an incomplete run stopped;
  *  exec.c    acs_sim_run: the above in order, and the figures.
  */
-#ifndef ACS_SIMULATE_SIMINT_H
-#define ACS_SIMULATE_SIMINT_H
+#ifndef ACS_SIMULATE_SIM_INT_H
+#define ACS_SIMULATE_SIM_INT_H
 
 #include <sys/types.h>
 

@@ -1,5 +1,5 @@
 /*
- * cakg.c - the family context (platform, per-actor loop regions, strongly
+ * gang_graph.c - the family context (platform, per-actor loop regions, strongly
  * connected components) and the CUKG-to-CAKG transformation of one gang
  * (seed 004, section 3.1.4): processing nodes, transfer nodes, their edges
  * with VMEM placement and token bases, the loop region and loop repetition
@@ -14,7 +14,7 @@
 
 /* ---- platform ---- */
 
-int gx_plat_init(struct gx_plat *xp, const struct acs_platform *p, struct acs_diag *d)
+int acs_gang_plat_init(struct acs_gang_plat *xp, const struct acs_platform *p, struct acs_diag *d)
 {
   int64_t align = (int64_t)acs_platform_get(p, ACS_P_CMX_ALIGN_BYTES);
 
@@ -30,12 +30,12 @@ int gx_plat_init(struct gx_plat *xp, const struct acs_platform *p, struct acs_di
   if (xp->vmem <= 0 || xp->pmem <= 0)
     return acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
                         "platform '%s' has no %s (pe_vmem_kib and pe_pmem_kib give the ISP's "
-                        "local memories; see platforms/isp4.csv)", p->name,
-                        xp->vmem <= 0 ? "per-PE vector memory" : "per-PE program memory");
+                        "local memories; see platforms/isp4.csv)",
+                        p->name, xp->vmem <= 0 ? "per-PE vector memory" : "per-PE program memory");
   return ACS_OK;
 }
 
-int64_t gx_slot_bytes(const struct gx_plat *xp, int64_t token_bytes)
+int64_t acs_gang_slot_bytes(const struct acs_gang_plat *xp, int64_t token_bytes)
 {
   return (token_bytes + xp->align - 1) / xp->align * xp->align;
 }
@@ -108,7 +108,7 @@ static int steady(const struct acs_sdf_graph *g, int32_t a)
  * body running a multiple of lam firings from anywhere in the region sees
  * the same token increments in every iteration. O(T (ports)) per actor.
  */
-static int loop_region(const struct acs_sdf_graph *g, int32_t a, struct gx_actor_info *inf)
+static int loop_region(const struct acs_sdf_graph *g, int32_t a, struct acs_gang_actor_info *inf)
 {
   const struct acs_sdf_actor *ac = &g->actors[a];
   int64_t T = ac->total, lam = 1, best_s = 0, best_len = 0, s = 0, w, *rows;
@@ -218,7 +218,7 @@ static void tarjan_visit(struct tarjan *t, int32_t root)
   }
 }
 
-static int compute_sccs(struct gx_ctx *c)
+static int compute_sccs(struct acs_gang_ctx *c)
 {
   int32_t n = c->g->nactors;
   struct tarjan t = { c->g, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 };
@@ -252,41 +252,41 @@ out_with_state:
   return err;
 }
 
-int gx_ctx_init(struct gx_ctx *c, const struct acs_sdf_graph *g, const struct acs_platform *p,
-                struct acs_diag *d)
+int acs_gang_ctx_init(struct acs_gang_ctx *c, const struct acs_sdf_graph *g,
+                      const struct acs_platform *p, struct acs_diag *d)
 {
   int err;
 
   memset(c, 0, sizeof(*c));
   c->g = g;
   c->max_iter = 32;
-  if ((err = gx_plat_init(&c->xp, p, d)) < 0)
+  if ((err = acs_gang_plat_init(&c->xp, p, d)) < 0)
     return err;
   c->info = calloc((size_t)g->nactors + 1, sizeof(*c->info));
   if (!c->info)
     return ACS_ENOMEM;
   for (int32_t a = 0; a < g->nactors; a++) {
     if ((err = loop_region(g, a, &c->info[a])) < 0) {
-      gx_ctx_free(c);
+      acs_gang_ctx_free(c);
       return err;
     }
     c->info[a].work = actor_work(g, a);
   }
   if (!(c->wmax = calloc((size_t)g->nchannels + 1, sizeof(int64_t)))) {
-    gx_ctx_free(c);
+    acs_gang_ctx_free(c);
     return ACS_ENOMEM;
   }
   for (int32_t ch = 0; ch < g->nchannels; ch++)
     if (g->channels[ch].dst >= 0)
       c->wmax[ch] = window_max(g, ch);
   if ((err = compute_sccs(c)) < 0) {
-    gx_ctx_free(c);
+    acs_gang_ctx_free(c);
     return err;
   }
   return ACS_OK;
 }
 
-void gx_ctx_free(struct gx_ctx *c)
+void acs_gang_ctx_free(struct acs_gang_ctx *c)
 {
   free(c->info);
   free(c->scc);
@@ -296,9 +296,10 @@ void gx_ctx_free(struct gx_ctx *c)
   c->wmax = NULL;
 }
 
-int gx_interrupted(const struct gx_ctx *c)
+int acs_gang_interrupted(const struct acs_gang_ctx *c)
 {
-  return (c->interrupted && *c->interrupted) || (c->deadline > 0 && acs_now_seconds() > c->deadline);
+  return (c->interrupted && *c->interrupted) ||
+         (c->deadline > 0 && acs_now_seconds() > c->deadline);
 }
 
 /* ---- costs ---- */
@@ -315,8 +316,8 @@ static int64_t sat_mul(int64_t a, int64_t b)
   return acs_mul_i64(a, b, &r) ? INT64_MAX : r;
 }
 
-int64_t gx_gang_cost(const struct gx_ctx *c, int32_t nact, const int32_t *act, const int32_t *pe,
-                     int64_t *xfer_time)
+int64_t acs_gang_cost(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act,
+                      const int32_t *pe, int64_t *xfer_time)
 {
   const struct acs_sdf_graph *g = c->g;
   const struct acs_platform *p = c->xp.p;
@@ -373,7 +374,7 @@ int64_t gx_gang_cost(const struct gx_ctx *c, int32_t nact, const int32_t *act, c
 
 /* ---- building a gang's model ---- */
 
-void gx_gang_free(struct gx_gang *gg)
+void acs_gang_free(struct acs_gang *gg)
 {
   free(gg->act);
   free(gg->pe);
@@ -388,25 +389,25 @@ void gx_gang_free(struct gx_gang *gg)
   memset(gg, 0, sizeof(*gg));
 }
 
-int32_t gx_gang_add_node(struct gx_builder *b, const struct gx_node *n)
+int32_t acs_gang_add_node(struct acs_gang_builder *b, const struct acs_gang_node *n)
 {
-  struct gx_gang *gg = b->gg;
-  int err = acs_grow((void **)&gg->nodes, sizeof(*gg->nodes), &b->cap_nodes,
-                     (size_t)gg->nnodes + 1);
+  struct acs_gang *gg = b->gg;
+  int err =
+      acs_grow((void **)&gg->nodes, sizeof(*gg->nodes), &b->cap_nodes, (size_t)gg->nnodes + 1);
   if (err < 0)
     return err;
   gg->nodes[gg->nnodes] = *n;
   return gg->nnodes++;
 }
 
-int gx_gang_add_edge(struct gx_builder *b, int32_t src, int32_t dst, int32_t chan, int32_t pe,
-                     int64_t base)
+int acs_gang_add_edge(struct acs_gang_builder *b, int32_t src, int32_t dst, int32_t chan,
+                      int32_t pe, int64_t base)
 {
-  struct gx_gang *gg = b->gg;
+  struct acs_gang *gg = b->gg;
   const struct acs_sdf_graph *g = b->c->g;
-  struct gx_edge *e;
-  int err = acs_grow((void **)&gg->edges, sizeof(*gg->edges), &b->cap_edges,
-                     (size_t)gg->nedges + 1);
+  struct acs_gang_edge *e;
+  int err =
+      acs_grow((void **)&gg->edges, sizeof(*gg->edges), &b->cap_edges, (size_t)gg->nedges + 1);
   if (err < 0)
     return err;
   e = &gg->edges[gg->nedges++];
@@ -416,19 +417,20 @@ int gx_gang_add_edge(struct gx_builder *b, int32_t src, int32_t dst, int32_t cha
   e->chan = chan;
   e->pe = pe;
   e->base = base;
-  e->slot = gx_slot_bytes(&b->c->xp, g->channels[chan].token_bytes);
+  e->slot = acs_gang_slot_bytes(&b->c->xp, g->channels[chan].token_bytes);
   e->cap = INT64_MAX;
-  e->pmax = src >= 0 && gg->nodes[src].kind == GX_N_PROC ? g->ports[g->channels[chan].sport].rate.max
-                                                        : 1;
+  e->pmax = src >= 0 && gg->nodes[src].kind == ACS_GANG_N_PROC
+                ? g->ports[g->channels[chan].sport].rate.max
+                : 1;
   e->wmax = 1;
   return ACS_OK;
 }
 
-struct gx_node gx_xfer_node(const struct gx_ctx *c, int kind, int32_t ch, int32_t from,
-                            int32_t to, int64_t f0, int64_t T)
+struct acs_gang_node acs_gang_xfer_node(const struct acs_gang_ctx *c, int kind, int32_t ch,
+                                        int32_t from, int32_t to, int64_t f0, int64_t T)
 {
   const struct acs_sdf_channel *cc = &c->g->channels[ch];
-  struct gx_node n;
+  struct acs_gang_node n;
 
   memset(&n, 0, sizeof(n));
   n.kind = (uint8_t)kind;
@@ -436,7 +438,7 @@ struct gx_node gx_xfer_node(const struct gx_ctx *c, int kind, int32_t ch, int32_
   n.chan = ch;
   n.pe_from = from;
   n.pe_to = to;
-  n.ddr = kind != GX_N_XLOCAL;
+  n.ddr = kind != ACS_GANG_N_XLOCAL;
   n.bytes = cc->token_bytes;
   n.xtime = n.ddr ? acs_platform_ddr_cycles(c->xp.p, cc->token_bytes)
                   : acs_platform_cmx_cycles(c->xp.p, cc->token_bytes);
@@ -449,53 +451,54 @@ struct gx_node gx_xfer_node(const struct gx_ctx *c, int kind, int32_t ch, int32_
 }
 
 /* The nodes and edges of one channel touching the gang (section 3.1.4). */
-static int add_channel(struct gx_builder *b, int32_t ch, const int32_t *node_of)
+static int add_channel(struct acs_gang_builder *b, int32_t ch, const int32_t *node_of)
 {
-  const struct gx_ctx *c = b->c;
+  const struct acs_gang_ctx *c = b->c;
   const struct acs_sdf_channel *cc = &c->g->channels[ch];
   int32_t s = cc->src >= 0 ? node_of[cc->src] : -1, t = cc->dst >= 0 ? node_of[cc->dst] : -1;
-  struct gx_gang *gg = b->gg;
+  struct acs_gang *gg = b->gg;
   int32_t x;
   int err;
 
   if (s >= 0 && t >= 0) {
     int32_t ps = gg->nodes[s].hw, pt = gg->nodes[t].hw;
     if (ps == pt)
-      return gx_gang_add_edge(b, s, t, ch, ps, 0);
+      return acs_gang_add_edge(b, s, t, ch, ps, 0);
     if (cc->produced == 0)
       return ACS_OK;
-    if ((x = gx_gang_add_node(b, &(struct gx_node){ 0 })) < 0)
+    if ((x = acs_gang_add_node(b, &(struct acs_gang_node){ 0 })) < 0)
       return x;
-    gg->nodes[x] = gx_xfer_node(c, GX_N_XLOCAL, ch, ps, pt, cc->d0, cc->produced);
-    if ((err = gx_gang_add_edge(b, s, x, ch, ps, cc->d0)) < 0)
+    gg->nodes[x] = acs_gang_xfer_node(c, ACS_GANG_N_XLOCAL, ch, ps, pt, cc->d0, cc->produced);
+    if ((err = acs_gang_add_edge(b, s, x, ch, ps, cc->d0)) < 0)
       return err;
-    return gx_gang_add_edge(b, x, t, ch, pt, 0);
+    return acs_gang_add_edge(b, x, t, ch, pt, 0);
   }
   if (s >= 0) {
     if (cc->produced == 0)
       return ACS_OK;
-    if ((x = gx_gang_add_node(b, &(struct gx_node){ 0 })) < 0)
+    if ((x = acs_gang_add_node(b, &(struct acs_gang_node){ 0 })) < 0)
       return x;
-    gg->nodes[x] = gx_xfer_node(c, GX_N_XOUT, ch, gg->nodes[s].hw, -1, cc->d0, cc->produced);
-    if ((err = gx_gang_add_edge(b, s, x, ch, gg->nodes[s].hw, cc->d0)) < 0)
+    gg->nodes[x] =
+        acs_gang_xfer_node(c, ACS_GANG_N_XOUT, ch, gg->nodes[s].hw, -1, cc->d0, cc->produced);
+    if ((err = acs_gang_add_edge(b, s, x, ch, gg->nodes[s].hw, cc->d0)) < 0)
       return err;
-    return gx_gang_add_edge(b, x, -1, ch, -1, 0);
+    return acs_gang_add_edge(b, x, -1, ch, -1, 0);
   }
   if (t >= 0) {
     if (cc->consumed == 0)
       return ACS_OK;
-    if ((x = gx_gang_add_node(b, &(struct gx_node){ 0 })) < 0)
+    if ((x = acs_gang_add_node(b, &(struct acs_gang_node){ 0 })) < 0)
       return x;
-    gg->nodes[x] = gx_xfer_node(c, GX_N_XIN, ch, -1, gg->nodes[t].hw, 0, cc->consumed);
-    if ((err = gx_gang_add_edge(b, -1, x, ch, -1, 0)) < 0)
+    gg->nodes[x] = acs_gang_xfer_node(c, ACS_GANG_N_XIN, ch, -1, gg->nodes[t].hw, 0, cc->consumed);
+    if ((err = acs_gang_add_edge(b, -1, x, ch, -1, 0)) < 0)
       return err;
-    return gx_gang_add_edge(b, x, t, ch, gg->nodes[t].hw, 0);
+    return acs_gang_add_edge(b, x, t, ch, gg->nodes[t].hw, 0);
   }
   return ACS_OK;
 }
 
 /* Transfers on DMA channels by longest processing time first (ties by node). */
-static void assign_dma(struct gx_gang *gg, int32_t ndma)
+static void assign_dma(struct acs_gang *gg, int32_t ndma)
 {
   int64_t busy[64] = { 0 };
 
@@ -505,9 +508,9 @@ static void assign_dma(struct gx_gang *gg, int32_t ndma)
     int32_t best = -1;
     int64_t bw = -1;
     for (int32_t i = 0; i < gg->nnodes; i++) {
-      struct gx_node *n = &gg->nodes[i];
+      struct acs_gang_node *n = &gg->nodes[i];
       int64_t w = n->T * n->xtime;
-      if (n->kind != GX_N_PROC && n->hw < 0 && w > bw) {
+      if (n->kind != ACS_GANG_N_PROC && n->hw < 0 && w > bw) {
         bw = w;
         best = i;
       }
@@ -523,7 +526,7 @@ static void assign_dma(struct gx_gang *gg, int32_t ndma)
   }
 }
 
-static int build_csr(struct gx_gang *gg)
+static int build_csr(struct acs_gang *gg)
 {
   int32_t n = gg->nnodes;
 
@@ -571,10 +574,11 @@ static int64_t window_max(const struct acs_sdf_graph *g, int32_t ch)
 
 /* Longest path to a sink (per-firing times), over the nodes in reverse
  * discovery order; edges closing a cycle are ignored. O(V + E). */
-static int priorities(struct gx_gang *gg, const struct gx_ctx *c)
+static int priorities(struct acs_gang *gg, const struct acs_gang_ctx *c)
 {
   int32_t n = gg->nnodes, *order = malloc(((size_t)n + 1) * sizeof(*order));
-  int32_t *stack = malloc(((size_t)n + 1) * sizeof(*stack)), *it = malloc(((size_t)n + 1) * sizeof(*it));
+  int32_t *stack = malloc(((size_t)n + 1) * sizeof(*stack)),
+          *it = malloc(((size_t)n + 1) * sizeof(*it));
   char *state = calloc((size_t)n + 1, 1);
   int32_t no = 0;
   int err = ACS_OK;
@@ -610,10 +614,10 @@ static int priorities(struct gx_gang *gg, const struct gx_ctx *c)
   }
   for (int32_t i = 0; i < no; i++) {
     int32_t v = order[i];
-    struct gx_node *nd = &gg->nodes[v];
-    int64_t own = nd->kind == GX_N_PROC
-                      ? (nd->T > 0 ? c->info[nd->actor].work / nd->T : 0)
-                      : nd->xtime, best = 0;
+    struct acs_gang_node *nd = &gg->nodes[v];
+    int64_t own = nd->kind == ACS_GANG_N_PROC ? (nd->T > 0 ? c->info[nd->actor].work / nd->T : 0)
+                                              : nd->xtime,
+            best = 0;
     for (int32_t k = gg->out_off[v]; k < gg->out_off[v + 1]; k++) {
       int32_t w = gg->edges[gg->out_e[k]].dst;
       if (w >= 0 && state[w] == 3 && gg->nodes[w].level > best)
@@ -627,9 +631,9 @@ static int priorities(struct gx_gang *gg, const struct gx_ctx *c)
   /* Insertion sort by level, highest first, ties by node id (gangs are small). */
   for (int32_t i = 1; i < n; i++) {
     int32_t v = gg->prio[i], j = i;
-    while (j > 0 && (gg->nodes[gg->prio[j - 1]].level < gg->nodes[v].level ||
-                     (gg->nodes[gg->prio[j - 1]].level == gg->nodes[v].level &&
-                      gg->prio[j - 1] > v))) {
+    while (j > 0 &&
+           (gg->nodes[gg->prio[j - 1]].level < gg->nodes[v].level ||
+            (gg->nodes[gg->prio[j - 1]].level == gg->nodes[v].level && gg->prio[j - 1] > v))) {
       gg->prio[j] = gg->prio[j - 1];
       j--;
     }
@@ -645,30 +649,30 @@ out_with_state:
 
 /* Everything after the nodes and edges: transfers on DMA channels,
  * consumer windows, adjacency, priorities, the loop vector. */
-int gx_gang_finish(const struct gx_ctx *c, struct gx_gang *gg)
+int acs_gang_finish(const struct acs_gang_ctx *c, struct acs_gang *gg)
 {
   int err;
 
   for (int32_t i = 0; i < gg->nnodes; i++)
-    if (gg->nodes[i].kind != GX_N_PROC)
+    if (gg->nodes[i].kind != ACS_GANG_N_PROC)
       gg->nodes[i].hw = -1;
   assign_dma(gg, c->xp.ndma);
   for (int32_t e = 0; e < gg->nedges; e++) {
-    struct gx_edge *ed = &gg->edges[e];
-    if (ed->dst >= 0 && gg->nodes[ed->dst].kind == GX_N_PROC)
+    struct acs_gang_edge *ed = &gg->edges[e];
+    if (ed->dst >= 0 && gg->nodes[ed->dst].kind == ACS_GANG_N_PROC)
       ed->wmax = c->wmax[ed->chan];
   }
   if ((err = build_csr(gg)) < 0 || (err = priorities(gg, c)) < 0 ||
-      (err = gx_loop_vector(c, gg)) < 0)
+      (err = acs_gang_loop_vector(c, gg)) < 0)
     return err;
   gg->r = calloc((size_t)gg->nnodes + 1, sizeof(*gg->r));
   return gg->r ? ACS_OK : ACS_ENOMEM;
 }
 
-int gx_gang_build(const struct gx_ctx *c, struct gx_gang *gg)
+int acs_gang_build(const struct acs_gang_ctx *c, struct acs_gang *gg)
 {
   const struct acs_sdf_graph *g = c->g;
-  struct gx_builder b = { c, gg, 0, 0 };
+  struct acs_gang_builder b = { c, gg, 0, 0 };
   int32_t *node_of = malloc(((size_t)g->nactors + 1) * sizeof(*node_of));
   int err = ACS_OK;
 
@@ -678,9 +682,9 @@ int gx_gang_build(const struct gx_ctx *c, struct gx_gang *gg)
     node_of[a] = -1;
   for (int32_t i = 0; i < gg->nact; i++) {
     int32_t a = gg->act[i], x;
-    struct gx_node n;
+    struct acs_gang_node n;
     memset(&n, 0, sizeof(n));
-    n.kind = GX_N_PROC;
+    n.kind = ACS_GANG_N_PROC;
     n.actor = a;
     n.chan = -1;
     n.hw = gg->pe[i];
@@ -689,7 +693,7 @@ int gx_gang_build(const struct gx_ctx *c, struct gx_gang *gg)
     n.lo = c->info[a].lo;
     n.hi = c->info[a].hi;
     n.lam = c->info[a].lam;
-    if ((x = gx_gang_add_node(&b, &n)) < 0) {
+    if ((x = acs_gang_add_node(&b, &n)) < 0) {
       err = x;
       goto out_with_map;
     }
@@ -698,7 +702,7 @@ int gx_gang_build(const struct gx_ctx *c, struct gx_gang *gg)
   for (int32_t ch = 0; ch < g->nchannels && err == ACS_OK; ch++)
     err = add_channel(&b, ch, node_of);
   if (err == ACS_OK)
-    err = gx_gang_finish(c, gg);
+    err = acs_gang_finish(c, gg);
 out_with_map:
   free(node_of);
   return err;

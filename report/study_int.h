@@ -1,5 +1,5 @@
 /*
- * study.h - a results file seen as a trade study, for the HTML report
+ * study_int.h - a results file seen as a trade study, for the HTML report
  * (internal to report/).
  *
  * Runs are joined with their platform and workload and placed on a grid:
@@ -21,8 +21,8 @@
  * while an op touches it, so its makespan is an optimistic bound that no
  * real CMX of that size delivers; it is shown, never called the best.
  */
-#ifndef ACS_REPORT_STUDY_H
-#define ACS_REPORT_STUDY_H
+#ifndef ACS_REPORT_STUDY_INT_H
+#define ACS_REPORT_STUDY_INT_H
 
 #include "report/report.h"
 

@@ -1,5 +1,5 @@
 /*
- * results_h5.h - HDF5 helpers shared by the results writer (results.c) and
+ * results_h5_int.h - HDF5 helpers shared by the results writer (results.c) and
  * reader (results_read.c). Internal to report/; not installed.
  *
  * A table is described by a struct acs__h5table: one field per column with
@@ -10,8 +10,8 @@
  * more columns (a newer one) of the same schema is still read and appended
  * correctly (DESIGN.md: adding columns keeps schema 1).
  */
-#ifndef ACS_REPORT_RESULTS_H5_H
-#define ACS_REPORT_RESULTS_H5_H
+#ifndef ACS_REPORT_RESULTS_H5_INT_H
+#define ACS_REPORT_RESULTS_H5_INT_H
 
 #include <hdf5.h>
 

@@ -1,5 +1,5 @@
 /*
- * msp.h - the modulo scheduler's internals (seed 001): the problem as the
+ * modulo_int.h - the modulo scheduler's internals (seed 001): the problem as the
  * algorithms see it, lower bounds on II, the resource reservation table,
  * the placement arms, Rau's iterative modulo scheduling, the II search, the
  * exact mode, the independent checker and the lowering.
@@ -7,8 +7,8 @@
  * Internal to core/sched/modulo; the scheduler variant itself is
  * acs_sched_modulo (core/sched/sched.h).
  */
-#ifndef ACS_SCHED_MODULO_MSP_H
-#define ACS_SCHED_MODULO_MSP_H
+#ifndef ACS_SCHED_MODULO_MODULO_INT_H
+#define ACS_SCHED_MODULO_MODULO_INT_H
 
 #include <signal.h>
 
@@ -135,12 +135,12 @@ struct acs_mfail {
 
 struct acs_mstate {
   int64_t ii;
-  int64_t *t;            /* start per op, or MS_NONE */
+  int64_t *t;            /* start per op, or ACS_MSP_NONE */
   int32_t *unit;         /* unit per op, -1 for unlimited classes or unplaced */
   struct acs_rrt rrt;
   struct acs_mfail fail; /* the last failure */
 };
-#define MS_NONE INT64_MIN
+#define ACS_MSP_NONE INT64_MIN
 
 int acs__mstate_init(struct acs_mstate *s, const struct acs_msp *m, int64_t ii);
 void acs__mstate_destroy(struct acs_mstate *s);
@@ -194,7 +194,7 @@ int acs__mstate_compact(struct acs_mstate *s, const struct acs_msp *m);
 
 /* ---- the II search (search.c) ---- */
 
-enum { MOD_SEARCH_LINEAR, MOD_SEARCH_GALLOP };
+enum { ACS_MSP_SEARCH_LINEAR, ACS_MSP_SEARCH_GALLOP };
 
 struct acs_mopts {
   int64_t search;        /* MOD_SEARCH_* */

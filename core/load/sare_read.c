@@ -1,5 +1,5 @@
 /*
- * sare.c - the reader of systems of affine recurrence equations (.sare).
+ * sare_read.c - the reader of systems of affine recurrence equations (.sare).
  *
  * One statement per line; a statement whose braces are still open at the
  * end of a line goes on over the next lines. '#' starts a comment.
@@ -35,8 +35,10 @@
 #include <isl/space.h>
 #include <isl/val.h>
 
-#include "core/load/isltext.h"
+#include "core/load/isltext_int.h"
 #include "core/load/load.h"
+#include "core/load/load_int.h"
+#include "core/model/sare_int.h"
 
 /* The whole file, lines joined by '\n', with where each line starts. */
 struct text {

@@ -1,5 +1,5 @@
 /*
- * plots.h - the report's plots: for each one a gnuplot script (.gp) and its
+ * plots_int.h - the report's plots: for each one a gnuplot script (.gp) and its
  * data (.dat) in DIR/plots, then the SVG gnuplot makes from them (internal
  * to report/).
  *
@@ -9,12 +9,12 @@
  * charts; plots_family.c the figures of a scheduler family (the schedulers
  * side by side, loops, recurrence equations, SDF graphs, cascade fronts).
  */
-#ifndef ACS_REPORT_PLOTS_H
-#define ACS_REPORT_PLOTS_H
+#ifndef ACS_REPORT_PLOTS_INT_H
+#define ACS_REPORT_PLOTS_INT_H
 
 #include <stdio.h>
 
-#include "report/study.h"
+#include "report/study_int.h"
 
 struct acs__plot {
   char name[200];            /* file stem in plots/ */
@@ -64,7 +64,7 @@ struct acs__scale acs__scale_bytes(double max);
 void acs__fmt_cycles(double v, char *buf, size_t size);
 /* A scheduler's name with its colour swatch, escaped. */
 void acs__html_sched(FILE *f, const char *label);
-/* The Answers section: per workload, the sizing answers (study.h). */
+/* The Answers section: per workload, the sizing answers (study_int.h). */
 int acs__html_answers(FILE *f, const struct acs__study *s);
 /* A workload's sizing tables, every slice of each question. */
 int acs__html_sizing(FILE *f, const struct acs__study *s, int wl);

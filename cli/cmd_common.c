@@ -1,5 +1,5 @@
 /*
- * util.c - shared pieces of the subcommands: messages, data paths, platform
+ * cmd_common.c - shared pieces of the subcommands: messages, data paths, platform
  * and workload expansion, scheduler selection, signals.
  */
 #include "config.h"

@@ -1,5 +1,5 @@
 /*
- * lbuild.h - internals of the DNN lowering (layer_build.c, layer_tile.c,
+ * layer_build_int.h - internals of the DNN lowering (layer_build.c, layer_tile.c,
  * layer_link.c): how a layer graph becomes the op DAG of the NPU family.
  *
  * The lowering an NPU compiler does, in four decisions per network:
@@ -29,8 +29,8 @@
  * its producer to its last reader keeps the buffer, once, however finely
  * the node is cut.
  */
-#ifndef ACS_LOAD_LBUILD_H
-#define ACS_LOAD_LBUILD_H
+#ifndef ACS_LOAD_LAYER_BUILD_INT_H
+#define ACS_LOAD_LAYER_BUILD_INT_H
 
 #include "core/load/load.h"
 #include "core/model/layer.h"

@@ -1,11 +1,11 @@
 /*
- * loopload.h - the loop readers (internal to core/load).
+ * loop_load_int.h - the loop readers (internal to core/load).
  *
  * acs_loop_load (load.h) chooses the reader by extension; each fills an
  * initialised struct acs_loop, which is then checked (acs_loop_check).
  */
-#ifndef ACS_LOAD_LOOPLOAD_H
-#define ACS_LOAD_LOOPLOAD_H
+#ifndef ACS_LOAD_LOOP_LOAD_INT_H
+#define ACS_LOAD_LOOP_LOAD_INT_H
 
 #include "core/load/load.h"
 #include "core/model/loop.h"
