@@ -26,7 +26,7 @@
 
 /* ---- helpers ---- */
 
-struct acs_sare *read_ok(const char *rel)
+struct acs_sare *sare_read_ok(const char *rel)
 {
   struct acs_sare *m = NULL;
   struct acs_diag d;

@@ -16,7 +16,7 @@
 
 /* ---- helpers ---- */
 
-struct acs_sare *read_ok(const char *rel);
+struct acs_sare *sare_read_ok(const char *rel);
 
 /* Writes text to a fresh file and reads it; returns the error code and
  * fills d. */

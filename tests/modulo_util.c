@@ -19,7 +19,7 @@
 
 /* ---- helpers ---- */
 
-struct acs_workload *load_ok(const char *rel)
+struct acs_workload *loop_load_ok(const char *rel)
 {
   struct acs_workload *w;
   struct acs_diag d;

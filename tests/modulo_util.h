@@ -15,7 +15,7 @@
 
 /* ---- helpers ---- */
 
-struct acs_workload *load_ok(const char *rel);
+struct acs_workload *loop_load_ok(const char *rel);
 
 void load_fails(const char *rel, int rc, int line, const char *part);
 

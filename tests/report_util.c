@@ -127,7 +127,7 @@ void commit_ok(struct acs_results *r)
   cr_assert_eq(acs_results_commit(r, &d), ACS_OK, "commit: %s", d.msg);
 }
 
-void read_ok(struct acs_results_data *data)
+void results_read_ok(struct acs_results_data *data)
 {
   struct acs_diag d;
 
@@ -135,7 +135,7 @@ void read_ok(struct acs_results_data *data)
   cr_assert_eq(acs_results_read(file, data, &d), ACS_OK, "read: %s", d.msg);
 }
 
-void platform(struct acs_platform *p, const char *name, double pe_count)
+void report_platform(struct acs_platform *p, const char *name, double pe_count)
 {
   acs_platform_init(p);
   snprintf(p->name, sizeof(p->name), "%s", name);
@@ -349,7 +349,7 @@ int64_t write_hand_file(void)
   int32_t pid;
 
   hand_schedule(&s);
-  platform(&p, "default", 4);
+  report_platform(&p, "default", 4);
   cr_assert_eq(acs_results_add_platform(r, &p, &pid), ACS_OK);
   run_row(&row, pid, -1, 0);
   cr_assert_eq(acs_results_add_run(r, &row, &s), ACS_OK);

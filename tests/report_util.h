@@ -39,9 +39,9 @@ struct acs_results *open_ok(const char *cmd);
 
 void commit_ok(struct acs_results *r);
 
-void read_ok(struct acs_results_data *data);
+void results_read_ok(struct acs_results_data *data);
 
-void platform(struct acs_platform *p, const char *name, double pe_count);
+void report_platform(struct acs_platform *p, const char *name, double pe_count);
 
 void workload(struct acs_workload_row *w, const char *name, int64_t ops);
 

@@ -69,7 +69,7 @@ int32_t find_op(const struct acs_schedule *s, const char *name)
   return -1;
 }
 
-int has_edge(const struct acs_schedule *s, int32_t a, int32_t b, int kind)
+int sched_has_edge(const struct acs_schedule *s, int32_t a, int32_t b, int kind)
 {
   for (int32_t e = 0; e < s->nedges; e++)
     if (s->edges[e].src == a && s->edges[e].dst == b && s->edges[e].kind == kind)
@@ -77,7 +77,7 @@ int has_edge(const struct acs_schedule *s, int32_t a, int32_t b, int kind)
   return 0;
 }
 
-int64_t count_kind(const struct acs_schedule *s, int kind)
+int64_t count_edges_of_kind(const struct acs_schedule *s, int kind)
 {
   int64_t n = 0;
 

@@ -27,8 +27,8 @@ int32_t top(struct acs_graph *g, const char *name, int kind, int64_t cycles,
 
 int32_t find_op(const struct acs_schedule *s, const char *name);
 
-int has_edge(const struct acs_schedule *s, int32_t a, int32_t b, int kind);
+int sched_has_edge(const struct acs_schedule *s, int32_t a, int32_t b, int kind);
 
-int64_t count_kind(const struct acs_schedule *s, int kind);
+int64_t count_edges_of_kind(const struct acs_schedule *s, int kind);
 
 #endif

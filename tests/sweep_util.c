@@ -97,7 +97,7 @@ void write_study(const char *path, const int *cmx, size_t n, const char *sched,
   write_study_of(path, cmx, n, sched, makespan, NULL);
 }
 
-void read_ok(const char *path, struct acs_results_data *data)
+void results_file_read_ok(const char *path, struct acs_results_data *data)
 {
   struct acs_diag d;
 

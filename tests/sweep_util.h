@@ -22,7 +22,7 @@ void write_study_of(const char *path, const int *cmx, size_t n, const char *sche
 void write_study(const char *path, const int *cmx, size_t n, const char *sched,
                         double makespan);
 
-void read_ok(const char *path, struct acs_results_data *data);
+void results_file_read_ok(const char *path, struct acs_results_data *data);
 
 long file_size(const char *path);
 

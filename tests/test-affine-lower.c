@@ -208,7 +208,7 @@ Test(lower, result_table_has_the_vectors)
 /* The latency text is isl notation: isl reads it back as the same function. */
 Test(lower, latency_text_is_isl_notation)
 {
-  struct acs_sare *m = read_ok(EX("conv2d"));
+  struct acs_sare *m = sare_read_ok(EX("conv2d"));
   struct acs_affine_sched s;
   char buf[512];
 
@@ -279,7 +279,7 @@ Test(lower, list_on_the_instance_dag)
 
 Test(multi, flatten_gets_rows_i_then_j)
 {
-  struct acs_sare *m = read_ok(EX("flatten"));
+  struct acs_sare *m = sare_read_ok(EX("flatten"));
   struct acs_affine_msched ms;
   struct acs_affine_check r;
   struct acs_diag d;

@@ -29,7 +29,7 @@
 
 Test(sare_read, matmul_structure)
 {
-  struct acs_sare *m = read_ok(EX("matmul"));
+  struct acs_sare *m = sare_read_ok(EX("matmul"));
 
   cr_assert_eq(m->nparams, 1);
   cr_assert_str_eq(m->param[0], "N");
@@ -54,7 +54,7 @@ Test(sare_read, every_example_reads)
   for (size_t k = 0; k < sizeof(ex) / sizeof(ex[0]); k++) {
     char rel[128];
     snprintf(rel, sizeof(rel), "workloads/affine/%s.sare", ex[k]);
-    acs_sare_free(read_ok(rel));
+    acs_sare_free(sare_read_ok(rel));
   }
 }
 
@@ -220,7 +220,7 @@ Test(sare_read, values_outside_the_context)
 
 Test(sare_inst, matmul_counts_and_edges)
 {
-  struct acs_sare *m = read_ok(EX("matmul"));
+  struct acs_sare *m = sare_read_ok(EX("matmul"));
   struct acs_sare_inst in;
   struct acs_graph g;
   struct acs_diag d;

@@ -62,7 +62,7 @@ Test(affine, examples_get_their_known_schedules)
     char rel[128];
     struct acs_affine_sched s;
     snprintf(rel, sizeof(rel), "workloads/affine/%s.sare", known[k].file);
-    struct acs_sare *m = read_ok(rel);
+    struct acs_sare *m = sare_read_ok(rel);
     solve_ok(m, &s);
     assert_latency_text(&s, m, known[k].latency);
     for (int v = 0; v < 3 && known[k].var[v]; v++)
@@ -84,7 +84,7 @@ Test(affine, examples_verified_by_enumeration)
     struct acs_diag d;
     int64_t vals[ACS_SARE_MAX_PARAMS], top;
     snprintf(rel, sizeof(rel), "workloads/affine/%s.sare", known[k].file);
-    struct acs_sare *m = read_ok(rel);
+    struct acs_sare *m = sare_read_ok(rel);
     solve_ok(m, &s);
     top = m->nparams > 1 ? 6 : 8;
     for (int64_t a = 1; a <= top; a++)
@@ -115,7 +115,7 @@ Test(affine, scheduled_inputs_give_the_same_latency)
     struct acs_affine_lp_sel sel = {NULL, NULL, 1, 1};
     struct acs_diag d;
     snprintf(rel, sizeof(rel), "workloads/affine/%s.sare", known[k].file);
-    struct acs_sare *m = read_ok(rel);
+    struct acs_sare *m = sare_read_ok(rel);
     solve_ok(m, &s);
     acs_diag_init(&d);
     cr_assert_eq(acs_affine_lp_build(m, &sel, &lp, &d), ACS_OK);
@@ -137,7 +137,7 @@ Test(affine, scheduled_inputs_give_the_same_latency)
 /* The checker rejects schedules that break each rule, naming instances. */
 Test(affine, checker_catches_wrong_schedules)
 {
-  struct acs_sare *m = read_ok(EX("matvec"));
+  struct acs_sare *m = sare_read_ok(EX("matvec"));
   struct acs_affine_sched s;
   struct acs_affine_check r;
   struct acs_diag d;
@@ -172,7 +172,7 @@ Test(affine, checker_catches_wrong_schedules)
 
 Test(affine, no_one_dimensional_schedule_names_the_cycle)
 {
-  struct acs_sare *m = read_ok(EX("flatten"));
+  struct acs_sare *m = sare_read_ok(EX("flatten"));
   struct acs_affine_lp lp;
   struct acs_affine_sched s;
   struct acs_diag d;
@@ -248,7 +248,7 @@ Test(isl_feautrier, same_latency_where_it_minimizes_the_same_thing)
   for (size_t k = 0; k < sizeof(same) / sizeof(same[0]); k++) {
     char rel[128];
     snprintf(rel, sizeof(rel), "workloads/affine/%s.sare", same[k]);
-    struct acs_sare *m = read_ok(rel);
+    struct acs_sare *m = sare_read_ok(rel);
     for (int64_t n = 1; n <= 8; n++) {
       why[0] = '\0';
       int64_t theirs = isl_latency(m, n, why, sizeof(why)), ours = our_latency(m, n);
@@ -269,7 +269,7 @@ Test(isl_feautrier, same_latency_where_it_minimizes_the_same_thing)
  */
 Test(isl_feautrier, systolic_matmul_isl_keeps_the_parameter_out)
 {
-  struct acs_sare *m = read_ok(EX("matmul_systolic"));
+  struct acs_sare *m = sare_read_ok(EX("matmul_systolic"));
   char why[1024];
 
   for (int64_t n = 1; n <= 8; n++) {
@@ -288,7 +288,7 @@ Test(isl_feautrier, systolic_matmul_isl_keeps_the_parameter_out)
  */
 Test(isl_feautrier, conv1d_isl_schedules_the_pipeline_backwards)
 {
-  struct acs_sare *m = read_ok(EX("conv1d"));
+  struct acs_sare *m = sare_read_ok(EX("conv1d"));
   char why[1024];
 
   for (int64_t n = 1; n <= 8; n++) {
@@ -308,7 +308,7 @@ Test(isl_feautrier, conv1d_isl_schedules_the_pipeline_backwards)
  */
 Test(isl_feautrier, fir_delays_are_left_to_later_dimensions)
 {
-  struct acs_sare *m = read_ok(EX("fir"));
+  struct acs_sare *m = sare_read_ok(EX("fir"));
   struct acs_diag d;
   char why[1024], text[2048];
   FILE *f;
@@ -335,7 +335,7 @@ Test(isl_feautrier, fir_delays_are_left_to_later_dimensions)
 
 Test(isl_feautrier, flatten_has_no_one_dimensional_schedule_either)
 {
-  struct acs_sare *m = read_ok(EX("flatten"));
+  struct acs_sare *m = sare_read_ok(EX("flatten"));
   char why[1024];
 
   for (int64_t n = 2; n <= 4; n++)

@@ -28,7 +28,7 @@
 
 Test(loop_load, graphml_with_resource_model)
 {
-  struct acs_workload *w = load_ok(LP("tiny.graphml"));
+  struct acs_workload *w = loop_load_ok(LP("tiny.graphml"));
   const struct acs_loop *l = w->model;
 
   /* Four ops (modsched_info is skipped), names trimmed, five edges. */
@@ -60,7 +60,7 @@ Test(loop_load, graphml_with_resource_model)
 
 Test(loop_load, resource_model_named_without_underscore)
 {
-  struct acs_workload *w = load_ok(LP("fir_gen.graphml"));
+  struct acs_workload *w = loop_load_ok(LP("fir_gen.graphml"));
   const struct acs_loop *l = w->model;
 
   cr_assert_not_null(strstr(l->rm_path, "fir_genRM.xml"));
@@ -86,7 +86,7 @@ Test(loop_load, errors_are_located_and_name_both_files)
 
 Test(loop_load, csv_inputs_with_distance_and_delay)
 {
-  struct acs_workload *w = load_ok(LP("fir.csv"));
+  struct acs_workload *w = loop_load_ok(LP("fir.csv"));
   const struct acs_loop *l = w->model;
   int acc_self = 0, st_delay = 0;
 
@@ -109,7 +109,7 @@ Test(loop_load, csv_inputs_with_distance_and_delay)
 
 Test(loop_graph, unrolling_has_parts_and_iteration_edges)
 {
-  struct acs_workload *w = load_ok(LP("tiny.graphml"));
+  struct acs_workload *w = loop_load_ok(LP("tiny.graphml"));
   struct acs_platform p;
   struct acs_graph g;
   struct acs_diag d;
@@ -139,7 +139,7 @@ Test(loop_graph, unrolling_has_parts_and_iteration_edges)
 
 Test(loop_graph, unit_overrides_change_capacities)
 {
-  struct acs_workload *w = load_ok(LP("tiny.graphml"));
+  struct acs_workload *w = loop_load_ok(LP("tiny.graphml"));
   struct acs_platform p;
   struct acs_graph g;
   struct acs_diag d;
@@ -342,7 +342,7 @@ Test(mii, recurrence_bound_of_shipped_loops_matches_brute_force)
   static const char *const files[] = {LP("iir_biqu.graphml"), LP("graph18.graphml"),
                                       LP("fir_gen.graphml"), LP("tiny.graphml")};
   for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
-    struct acs_workload *w = load_ok(files[k]);
+    struct acs_workload *w = loop_load_ok(files[k]);
     struct bound b;
     struct acs_mii mii;
     loop_bind(&b, w->model, NULL);

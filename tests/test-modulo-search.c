@@ -45,7 +45,7 @@ static int enumerate_feasible(int64_t ii)
 
 Test(unreachable, mii_is_proven_unreachable)
 {
-  struct acs_workload *w = load_ok(LP("unreachable.csv"));
+  struct acs_workload *w = loop_load_ok(LP("unreachable.csv"));
   struct bound b;
   struct acs_mopts o;
   struct acs_mresult r;
@@ -82,7 +82,7 @@ Test(unreachable, mii_is_proven_unreachable)
 
 Test(unreachable, failure_diagnostics_name_op_window_and_pool)
 {
-  struct acs_workload *w = load_ok(LP("unreachable.csv"));
+  struct acs_workload *w = loop_load_ok(LP("unreachable.csv"));
   struct bound b;
   struct acs_mopts o;
   struct acs_mresult r;
@@ -111,7 +111,7 @@ Test(heuristic, shipped_loops_verified_and_deterministic)
   static const char *const files[] = {LP("iir_biqu.graphml"), LP("graph18.graphml"),
                                       LP("fir_gen.graphml"), LP("tiny.graphml"), LP("fir.csv")};
   for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
-    struct acs_workload *w = load_ok(files[k]);
+    struct acs_workload *w = loop_load_ok(files[k]);
     struct bound b;
     struct acs_mopts o;
     struct acs_mresult r1, r2;
@@ -135,7 +135,7 @@ Test(heuristic, shipped_loops_verified_and_deterministic)
  * succeed; on fir.csv at a generous II every one of them succeeds. */
 Test(heuristic, every_arm_yields_valid_schedules)
 {
-  struct acs_workload *w = load_ok(LP("fir.csv"));
+  struct acs_workload *w = loop_load_ok(LP("fir.csv"));
   struct bound b;
   struct acs_mstate s;
   struct acs_diag d;
@@ -166,7 +166,7 @@ Test(heuristic, every_arm_yields_valid_schedules)
 
 Test(heuristic, gallop_search_is_valid_and_units_help)
 {
-  struct acs_workload *w = load_ok(LP("fir.csv"));
+  struct acs_workload *w = loop_load_ok(LP("fir.csv"));
   static const char *const more[] = {"units.mul=3", NULL};
   struct bound b;
   struct acs_mopts o;
@@ -193,7 +193,7 @@ Test(heuristic, gallop_search_is_valid_and_units_help)
 
 Test(heuristic, stage_cap_is_respected_or_infeasible)
 {
-  struct acs_workload *w = load_ok(LP("fir.csv"));
+  struct acs_workload *w = loop_load_ok(LP("fir.csv"));
   struct bound b;
   struct acs_mopts o;
   struct acs_mresult r;
@@ -223,7 +223,7 @@ Test(heuristic, stage_cap_is_respected_or_infeasible)
 
 Test(heuristic, interrupt_stops_the_search)
 {
-  struct acs_workload *w = load_ok(LP("graph18.graphml"));
+  struct acs_workload *w = loop_load_ok(LP("graph18.graphml"));
   struct bound b;
   struct acs_mopts o;
   struct acs_mresult r;
@@ -244,7 +244,7 @@ Test(heuristic, interrupt_stops_the_search)
 
 Test(check, rejects_each_kind_of_violation)
 {
-  struct acs_workload *w = load_ok(LP("fir.csv"));
+  struct acs_workload *w = loop_load_ok(LP("fir.csv"));
   struct bound b;
   struct acs_mopts o;
   struct acs_mresult r;

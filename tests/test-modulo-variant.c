@@ -32,7 +32,7 @@ static void run_variant(const char *rel, const char *const *sets, const char *co
 {
   const struct acs_sched_ops *ops = acs_sched_find("modulo");
   struct acs_sched_ctx ctx = {1, 0, NULL};
-  struct acs_workload *w = load_ok(rel);
+  struct acs_workload *w = loop_load_ok(rel);
   struct acs_platform p;
   struct acs_diag d;
   char optbuf[256];

@@ -83,7 +83,7 @@ Test(report, checkpoints_keep_runs_and_schedules)
       cr_assert_eq(acs_results_add_run(r, &row, i == 1 ? NULL : &s), ACS_OK);
     }
     cr_assert_eq(acs_results_checkpoint(r, &d), ACS_OK, "%s", d.msg);
-    read_ok(&data);
+    results_read_ok(&data);
     cr_assert_eq(data.nruns, (size_t)(3 * (k + 1)), "checkpoint %d", k);
     acs_results_data_free(&data);
   }
@@ -93,7 +93,7 @@ Test(report, checkpoints_keep_runs_and_schedules)
   acs_results_abort(r);
   cr_assert_eq(dir_entries("results.h5"), 1);
 
-  read_ok(&data);
+  results_read_ok(&data);
   cr_assert_eq(data.nruns, 12);
   for (size_t i = 0; i < data.nruns; i++) {
     cr_assert_eq(data.runs[i].run_id, (int64_t)i + 1);
@@ -220,7 +220,7 @@ Test(report, killed_writer_leaves_a_checkpoint)
     close(fds[0]);
     cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
               "the writer failed on its own (status %d)", status);
-    read_ok(&data);
+    results_read_ok(&data);
     cr_assert_eq(data.nruns % 5, 0, "a partial batch of %zu runs was published", data.nruns);
     cr_assert_geq(data.nruns, last + 5 * (size_t)m, "round %d: %zu runs after %zu", k,
                   data.nruns, last);
@@ -239,7 +239,7 @@ Test(report, killed_writer_leaves_a_checkpoint)
   struct acs_results *r = open_ok("after");
   commit_ok(r);
   cr_assert_eq(dir_entries("results.h5"), 1);
-  read_ok(&data);
+  results_read_ok(&data);
   cr_assert_eq(data.nruns, last);
   acs_results_data_free(&data);
 }
@@ -294,7 +294,7 @@ Test(report, reader_holding_a_checkpoint_does_not_stop_the_writer)
   close(ready[0]);
   cr_assert_eq(waitpid(pid, NULL, 0), pid);
   commit_ok(r);
-  read_ok(&data);
+  results_read_ok(&data);
   cr_assert_eq(data.nruns, 5);
   acs_results_data_free(&data);
   cr_assert_eq(dir_entries("results.h5"), 1);
@@ -347,7 +347,7 @@ Test(report, checkpoint_on_an_existing_file_then_commit)
   run_row(&row, -1, -1, 1);
   cr_assert_eq(acs_results_add_run(r, &row, NULL), ACS_OK);
   commit_ok(r);
-  read_ok(&data);
+  results_read_ok(&data);
   cr_assert_eq(data.nruns, 5);
   assert_run_eq(&data.runs[4], &row);
   cr_assert_eq(data.nplatforms, 1);
@@ -376,7 +376,7 @@ Test(report, commit_refuses_to_overwrite_another_writer)
   acs_diag_init(&d);
   cr_assert_eq(acs_results_commit(a, &d), ACS_EIO);
   cr_assert(strstr(d.msg, "changed since it was opened") != NULL, "%s", d.msg);
-  read_ok(&data);
+  results_read_ok(&data);
   cr_assert_eq(data.nruns, 2);
   cr_assert_str_eq(data.command_line, "writer b");
   acs_results_data_free(&data);

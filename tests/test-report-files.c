@@ -134,7 +134,7 @@ Test(report, replaced_runs_keep_their_rows_across_checkpoints)
 
   acs_diag_init(&d);
   hand_schedule(&s);
-  platform(&p, "default", 4);
+  report_platform(&p, "default", 4);
   cr_assert_eq(acs_results_add_platform(r, &p, &pid), ACS_OK);
   for (int k = 0; k < 6; k++) {
     error_row(&row[k], pid, -1, k);
@@ -169,7 +169,7 @@ Test(report, replaced_runs_keep_their_rows_across_checkpoints)
   row[0] = fix;
   commit_ok(r);
 
-  read_ok(&data);
+  results_read_ok(&data);
   cr_assert_eq(data.nruns, 6, "replacing adds no row");
   for (int k = 0; k < 6; k++) {
     row[k].run_id = k + 1;
@@ -211,7 +211,7 @@ Test(report, workload_digest_is_stored_and_tells_rows_apart)
   cr_assert_neq(id[0], id[1]);
   cr_assert_eq(id[0], id[2]);
   commit_ok(r);
-  read_ok(&data);
+  results_read_ok(&data);
   cr_assert_eq(data.nworkloads, 2);
   cr_assert_str_eq(data.workloads[0].digest, w[0].digest);
   cr_assert_str_eq(data.workloads[1].digest, w[1].digest);
@@ -259,7 +259,7 @@ Test(report, older_workloads_table_without_digest_upgrades)
   for (int i = 1; i < 4; i++)
     H5Tclose(types[i]);
 
-  read_ok(&data);
+  results_read_ok(&data);
   cr_assert_eq(data.nworkloads, 1);
   cr_assert_str_eq(data.workloads[0].digest, "");
   cr_assert_eq(acs_results_digested(&data), 1, "no run refers to the workload");
@@ -274,7 +274,7 @@ Test(report, older_workloads_table_without_digest_upgrades)
   cr_assert_eq(acs_results_add_workload(r, &w, &wid), ACS_OK);
   cr_assert_eq(wid, 2, "equal but for the digest is another workload");
   commit_ok(r);
-  read_ok(&data);
+  results_read_ok(&data);
   cr_assert_eq(data.nworkloads, 2);
   cr_assert_str_eq(data.workloads[0].digest, "");
   cr_assert_str_eq(data.workloads[0].name, "net");
@@ -329,7 +329,7 @@ Test(report, older_platforms_table_reads_defaults_and_upgrades)
   H5Fclose(f);
   H5Tclose(str);
 
-  read_ok(&data);
+  results_read_ok(&data);
   cr_assert_eq(data.nplatforms, 1);
   double pmem = data.platforms[0].plat.v[ACS_P_PE_PMEM_KIB];
   double def = acs_param_table[ACS_P_PE_PMEM_KIB].def;
@@ -337,13 +337,13 @@ Test(report, older_platforms_table_reads_defaults_and_upgrades)
   acs_results_data_free(&data);
 
   r = open_ok("upgrade");
-  platform(&p, "isp", 4);
+  report_platform(&p, "isp", 4);
   p.v[ACS_P_PE_PMEM_KIB] = 7;
   cr_assert_eq(acs_results_add_platform(r, &p, &pid), ACS_OK);
   cr_assert_eq(pid, 2);
   commit_ok(r);
 
-  read_ok(&data);
+  results_read_ok(&data);
   cr_assert_eq(data.nplatforms, 2);
   cr_assert_str_eq(data.platforms[1].plat.name, "isp");
   pmem = data.platforms[1].plat.v[ACS_P_PE_PMEM_KIB];

@@ -70,8 +70,8 @@ Test(report, tables_round_trip_every_field)
   struct acs_run_row row[2];
   int32_t pid[2], wid;
 
-  platform(&p[0], "default", 4);
-  platform(&p[1], "big", 8);
+  report_platform(&p[0], "default", 4);
+  report_platform(&p[1], "big", 8);
   p[1].v[ACS_P_DMA_GBPS] = 12.5;
   cr_assert_eq(acs_results_add_platform(r, &p[0], &pid[0]), ACS_OK);
   cr_assert_eq(acs_results_add_platform(r, &p[1], &pid[1]), ACS_OK);
@@ -87,7 +87,7 @@ Test(report, tables_round_trip_every_field)
   commit_ok(r);
   dir_entries("results.h5");
 
-  read_ok(&data);
+  results_read_ok(&data);
   cr_assert_eq(data.schema_version, 1);
   cr_assert_str_eq(data.acsim_version, PACKAGE_VERSION);
   cr_assert_str_eq(data.command_line, "acsim run -w x.csv");
@@ -144,7 +144,7 @@ Test(report, result_tables_round_trip_with_types_units_and_attributes)
 
   hand_schedule(&s);
   tu_sample_rtabs(&s);
-  platform(&p, "p", 4);
+  report_platform(&p, "p", 4);
   workload(&w, "w", 4);
   cr_assert_eq(acs_results_add_platform(r, &p, &pid), ACS_OK);
   cr_assert_eq(acs_results_add_workload(r, &w, &wid), ACS_OK);
@@ -267,7 +267,7 @@ Test(report, interrupt_while_storing_a_schedule_keeps_the_earlier_runs, .timeout
   cr_assert_eq(acs_results_add_run(r, &row2, &big), ACS_EINTERRUPTED);
   acs_interrupt_flag_set(NULL);
   commit_ok(r);
-  read_ok(&data);
+  results_read_ok(&data);
   cr_assert_eq(data.nruns, 1);
   cr_assert_eq(data.runs[0].run_id, row.run_id);
   acs_results_data_free(&data);
@@ -300,7 +300,7 @@ static void mm_study(const double *spill, const double *list, int n, int blank)
     char name[32];
     int32_t pid;
     snprintf(name, sizeof(name), "p%d", i);
-    platform(&p, name, 4);
+    report_platform(&p, name, 4);
     p.v[ACS_P_CMX_KIB] = 256 << i;
     cr_assert_eq(acs_results_add_platform(r, &p, &pid), ACS_OK);
     for (int k = 0; k < 2; k++) {
@@ -367,7 +367,7 @@ Test(report, append_continues_run_ids_and_dedupes)
   char created[64];
 
   r = open_ok("first");
-  platform(&p, "default", 4);
+  report_platform(&p, "default", 4);
   workload(&w, "alexnet", 10);
   cr_assert_eq(acs_results_add_platform(r, &p, &pid), ACS_OK);
   cr_assert_eq(acs_results_add_workload(r, &w, &wid), ACS_OK);
@@ -379,7 +379,7 @@ Test(report, append_continues_run_ids_and_dedupes)
   cr_assert_eq(acs_results_add_platform(r, &p, &pid2), ACS_OK);
   cr_assert_eq(pid2, pid);
   commit_ok(r);
-  read_ok(&data);
+  results_read_ok(&data);
   snprintf(created, sizeof(created), "%s", data.created_utc);
   acs_results_data_free(&data);
 
@@ -388,7 +388,7 @@ Test(report, append_continues_run_ids_and_dedupes)
   cr_assert_eq(pid2, pid, "an identical stored platform is reused");
   cr_assert_eq(acs_results_add_workload(r, &w, &wid2), ACS_OK);
   cr_assert_eq(wid2, wid);
-  platform(&q, "default", 5); /* same name, one parameter differs */
+  report_platform(&q, "default", 5); /* same name, one parameter differs */
   cr_assert_eq(acs_results_add_platform(r, &q, &qid), ACS_OK);
   cr_assert_eq(qid, pid + 1);
   run_row(&row, qid, wid, 1);
@@ -396,7 +396,7 @@ Test(report, append_continues_run_ids_and_dedupes)
   cr_assert_eq(row.run_id, 3);
   commit_ok(r);
 
-  read_ok(&data);
+  results_read_ok(&data);
   cr_assert_eq(data.nplatforms, 2);
   cr_assert_eq(data.nworkloads, 1);
   cr_assert_eq(data.nruns, 3);

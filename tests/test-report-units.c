@@ -226,7 +226,7 @@ Test(report, strings_are_utf8_and_columns_carry_units)
   hid_t f;
 
   cmx_schedule(&s);
-  platform(&p, "npu-\xc3\xa9t\xc3\xa9", 1);
+  report_platform(&p, "npu-\xc3\xa9t\xc3\xa9", 1);
   workload(&w, "caf\xc3\xa9", 1);
   run_row(&row, -1, -1, 0);
   snprintf(row.message, sizeof(row.message), "note: \xe2\x89\xa4 bound");
@@ -243,7 +243,7 @@ Test(report, strings_are_utf8_and_columns_carry_units)
   assert_units(f);
   H5Fclose(f);
 
-  read_ok(&data);
+  results_read_ok(&data);
   cr_assert_str_eq(data.platforms[0].plat.name, "npu-\xc3\xa9t\xc3\xa9");
   cr_assert_str_eq(data.workloads[0].name, "caf\xc3\xa9");
   cr_assert_str_eq(data.runs[0].message, "note: \xe2\x89\xa4 bound");
@@ -283,7 +283,7 @@ Test(report, older_ascii_file_reads_and_upgrades_on_append)
   cr_assert_eq(column_cset(f, "validation", "set"), H5T_CSET_ASCII, "not an old file");
   H5Fclose(f);
 
-  read_ok(&data);
+  results_read_ok(&data);
   cr_assert_eq(data.nruns, 3);
   cr_assert_str_eq(data.workloads[0].name, "pipeline_\xc3\xa9");
   cr_assert_str_eq(data.runs[1].scheduler, "spill");
@@ -330,7 +330,7 @@ Test(report, older_ascii_file_reads_and_upgrades_on_append)
   }
   H5Fclose(f);
 
-  read_ok(&data);
+  results_read_ok(&data);
   cr_assert_eq(data.nruns, 4);
   cr_assert_eq(data.runs[3].run_id, 4);
   cr_assert_str_eq(data.workloads[0].name, "pipeline_\xc3\xa9");

@@ -234,9 +234,9 @@ Test(property, reduction_keeps_safety_and_never_adds)
     cr_assert_eq(run_spill(&pb, o2, &s2, NULL, &d), ACS_OK, "%s", d.msg);
     tu_assert_verified(&s1);
     tu_assert_verified(&s2);
-    full += count_kind(&s1, ACS_EDGE_CONTROL);
-    reduced += count_kind(&s2, ACS_EDGE_CONTROL);
-    cr_assert_leq(count_kind(&s2, ACS_EDGE_CONTROL), count_kind(&s1, ACS_EDGE_CONTROL));
+    full += count_edges_of_kind(&s1, ACS_EDGE_CONTROL);
+    reduced += count_edges_of_kind(&s2, ACS_EDGE_CONTROL);
+    cr_assert_leq(count_edges_of_kind(&s2, ACS_EDGE_CONTROL), count_edges_of_kind(&s1, ACS_EDGE_CONTROL));
     cr_assert_eq(replay_overlaps(&s1, &r, g.nedges, 1, &max_ops), 0);
     cr_assert_eq(replay_overlaps(&s2, &r, g.nedges, 1, &max_ops), 0);
     acs_schedule_destroy(&s1);

@@ -100,9 +100,9 @@ Test(fig10, seed_write_back_matches_figure_12)
   cr_assert_eq(s.ops[sr].src, ACS_MEM_DDR);
   cr_assert_eq(s.ops[sr].bytes, 5 << 10);
   /* Data edges: A_in -> write -> read -> C. */
-  cr_assert(has_edge(&s, id[0], sw, ACS_EDGE_DATA));
-  cr_assert(has_edge(&s, sw, sr, ACS_EDGE_DATA));
-  cr_assert(has_edge(&s, sr, id[4], ACS_EDGE_DATA));
+  cr_assert(sched_has_edge(&s, id[0], sw, ACS_EDGE_DATA));
+  cr_assert(sched_has_edge(&s, sw, sr, ACS_EDGE_DATA));
+  cr_assert(sched_has_edge(&s, sr, id[4], ACS_EDGE_DATA));
   /* A_in's range is given back when the write ends. */
   double fr = s.ops[id[0]].cmx_free;
   cr_assert_float_eq(fr, 550.0, 1e-9);
@@ -139,10 +139,10 @@ Test(fig10, control_edges_by_hand)
   tu_problem(&pb, &g, FIG10_PLAT);
   run_ok(&pb, opts, &s, &ss);
   int32_t sw = find_op(&s, "A_in@sw1"), sr = find_op(&s, "A_in@sr1");
-  cr_assert_eq(count_kind(&s, ACS_EDGE_CONTROL), 3);
-  cr_assert(has_edge(&s, id[1], id[2], ACS_EDGE_CONTROL));
-  cr_assert(has_edge(&s, sw, id[2], ACS_EDGE_CONTROL));
-  cr_assert(has_edge(&s, id[3], sr, ACS_EDGE_CONTROL));
+  cr_assert_eq(count_edges_of_kind(&s, ACS_EDGE_CONTROL), 3);
+  cr_assert(sched_has_edge(&s, id[1], id[2], ACS_EDGE_CONTROL));
+  cr_assert(sched_has_edge(&s, sw, id[2], ACS_EDGE_CONTROL));
+  cr_assert(sched_has_edge(&s, id[3], sr, ACS_EDGE_CONTROL));
   cr_assert_eq(ss.ctrl.added, 3);
   cr_assert_eq(ss.ctrl.implied, ss.ctrl.candidates - 3);
   acs_schedule_destroy(&s);
@@ -170,8 +170,8 @@ Test(fig10, clean_loads_are_dropped_and_reread)
   run_ok(&pb, opts, &s, NULL);
   cr_assert_eq(s.nops, 6);
   int32_t sr = find_op(&s, "A_in@sr1");
-  cr_assert(has_edge(&s, id[0], sr, ACS_EDGE_DATA));
-  cr_assert(has_edge(&s, sr, id[4], ACS_EDGE_DATA));
+  cr_assert(sched_has_edge(&s, id[0], sr, ACS_EDGE_DATA));
+  cr_assert(sched_has_edge(&s, sr, id[4], ACS_EDGE_DATA));
   cr_assert_eq(s.ops[id[2]].start, 2);
   cr_assert_eq(s.ops[id[3]].start, 3);
   cr_assert_eq(s.ops[sr].start, 4);
@@ -272,7 +272,7 @@ Test(spill, no_contiguous_gap_evicts_a_window)
   cr_assert_float_eq(fr, 2.0, 1e-9); /* X2 was last held when it finished loading */
   int32_t r = find_op(&s, "X2@sr1");
   cr_assert_eq(s.ops[r].cmx_offset, 2048);
-  cr_assert(has_edge(&s, r, l, ACS_EDGE_DATA));
+  cr_assert(sched_has_edge(&s, r, l, ACS_EDGE_DATA));
   acs_schedule_destroy(&s);
   acs_problem_destroy(&pb);
   acs_graph_destroy(&g);

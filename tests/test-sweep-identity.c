@@ -255,7 +255,7 @@ Test(identity, merge_tells_workloads_apart_by_content)
   write_study_of(n2, a, 2, "list", 1000, D2);
   cr_assert_eq(acs_merge(in, 2, tu_at("all.h5"), "merge", &st, &d), ACS_OK, "%s", d.msg);
   cr_assert_eq(st.runs, 4);
-  read_ok(tu_at("all.h5"), &data);
+  results_file_read_ok(tu_at("all.h5"), &data);
   cr_assert_eq(data.nruns, 4);
   cr_assert_eq(acs_results_digested(&data), 1);
   acs_results_data_free(&data);
@@ -290,8 +290,8 @@ Test(identity, compare_matches_by_content_when_both_files_have_digests)
   acs_diag_init(&d);
   write_study_of(tu_at("base.h5"), a, 2, "list", 1000, D1);
   write_study_of(tu_at("head.h5"), a, 2, "list", 1100, D2);
-  read_ok(tu_at("base.h5"), &b);
-  read_ok(tu_at("head.h5"), &h);
+  results_file_read_ok(tu_at("base.h5"), &b);
+  results_file_read_ok(tu_at("head.h5"), &h);
   cr_assert_eq(acs_compare_data(&b, &h, &o, &r, &d), ACS_OK, "%s", d.msg);
   cr_assert_eq(r.by_digest, 1);
   cr_assert_eq(r.matched, 0);
@@ -312,7 +312,7 @@ Test(identity, compare_matches_by_content_when_both_files_have_digests)
 
   /* The head without digests: by name, the runs match (a 10% regression). */
   write_study(tu_at("head.h5"), a, 2, "list", 1100);
-  read_ok(tu_at("head.h5"), &h);
+  results_file_read_ok(tu_at("head.h5"), &h);
   cr_assert_eq(acs_compare_data(&b, &h, &o, &r, &d), ACS_OK, "%s", d.msg);
   cr_assert_eq(r.by_digest, 0);
   cr_assert_eq(r.matched, 2);

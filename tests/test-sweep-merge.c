@@ -80,7 +80,7 @@ Test(merge, shards_join_into_one_table)
   cr_assert_eq(acs_merge(in, 2, tu_at("all.h5"), "merge", &st, &d), ACS_OK, "%s", d.msg);
   cr_assert_eq(st.runs, 4);
   cr_assert_eq(st.inputs, 2);
-  read_ok(tu_at("all.h5"), &data);
+  results_file_read_ok(tu_at("all.h5"), &data);
   cr_assert_eq(data.nruns, 4);
   cr_assert_eq(data.nplatforms, 4);
   cr_assert_eq(data.nworkloads, 1); /* the same workload row is stored once */
@@ -195,7 +195,7 @@ Test(merge, schedules_come_along)
   in[0] = tu_at("a.h5");
   cr_assert_eq(acs_merge(in, 1, tu_at("all.h5"), "merge", &st, &d), ACS_OK, "%s", d.msg);
   cr_assert_eq(st.schedules, 1);
-  read_ok(tu_at("all.h5"), &data);
+  results_file_read_ok(tu_at("all.h5"), &data);
   cr_assert_eq(acs_results_read_schedule(tu_at("all.h5"), data.runs[0].run_id, &back, &d), ACS_OK,
                "%s", d.msg);
   cr_assert_eq(back.nops, s.nops);
