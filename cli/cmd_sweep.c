@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/proc.h"
 #include "cli/job.h"
 #include "cli/sweep_wire.h"
 #include "report/report.h"
@@ -929,25 +930,6 @@ static void worker_main(const struct sweep *sw, int in, int out)
   _exit(0);
 }
 
-static void close_other_fds(int keep1, int keep2)
-{
-  DIR *dp = opendir("/proc/self/fd");
-  struct dirent *e;
-
-  if (!dp) {
-    for (int fd = 3; fd < 1024; fd++)
-      if (fd != keep1 && fd != keep2)
-        close(fd);
-    return;
-  }
-  while ((e = readdir(dp))) {
-    int fd = atoi(e->d_name);
-    if (fd > 2 && fd != keep1 && fd != keep2 && fd != dirfd(dp))
-      close(fd);
-  }
-  closedir(dp);
-}
-
 static int spawn(struct sweep *sw, int slot)
 {
   int tp[2], rp[2];
@@ -974,7 +956,7 @@ static int spawn(struct sweep *sw, int slot)
      * pipes must close or they would never see end of file, and the study
      * file's descriptors (and HDF5's lock on them) must not outlive a
      * parent that was killed. */
-    close_other_fds(tp[0], rp[1]);
+    acs_close_other_fds(tp[0], rp[1]);
     worker_main(sw, tp[0], rp[1]);
   }
   close(tp[0]);
