@@ -58,16 +58,6 @@ struct acs_cli_platforms {
 int acs_cli_load_platforms(const char *path, char **sets, size_t nsets,
                            struct acs_cli_platforms *out);
 
-/* The /workloads row of w: name, path, kind, digest, and the size of its
- * graph (ops, edges) when that does not depend on the platform (an op
- * graph, PSPLIB, STG); -1 for the kinds whose graph does (a DNN tiles to
- * the CMX, a loop unrolls, SDF graphs and recurrence equations follow the
- * platform), whose runs keep their own size in /runs. So the row is the
- * same whatever platform, and whichever run, stores it first. */
-struct acs_workload_row;
-void acs_cli_workload_row(const struct acs_workload *w, int64_t ops, int64_t edges,
-                          struct acs_workload_row *row);
-
 /* Workload paths from -w arguments: a .txt argument is a suite. */
 int acs_cli_expand_workloads(char **args, size_t nargs, char ***paths, size_t *n);
 
@@ -99,6 +89,64 @@ int acs_cli_fit_workloads(const char *cmd, const struct acs_sched_ops *const *op
                           struct acs_workload *const *wls, size_t nwl, int named, int quiet,
                           struct acs_cli_fit *fit);
 
+/* Growable array of strings for repeated options. */
+struct acs_strv {
+  char **v;
+  size_t n, cap;
+};
+int acs_strv_push(struct acs_strv *sv, char *s);
+void acs_strv_free(struct acs_strv *sv); /* frees the array, not the strings */
+
+/*
+ * The command line of the commands that run schedulers (run, sweep,
+ * validate, args.c): one table of the options they share, each command
+ * taking those whose codes it names, plus its own.
+ */
+enum {
+  ACS_OPT_PLATFORM = 'p',      /* -p, --platform FILE */
+  ACS_OPT_WORKLOAD = 'w',      /* -w, --workload FILE (repeatable) */
+  ACS_OPT_SCHED = 's',         /* -s, --sched LIST */
+  ACS_OPT_OPTION = 'O',        /* -O, --option K=V (repeatable) */
+  ACS_OPT_SET = 'S',           /* --set K=V (repeatable) */
+  ACS_OPT_OUTPUT = 'o',        /* -o, --output FILE */
+  ACS_OPT_NO_SIM = 'N',        /* --no-sim */
+  ACS_OPT_TIME_LIMIT = 'T',    /* --time-limit SEC */
+  ACS_OPT_SEED = 'R',          /* --seed N */
+  ACS_OPT_QUIET = 'q',         /* -q, --quiet */
+  ACS_OPT_HELP = 'h',          /* -h, --help: prints the help */
+  ACS_OPT_TIME_STEP = 'P',     /* --time-step N: -O time_step=N */
+  ACS_OPT_SIM_TIMEOUT = 'M',   /* --sim-timeout SEC (acs_job_sim_timeout) */
+  ACS_OPT_MAX = 'L',           /* --max K=N (acs_cli_set_limit) */
+};
+struct acs_cli_args {
+  const char *platform, *sched, *output;
+  int sched_given;             /* -s was given */
+  struct acs_strv workloads, sets, opts;
+  int no_sim, quiet;
+  double time_limit;
+  uint64_t seed;
+  char time_step_kv[64];       /* --time-step N as the option "time_step=N" */
+};
+struct option;
+/* What own_opt returns for an option that is not the command's. */
+#define ACS_CLI_NOT_MINE 2
+struct acs_cli_spec {
+  const char *common;          /* the codes of the common options taken, "pwsO..." */
+  const struct option *own;    /* the command's own long options, ending in {0}; or NULL */
+  const char *own_short;       /* its own short options ("j:"); or NULL */
+  const char *help;            /* printed by -h */
+  /* Handles an own option: ACS_OK, a negative code (message printed), or
+   * ACS_CLI_NOT_MINE. */
+  int (*own_opt)(void *ctx, int c, const char *arg);
+};
+/* Parses the options of argv into a (initialised by the caller: zeros and
+ * its defaults) and the command's own through spec->own_opt(ctx, ...); the
+ * operands are argv[optind..]. An unknown option or one lacking its value
+ * is a usage error of `cmd` (printed). ACS_OK, 1 after -h, or a negative
+ * code. */
+int acs_cli_parse(const char *cmd, int argc, char **argv, const struct acs_cli_spec *spec,
+                  struct acs_cli_args *a, void *ctx);
+
 /* --time-limit SEC (a positive number) and --seed N (a non-negative
  * integer) for subcommand `cmd`; a bad value is a usage error (printed). */
 int acs_cli_parse_seconds(const char *cmd, const char *opt, const char *text, double *out);
@@ -120,13 +168,6 @@ void acs_cli_print_rtab(FILE *f, const struct acs_rtab *t, const char *indent);
 /* The command line, space-joined, for the results file. */
 char *acs_cli_join_argv(int argc, char **argv);
 
-/* Growable array of strings for repeated options. */
-struct acs_strv {
-  char **v;
-  size_t n, cap;
-};
-int acs_strv_push(struct acs_strv *sv, char *s);
-void acs_strv_free(struct acs_strv *sv); /* frees the array, not the strings */
 
 /*
  * Set when SIGINT or SIGTERM arrives. Commands install the handlers first

@@ -1,7 +1,7 @@
 /*
  * test-sweep.c - trade-study building blocks: --vary parsing and the
  * cartesian product of platform variants (core/load/vary.c), the sweep's
- * worker wire format for schedules (cli/sweep_wire.c), run identities and
+ * worker wire format for schedules (sweep/wire.c), run identities and
  * `acsim merge` on hand-built files (report/runkey.c, report/merge.c), and
  * the content digest that identifies a workload (core/load/digest.c),
  * checked against the FIPS 180-2 examples and against sha256sum.
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/sweep_wire.h"
+#include "sweep/wire.h"
 #include "core/load/load.h"
 #include "core/sched/sched.h"
 #include "report/report.h"

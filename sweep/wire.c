@@ -1,6 +1,6 @@
 /*
- * sweep_wire.c - flattening schedules for the sweep's worker pipes (see
- * sweep_wire.h).
+ * wire.c - flattening schedules for the sweep's worker pipes (see
+ * wire.h).
  *
  * Layout: a header of counts and limits, then per resource its capacity and
  * name, per op its struct acs_sop (name pointer cleared) and name, the
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/sweep_wire.h"
+#include "sweep/wire.h"
 #include "core/proc.h"
 
 struct wire_hdr {
