@@ -38,7 +38,7 @@ static int has_short(int code)
   return strchr("pwsOoqh", code) != NULL;
 }
 
-static int common_opt(const char *cmd, int c, const char *arg, const char *help,
+static int common_opt(const char *cmd, int c, const char *arg, const struct acs_cli_spec *spec,
                       struct acs_cli_args *a)
 {
   switch (c) {
@@ -64,7 +64,10 @@ static int common_opt(const char *cmd, int c, const char *arg, const char *help,
   case ACS_OPT_MAX:
     return acs_cli_set_limit(cmd, arg) < 0 ? ACS_EINVAL : ACS_OK;
   default: /* ACS_OPT_HELP */
-    fputs(help, stdout);
+    if (spec->help)
+      fputs(spec->help, stdout);
+    else
+      spec->print_help();
     return 1;
   }
 }
@@ -96,7 +99,7 @@ int acs_cli_parse(const char *cmd, int argc, char **argv, const struct acs_cli_s
     if (c == ':')
       return acs_cli_usage(cmd, "option '%s' needs a value", argv[optind - 1]), ACS_EINVAL;
     if (c > 0 && c != '?' && strchr(spec->common, c))
-      err = common_opt(cmd, c, optarg, spec->help, a);
+      err = common_opt(cmd, c, optarg, spec, a);
     else if (c > 0 && c != '?' && spec->own_opt)
       err = spec->own_opt(ctx, c, optarg);
     else

@@ -135,6 +135,7 @@ struct acs_cli_spec {
   const struct option *own;    /* the command's own long options, ending in {0}; or NULL */
   const char *own_short;       /* its own short options ("j:"); or NULL */
   const char *help;            /* printed by -h */
+  void (*print_help)(void);    /* or this prints it, when help is NULL */
   /* Handles an own option: ACS_OK, a negative code (message printed), or
    * ACS_CLI_NOT_MINE. */
   int (*own_opt)(void *ctx, int c, const char *arg);

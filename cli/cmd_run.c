@@ -84,7 +84,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 {
   static const struct option own[] = {{"trace", required_argument, NULL, OPT_TRACE},
                                       {NULL, 0, NULL, 0}};
-  static const struct acs_cli_spec spec = {"pwsOSoNTRqhPML", own, NULL, run_help, own_opt};
+  static const struct acs_cli_spec spec = {
+    .common = "pwsOSoNTRqhPML", .own = own, .help = run_help, .own_opt = own_opt};
   int err;
 
   memset(a, 0, sizeof(*a));
@@ -239,12 +240,7 @@ static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t 
     int keep;
     if (!acs_sched_accepts(st->sel[k].ops, w->kind))
       continue;
-    acs_run_row_init(&row);
-    row.platform_id = pid;
-    row.workload_id = wid;
-    row.lower_bound_cycles = (double)bound;
-    row.ops = g.nops;
-    row.edges = g.nedges;
+    acs_job_row_init(&row, pid, wid, bound, &g);
     err = acs_job_run(&pb, &st->sel[k], &ctx, !st->args.c.no_sim, &s, &row, &keep);
     if (err == ACS_OK && keep && st->trace && !isnan(row.sim_makespan_cycles))
       err = add_trace(st, p, w->name, &s, &row);
@@ -380,7 +376,6 @@ int acs_cmd_run(int argc, char **argv)
 {
   struct run_state st;
   struct acs_diag d;
-  char *cmdline = NULL;
   int err, rc = ACS_EXIT_USAGE;
 
   memset(&st, 0, sizeof(st));
@@ -406,11 +401,8 @@ int acs_cmd_run(int argc, char **argv)
     goto out;
   }
   if (st.args.c.output) {
-    cmdline = acs_cli_join_argv(argc, argv);
-    if (acs_results_open(st.args.c.output, cmdline ? cmdline : "acsim run", &st.res, &d) < 0) {
-      acs_cli_error(&d);
+    if (acs_job_open_results("run", st.args.c.output, argc, argv, &st.res) < 0)
       goto out;
-    }
   }
   if (st.args.trace && acs_sim_trace_open(st.args.trace, &st.trace, &d) < 0) {
     acs_cli_error(&d);
@@ -423,14 +415,8 @@ int acs_cmd_run(int argc, char **argv)
     goto out;
   }
   /* Runs finished before an interrupt are kept: commit them. */
-  if (st.res) {
-    struct acs_results *res = st.res;
-    st.res = NULL;
-    if (acs_results_commit(res, &d) < 0) {
-      acs_cli_error(&d);
-      goto out;
-    }
-  }
+  if (st.res && acs_job_commit_results(&st.res) < 0)
+    goto out;
   if (st.trace) {
     struct acs_sim_trace *t = st.trace;
     st.trace = NULL;
@@ -447,7 +433,6 @@ int acs_cmd_run(int argc, char **argv)
     printf("%d run%s written to %s\n", st.nruns, st.nruns == 1 ? "" : "s", st.args.c.output);
   rc = acs_cli_interrupted ? ACS_EXIT_INTERRUPTED : st.nerror ? ACS_EXIT_FAIL : ACS_EXIT_OK;
 out:
-  free(cmdline);
   state_free(&st);
   return rc;
 }

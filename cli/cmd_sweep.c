@@ -199,7 +199,9 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
     {"shard", required_argument, NULL, OPT_SHARD},
     {"keep-schedules", optional_argument, NULL, OPT_KEEP},
     {NULL, 0, NULL, 0}};
-  static const struct acs_cli_spec spec = {"pwsOSoNTRqhML", own, "j:", sweep_help, own_opt};
+  static const struct acs_cli_spec spec = {
+    .common = "pwsOSoNTRqhML", .own = own, .own_short = "j:", .help = sweep_help,
+    .own_opt = own_opt};
   int err;
 
   memset(a, 0, sizeof(*a));

@@ -69,7 +69,8 @@ struct val_args {
 
 static int parse_args(int argc, char **argv, struct val_args *a)
 {
-  static const struct acs_cli_spec spec = {"sOSoTRqhPL", NULL, NULL, validate_help, NULL};
+  static const struct acs_cli_spec spec = {
+    .common = "sOSoTRqhPL", .help = validate_help};
   int err;
 
   memset(a, 0, sizeof(*a));
@@ -710,12 +711,7 @@ static int run_instance(struct val_state *st, const struct instance *in)
     int keep;
     if (!acs_sched_accepts(st->sel[k].ops, w->kind))
       continue;
-    acs_run_row_init(&row);
-    row.platform_id = pid;
-    row.workload_id = wid;
-    row.lower_bound_cycles = (double)bound;
-    row.ops = g.nops;
-    row.edges = g.nedges;
+    acs_job_row_init(&row, pid, wid, bound, &g);
     err = acs_job_run(&pb, &st->sel[k], &ctx, 0, &s, &row, &keep);
     if (err == ACS_OK && w->kind == ACS_WL_LOOP)
       count_modulo(st, in, k, &g, &s, &row, keep);
@@ -838,18 +834,13 @@ static int finish_output(struct val_state *st)
     acs_results_abort(res);
     return ACS_EIO;
   }
-  if (acs_results_commit(res, &d) < 0) {
-    acs_cli_error(&d);
-    return ACS_EIO;
-  }
-  return ACS_OK;
+  return acs_job_commit_results(&res) < 0 ? ACS_EIO : ACS_OK;
 }
 
 int acs_cmd_validate(int argc, char **argv)
 {
   struct val_state st;
   struct acs_diag d;
-  char *cmdline = NULL;
   int err = ACS_OK, rc = ACS_EXIT_USAGE;
   double t0 = acs_now_seconds();
 
@@ -865,11 +856,8 @@ int acs_cmd_validate(int argc, char **argv)
   if (select_schedulers(&st) < 0 || find_instances(&st) < 0)
     goto out;
   if (st.args.c.output) {
-    cmdline = acs_cli_join_argv(argc, argv);
-    if (acs_results_open(st.args.c.output, cmdline ? cmdline : "acsim validate", &st.res, &d) < 0) {
-      acs_cli_error(&d);
+    if (acs_job_open_results("validate", st.args.c.output, argc, argv, &st.res) < 0)
       goto out;
-    }
   }
   st.tty = !st.args.c.quiet && isatty(STDERR_FILENO);
   for (size_t i = 0; i < st.inst.n && !acs_cli_interrupted && err == ACS_OK; i++) {
@@ -895,7 +883,6 @@ int acs_cmd_validate(int argc, char **argv)
            st.args.c.output);
   rc = acs_cli_interrupted ? ACS_EXIT_INTERRUPTED : st.bug ? ACS_EXIT_FAIL : ACS_EXIT_OK;
 out:
-  free(cmdline);
   state_free(&st);
   return rc;
 }

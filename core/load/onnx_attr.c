@@ -63,6 +63,51 @@ static uint64_t le_bytes(const uint8_t *p, int n)
 }
 
 /*
+ * The checks shared by the readers of a constant tensor t below: a
+ * constant at all (`listed`: the value list of a Constant node is set), at
+ * most max values, a vector, of element type dt8 (8 bytes wide) or dt4 (4
+ * bytes), stored in the file, as many values as elements. ACS_OK with *tpp
+ * NULL for a Constant node's list (k->n values); else *tpp, the element
+ * width *w and the element count *e.
+ */
+static int const_check(struct rd *r, int32_t t, const char *what, int max, int listed, int dt8,
+                       int dt4, const char *holds, const TensorProto **tpp, int *w, int64_t *e)
+{
+  const struct konst *k = &r->k[t];
+  char tb[128];
+  masked(r->lg->t[t].name, tb, sizeof(tb));
+  *tpp = NULL;
+  if (!k->tp && !listed)
+    return nerr(r, ACS_EPARSE, "%s '%s' must be a constant (an initializer or a Constant "
+                "node)", what, tb);
+  if (!k->tp) {
+    if (k->n > (size_t)max)
+      return nerr(r, ACS_EPARSE, "%s '%s' has more than %d values", what, tb, max);
+    return ACS_OK;
+  }
+  const TensorProto *tp = k->tp;
+  int dt = tp->data_type;
+  *e = tp_elems(tp);
+  if (tp->n_dims > 1 || *e < 0 || *e > max)
+    return nerr(r, ACS_EPARSE, "%s '%s' must be a vector of at most %d values", what, tb, max);
+  if (dt != dt8 && dt != dt4)
+    return nerr(r, ACS_EPARSE, "%s '%s' must hold %s", what, tb, holds);
+  if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+    return nerr(r, ACS_EPARSE, "%s '%s' is stored outside the file", what, tb);
+  *w = dt == dt8 ? 8 : 4;
+  size_t have = tp->has_raw_data ? tp->raw_data.len / (size_t)*w
+              : dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? tp->n_int64_data
+              : dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT32 ? tp->n_int32_data
+              : dt == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE ? tp->n_double_data
+                                                            : tp->n_float_data;
+  if (have != (size_t)*e || (tp->has_raw_data && tp->raw_data.len % (size_t)*w))
+    return nerr(r, ACS_EPARSE, "%s '%s' has %zu values for %lld elements", what, tb, have,
+                (long long)*e);
+  *tpp = tp;
+  return ACS_OK;
+}
+
+/*
  * The integer values of constant tensor `t` (INT64 or INT32; a scalar or a
  * vector of at most `max` values) into out[0..*n).
  */
@@ -70,34 +115,19 @@ int acs__onnx_const_ints(struct rd *r, int32_t t, const char *what, int64_t *out
                          int *n)
 {
   const struct konst *k = &r->k[t];
-  char tb[128];
-  masked(r->lg->t[t].name, tb, sizeof(tb));
-  if (!k->tp && !k->ints)
-    return nerr(r, ACS_EPARSE, "%s '%s' must be a constant (an initializer or a Constant "
-                "node)", what, tb);
-  if (!k->tp) {
-    if (k->n > (size_t)max)
-      return nerr(r, ACS_EPARSE, "%s '%s' has more than %d values", what, tb, max);
+  const TensorProto *tp;
+  int64_t e = 0;
+  int w = 0;
+  int err = const_check(r, t, what, max, k->ints != NULL, ONNX__TENSOR_PROTO__DATA_TYPE__INT64,
+                        ONNX__TENSOR_PROTO__DATA_TYPE__INT32, "integers", &tp, &w, &e);
+  if (err < 0)
+    return err;
+  if (!tp) {
     for (size_t i = 0; i < k->n; i++)
       out[i] = k->ints[i];
     *n = (int)k->n;
     return ACS_OK;
   }
-  const TensorProto *tp = k->tp;
-  int64_t e = tp_elems(tp);
-  int dt = tp->data_type;
-  if (tp->n_dims > 1 || e < 0 || e > max)
-    return nerr(r, ACS_EPARSE, "%s '%s' must be a vector of at most %d values", what, tb, max);
-  if (dt != ONNX__TENSOR_PROTO__DATA_TYPE__INT64 && dt != ONNX__TENSOR_PROTO__DATA_TYPE__INT32)
-    return nerr(r, ACS_EPARSE, "%s '%s' must hold integers", what, tb);
-  if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-    return nerr(r, ACS_EPARSE, "%s '%s' is stored outside the file", what, tb);
-  int w = dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? 8 : 4;
-  size_t have = tp->has_raw_data ? tp->raw_data.len / (size_t)w
-              : w == 8 ? tp->n_int64_data : tp->n_int32_data;
-  if (have != (size_t)e || (tp->has_raw_data && tp->raw_data.len % (size_t)w))
-    return nerr(r, ACS_EPARSE, "%s '%s' has %zu values for %lld elements", what, tb, have,
-                (long long)e);
   for (int64_t i = 0; i < e; i++) {
     if (tp->has_raw_data) {
       uint64_t v = le_bytes(tp->raw_data.data + i * w, w);
@@ -115,34 +145,20 @@ int acs__onnx_const_floats(struct rd *r, int32_t t, const char *what, double *ou
                            int *n)
 {
   const struct konst *k = &r->k[t];
-  char tb[128];
-  masked(r->lg->t[t].name, tb, sizeof(tb));
-  if (!k->tp && !k->floats)
-    return nerr(r, ACS_EPARSE, "%s '%s' must be a constant (an initializer or a Constant "
-                "node)", what, tb);
-  if (!k->tp) {
-    if (k->n > (size_t)max)
-      return nerr(r, ACS_EPARSE, "%s '%s' has more than %d values", what, tb, max);
+  const TensorProto *tp;
+  int64_t e = 0;
+  int w = 0;
+  int err = const_check(r, t, what, max, k->floats != NULL, ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE,
+                        ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, "float or double values", &tp, &w,
+                        &e);
+  if (err < 0)
+    return err;
+  if (!tp) {
     for (size_t i = 0; i < k->n; i++)
       out[i] = k->floats[i];
     *n = (int)k->n;
     return ACS_OK;
   }
-  const TensorProto *tp = k->tp;
-  int64_t e = tp_elems(tp);
-  int dt = tp->data_type;
-  if (tp->n_dims > 1 || e < 0 || e > max)
-    return nerr(r, ACS_EPARSE, "%s '%s' must be a vector of at most %d values", what, tb, max);
-  if (dt != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT && dt != ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE)
-    return nerr(r, ACS_EPARSE, "%s '%s' must hold float or double values", what, tb);
-  if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-    return nerr(r, ACS_EPARSE, "%s '%s' is stored outside the file", what, tb);
-  int w = dt == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE ? 8 : 4;
-  size_t have = tp->has_raw_data ? tp->raw_data.len / (size_t)w
-              : w == 8 ? tp->n_double_data : tp->n_float_data;
-  if (have != (size_t)e || (tp->has_raw_data && tp->raw_data.len % (size_t)w))
-    return nerr(r, ACS_EPARSE, "%s '%s' has %zu values for %lld elements", what, tb, have,
-                (long long)e);
   for (int64_t i = 0; i < e; i++) {
     if (tp->has_raw_data) {
       uint64_t v = le_bytes(tp->raw_data.data + i * w, w);
