@@ -254,6 +254,11 @@ void acs_vary_format_value(double x, char *buf, size_t size);
  * finalized; on error *g is left destroyed.
  */
 
+/* A libxml2 generic error handler that drops the text: libxml2's encoding
+ * layer reports through the generic handler, which would print; the XML
+ * readers' structured handler has the error already. */
+void acs__xml_drop_generic(void *ctx, const char *msg, ...);
+
 /*
  * Records that the workload's load read `path`: hashes its content (a
  * second read; O(size)) into w->files. acs_workload_load notes the file it
