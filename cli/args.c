@@ -111,3 +111,15 @@ int acs_cli_parse(const char *cmd, int argc, char **argv, const struct acs_cli_s
   }
   return ACS_OK;
 }
+
+int acs_cli_started(int err, int *rc)
+{
+  if (err != ACS_OK) {
+    *rc = err > 0 ? ACS_EXIT_OK : ACS_EXIT_USAGE;
+    return 0;
+  }
+  /* From here on SIGINT and SIGTERM only set a flag that every phase
+   * checks: the finished runs are kept and the command exits 130. */
+  acs_cli_catch_signals();
+  return 1;
+}

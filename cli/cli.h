@@ -147,6 +147,11 @@ struct acs_cli_spec {
  * code. */
 int acs_cli_parse(const char *cmd, int argc, char **argv, const struct acs_cli_spec *spec,
                   struct acs_cli_args *a, void *ctx);
+/* How a running command starts, given what parsing its options returned
+ * (ACS_OK, 1 after -h, or an error): 0 to stop with *rc set (0 after -h, 2
+ * on an error); else 1, the signal handlers installed
+ * (acs_cli_catch_signals). */
+int acs_cli_started(int err, int *rc);
 
 /* --time-limit SEC (a positive number) and --seed N (a non-negative
  * integer) for subcommand `cmd`; a bad value is a usage error (printed). */

@@ -630,13 +630,8 @@ int acs_cmd_sweep(int argc, char **argv)
 
   memset(&sw, 0, sizeof(sw));
   acs_diag_init(&d);
-  if ((err = parse_args(argc, argv, &sw.a)) != ACS_OK) {
-    rc = err > 0 ? ACS_EXIT_OK : ACS_EXIT_USAGE;
+  if (!acs_cli_started(parse_args(argc, argv, &sw.a), &rc))
     goto out;
-  }
-  /* From here on SIGINT and SIGTERM only set a flag (inherited by the
-   * workers): every phase checks it and the finished runs are kept. */
-  acs_cli_catch_signals();
   signal(SIGPIPE, SIG_IGN);
   if ((err = setup(&sw)) < 0) {
     /* Every other failure printed its own one-line message. */

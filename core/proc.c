@@ -7,16 +7,18 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "core/proc.h"
 
-int acs_write_all(int fd, const void *buf, size_t len)
+/* write() or, on a socket (`sock`), send() without SIGPIPE, until done. */
+static int put_all(int fd, const void *buf, size_t len, int sock)
 {
   const char *p = buf;
 
   while (len > 0) {
-    ssize_t w = write(fd, p, len);
+    ssize_t w = sock ? send(fd, p, len, MSG_NOSIGNAL) : write(fd, p, len);
     if (w < 0 && errno == EINTR)
       continue;
     if (w <= 0)
@@ -25,6 +27,16 @@ int acs_write_all(int fd, const void *buf, size_t len)
     len -= (size_t)w;
   }
   return 0;
+}
+
+int acs_write_all(int fd, const void *buf, size_t len)
+{
+  return put_all(fd, buf, len, 0);
+}
+
+int acs_send_all(int fd, const void *buf, size_t len)
+{
+  return put_all(fd, buf, len, 1);
 }
 
 int acs_read_all(int fd, void *buf, size_t len)

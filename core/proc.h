@@ -11,6 +11,8 @@
 /* write() until all len bytes are written, retrying on EINTR and short
  * writes. 0, or -1 on an error or a write that makes no progress. */
 int acs_write_all(int fd, const void *buf, size_t len);
+/* The same on a socket, with send(): a closed peer is -1, not SIGPIPE. */
+int acs_send_all(int fd, const void *buf, size_t len);
 
 /* read() exactly len bytes, retrying on EINTR and short reads. 0 ok, 1 at
  * end of file before any byte, -1 on an error or end of file midway. */

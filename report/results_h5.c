@@ -339,9 +339,30 @@ out_with_file:
 
 /* ---- attributes ---- */
 
+/* Writes the scalar attribute `name` of loc (replacing one there). */
+static int attr_set_scalar(hid_t loc, const char *name, hid_t type, const void *value)
+{
+  hid_t space, attr;
+  int rc = ACS_EIO;
+
+  if (H5Aexists(loc, name) > 0 && H5Adelete(loc, name) < 0)
+    return ACS_EIO;
+  space = H5Screate(H5S_SCALAR);
+  if (space < 0)
+    return ACS_EIO;
+  attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  if (attr >= 0) {
+    if (H5Awrite(attr, type, value) >= 0)
+      rc = ACS_OK;
+    H5Aclose(attr);
+  }
+  H5Sclose(space);
+  return rc;
+}
+
 int acs__h5_attr_set_str(hid_t loc, const char *name, const char *value)
 {
-  hid_t type, space, attr;
+  hid_t type;
   size_t len = strlen(value);
   int rc = ACS_EIO;
 
@@ -350,20 +371,9 @@ int acs__h5_attr_set_str(hid_t loc, const char *name, const char *value)
   type = H5Tcopy(H5T_C_S1);
   if (type < 0)
     return ACS_EIO;
-  if (H5Tset_size(type, len + 1) < 0 || H5Tset_strpad(type, H5T_STR_NULLTERM) < 0 ||
-      H5Tset_cset(type, H5T_CSET_UTF8) < 0)
-    goto out_with_type;
-  space = H5Screate(H5S_SCALAR);
-  if (space < 0)
-    goto out_with_type;
-  attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  if (attr >= 0) {
-    if (H5Awrite(attr, type, value) >= 0)
-      rc = ACS_OK;
-    H5Aclose(attr);
-  }
-  H5Sclose(space);
-out_with_type:
+  if (H5Tset_size(type, len + 1) >= 0 && H5Tset_strpad(type, H5T_STR_NULLTERM) >= 0 &&
+      H5Tset_cset(type, H5T_CSET_UTF8) >= 0)
+    rc = attr_set_scalar(loc, name, type, value);
   H5Tclose(type);
   return rc;
 }
@@ -437,26 +447,6 @@ out_with_attr:
   if (type >= 0)
     H5Tclose(type);
   H5Aclose(attr);
-  return rc;
-}
-
-static int attr_set_scalar(hid_t loc, const char *name, hid_t type, const void *value)
-{
-  hid_t space, attr;
-  int rc = ACS_EIO;
-
-  if (H5Aexists(loc, name) > 0 && H5Adelete(loc, name) < 0)
-    return ACS_EIO;
-  space = H5Screate(H5S_SCALAR);
-  if (space < 0)
-    return ACS_EIO;
-  attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  if (attr >= 0) {
-    if (H5Awrite(attr, type, value) >= 0)
-      rc = ACS_OK;
-    H5Aclose(attr);
-  }
-  H5Sclose(space);
   return rc;
 }
 

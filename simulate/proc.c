@@ -94,23 +94,6 @@ static int make_pipe(int fds[2])
   return 0;
 }
 
-/* Sends len bytes on a socket without raising SIGPIPE. */
-static int send_all(int fd, const void *buf, size_t len)
-{
-  const char *p = buf;
-
-  while (len > 0) {
-    ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    p += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
 /* ---- the zygote and the simulation process (children) ---- */
 
 /* Receives a request and its three descriptors (plan, result, output).
@@ -238,7 +221,7 @@ static void zygote_main(const struct zygote *z, int sock, int out, int stack_kib
     dup2(null, STDERR_FILENO);
     close(null);
   }
-  if (send_all(sock, &ready, 1) < 0)
+  if (acs_send_all(sock, &ready, 1) < 0)
     _exit(0);
   for (;;) {
     struct zmsg msg = {0, 0};
@@ -254,14 +237,14 @@ static void zygote_main(const struct zygote *z, int sock, int out, int stack_kib
     close(fds[0]), close(fds[1]), close(fds[2]);
     msg.pid = (int32_t)pid;
     msg.status = pid < 0 ? errno : 0;
-    if (send_all(sock, &msg, sizeof(msg)) < 0)
+    if (acs_send_all(sock, &msg, sizeof(msg)) < 0)
       _exit(0);
     if (pid < 0)
       continue;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
       ;
     msg.status = st;
-    if (send_all(sock, &msg, sizeof(msg)) < 0)
+    if (acs_send_all(sock, &msg, sizeof(msg)) < 0)
       _exit(0);
   }
 }
