@@ -36,6 +36,22 @@ int acs_cmd_workload(int argc, char **argv);
   "                        (FILE.sare:N=8..64*2 sets parameters); a suite .txt\n" \
   "                        lists one workload path per line\n"
 
+/* The --help lines of the options run, sweep and validate share. */
+#define ACS_CLI_HELP_TIME_LIMIT \
+  "      --time-limit SEC  seconds per run for schedulers that search (ilp, strip)\n"
+#define ACS_CLI_HELP_TIME_STEP \
+  "      --time-step N     ilp: round durations up to N-cycle steps (-O time_step=N)\n" \
+  "                        default: automatic, a few hundred steps\n"
+#define ACS_CLI_HELP_SIM_TIMEOUT \
+  "      --sim-timeout SEC limit on a simulation's CPU time (0 = none; default\n" \
+  "                        10 s + 1 ms per op + 0.1 ms per dependency)\n"
+#define ACS_CLI_HELP_SEED_MAX_QUIET \
+  "      --seed N          seed for randomized schedulers (default 1)\n" \
+  "      --max K=N         raise a limit on what an input may cost (ops, edges,\n" \
+  "                        bytes, isl_ops; docs/fuzzing.md), for the whole command\n" \
+  "  -q, --quiet           no warnings or progress on stderr (errors still print)\n" \
+  "  -h, --help            this help\n"
+
 /* "acsim: file:line:col: msg" on stderr. */
 void acs_cli_error(const struct acs_diag *d);
 void acs_cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

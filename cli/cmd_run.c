@@ -39,16 +39,10 @@ static const char run_help[] =
   "      --no-sim          do not simulate (the simulated columns stay NaN)\n"
   "      --trace FILE      write the simulated runs as Chrome Trace Event JSON\n"
   "                        (Perfetto, chrome://tracing): one process per run\n"
-  "      --time-limit SEC  seconds per run for schedulers that search (ilp, strip)\n"
-  "      --time-step N     ilp: round durations up to N-cycle steps (-O time_step=N)\n"
-  "                        default: automatic, a few hundred steps\n"
-  "      --sim-timeout SEC limit on a simulation's CPU time (0 = none; default\n"
-  "                        10 s + 1 ms per op + 0.1 ms per dependency)\n"
-  "      --seed N          seed for randomized schedulers (default 1)\n"
-  "      --max K=N         raise a limit on what an input may cost (ops, edges,\n"
-  "                        bytes, isl_ops; docs/fuzzing.md), for the whole command\n"
-  "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
-  "  -h, --help            this help\n"
+  ACS_CLI_HELP_TIME_LIMIT
+  ACS_CLI_HELP_TIME_STEP
+  ACS_CLI_HELP_SIM_TIMEOUT
+  ACS_CLI_HELP_SEED_MAX_QUIET
   "\n"
   "Barriers: when the platform sets barriers > 0 (e.g. --set barriers=8, and\n"
   "barrier_slots, 0 = unlimited), every schedule gets a barrier program (an\n"
@@ -318,22 +312,11 @@ static void state_free(struct run_state *st)
 
 static int select_schedulers(struct run_state *st)
 {
-  const struct acs_sched_ops **ops;
-  size_t n;
-  int err;
+  int err = acs_job_select("run", st->args.c.sched, &st->sel, &st->nsel, NULL);
 
-  if ((err = acs_cli_parse_schedulers("run", st->args.c.sched, &ops, &n)) < 0)
-    return err;
-  st->sel = calloc(n, sizeof(*st->sel));
-  if (!st->sel) {
-    free(ops);
-    return ACS_ENOMEM;
-  }
-  for (size_t i = 0; i < n; i++)
-    st->sel[i].ops = ops[i];
-  st->nsel = n;
-  free(ops);
-  return acs_job_bind_options("run", st->sel, st->nsel, st->args.c.opts.v, st->args.c.opts.n);
+  return err < 0 ? err
+                 : acs_job_bind_options("run", st->sel, st->nsel, st->args.c.opts.v,
+                                        st->args.c.opts.n);
 }
 
 /* Nothing silently skipped: a scheduler named with -s that takes none of
@@ -380,13 +363,8 @@ int acs_cmd_run(int argc, char **argv)
 
   memset(&st, 0, sizeof(st));
   acs_diag_init(&d);
-  if ((err = parse_args(argc, argv, &st.args)) != ACS_OK) {
-    rc = err > 0 ? ACS_EXIT_OK : ACS_EXIT_USAGE;
+  if (!acs_cli_started(parse_args(argc, argv, &st.args), &rc))
     goto out;
-  }
-  /* From here on Ctrl-C (or SIGTERM) only sets a flag: every phase checks
-   * it, so the command keeps what finished and exits 130 within a second. */
-  acs_cli_catch_signals();
   if (select_schedulers(&st) < 0 ||
       acs_cli_load_platforms(st.args.c.platform, st.args.c.sets.v, st.args.c.sets.n, &st.plats) < 0 ||
       acs_cli_expand_workloads(st.args.c.workloads.v, st.args.c.workloads.n, &st.paths, &st.npaths) < 0 ||

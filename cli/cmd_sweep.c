@@ -65,14 +65,9 @@ static const char sweep_help[] =
   "                        or extremes (default: the runs that set a new best or\n"
   "                        worst makespan of their workload, for the report)\n"
   "      --no-sim          do not simulate (the simulated columns stay NaN)\n"
-  "      --time-limit SEC  seconds per run for schedulers that search (ilp, strip)\n"
-  "      --sim-timeout SEC limit on a simulation's CPU time (0 = none; default\n"
-  "                        10 s + 1 ms per op + 0.1 ms per dependency)\n"
-  "      --seed N          seed for randomized schedulers (default 1)\n"
-  "      --max K=N         raise a limit on what an input may cost (ops, edges,\n"
-  "                        bytes, isl_ops; docs/fuzzing.md), for the whole command\n"
-  "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
-  "  -h, --help            this help\n"
+  ACS_CLI_HELP_TIME_LIMIT
+  ACS_CLI_HELP_SIM_TIMEOUT
+  ACS_CLI_HELP_SEED_MAX_QUIET
   "\n"
   "With no -p, -w and --vary it runs the default study: platforms/default.csv,\n"
   "workloads/suites/default.txt, --vary cmx_kib=128..4096*2 --vary barriers=0,4..32*2\n"

@@ -48,14 +48,9 @@ static const char validate_help[] =
   "      --set K=V         override a platform parameter on every row\n"
   "                        (one row of built-in defaults: acsim platform --help)\n"
   "  -o, --output FILE     append every run to /runs and the figures to /validation\n"
-  "      --time-limit SEC  seconds per run for schedulers that search (ilp, strip)\n"
-  "      --time-step N     ilp: round durations up to N-cycle steps (-O time_step=N)\n"
-  "                        default: automatic, a few hundred steps\n"
-  "      --seed N          seed for randomized schedulers (default 1)\n"
-  "      --max K=N         raise a limit on what an input may cost (ops, edges,\n"
-  "                        bytes, isl_ops; docs/fuzzing.md), for the whole command\n"
-  "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
-  "  -h, --help            this help\n"
+  ACS_CLI_HELP_TIME_LIMIT
+  ACS_CLI_HELP_TIME_STEP
+  ACS_CLI_HELP_SEED_MAX_QUIET
   "\n"
   "Where only bounds are known, deviations are from the lower bound. Exit 0;\n"
   "1 when a run is below a proven optimum or lower bound, or ends in error;\n"
@@ -746,20 +741,11 @@ static int check_fit(const struct val_state *st, const struct acs_sched_ops **op
 static int select_schedulers(struct val_state *st)
 {
   const struct acs_sched_ops **ops;
-  size_t n;
   int err;
 
-  if ((err = acs_cli_parse_schedulers("validate", st->args.c.sched, &ops, &n)) < 0)
+  if ((err = acs_job_select("validate", st->args.c.sched, &st->sel, &st->nsel, &ops)) < 0)
     return err;
-  st->sel = calloc(n + 1, sizeof(*st->sel));
-  if (!st->sel) {
-    free(ops);
-    return ACS_ENOMEM;
-  }
-  for (size_t i = 0; i < n; i++)
-    st->sel[i].ops = ops[i];
-  st->nsel = n;
-  err = check_fit(st, ops, n);
+  err = check_fit(st, ops, st->nsel);
   free(ops);
   if (err < 0)
     return err;
@@ -846,13 +832,8 @@ int acs_cmd_validate(int argc, char **argv)
 
   memset(&st, 0, sizeof(st));
   acs_diag_init(&d);
-  if ((err = parse_args(argc, argv, &st.args)) != ACS_OK) {
-    rc = err > 0 ? ACS_EXIT_OK : ACS_EXIT_USAGE;
+  if (!acs_cli_started(parse_args(argc, argv, &st.args), &rc))
     goto out;
-  }
-  /* From here on SIGINT and SIGTERM only set a flag that every phase
-   * checks: the finished runs are kept and the command exits 130. */
-  acs_cli_catch_signals();
   if (select_schedulers(&st) < 0 || find_instances(&st) < 0)
     goto out;
   if (st.args.c.output) {

@@ -457,3 +457,26 @@ int acs_job_commit_results(struct acs_results **res)
     acs_cli_error(&d);
   return err;
 }
+
+int acs_job_select(const char *cmd, const char *spec, struct acs_sched_sel **sel, size_t *nsel,
+                   const struct acs_sched_ops ***ops)
+{
+  const struct acs_sched_ops **o;
+  size_t n;
+  int err;
+
+  if ((err = acs_cli_parse_schedulers(cmd, spec, &o, &n)) < 0)
+    return err;
+  if (!(*sel = calloc(n + 1, sizeof(**sel)))) {
+    free(o);
+    return ACS_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++)
+    (*sel)[i].ops = o[i];
+  *nsel = n;
+  if (ops)
+    *ops = o;
+  else
+    free(o);
+  return ACS_OK;
+}

@@ -16,6 +16,12 @@ struct acs_sched_sel {
   void *opts;
 };
 
+/* The schedulers of -s `spec` (acs_cli_parse_schedulers, errors printed)
+ * as *sel[0 .. *nsel), options not bound yet; their ops in *ops (free it)
+ * when ops is not NULL. */
+int acs_job_select(const char *cmd, const char *spec, struct acs_sched_sel **sel, size_t *nsel,
+                   const struct acs_sched_ops ***ops);
+
 /* Allocates every sel[i].opts with defaults and applies the -O key=value
  * strings; an option no selected scheduler has is a usage error of `cmd`
  * (message printed). Returns ACS_OK or a negative code. */

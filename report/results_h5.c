@@ -420,32 +420,48 @@ static int read_fixed_str(hid_t attr, H5T_cset_t cset, size_t len, char *buf, si
   return rc;
 }
 
-int acs__h5_attr_get_str(hid_t loc, const char *name, char *buf, size_t size)
+/* Opens the attribute `name` of loc when it is one value of class cls (or
+ * also): ACS_OK with *attr and *type open (close both), ACS_ENOTFOUND, or
+ * ACS_EFORMAT. */
+static int attr_open_scalar(hid_t loc, const char *name, int cls, int also, hid_t *attr,
+                            hid_t *type)
 {
-  hid_t attr, type, space;
-  int rc = ACS_EFORMAT;
+  hid_t space;
+  int ok;
 
   if (H5Aexists(loc, name) <= 0)
     return ACS_ENOTFOUND;
-  attr = H5Aopen(loc, name, H5P_DEFAULT);
-  if (attr < 0)
+  *attr = H5Aopen(loc, name, H5P_DEFAULT);
+  if (*attr < 0)
     return ACS_EFORMAT;
-  type = H5Aget_type(attr);
-  space = H5Aget_space(attr);
-  if (type < 0 || space < 0 || H5Tget_class(type) != H5T_STRING ||
-      H5Sget_simple_extent_npoints(space) != 1)
-    goto out_with_attr;
-  if (H5Tget_cset(type) == H5T_CSET_ERROR)
-    goto out_with_attr;
-  if (H5Tis_variable_str(type) > 0)
-    rc = read_vlen_str(attr, H5Tget_cset(type), buf, size);
-  else
-    rc = read_fixed_str(attr, H5Tget_cset(type), H5Tget_size(type), buf, size);
-out_with_attr:
+  *type = H5Aget_type(*attr);
+  space = H5Aget_space(*attr);
+  ok = *type >= 0 && space >= 0 &&
+       ((int)H5Tget_class(*type) == cls || (int)H5Tget_class(*type) == also) &&
+       H5Sget_simple_extent_npoints(space) == 1;
   if (space >= 0)
     H5Sclose(space);
-  if (type >= 0)
-    H5Tclose(type);
+  if (ok)
+    return ACS_OK;
+  if (*type >= 0)
+    H5Tclose(*type);
+  H5Aclose(*attr);
+  return ACS_EFORMAT;
+}
+
+int acs__h5_attr_get_str(hid_t loc, const char *name, char *buf, size_t size)
+{
+  hid_t attr, type;
+  int rc = attr_open_scalar(loc, name, H5T_STRING, H5T_STRING, &attr, &type);
+
+  if (rc < 0)
+    return rc;
+  rc = ACS_EFORMAT;
+  if (H5Tget_cset(type) != H5T_CSET_ERROR)
+    rc = H5Tis_variable_str(type) > 0
+           ? read_vlen_str(attr, H5Tget_cset(type), buf, size)
+           : read_fixed_str(attr, H5Tget_cset(type), H5Tget_size(type), buf, size);
+  H5Tclose(type);
   H5Aclose(attr);
   return rc;
 }
@@ -466,28 +482,17 @@ int acs__h5_attr_set_f64(hid_t loc, const char *name, double value)
 }
 
 /* Reads the scalar attribute `name` of loc as mem, when its class is
- * class_ok or (unless -1) class_also. */
+ * class_ok or class_also. */
 static int attr_get_scalar(hid_t loc, const char *name, hid_t mem, int class_ok, int class_also,
                            void *value)
 {
-  hid_t attr, type, space;
-  int rc = ACS_EFORMAT;
+  hid_t attr, type;
+  int rc = attr_open_scalar(loc, name, class_ok, class_also, &attr, &type);
 
-  if (H5Aexists(loc, name) <= 0)
-    return ACS_ENOTFOUND;
-  attr = H5Aopen(loc, name, H5P_DEFAULT);
-  if (attr < 0)
-    return ACS_EFORMAT;
-  type = H5Aget_type(attr);
-  space = H5Aget_space(attr);
-  if (type >= 0 && space >= 0 &&
-      ((int)H5Tget_class(type) == class_ok || (int)H5Tget_class(type) == class_also) &&
-      H5Sget_simple_extent_npoints(space) == 1 && H5Aread(attr, mem, value) >= 0)
-    rc = ACS_OK;
-  if (space >= 0)
-    H5Sclose(space);
-  if (type >= 0)
-    H5Tclose(type);
+  if (rc < 0)
+    return rc;
+  rc = H5Aread(attr, mem, value) >= 0 ? ACS_OK : ACS_EFORMAT;
+  H5Tclose(type);
   H5Aclose(attr);
   return rc;
 }
