@@ -311,6 +311,10 @@ int acs__parse_int(const char *path, int line, int col, const char *text, const 
 /* Token t as acs__parse_int does, located at the token's column. */
 int acs__tok_int(const char *path, int line, const struct acs__tok *t, const char *what,
                  int64_t min, int64_t max, int64_t *out, struct acs_diag *d);
+/* Token k of a line reader r (a struct with path, lr and tok, as the
+ * PSPLIB and STG readers have) as a quantity, at most ACS_QTY_MAX. */
+#define ACS__RTOK_INT(r, k, what, min, out, d) \
+  acs__tok_int((r)->path, (r)->lr.line, &(r)->tok[k], what, min, ACS_QTY_MAX, out, d)
 
 /*
  * A name -> id index (open addressing, FNV-1a): O(1) expected per call.
