@@ -36,6 +36,22 @@ int acs_cmd_workload(int argc, char **argv);
   "                        (FILE.sare:N=8..64*2 sets parameters); a suite .txt\n" \
   "                        lists one workload path per line\n"
 
+/* The --help lines of the options run, sweep and validate share. */
+#define ACS_CLI_HELP_TIME_LIMIT \
+  "      --time-limit SEC  seconds per run for schedulers that search (ilp, strip)\n"
+#define ACS_CLI_HELP_TIME_STEP \
+  "      --time-step N     ilp: round durations up to N-cycle steps (-O time_step=N)\n" \
+  "                        default: automatic, a few hundred steps\n"
+#define ACS_CLI_HELP_SIM_TIMEOUT \
+  "      --sim-timeout SEC limit on a simulation's CPU time (0 = none; default\n" \
+  "                        10 s + 1 ms per op + 0.1 ms per dependency)\n"
+#define ACS_CLI_HELP_SEED_MAX_QUIET \
+  "      --seed N          seed for randomized schedulers (default 1)\n" \
+  "      --max K=N         raise a limit on what an input may cost (ops, edges,\n" \
+  "                        bytes, isl_ops; docs/fuzzing.md), for the whole command\n" \
+  "  -q, --quiet           no warnings or progress on stderr (errors still print)\n" \
+  "  -h, --help            this help\n"
+
 /* "acsim: file:line:col: msg" on stderr. */
 void acs_cli_error(const struct acs_diag *d);
 void acs_cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -57,16 +73,6 @@ struct acs_cli_platforms {
 };
 int acs_cli_load_platforms(const char *path, char **sets, size_t nsets,
                            struct acs_cli_platforms *out);
-
-/* The /workloads row of w: name, path, kind, digest, and the size of its
- * graph (ops, edges) when that does not depend on the platform (an op
- * graph, PSPLIB, STG); -1 for the kinds whose graph does (a DNN tiles to
- * the CMX, a loop unrolls, SDF graphs and recurrence equations follow the
- * platform), whose runs keep their own size in /runs. So the row is the
- * same whatever platform, and whichever run, stores it first. */
-struct acs_workload_row;
-void acs_cli_workload_row(const struct acs_workload *w, int64_t ops, int64_t edges,
-                          struct acs_workload_row *row);
 
 /* Workload paths from -w arguments: a .txt argument is a suite. */
 int acs_cli_expand_workloads(char **args, size_t nargs, char ***paths, size_t *n);
@@ -99,6 +105,70 @@ int acs_cli_fit_workloads(const char *cmd, const struct acs_sched_ops *const *op
                           struct acs_workload *const *wls, size_t nwl, int named, int quiet,
                           struct acs_cli_fit *fit);
 
+/* Growable array of strings for repeated options. */
+struct acs_strv {
+  char **v;
+  size_t n, cap;
+};
+int acs_strv_push(struct acs_strv *sv, char *s);
+void acs_strv_free(struct acs_strv *sv); /* frees the array, not the strings */
+
+/*
+ * The command line of the commands that run schedulers (run, sweep,
+ * validate, args.c): one table of the options they share, each command
+ * taking those whose codes it names, plus its own.
+ */
+enum {
+  ACS_OPT_PLATFORM = 'p',      /* -p, --platform FILE */
+  ACS_OPT_WORKLOAD = 'w',      /* -w, --workload FILE (repeatable) */
+  ACS_OPT_SCHED = 's',         /* -s, --sched LIST */
+  ACS_OPT_OPTION = 'O',        /* -O, --option K=V (repeatable) */
+  ACS_OPT_SET = 'S',           /* --set K=V (repeatable) */
+  ACS_OPT_OUTPUT = 'o',        /* -o, --output FILE */
+  ACS_OPT_NO_SIM = 'N',        /* --no-sim */
+  ACS_OPT_TIME_LIMIT = 'T',    /* --time-limit SEC */
+  ACS_OPT_SEED = 'R',          /* --seed N */
+  ACS_OPT_QUIET = 'q',         /* -q, --quiet */
+  ACS_OPT_HELP = 'h',          /* -h, --help: prints the help */
+  ACS_OPT_TIME_STEP = 'P',     /* --time-step N: -O time_step=N */
+  ACS_OPT_SIM_TIMEOUT = 'M',   /* --sim-timeout SEC (acs_job_sim_timeout) */
+  ACS_OPT_MAX = 'L',           /* --max K=N (acs_cli_set_limit) */
+};
+struct acs_cli_args {
+  const char *platform, *sched, *output;
+  int sched_given;             /* -s was given */
+  struct acs_strv workloads, sets, opts;
+  int no_sim, quiet;
+  double time_limit;
+  uint64_t seed;
+  char time_step_kv[64];       /* --time-step N as the option "time_step=N" */
+};
+struct option;
+/* What own_opt returns for an option that is not the command's. */
+#define ACS_CLI_NOT_MINE 2
+struct acs_cli_spec {
+  const char *common;          /* the codes of the common options taken, "pwsO..." */
+  const struct option *own;    /* the command's own long options, ending in {0}; or NULL */
+  const char *own_short;       /* its own short options ("j:"); or NULL */
+  const char *help;            /* printed by -h */
+  void (*print_help)(void);    /* or this prints it, when help is NULL */
+  /* Handles an own option: ACS_OK, a negative code (message printed), or
+   * ACS_CLI_NOT_MINE. */
+  int (*own_opt)(void *ctx, int c, const char *arg);
+};
+/* Parses the options of argv into a (initialised by the caller: zeros and
+ * its defaults) and the command's own through spec->own_opt(ctx, ...); the
+ * operands are argv[optind..]. An unknown option or one lacking its value
+ * is a usage error of `cmd` (printed). ACS_OK, 1 after -h, or a negative
+ * code. */
+int acs_cli_parse(const char *cmd, int argc, char **argv, const struct acs_cli_spec *spec,
+                  struct acs_cli_args *a, void *ctx);
+/* How a running command starts, given what parsing its options returned
+ * (ACS_OK, 1 after -h, or an error): 0 to stop with *rc set (0 after -h, 2
+ * on an error); else 1, the signal handlers installed
+ * (acs_cli_catch_signals). */
+int acs_cli_started(int err, int *rc);
+
 /* --time-limit SEC (a positive number) and --seed N (a non-negative
  * integer) for subcommand `cmd`; a bad value is a usage error (printed). */
 int acs_cli_parse_seconds(const char *cmd, const char *opt, const char *text, double *out);
@@ -120,13 +190,6 @@ void acs_cli_print_rtab(FILE *f, const struct acs_rtab *t, const char *indent);
 /* The command line, space-joined, for the results file. */
 char *acs_cli_join_argv(int argc, char **argv);
 
-/* Growable array of strings for repeated options. */
-struct acs_strv {
-  char **v;
-  size_t n, cap;
-};
-int acs_strv_push(struct acs_strv *sv, char *s);
-void acs_strv_free(struct acs_strv *sv); /* frees the array, not the strings */
 
 /*
  * Set when SIGINT or SIGTERM arrives. Commands install the handlers first

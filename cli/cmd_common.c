@@ -123,21 +123,6 @@ out_with_rows:
   return err;
 }
 
-void acs_cli_workload_row(const struct acs_workload *w, int64_t ops, int64_t edges,
-                          struct acs_workload_row *row)
-{
-  int fixed = w->graph && w->kind != ACS_WL_DNN && !(w->model_ops && w->model_ops->build);
-
-  memset(row, 0, sizeof(*row));
-  row->workload_id = -1;
-  snprintf(row->name, sizeof(row->name), "%s", w->name);
-  snprintf(row->path, sizeof(row->path), "%s", w->path);
-  snprintf(row->kind, sizeof(row->kind), "%s", acs_wl_kind_name(w->kind));
-  snprintf(row->digest, sizeof(row->digest), "%s", w->digest);
-  row->ops = fixed ? ops : -1;
-  row->edges = fixed ? edges : -1;
-}
-
 static int ends_with(const char *s, const char *suffix)
 {
   size_t n = strlen(s), m = strlen(suffix);

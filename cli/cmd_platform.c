@@ -88,44 +88,40 @@ static int print_rows(const struct acs_cli_platforms *plats, const char *row, in
   return shown ? ACS_EXIT_OK : ACS_EXIT_USAGE;
 }
 
+struct platform_opts {
+  const char *row;
+  int xml;
+};
+
+static int own_opt(void *ctx, int c, const char *arg)
+{
+  struct platform_opts *o = ctx;
+
+  if (c == 'r')
+    o->row = arg;
+  else if (c == 'x')
+    o->xml = 1;
+  else
+    return ACS_CLI_NOT_MINE;
+  return ACS_OK;
+}
+
 int acs_cmd_platform(int argc, char **argv)
 {
-  static const struct option longopts[] = {
-    {"set", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'},
+  static const struct option own[] = {
     {"row", required_argument, NULL, 'r'}, {"simgrid-xml", no_argument, NULL, 'x'},
     {NULL, 0, NULL, 0}};
-  const char *row = NULL;
-  int xml = 0;
-  struct acs_strv sets = {0};
+  static const struct acs_cli_spec spec = {
+    .common = "Sh", .own = own, .print_help = print_help, .own_opt = own_opt};
+  struct platform_opts o = {NULL, 0};
+  struct acs_cli_args a = {0};
   struct acs_cli_platforms plats;
   const char *path = NULL;
-  int c, rc = ACS_EXIT_USAGE;
+  int err, rc = ACS_EXIT_USAGE;
 
-  opterr = 0;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'S':
-      if (acs_strv_push(&sets, optarg) < 0)
-        goto out;
-      break;
-    case 'r':
-      row = optarg;
-      break;
-    case 'x':
-      xml = 1;
-      break;
-    case 'h':
-      print_help();
-      rc = ACS_EXIT_OK;
-      goto out;
-    case ':':
-      rc = acs_cli_usage("platform", "option '%s' needs a value", argv[optind - 1]);
-      goto out;
-    default:
-      rc = acs_cli_usage("platform", "unknown option '%s'", argv[optind - 1]);
-      goto out;
-    }
+  if ((err = acs_cli_parse("platform", argc, argv, &spec, &a, &o)) != ACS_OK) {
+    rc = err > 0 ? ACS_EXIT_OK : ACS_EXIT_USAGE;
+    goto out;
   }
   if (optind < argc)
     path = argv[optind++];
@@ -133,11 +129,11 @@ int acs_cmd_platform(int argc, char **argv)
     rc = acs_cli_usage("platform", "unexpected argument '%s'", argv[optind]);
     goto out;
   }
-  if (acs_cli_load_platforms(path, sets.v, sets.n, &plats) < 0)
+  if (acs_cli_load_platforms(path, a.sets.v, a.sets.n, &plats) < 0)
     goto out;
-  rc = print_rows(&plats, row, xml);
+  rc = print_rows(&plats, o.row, o.xml);
   free(plats.rows);
 out:
-  acs_strv_free(&sets);
+  acs_strv_free(&a.sets);
   return rc;
 }

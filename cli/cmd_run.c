@@ -39,16 +39,10 @@ static const char run_help[] =
   "      --no-sim          do not simulate (the simulated columns stay NaN)\n"
   "      --trace FILE      write the simulated runs as Chrome Trace Event JSON\n"
   "                        (Perfetto, chrome://tracing): one process per run\n"
-  "      --time-limit SEC  seconds per run for schedulers that search (ilp, strip)\n"
-  "      --time-step N     ilp: round durations up to N-cycle steps (-O time_step=N)\n"
-  "                        default: automatic, a few hundred steps\n"
-  "      --sim-timeout SEC limit on a simulation's CPU time (0 = none; default\n"
-  "                        10 s + 1 ms per op + 0.1 ms per dependency)\n"
-  "      --seed N          seed for randomized schedulers (default 1)\n"
-  "      --max K=N         raise a limit on what an input may cost (ops, edges,\n"
-  "                        bytes, isl_ops; docs/fuzzing.md), for the whole command\n"
-  "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
-  "  -h, --help            this help\n"
+  ACS_CLI_HELP_TIME_LIMIT
+  ACS_CLI_HELP_TIME_STEP
+  ACS_CLI_HELP_SIM_TIMEOUT
+  ACS_CLI_HELP_SEED_MAX_QUIET
   "\n"
   "Barriers: when the platform sets barriers > 0 (e.g. --set barriers=8, and\n"
   "barrier_slots, 0 = unlimited), every schedule gets a barrier program (an\n"
@@ -64,79 +58,40 @@ static const char run_help[] =
   "missing input, or an output it cannot write; 130 when interrupted.\n";
 
 struct run_args {
-  const char *platform;
-  const char *sched;
-  const char *output;
+  struct acs_cli_args c;       /* -p -w -s -O --set -o --no-sim ... */
   const char *trace;
-  struct acs_strv workloads, sets, opts;
-  int no_sim, quiet;
-  double time_limit;
-  uint64_t seed;
-  char time_step_kv[64]; /* --time-step N as the option "time_step=N" */
 };
+
+enum { OPT_TRACE = 'J' };
+
+static int own_opt(void *ctx, int c, const char *arg)
+{
+  struct run_args *a = ctx;
+
+  if (c != OPT_TRACE)
+    return ACS_CLI_NOT_MINE;
+  a->trace = arg;
+  return ACS_OK;
+}
 
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
-  static const struct option longopts[] = {
-    {"platform", required_argument, NULL, 'p'}, {"workload", required_argument, NULL, 'w'},
-    {"sched", required_argument, NULL, 's'},    {"option", required_argument, NULL, 'O'},
-    {"set", required_argument, NULL, 'S'},      {"output", required_argument, NULL, 'o'},
-    {"no-sim", no_argument, NULL, 'N'},         {"time-limit", required_argument, NULL, 'T'},
-    {"seed", required_argument, NULL, 'R'},     {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},           {"trace", required_argument, NULL, 'J'},
-    {"time-step", required_argument, NULL, 'P'}, {"sim-timeout", required_argument, NULL, 'M'},
-    {"max", required_argument, NULL, 'L'},
-    {NULL, 0, NULL, 0}};
-  int c;
+  static const struct option own[] = {{"trace", required_argument, NULL, OPT_TRACE},
+                                      {NULL, 0, NULL, 0}};
+  static const struct acs_cli_spec spec = {
+    .common = "pwsOSoNTRqhPML", .own = own, .help = run_help, .own_opt = own_opt};
+  int err;
 
   memset(a, 0, sizeof(*a));
-  a->sched = "all";
-  a->seed = 1;
-  opterr = 0;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":p:w:s:O:o:qh", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'p': a->platform = optarg; break;
-    case 'w': if (acs_strv_push(&a->workloads, optarg) < 0) return ACS_ENOMEM; break;
-    case 's': a->sched = optarg; break;
-    case 'O': if (acs_strv_push(&a->opts, optarg) < 0) return ACS_ENOMEM; break;
-    case 'P':
-      /* Shorthand for -O time_step=N (ilp): quantization of durations. */
-      snprintf(a->time_step_kv, sizeof(a->time_step_kv), "time_step=%s", optarg);
-      if (acs_strv_push(&a->opts, a->time_step_kv) < 0)
-        return ACS_ENOMEM;
-      break;
-    case 'S': if (acs_strv_push(&a->sets, optarg) < 0) return ACS_ENOMEM; break;
-    case 'o': a->output = optarg; break;
-    case 'N': a->no_sim = 1; break;
-    case 'q': a->quiet = 1; break;
-    case 'T':
-      if (acs_cli_parse_seconds("run", "--time-limit", optarg, &a->time_limit) < 0)
-        return ACS_EINVAL;
-      break;
-    case 'R':
-      if (acs_cli_parse_seed("run", optarg, &a->seed) < 0)
-        return ACS_EINVAL;
-      break;
-    case 'J': a->trace = optarg; break;
-    case 'M':
-      if (acs_job_parse_sim_timeout("run", optarg) < 0)
-        return ACS_EINVAL;
-      break;
-    case 'L':
-      if (acs_cli_set_limit("run", optarg) < 0)
-        return ACS_EINVAL;
-      break;
-    case 'h': fputs(run_help, stdout); return 1;
-    case ':': return acs_cli_usage("run", "option '%s' needs a value", argv[optind - 1]), ACS_EINVAL;
-    default: return acs_cli_usage("run", "unknown option '%s'", argv[optind - 1]), ACS_EINVAL;
-    }
-  }
+  a->c.sched = "all";
+  a->c.seed = 1;
+  if ((err = acs_cli_parse("run", argc, argv, &spec, &a->c, a)) != ACS_OK)
+    return err;
   if (optind < argc)
     return acs_cli_usage("run", "unexpected argument '%s'", argv[optind]), ACS_EINVAL;
-  if (a->workloads.n == 0)
+  if (a->c.workloads.n == 0)
     return acs_cli_usage("run", "no workload: give -w FILE (or a suite .txt)"), ACS_EINVAL;
-  if (a->trace && a->no_sim)
+  if (a->trace && a->c.no_sim)
     return acs_cli_usage("run", "--trace shows the simulated runs; it cannot go with --no-sim"), ACS_EINVAL;
   return ACS_OK;
 }
@@ -223,7 +178,7 @@ static int load_workloads(struct run_state *st)
   struct acs_diag d;
 
   acs_diag_init(&d);
-  d.warn = st->args.quiet ? NULL : acs_cli_warn;
+  d.warn = st->args.c.quiet ? NULL : acs_cli_warn;
   st->wls = calloc(st->npaths ? st->npaths : 1, sizeof(*st->wls));
   if (!st->wls)
     return ACS_ENOMEM;
@@ -252,7 +207,7 @@ static int add_trace(struct run_state *st, const struct acs_platform *p, const c
 static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t pid,
                     const struct acs_workload *w)
 {
-  struct acs_sched_ctx ctx = {st->args.seed, st->args.time_limit, &acs_cli_interrupted};
+  struct acs_sched_ctx ctx = {st->args.c.seed, st->args.c.time_limit, &acs_cli_interrupted};
   struct acs_workload_row wrow;
   struct acs_problem pb;
   struct acs_graph g;
@@ -269,7 +224,7 @@ static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t 
     return err;
   }
   if (st->res) {
-    acs_cli_workload_row(w, g.nops, g.nedges, &wrow);
+    acs_results_workload_row(w, g.nops, g.nedges, &wrow);
     if ((err = acs_results_add_workload(st->res, &wrow, &wid)) < 0)
       goto out_with_problem;
   }
@@ -279,13 +234,8 @@ static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t 
     int keep;
     if (!acs_sched_accepts(st->sel[k].ops, w->kind))
       continue;
-    acs_run_row_init(&row);
-    row.platform_id = pid;
-    row.workload_id = wid;
-    row.lower_bound_cycles = (double)bound;
-    row.ops = g.nops;
-    row.edges = g.nedges;
-    err = acs_job_run(&pb, &st->sel[k], &ctx, !st->args.no_sim, &s, &row, &keep);
+    acs_job_row_init(&row, pid, wid, bound, &g);
+    err = acs_job_run(&pb, &st->sel[k], &ctx, !st->args.c.no_sim, &s, &row, &keep);
     if (err == ACS_OK && keep && st->trace && !isnan(row.sim_makespan_cycles))
       err = add_trace(st, p, w->name, &s, &row);
     if (err < 0) {
@@ -355,29 +305,18 @@ static void state_free(struct run_state *st)
   free(st->sel);
   acs_suite_free(st->paths, st->npaths);
   free(st->plats.rows);
-  acs_strv_free(&st->args.workloads);
-  acs_strv_free(&st->args.sets);
-  acs_strv_free(&st->args.opts);
+  acs_strv_free(&st->args.c.workloads);
+  acs_strv_free(&st->args.c.sets);
+  acs_strv_free(&st->args.c.opts);
 }
 
 static int select_schedulers(struct run_state *st)
 {
-  const struct acs_sched_ops **ops;
-  size_t n;
-  int err;
+  int err = acs_job_select("run", st->args.c.sched, &st->sel, &st->nsel, NULL);
 
-  if ((err = acs_cli_parse_schedulers("run", st->args.sched, &ops, &n)) < 0)
-    return err;
-  st->sel = calloc(n, sizeof(*st->sel));
-  if (!st->sel) {
-    free(ops);
-    return ACS_ENOMEM;
-  }
-  for (size_t i = 0; i < n; i++)
-    st->sel[i].ops = ops[i];
-  st->nsel = n;
-  free(ops);
-  return acs_job_bind_options("run", st->sel, st->nsel, st->args.opts.v, st->args.opts.n);
+  return err < 0 ? err
+                 : acs_job_bind_options("run", st->sel, st->nsel, st->args.c.opts.v,
+                                        st->args.c.opts.n);
 }
 
 /* Nothing silently skipped: a scheduler named with -s that takes none of
@@ -393,7 +332,7 @@ static int check_fit(struct run_state *st)
   for (size_t k = 0; k < st->nsel; k++)
     ops[k] = st->sel[k].ops;
   err = acs_cli_fit_workloads("run", ops, st->nsel, st->wls, st->npaths,
-                          strcmp(st->args.sched, "all") != 0, st->args.quiet, &fit);
+                          strcmp(st->args.c.sched, "all") != 0, st->args.c.quiet, &fit);
   free(ops);
   return err;
 }
@@ -420,21 +359,15 @@ int acs_cmd_run(int argc, char **argv)
 {
   struct run_state st;
   struct acs_diag d;
-  char *cmdline = NULL;
   int err, rc = ACS_EXIT_USAGE;
 
   memset(&st, 0, sizeof(st));
   acs_diag_init(&d);
-  if ((err = parse_args(argc, argv, &st.args)) != ACS_OK) {
-    rc = err > 0 ? ACS_EXIT_OK : ACS_EXIT_USAGE;
+  if (!acs_cli_started(parse_args(argc, argv, &st.args), &rc))
     goto out;
-  }
-  /* From here on Ctrl-C (or SIGTERM) only sets a flag: every phase checks
-   * it, so the command keeps what finished and exits 130 within a second. */
-  acs_cli_catch_signals();
   if (select_schedulers(&st) < 0 ||
-      acs_cli_load_platforms(st.args.platform, st.args.sets.v, st.args.sets.n, &st.plats) < 0 ||
-      acs_cli_expand_workloads(st.args.workloads.v, st.args.workloads.n, &st.paths, &st.npaths) < 0 ||
+      acs_cli_load_platforms(st.args.c.platform, st.args.c.sets.v, st.args.c.sets.n, &st.plats) < 0 ||
+      acs_cli_expand_workloads(st.args.c.workloads.v, st.args.c.workloads.n, &st.paths, &st.npaths) < 0 ||
       load_workloads(&st) < 0 || check_fit(&st) < 0 || check_pairs(&st) < 0) {
     /* A reader or builder stopped by Ctrl-C is an interrupt, not bad input. */
     if (acs_cli_interrupted)
@@ -445,12 +378,9 @@ int acs_cmd_run(int argc, char **argv)
     rc = ACS_EXIT_INTERRUPTED;
     goto out;
   }
-  if (st.args.output) {
-    cmdline = acs_cli_join_argv(argc, argv);
-    if (acs_results_open(st.args.output, cmdline ? cmdline : "acsim run", &st.res, &d) < 0) {
-      acs_cli_error(&d);
+  if (st.args.c.output) {
+    if (acs_job_open_results("run", st.args.c.output, argc, argv, &st.res) < 0)
       goto out;
-    }
   }
   if (st.args.trace && acs_sim_trace_open(st.args.trace, &st.trace, &d) < 0) {
     acs_cli_error(&d);
@@ -463,14 +393,8 @@ int acs_cmd_run(int argc, char **argv)
     goto out;
   }
   /* Runs finished before an interrupt are kept: commit them. */
-  if (st.res) {
-    struct acs_results *res = st.res;
-    st.res = NULL;
-    if (acs_results_commit(res, &d) < 0) {
-      acs_cli_error(&d);
-      goto out;
-    }
-  }
+  if (st.res && acs_job_commit_results(&st.res) < 0)
+    goto out;
   if (st.trace) {
     struct acs_sim_trace *t = st.trace;
     st.trace = NULL;
@@ -481,13 +405,12 @@ int acs_cmd_run(int argc, char **argv)
     printf("trace written to %s (open it in https://ui.perfetto.dev or chrome://tracing)\n",
            st.args.trace);
   }
-  if (st.args.no_sim)
+  if (st.args.c.no_sim)
     printf("not simulated (--no-sim): the simulated columns are NaN\n");
-  if (st.args.output)
-    printf("%d run%s written to %s\n", st.nruns, st.nruns == 1 ? "" : "s", st.args.output);
+  if (st.args.c.output)
+    printf("%d run%s written to %s\n", st.nruns, st.nruns == 1 ? "" : "s", st.args.c.output);
   rc = acs_cli_interrupted ? ACS_EXIT_INTERRUPTED : st.nerror ? ACS_EXIT_FAIL : ACS_EXIT_OK;
 out:
-  free(cmdline);
   state_free(&st);
   return rc;
 }

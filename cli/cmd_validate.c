@@ -48,14 +48,9 @@ static const char validate_help[] =
   "      --set K=V         override a platform parameter on every row\n"
   "                        (one row of built-in defaults: acsim platform --help)\n"
   "  -o, --output FILE     append every run to /runs and the figures to /validation\n"
-  "      --time-limit SEC  seconds per run for schedulers that search (ilp, strip)\n"
-  "      --time-step N     ilp: round durations up to N-cycle steps (-O time_step=N)\n"
-  "                        default: automatic, a few hundred steps\n"
-  "      --seed N          seed for randomized schedulers (default 1)\n"
-  "      --max K=N         raise a limit on what an input may cost (ops, edges,\n"
-  "                        bytes, isl_ops; docs/fuzzing.md), for the whole command\n"
-  "  -q, --quiet           no warnings or progress on stderr (errors still print)\n"
-  "  -h, --help            this help\n"
+  ACS_CLI_HELP_TIME_LIMIT
+  ACS_CLI_HELP_TIME_STEP
+  ACS_CLI_HELP_SEED_MAX_QUIET
   "\n"
   "Where only bounds are known, deviations are from the lower bound. Exit 0;\n"
   "1 when a run is below a proven optimum or lower bound, or ends in error;\n"
@@ -63,61 +58,21 @@ static const char validate_help[] =
   "130 when interrupted.\n";
 
 struct val_args {
-  const char *kind, *dir, *sched, *output;
-  int sched_given;
-  struct acs_strv sets, opts;
-  double time_limit;
-  uint64_t seed;
-  int quiet;
-  char time_step_kv[64]; /* --time-step N as the option "time_step=N" */
+  struct acs_cli_args c;       /* -s -O --set -o --time-limit ... */
+  const char *kind, *dir;
 };
 
 static int parse_args(int argc, char **argv, struct val_args *a)
 {
-  static const struct option longopts[] = {
-    {"sched", required_argument, NULL, 's'},   {"option", required_argument, NULL, 'O'},
-    {"set", required_argument, NULL, 'S'},     {"output", required_argument, NULL, 'o'},
-    {"time-limit", required_argument, NULL, 'T'}, {"seed", required_argument, NULL, 'R'},
-    {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
-    {"time-step", required_argument, NULL, 'P'}, {"max", required_argument, NULL, 'L'},
-    {NULL, 0, NULL, 0}};
-  int c;
+  static const struct acs_cli_spec spec = {
+    .common = "sOSoTRqhPL", .help = validate_help};
+  int err;
 
   memset(a, 0, sizeof(*a));
-  a->sched = "list";
-  a->seed = 1;
-  opterr = 0;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":s:O:o:qh", longopts, NULL)) != -1) {
-    switch (c) {
-    case 's': a->sched = optarg; a->sched_given = 1; break;
-    case 'O': if (acs_strv_push(&a->opts, optarg) < 0) return ACS_ENOMEM; break;
-    case 'P':
-      /* Shorthand for -O time_step=N (ilp). */
-      snprintf(a->time_step_kv, sizeof(a->time_step_kv), "time_step=%s", optarg);
-      if (acs_strv_push(&a->opts, a->time_step_kv) < 0)
-        return ACS_ENOMEM;
-      break;
-    case 'S': if (acs_strv_push(&a->sets, optarg) < 0) return ACS_ENOMEM; break;
-    case 'o': a->output = optarg; break;
-    case 'q': a->quiet = 1; break;
-    case 'T':
-      if (acs_cli_parse_seconds("validate", "--time-limit", optarg, &a->time_limit) < 0)
-        return ACS_EINVAL;
-      break;
-    case 'R':
-      if (acs_cli_parse_seed("validate", optarg, &a->seed) < 0)
-        return ACS_EINVAL;
-      break;
-    case 'L':
-      if (acs_cli_set_limit("validate", optarg) < 0)
-        return ACS_EINVAL;
-      break;
-    case 'h': fputs(validate_help, stdout); return 1;
-    case ':': return acs_cli_usage("validate", "option '%s' needs a value", argv[optind - 1]), ACS_EINVAL;
-    default: return acs_cli_usage("validate", "unknown option '%s'", argv[optind - 1]), ACS_EINVAL;
-    }
-  }
+  a->c.sched = "list";
+  a->c.seed = 1;
+  if ((err = acs_cli_parse("validate", argc, argv, &spec, &a->c, a)) != ACS_OK)
+    return err;
   if (argc - optind != 2)
     return acs_cli_usage("validate", "expected a set kind (psplib, stg or modulo) and a directory"), ACS_EINVAL;
   a->kind = argv[optind];
@@ -126,8 +81,8 @@ static int parse_args(int argc, char **argv, struct val_args *a)
       strcmp(a->kind, "modulo") != 0)
     return acs_cli_usage("validate", "unknown set kind '%s' (psplib, stg or modulo)", a->kind),
            ACS_EINVAL;
-  if (strcmp(a->kind, "modulo") == 0 && !a->sched_given)
-    a->sched = "modulo";
+  if (strcmp(a->kind, "modulo") == 0 && !a->c.sched_given)
+    a->c.sched = "modulo";
   return ACS_OK;
 }
 
@@ -500,7 +455,7 @@ static int write_validation(const struct val_state *st, struct acs_results *res,
     r->below = t->below;
     r->timeouts = t->timeouts;
     r->errors = t->errors;
-    r->time_limit = st->args.time_limit > 0 ? st->args.time_limit : NAN;
+    r->time_limit = st->args.c.time_limit > 0 ? st->args.c.time_limit : NAN;
     r->seconds = t->seconds;
   }
   err = acs_validation_add(res, rows, st->nt, d);
@@ -660,7 +615,7 @@ static int write_modulo_validation(const struct val_state *st, struct acs_result
     r->below = (int64_t)m.below;
     r->timeouts = (int64_t)m.timeouts;
     r->errors = (int64_t)m.errors;
-    r->time_limit = st->args.time_limit > 0 ? st->args.time_limit : NAN;
+    r->time_limit = st->args.c.time_limit > 0 ? st->args.c.time_limit : NAN;
     r->seconds = m.seconds;
   }
   err = acs_validation_add(res, rows, st->nsel, d);
@@ -678,8 +633,8 @@ static int platform_for(const struct val_state *st, const struct instance *in,
 
   acs_platform_init(p);
   acs_diag_init(&d);
-  for (size_t i = 0; i < st->args.sets.n; i++)
-    if (acs_platform_set_kv(p, st->args.sets.v[i], &d) < 0) {
+  for (size_t i = 0; i < st->args.c.sets.n; i++)
+    if (acs_platform_set_kv(p, st->args.c.sets.v[i], &d) < 0) {
       acs_cli_error(&d);
       return ACS_EINVAL;
     }
@@ -705,7 +660,7 @@ static int store_ids(struct val_state *st, const struct acs_platform *p,
     return ACS_OK;
   if ((err = acs_results_add_platform(st->res, p, pid)) < 0)
     return err;
-  acs_cli_workload_row(w, g->nops, g->nedges, &wrow);
+  acs_results_workload_row(w, g->nops, g->nedges, &wrow);
   return acs_results_add_workload(st->res, &wrow, wid);
 }
 
@@ -723,7 +678,7 @@ static void progress(const struct val_state *st, size_t i, const struct instance
 /* Every selected scheduler on one instance. */
 static int run_instance(struct val_state *st, const struct instance *in)
 {
-  struct acs_sched_ctx ctx = { st->args.seed, st->args.time_limit, &acs_cli_interrupted };
+  struct acs_sched_ctx ctx = { st->args.c.seed, st->args.c.time_limit, &acs_cli_interrupted };
   struct acs_workload *w;
   struct acs_platform p;
   struct acs_problem pb;
@@ -751,12 +706,7 @@ static int run_instance(struct val_state *st, const struct instance *in)
     int keep;
     if (!acs_sched_accepts(st->sel[k].ops, w->kind))
       continue;
-    acs_run_row_init(&row);
-    row.platform_id = pid;
-    row.workload_id = wid;
-    row.lower_bound_cycles = (double)bound;
-    row.ops = g.nops;
-    row.edges = g.nedges;
+    acs_job_row_init(&row, pid, wid, bound, &g);
     err = acs_job_run(&pb, &st->sel[k], &ctx, 0, &s, &row, &keep);
     if (err == ACS_OK && w->kind == ACS_WL_LOOP)
       count_modulo(st, in, k, &g, &s, &row, keep);
@@ -784,31 +734,22 @@ static int check_fit(const struct val_state *st, const struct acs_sched_ops **op
                                                                               : ACS_WL_LOOP};
   struct acs_cli_fit fit;
 
-  return acs_cli_fit_check("validate", ops, n, &set, 1, st->args.sched_given &&
-                           strcmp(st->args.sched, "all") != 0, st->args.quiet, &fit);
+  return acs_cli_fit_check("validate", ops, n, &set, 1, st->args.c.sched_given &&
+                           strcmp(st->args.c.sched, "all") != 0, st->args.c.quiet, &fit);
 }
 
 static int select_schedulers(struct val_state *st)
 {
   const struct acs_sched_ops **ops;
-  size_t n;
   int err;
 
-  if ((err = acs_cli_parse_schedulers("validate", st->args.sched, &ops, &n)) < 0)
+  if ((err = acs_job_select("validate", st->args.c.sched, &st->sel, &st->nsel, &ops)) < 0)
     return err;
-  st->sel = calloc(n + 1, sizeof(*st->sel));
-  if (!st->sel) {
-    free(ops);
-    return ACS_ENOMEM;
-  }
-  for (size_t i = 0; i < n; i++)
-    st->sel[i].ops = ops[i];
-  st->nsel = n;
-  err = check_fit(st, ops, n);
+  err = check_fit(st, ops, st->nsel);
   free(ops);
   if (err < 0)
     return err;
-  return acs_job_bind_options("validate", st->sel, st->nsel, st->args.opts.v, st->args.opts.n);
+  return acs_job_bind_options("validate", st->sel, st->nsel, st->args.c.opts.v, st->args.c.opts.n);
 }
 
 /* pe_count from --set, for choosing the STG processor count. */
@@ -818,10 +759,10 @@ static int32_t set_pe_count(const struct val_args *a)
 
   /* Read as --set reads it; a value it refuses (here left -1) is reported
    * when the platform is built. */
-  for (size_t i = 0; i < a->sets.n; i++) {
+  for (size_t i = 0; i < a->c.sets.n; i++) {
     int64_t v;
-    if (strncmp(a->sets.v[i], "pe_count=", 9) == 0 &&
-        acs_parse_i64(a->sets.v[i] + 9, &v) == ACS_OK && v > 0 && v <= INT32_MAX)
+    if (strncmp(a->c.sets.v[i], "pe_count=", 9) == 0 &&
+        acs_parse_i64(a->c.sets.v[i] + 9, &v) == ACS_OK && v > 0 && v <= INT32_MAX)
       p = (int32_t)v;
   }
   return p;
@@ -860,8 +801,8 @@ static void state_free(struct val_state *st)
   free(st->m);
   acs_job_free_options(st->sel, st->nsel);
   free(st->sel);
-  acs_strv_free(&st->args.sets);
-  acs_strv_free(&st->args.opts);
+  acs_strv_free(&st->args.c.sets);
+  acs_strv_free(&st->args.c.opts);
 }
 
 /* Commits the runs and, unless interrupted, the figures. */
@@ -879,40 +820,27 @@ static int finish_output(struct val_state *st)
     acs_results_abort(res);
     return ACS_EIO;
   }
-  if (acs_results_commit(res, &d) < 0) {
-    acs_cli_error(&d);
-    return ACS_EIO;
-  }
-  return ACS_OK;
+  return acs_job_commit_results(&res) < 0 ? ACS_EIO : ACS_OK;
 }
 
 int acs_cmd_validate(int argc, char **argv)
 {
   struct val_state st;
   struct acs_diag d;
-  char *cmdline = NULL;
   int err = ACS_OK, rc = ACS_EXIT_USAGE;
   double t0 = acs_now_seconds();
 
   memset(&st, 0, sizeof(st));
   acs_diag_init(&d);
-  if ((err = parse_args(argc, argv, &st.args)) != ACS_OK) {
-    rc = err > 0 ? ACS_EXIT_OK : ACS_EXIT_USAGE;
+  if (!acs_cli_started(parse_args(argc, argv, &st.args), &rc))
     goto out;
-  }
-  /* From here on SIGINT and SIGTERM only set a flag that every phase
-   * checks: the finished runs are kept and the command exits 130. */
-  acs_cli_catch_signals();
   if (select_schedulers(&st) < 0 || find_instances(&st) < 0)
     goto out;
-  if (st.args.output) {
-    cmdline = acs_cli_join_argv(argc, argv);
-    if (acs_results_open(st.args.output, cmdline ? cmdline : "acsim validate", &st.res, &d) < 0) {
-      acs_cli_error(&d);
+  if (st.args.c.output) {
+    if (acs_job_open_results("validate", st.args.c.output, argc, argv, &st.res) < 0)
       goto out;
-    }
   }
-  st.tty = !st.args.quiet && isatty(STDERR_FILENO);
+  st.tty = !st.args.c.quiet && isatty(STDERR_FILENO);
   for (size_t i = 0; i < st.inst.n && !acs_cli_interrupted && err == ACS_OK; i++) {
     progress(&st, i, &st.inst.v[i]);
     err = run_instance(&st, &st.inst.v[i]);
@@ -931,12 +859,11 @@ int acs_cmd_validate(int argc, char **argv)
     printf("%zu instance files have no reference value and were skipped\n", st.inst.unmatched);
   if (st.res && finish_output(&st) < 0)
     goto out;
-  if (st.args.output)
+  if (st.args.c.output)
     printf("runs%s written to %s\n", acs_cli_interrupted ? "" : " and /validation",
-           st.args.output);
+           st.args.c.output);
   rc = acs_cli_interrupted ? ACS_EXIT_INTERRUPTED : st.bug ? ACS_EXIT_FAIL : ACS_EXIT_OK;
 out:
-  free(cmdline);
   state_free(&st);
   return rc;
 }

@@ -162,57 +162,26 @@ static int describe(const char *path, const struct acs_cli_platforms *plats, int
 
 int acs_cmd_workload(int argc, char **argv)
 {
-  static const struct option longopts[] = {
-    {"platform", required_argument, NULL, 'p'}, {"set", required_argument, NULL, 'S'},
-    {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
-    {"max", required_argument, NULL, 'L'},
-    {NULL, 0, NULL, 0}};
-  struct acs_strv sets = {0};
+  static const struct acs_cli_spec spec = {.common = "pSqhL", .print_help = print_help};
+  struct acs_cli_args a = {0};
   struct acs_cli_platforms plats;
-  const char *plat = NULL;
-  int c, quiet = 0, rc = ACS_EXIT_USAGE;
+  int err, rc = ACS_EXIT_USAGE;
   char buf[4096];
 
-  opterr = 0;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":hp:q", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'p':
-      plat = optarg;
-      break;
-    case 'S':
-      if (acs_strv_push(&sets, optarg) < 0)
-        goto out;
-      break;
-    case 'q':
-      quiet = 1;
-      break;
-    case 'L':
-      if (acs_cli_set_limit("workload", optarg) < 0)
-        goto out;
-      break;
-    case 'h':
-      print_help();
-      rc = ACS_EXIT_OK;
-      goto out;
-    case ':':
-      rc = acs_cli_usage("workload", "option '%s' needs a value", argv[optind - 1]);
-      goto out;
-    default:
-      rc = acs_cli_usage("workload", "unknown option '%s'", argv[optind - 1]);
-      goto out;
-    }
+  if ((err = acs_cli_parse("workload", argc, argv, &spec, &a, NULL)) != ACS_OK) {
+    rc = err > 0 ? ACS_EXIT_OK : ACS_EXIT_USAGE;
+    goto out;
   }
   if (optind != argc - 1) {
     rc = acs_cli_usage("workload", optind < argc ? "one workload file, please"
                                                  : "which workload? (WORKLOAD is required)");
     goto out;
   }
-  if (acs_cli_load_platforms(plat, sets.v, sets.n, &plats) < 0)
+  if (acs_cli_load_platforms(a.platform, a.sets.v, a.sets.n, &plats) < 0)
     goto out;
-  rc = describe(acs_cli_resolve(argv[optind], buf, sizeof(buf)), &plats, quiet);
+  rc = describe(acs_cli_resolve(argv[optind], buf, sizeof(buf)), &plats, a.quiet);
   free(plats.rows);
 out:
-  acs_strv_free(&sets);
+  acs_strv_free(&a.sets);
   return rc;
 }

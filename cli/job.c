@@ -417,3 +417,66 @@ int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
     return err;
   return ACS_OK;
 }
+
+void acs_job_row_init(struct acs_run_row *row, int32_t pid, int32_t wid, int64_t bound,
+                      const struct acs_graph *g)
+{
+  acs_run_row_init(row);
+  row->platform_id = pid;
+  row->workload_id = wid;
+  row->lower_bound_cycles = (double)bound;
+  row->ops = g->nops;
+  row->edges = g->nedges;
+}
+
+int acs_job_open_results(const char *cmd, const char *path, int argc, char **argv,
+                         struct acs_results **res)
+{
+  char *cmdline = acs_cli_join_argv(argc, argv), dflt[64];
+  struct acs_diag d;
+  int err;
+
+  snprintf(dflt, sizeof(dflt), "acsim %s", cmd);
+  acs_diag_init(&d);
+  *res = NULL;
+  if ((err = acs_results_open(path, cmdline ? cmdline : dflt, res, &d)) < 0)
+    acs_cli_error(&d);
+  free(cmdline);
+  return err;
+}
+
+int acs_job_commit_results(struct acs_results **res)
+{
+  struct acs_results *r = *res;
+  struct acs_diag d;
+  int err;
+
+  *res = NULL;
+  acs_diag_init(&d);
+  if ((err = acs_results_commit(r, &d)) < 0)
+    acs_cli_error(&d);
+  return err;
+}
+
+int acs_job_select(const char *cmd, const char *spec, struct acs_sched_sel **sel, size_t *nsel,
+                   const struct acs_sched_ops ***ops)
+{
+  const struct acs_sched_ops **o;
+  size_t n;
+  int err;
+
+  if ((err = acs_cli_parse_schedulers(cmd, spec, &o, &n)) < 0)
+    return err;
+  if (!(*sel = calloc(n + 1, sizeof(**sel)))) {
+    free(o);
+    return ACS_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++)
+    (*sel)[i].ops = o[i];
+  *nsel = n;
+  if (ops)
+    *ops = o;
+  else
+    free(o);
+  return ACS_OK;
+}

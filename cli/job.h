@@ -16,6 +16,12 @@ struct acs_sched_sel {
   void *opts;
 };
 
+/* The schedulers of -s `spec` (acs_cli_parse_schedulers, errors printed)
+ * as *sel[0 .. *nsel), options not bound yet; their ops in *ops (free it)
+ * when ops is not NULL. */
+int acs_job_select(const char *cmd, const char *spec, struct acs_sched_sel **sel, size_t *nsel,
+                   const struct acs_sched_ops ***ops);
+
 /* Allocates every sel[i].opts with defaults and applies the -O key=value
  * strings; an option no selected scheduler has is a usage error of `cmd`
  * (message printed). Returns ACS_OK or a negative code. */
@@ -40,6 +46,19 @@ extern double acs_job_sim_timeout;
 /* Parses --sim-timeout SEC of `cmd`: 0 means no limit, else a positive
  * number of seconds. Sets acs_job_sim_timeout; a usage error otherwise. */
 int acs_job_parse_sim_timeout(const char *cmd, const char *text);
+
+/* Initialises row (acs_run_row_init) for a run on graph g: its platform
+ * and workload ids, its lower bound and the graph's size. */
+void acs_job_row_init(struct acs_run_row *row, int32_t pid, int32_t wid, int64_t bound,
+                      const struct acs_graph *g);
+
+/* -o FILE of `cmd`: opens (or creates) the results file with the command
+ * line; an error is printed. *res is NULL on failure. */
+int acs_job_open_results(const char *cmd, const char *path, int argc, char **argv,
+                         struct acs_results **res);
+/* Commits *res (set to NULL: it is gone whatever the outcome); an error is
+ * printed. */
+int acs_job_commit_results(struct acs_results **res);
 
 /*
  * Runs sel on pb: schedule, verify, measure, and simulate when `simulate`.

@@ -79,6 +79,8 @@ void acs_diag_note(struct acs_diag *d, const char *file, int line, int col,
     __attribute__((format(printf, 5, 6)));
 /* Formats "file:line:col: msg" (omitting unknown parts) into buf. */
 void acs_diag_format(const struct acs_diag *d, char *buf, size_t size);
+/* Sets d->msg alone from a format (no error code, file or position). */
+void acs_diag_msgf(struct acs_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Arena: many small allocations freed at once (names, CSR arrays). */
 struct acs_arena_chunk;
@@ -105,6 +107,35 @@ static inline int acs_add_i64(int64_t a, int64_t b, int64_t *out)
 {
   return __builtin_add_overflow(a, b, out) ? -1 : 0;
 }
+/* Saturating: INT64_MAX on overflow (the callers' values are not negative). */
+static inline int64_t acs_sat_add_i64(int64_t a, int64_t b)
+{
+  int64_t r;
+  return acs_add_i64(a, b, &r) ? INT64_MAX : r;
+}
+static inline int64_t acs_sat_mul_i64(int64_t a, int64_t b)
+{
+  int64_t r;
+  return acs_mul_i64(a, b, &r) ? INT64_MAX : r;
+}
+/* a / b rounded up, for a >= 0 and b > 0. */
+static inline int64_t acs_ceil_div_i64(int64_t a, int64_t b)
+{
+  return a / b + (a % b != 0);
+}
+/* a mod m in [0, m), for m > 0 (C's % keeps the sign of a). */
+static inline int64_t acs_mod_i64(int64_t a, int64_t m)
+{
+  int64_t r = a % m;
+  return r < 0 ? r + m : r;
+}
+/* The greatest common divisor, non-negative (0 when both are 0). */
+int64_t acs_gcd64(int64_t a, int64_t b);
+/* qsort comparators of int32_t and int64_t, ascending. */
+int acs_cmp_i32(const void *a, const void *b);
+int acs_cmp_i64(const void *a, const void *b);
+/* FNV-1a of a string, for name hash tables. */
+uint64_t acs_str_hash(const char *s);
 
 /*
  * The largest workload quantity acsim accepts: cycles of one op, the sum of

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -119,6 +120,15 @@ void acs_diag_format(const struct acs_diag *d, char *buf, size_t size)
     snprintf(buf, size, "%s: %s", d->file, d->msg);
   else
     snprintf(buf, size, "%s", d->msg);
+}
+
+void acs_diag_msgf(struct acs_diag *d, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start(ap, fmt);
+  vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+  va_end(ap);
 }
 
 /* ---- numbers ---- */
@@ -322,4 +332,37 @@ double acs_now_seconds(void)
 
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int64_t acs_gcd64(int64_t a, int64_t b)
+{
+  while (b) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a < 0 ? -a : a;
+}
+
+int acs_cmp_i32(const void *a, const void *b)
+{
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+  return (x > y) - (x < y);
+}
+
+int acs_cmp_i64(const void *a, const void *b)
+{
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+  return (x > y) - (x < y);
+}
+
+uint64_t acs_str_hash(const char *s)
+{
+  uint64_t h = 1469598103934665603ULL;
+
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h;
 }

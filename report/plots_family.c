@@ -16,12 +16,6 @@
 #include "core/model/rtab.h"
 #include "report/plots_int.h"
 
-/* Black text on light cells, white on dark (the heatmap palette). */
-static long label_colour(double t)
-{
-  return t < 0.55 ? 0x222222 : 0xffffff;
-}
-
 /* ---- schedulers normalized to the best of each configuration ---- */
 
 /* The range of the bars: every geometric mean, 0 included (a transient
@@ -306,7 +300,7 @@ static int plot_sdf_pe_vmem(struct acs__plots *pl, const struct acs__study *s, i
         else if ((size_t)r->sched == tk)
           t = r->mk;
       }
-      long colour = label_colour(hi > lo && !isnan(g) ? (g - lo) / (hi - lo) : 0);
+      long colour = acs__plot_label_colour(hi > lo && !isnan(g) ? (g - lo) / (hi - lo) : 0);
       fprintf(dat, "%zu %zu %.10g ", a, b, g / sc.div);
       if (isnan(g))
         fprintf(dat, "\"-\" \"\" %ld\n", colour);

@@ -2,11 +2,9 @@
  * plots_grid.c - the plots over the study's axes, per workload and
  * platform family: makespan against x (a panel per y), the heatmap of the
  * best run over x and y, the bytes moved through DDR, and the cost of
- * contention (see plots_int.h). A plot with nothing to show is left out and
+ * contention (see plots.h). A plot with nothing to show is left out and
  * the page says why.
  */
-#include "config.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,14 +273,7 @@ static int plot_makespan(struct acs__plots *pl, struct grid *g)
 
 /* ---- heatmap over x and y: the best run of each cell ---- */
 
-/* Black text on light cells, white on dark: the palette's luminance falls
- * from 0 to 1. */
-static long label_colour(double t)
-{
-  return t < 0.55 ? 0x222222 : 0xffffff;
-}
-
-/* The best run of a cell (study_int.h: eligible runs only); *any tells whether
+/* The best run of a cell (study.h: eligible runs only); *any tells whether
  * the cell has runs at all. */
 static const struct acs__srun *cell_best(struct grid *g, size_t xi, size_t yi, int *any)
 {
@@ -330,7 +321,7 @@ static void heat_cell(FILE *dat, struct grid *g, size_t xi, size_t yi, double di
   fprintf(dat, "%zu %zu %.10g \"%.*f\" ", xi, yi, best->mk / div,
           best->mk / div < 10 ? 2 : best->mk / div < 100 ? 1 : 0, best->mk / div);
   acs__dat_str(dat, s->sched[best->sched]);
-  fprintf(dat, " %ld\n", label_colour(hi > lo ? (best->mk - lo) / (hi - lo) : 0));
+  fprintf(dat, " %ld\n", acs__plot_label_colour(hi > lo ? (best->mk - lo) / (hi - lo) : 0));
 }
 
 static void heat_axes(FILE *gp, const struct acs__study *s)

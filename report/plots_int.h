@@ -39,6 +39,13 @@ struct acs__plots {
 };
 
 /* Writes the scripts and data of every plot of the study into pl->dir. */
+/* Black text on light cells, white on dark (the heatmap palette: its
+ * luminance falls as t goes from 0 to 1). */
+static inline long acs__plot_label_colour(double t)
+{
+  return t < 0.55 ? 0x222222 : 0xffffff;
+}
+
 int acs__plots_write(struct acs__plots *pl, const struct acs__study *s, struct acs_diag *d);
 /* Runs gnuplot on every script; sets each plot's ok, and info's counts. */
 void acs__plots_render(struct acs__plots *pl, const char *gnuplot, struct acs_report_info *info);

@@ -75,6 +75,15 @@ struct acs_workload_row {
   char digest[ACS_DIGEST_HEX + 1];
 };
 
+/* The /workloads row of w: name, path, kind, digest, and the size of its
+ * graph (ops, edges) when that does not depend on the platform (an op
+ * graph, PSPLIB, STG); -1 for the kinds whose graph does (a DNN tiles to
+ * the CMX, a loop unrolls, SDF graphs and recurrence equations follow the
+ * platform), whose runs keep their own size in /runs. So the row is the
+ * same whatever platform, and whichever run, stores it first. */
+void acs_results_workload_row(const struct acs_workload *w, int64_t ops, int64_t edges,
+                              struct acs_workload_row *row);
+
 struct acs_platform_row {
   int32_t platform_id;
   struct acs_platform plat;       /* name + every parameter */

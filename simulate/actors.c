@@ -47,6 +47,7 @@
 #include <xbt/log.h>
 
 #include "simulate/sim_int.h"
+#include "core/proc.h"
 
 /* Op states are enum acs__state (sim_int.h): the parent explains an
  * incomplete run from them. */
@@ -407,22 +408,6 @@ static void die(int code, const char *why)
   _exit(code);
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-  const char *p = buf;
-
-  while (len > 0) {
-    ssize_t w = write(fd, p, len);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    p += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
 /* The header, every start and end time, every state. */
 static void answer(const struct run *r, int fd)
 {
@@ -432,9 +417,9 @@ static void answer(const struct run *r, int fd)
   h.magic = ACS__SIM_MAGIC;
   h.n = r->pl->n;
   h.ndone = r->ndone;
-  if (write_all(fd, &h, sizeof(h)) < 0 ||
-      write_all(fd, r->t, 2 * (size_t)r->pl->n * sizeof(*r->t)) < 0 ||
-      write_all(fd, r->state, (size_t)r->pl->n) < 0)
+  if (acs_write_all(fd, &h, sizeof(h)) < 0 ||
+      acs_write_all(fd, r->t, 2 * (size_t)r->pl->n * sizeof(*r->t)) < 0 ||
+      acs_write_all(fd, r->state, (size_t)r->pl->n) < 0)
     die(4, "acsim: cannot send the simulation result\n");
 }
 

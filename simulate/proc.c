@@ -52,6 +52,7 @@
 #endif
 
 #include "simulate/sim_int.h"
+#include "core/proc.h"
 
 #define ZYGOTE_MAX 4
 #define REQ_MAGIC 0x61637a72u
@@ -93,80 +94,7 @@ static int make_pipe(int fds[2])
   return 0;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-  const char *p = buf;
-
-  while (len > 0) {
-    ssize_t w = write(fd, p, len);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    p += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
-/* Sends len bytes on a socket without raising SIGPIPE. */
-static int send_all(int fd, const void *buf, size_t len)
-{
-  const char *p = buf;
-
-  while (len > 0) {
-    ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    p += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
-/* Reads exactly len bytes; 0 ok, 1 at end of file before any, -1 error. */
-static int read_all(int fd, void *buf, size_t len)
-{
-  char *p = buf;
-  size_t got = 0;
-
-  while (got < len) {
-    ssize_t r = read(fd, p + got, len - got);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r < 0)
-      return -1;
-    if (r == 0)
-      return got == 0 ? 1 : -1;
-    got += (size_t)r;
-  }
-  return 0;
-}
-
 /* ---- the zygote and the simulation process (children) ---- */
-
-/* Closes every descriptor but stdio and keep: a long-lived zygote must not
- * hold the caller's files (an HDF5 study's lock among them). */
-static void close_others(int keep1, int keep2)
-{
-  DIR *dp = opendir("/proc/self/fd");
-  struct dirent *e;
-
-  if (!dp) {
-    for (int fd = 3; fd < 1024; fd++)
-      if (fd != keep1 && fd != keep2)
-        close(fd);
-    return;
-  }
-  while ((e = readdir(dp))) {
-    int fd = atoi(e->d_name);
-    if (fd > 2 && fd != keep1 && fd != keep2 && fd != dirfd(dp))
-      close(fd);
-  }
-  closedir(dp);
-}
 
 /* Receives a request and its three descriptors (plan, result, output).
  * 0 ok, 1 at end of file, -1 malformed. */
@@ -211,7 +139,7 @@ static void sim_process(int fds[3])
   dup2(fds[2], STDERR_FILENO);
   close(fds[2]);
   if (size <= 0 || !(buf = malloc((size_t)size)) || lseek(fds[0], 0, SEEK_SET) != 0 ||
-      read_all(fds[0], buf, (size_t)size) != 0 ||
+      acs_read_all(fds[0], buf, (size_t)size) != 0 ||
       acs__plan_decode(&pl, buf, (size_t)size) < 0) {
     fputs("acsim: the simulation process cannot read its plan\n", stderr);
     _exit(7);
@@ -233,7 +161,7 @@ static void zygote_xml(const struct zygote *z, char *path, size_t size)
     path[0] = '\0';
     return;
   }
-  if (write_all(fd, z->key, strlen(z->key)) < 0 || close(fd) < 0) {
+  if (acs_write_all(fd, z->key, strlen(z->key)) < 0 || close(fd) < 0) {
     fprintf(stderr, "acsim: cannot write %s: %s\n", path, strerror(errno));
     unlink(path);
     path[0] = '\0';
@@ -271,7 +199,7 @@ static void zygote_main(const struct zygote *z, int sock, int out, int stack_kib
    * simulation processes inherit this too). */
   signal(SIGINT, SIG_IGN);
   signal(SIGPIPE, SIG_IGN);
-  close_others(sock, out);
+  acs_close_other_fds(sock, out);
 #ifdef __GLIBC__
   /* A fixed mmap threshold: glibc raises it as large blocks are freed, and
    * then the actors' stacks (128 KiB) come from the heap, which calloc
@@ -293,7 +221,7 @@ static void zygote_main(const struct zygote *z, int sock, int out, int stack_kib
     dup2(null, STDERR_FILENO);
     close(null);
   }
-  if (send_all(sock, &ready, 1) < 0)
+  if (acs_send_all(sock, &ready, 1) < 0)
     _exit(0);
   for (;;) {
     struct zmsg msg = {0, 0};
@@ -309,14 +237,14 @@ static void zygote_main(const struct zygote *z, int sock, int out, int stack_kib
     close(fds[0]), close(fds[1]), close(fds[2]);
     msg.pid = (int32_t)pid;
     msg.status = pid < 0 ? errno : 0;
-    if (send_all(sock, &msg, sizeof(msg)) < 0)
+    if (acs_send_all(sock, &msg, sizeof(msg)) < 0)
       _exit(0);
     if (pid < 0)
       continue;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
       ;
     msg.status = st;
-    if (send_all(sock, &msg, sizeof(msg)) < 0)
+    if (acs_send_all(sock, &msg, sizeof(msg)) < 0)
       _exit(0);
   }
 }
@@ -459,7 +387,7 @@ static int wait_ready(struct zygote *z, struct child *c, int *init, double deadl
     if (rc > 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) && drain_fd(c, init, 0) < 0)
       return -1;
     if (rc > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
-      return read_all(z->sock, &ready, 1) == 0 ? 0 : -1;
+      return acs_read_all(z->sock, &ready, 1) == 0 ? 0 : -1;
   }
 }
 
@@ -570,7 +498,7 @@ static int plan_file(const void *plan, size_t len, struct acs_diag *d)
     return -1;
   }
   unlink(path);
-  if (write_all(fd, plan, len) < 0) {
+  if (acs_write_all(fd, plan, len) < 0) {
     acs_diag_set(d, ACS_EIO, NULL, 0, 0, "cannot write the simulation plan to %s: %s",
                  dir && *dir ? dir : "/tmp", strerror(errno));
     close(fd);
@@ -658,7 +586,7 @@ static int read_status(struct zygote *z, struct child *c)
 {
   struct zmsg msg;
 
-  if (read_all(z->sock, &msg, sizeof(msg)) != 0 || msg.pid != (int32_t)c->pid) {
+  if (acs_read_all(z->sock, &msg, sizeof(msg)) != 0 || msg.pid != (int32_t)c->pid) {
     c->zygote_lost = 1;
     return -1;
   }
@@ -781,7 +709,7 @@ static int start_process(struct zygote *z, struct child *c, int plan_fd, int res
    * messages would be out of step: it goes (and its process with it,
    * PR_SET_PDEATHSIG). */
   if (wait_readable(c, z->sock, deadline, intr) != 1 ||
-      read_all(z->sock, &msg, sizeof(msg)) != 0) {
+      acs_read_all(z->sock, &msg, sizeof(msg)) != 0) {
     c->zygote_lost = 1;
     return -1;
   }

@@ -19,11 +19,11 @@ cd "$SRC" || exit 2
 
 allowed() { # $1 = file, prints the include prefixes its layer may use
   case $1 in
-  core/load/*) echo "core/acs.h core/suggest.h core/model/ core/load/" ;;
-  core/sched/*) echo "core/acs.h core/suggest.h core/model/ core/sched/" ;;
-  core/*) echo "core/acs.h core/suggest.h core/model/" ;;   # core/model and core/*.c
-  simulate/*) echo "core/acs.h core/model/ simulate/" ;;
-  report/*) echo "core/acs.h core/model/ core/load/ core/sched/ report/" ;;
+  core/load/*) echo "core/acs.h core/proc.h core/suggest.h core/model/ core/load/" ;;
+  core/sched/*) echo "core/acs.h core/proc.h core/suggest.h core/model/ core/sched/" ;;
+  core/*) echo "core/acs.h core/proc.h core/suggest.h core/model/" ;;   # core/model and core/*.c
+  simulate/*) echo "core/acs.h core/proc.h core/model/ simulate/" ;;
+  report/*) echo "core/acs.h core/proc.h core/model/ core/load/ core/sched/ report/" ;;
   sweep/*) echo "core/ simulate/ report/ sweep/" ;;
   *) echo "" ;;
   esac

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/sweep_wire.h"
+#include "sweep/wire.h"
 #include "core/load/load.h"
 #include "core/load/load_int.h"
 #include "core/sched/sched.h"

@@ -1,7 +1,7 @@
 /*
  * test-sweep-vary.c - trade-study building blocks: --vary parsing and the
  * cartesian product of platform variants (core/load/vary.c), and the
- * sweep's worker wire format for schedules (cli/sweep_wire.c). Expected
+ * sweep's worker wire format for schedules (sweep/wire.c). Expected
  * values are written out by hand from the range definitions.
  */
 #include "config.h"
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/sweep_wire.h"
+#include "sweep/wire.h"
 #include "core/load/load.h"
 #include "core/sched/sched.h"
 #include "report/report.h"

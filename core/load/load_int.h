@@ -66,6 +66,10 @@ int acs__parse_int(const char *path, int line, int col, const char *text, const 
 /* Token t as acs__parse_int does, located at the token's column. */
 int acs__tok_int(const char *path, int line, const struct acs__tok *t, const char *what,
                  int64_t min, int64_t max, int64_t *out, struct acs_diag *d);
+/* Token k of a line reader r (a struct with path, lr and tok, as the
+ * PSPLIB and STG readers have) as a quantity, at most ACS_QTY_MAX. */
+#define ACS__RTOK_INT(r, k, what, min, out, d) \
+  acs__tok_int((r)->path, (r)->lr.line, &(r)->tok[k], what, min, ACS_QTY_MAX, out, d)
 
 /*
  * A name -> id index (open addressing, FNV-1a): O(1) expected per call.
@@ -81,5 +85,10 @@ struct acs__names {
 int acs__names_put(struct acs__names *m, const char *key, int32_t val, int32_t *old);
 int32_t acs__names_get(const struct acs__names *m, const char *key); /* -1 if absent */
 void acs__names_free(struct acs__names *m);
+
+/* A libxml2 generic error handler that drops the text: libxml2's encoding
+ * layer reports through the generic handler, which would print; the XML
+ * readers' structured handler has the error already. */
+void acs__xml_drop_generic(void *ctx, const char *msg, ...);
 
 #endif

@@ -63,6 +63,51 @@ static uint64_t le_bytes(const uint8_t *p, int n)
 }
 
 /*
+ * The checks shared by the readers of a constant tensor t below: a
+ * constant at all (`listed`: the value list of a Constant node is set), at
+ * most max values, a vector, of element type dt8 (8 bytes wide) or dt4 (4
+ * bytes), stored in the file, as many values as elements. ACS_OK with *tpp
+ * NULL for a Constant node's list (k->n values); else *tpp, the element
+ * width *w and the element count *e.
+ */
+static int const_check(struct acs_onnx_rd *r, int32_t t, const char *what, int max, int listed, int dt8,
+                       int dt4, const char *holds, const Onnx__TensorProto **tpp, int *w, int64_t *e)
+{
+  const struct acs_onnx_konst *k = &r->k[t];
+  char tb[128];
+  acs__onnx_masked(r->lg->t[t].name, tb, sizeof(tb));
+  *tpp = NULL;
+  if (!k->tp && !listed)
+    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' must be a constant (an initializer or a Constant "
+                "node)", what, tb);
+  if (!k->tp) {
+    if (k->n > (size_t)max)
+      return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' has more than %d values", what, tb, max);
+    return ACS_OK;
+  }
+  const Onnx__TensorProto *tp = k->tp;
+  int dt = tp->data_type;
+  *e = acs__onnx_tp_elems(tp);
+  if (tp->n_dims > 1 || *e < 0 || *e > max)
+    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' must be a vector of at most %d values", what, tb, max);
+  if (dt != dt8 && dt != dt4)
+    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' must hold %s", what, tb, holds);
+  if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' is stored outside the file", what, tb);
+  *w = dt == dt8 ? 8 : 4;
+  size_t have = tp->has_raw_data ? tp->raw_data.len / (size_t)*w
+              : dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? tp->n_int64_data
+              : dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT32 ? tp->n_int32_data
+              : dt == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE ? tp->n_double_data
+                                                            : tp->n_float_data;
+  if (have != (size_t)*e || (tp->has_raw_data && tp->raw_data.len % (size_t)*w))
+    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' has %zu values for %lld elements", what, tb, have,
+                (long long)*e);
+  *tpp = tp;
+  return ACS_OK;
+}
+
+/*
  * The integer values of constant tensor `t` (INT64 or INT32; a scalar or a
  * vector of at most `max` values) into out[0..*n).
  */
@@ -70,37 +115,19 @@ int acs__onnx_const_ints(struct acs_onnx_rd *r, int32_t t, const char *what, int
                          int *n)
 {
   const struct acs_onnx_konst *k = &r->k[t];
-  char tb[128];
-  acs__onnx_masked(r->lg->t[t].name, tb, sizeof(tb));
-  if (!k->tp && !k->ints)
-    return acs__onnx_nerr(r, ACS_EPARSE,
-                          "%s '%s' must be a constant (an initializer or a Constant "
-                          "node)",
-                          what, tb);
-  if (!k->tp) {
-    if (k->n > (size_t)max)
-      return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' has more than %d values", what, tb, max);
+  const Onnx__TensorProto *tp;
+  int64_t e = 0;
+  int w = 0;
+  int err = const_check(r, t, what, max, k->ints != NULL, ONNX__TENSOR_PROTO__DATA_TYPE__INT64,
+                        ONNX__TENSOR_PROTO__DATA_TYPE__INT32, "integers", &tp, &w, &e);
+  if (err < 0)
+    return err;
+  if (!tp) {
     for (size_t i = 0; i < k->n; i++)
       out[i] = k->ints[i];
     *n = (int)k->n;
     return ACS_OK;
   }
-  const Onnx__TensorProto *tp = k->tp;
-  int64_t e = acs__onnx_tp_elems(tp);
-  int dt = tp->data_type;
-  if (tp->n_dims > 1 || e < 0 || e > max)
-    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' must be a vector of at most %d values", what, tb,
-                          max);
-  if (dt != ONNX__TENSOR_PROTO__DATA_TYPE__INT64 && dt != ONNX__TENSOR_PROTO__DATA_TYPE__INT32)
-    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' must hold integers", what, tb);
-  if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' is stored outside the file", what, tb);
-  int w = dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? 8 : 4;
-  size_t have = tp->has_raw_data ? tp->raw_data.len / (size_t)w
-              : w == 8 ? tp->n_int64_data : tp->n_int32_data;
-  if (have != (size_t)e || (tp->has_raw_data && tp->raw_data.len % (size_t)w))
-    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' has %zu values for %lld elements", what, tb, have,
-                          (long long)e);
   for (int64_t i = 0; i < e; i++) {
     if (tp->has_raw_data) {
       uint64_t v = le_bytes(tp->raw_data.data + i * w, w);
@@ -118,37 +145,20 @@ int acs__onnx_const_floats(struct acs_onnx_rd *r, int32_t t, const char *what, d
                            int *n)
 {
   const struct acs_onnx_konst *k = &r->k[t];
-  char tb[128];
-  acs__onnx_masked(r->lg->t[t].name, tb, sizeof(tb));
-  if (!k->tp && !k->floats)
-    return acs__onnx_nerr(r, ACS_EPARSE,
-                          "%s '%s' must be a constant (an initializer or a Constant "
-                          "node)",
-                          what, tb);
-  if (!k->tp) {
-    if (k->n > (size_t)max)
-      return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' has more than %d values", what, tb, max);
+  const Onnx__TensorProto *tp;
+  int64_t e = 0;
+  int w = 0;
+  int err = const_check(r, t, what, max, k->floats != NULL, ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE,
+                        ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, "float or double values", &tp, &w,
+                        &e);
+  if (err < 0)
+    return err;
+  if (!tp) {
     for (size_t i = 0; i < k->n; i++)
       out[i] = k->floats[i];
     *n = (int)k->n;
     return ACS_OK;
   }
-  const Onnx__TensorProto *tp = k->tp;
-  int64_t e = acs__onnx_tp_elems(tp);
-  int dt = tp->data_type;
-  if (tp->n_dims > 1 || e < 0 || e > max)
-    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' must be a vector of at most %d values", what, tb,
-                          max);
-  if (dt != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT && dt != ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE)
-    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' must hold float or double values", what, tb);
-  if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' is stored outside the file", what, tb);
-  int w = dt == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE ? 8 : 4;
-  size_t have = tp->has_raw_data ? tp->raw_data.len / (size_t)w
-              : w == 8 ? tp->n_double_data : tp->n_float_data;
-  if (have != (size_t)e || (tp->has_raw_data && tp->raw_data.len % (size_t)w))
-    return acs__onnx_nerr(r, ACS_EPARSE, "%s '%s' has %zu values for %lld elements", what, tb, have,
-                          (long long)e);
   for (int64_t i = 0; i < e; i++) {
     if (tp->has_raw_data) {
       uint64_t v = le_bytes(tp->raw_data.data + i * w, w);
@@ -235,14 +245,13 @@ static int attr_flag(struct acs_onnx_rd *r, const Onnx__NodeProto *n, const char
   int64_t v;
   int rc = attr_int(r, n, name, 0, &v);
   if (rc == 0 && v != 0 && v != 1)
-    return acs__onnx_nerr(r, ACS_EPARSE, "attribute '%s' must be 0 or 1, is %lld", name,
-                          (long long)v);
+    return acs__onnx_nerr(r, ACS_EPARSE, "attribute '%s' must be 0 or 1, is %lld", name, (long long)v);
   *out = (int)v;
   return rc;
 }
 
-static int attr_ints(struct acs_onnx_rd *r, const Onnx__NodeProto *n, const char *name,
-                     int64_t *out, int max, int *count)
+static int attr_ints(struct acs_onnx_rd *r, const Onnx__NodeProto *n, const char *name, int64_t *out,
+                     int max, int *count)
 {
   const Attr *a = find_attr(n, name);
   *count = 0;
@@ -251,16 +260,16 @@ static int attr_ints(struct acs_onnx_rd *r, const Onnx__NodeProto *n, const char
   if (attr_type(a) != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS)
     return wrong_type(r, name, "a list of integers");
   if (a->n_ints > (size_t)max)
-    return acs__onnx_nerr(r, ACS_EPARSE, "attribute '%s' has %zu values (at most %d)", name,
-                          a->n_ints, max);
+    return acs__onnx_nerr(r, ACS_EPARSE, "attribute '%s' has %zu values (at most %d)", name, a->n_ints,
+                max);
   for (size_t i = 0; i < a->n_ints; i++)
     out[i] = a->ints[i];
   *count = (int)a->n_ints;
   return ACS_OK;
 }
 
-static int attr_floats(struct acs_onnx_rd *r, const Onnx__NodeProto *n, const char *name,
-                       double *out, int max, int *count)
+static int attr_floats(struct acs_onnx_rd *r, const Onnx__NodeProto *n, const char *name, double *out,
+                       int max, int *count)
 {
   const Attr *a = find_attr(n, name);
   *count = 0;
@@ -270,7 +279,7 @@ static int attr_floats(struct acs_onnx_rd *r, const Onnx__NodeProto *n, const ch
     return wrong_type(r, name, "a list of floats");
   if (a->n_floats > (size_t)max)
     return acs__onnx_nerr(r, ACS_EPARSE, "attribute '%s' has %zu values (at most %d)", name,
-                          a->n_floats, max);
+                a->n_floats, max);
   for (size_t i = 0; i < a->n_floats; i++)
     out[i] = a->floats[i];
   *count = (int)a->n_floats;
@@ -300,7 +309,7 @@ static int attr_choice(struct acs_onnx_rd *r, const Onnx__NodeProto *n, const ch
     memcpy(raw, a->s.data, m);
   raw[m] = '\0';
   return acs__onnx_nerr(r, ACS_EPARSE, "attribute '%s' = '%s' is not supported", name,
-                        acs__onnx_masked(raw, vb, sizeof(vb)));
+              acs__onnx_masked(raw, vb, sizeof(vb)));
 }
 
 /* Refuses attributes the op does not know (an attribute acsim ignored
@@ -320,7 +329,7 @@ static int check_attr_names(struct acs_onnx_rd *r, const Onnx__NodeProto *n, con
     if (!ok) {
       char ab[64];
       return acs__onnx_nerr(r, ACS_EPARSE, "attribute '%s' is not supported",
-                            acs__onnx_masked(an, ab, sizeof(ab)));
+                  acs__onnx_masked(an, ab, sizeof(ab)));
     }
   }
   return ACS_OK;
@@ -388,8 +397,7 @@ static int binary_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op)
   return rc;
 }
 
-static int unary_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op,
-                       struct acs_lattrs *a)
+static int unary_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
 {
   int64_t to = 0;
   int rc;
@@ -404,16 +412,14 @@ static int unary_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op,
     if (rc == 0)
       rc = attr_int(r, n, "to", 0, &to);
     if (rc == 0 && (to < 1 || to > 16))
-      return acs__onnx_nerr(r, ACS_EPARSE, "attribute 'to' = %lld is not a data type",
-                            (long long)to);
+      return acs__onnx_nerr(r, ACS_EPARSE, "attribute 'to' = %lld is not a data type", (long long)to);
     a->to_dtype = (int)to;
     return rc;
   default: return check_attr_names(r, n, "consumed_inputs");
   }
 }
 
-static int reduce_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op,
-                        struct acs_lattrs *a)
+static int reduce_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
 {
   int64_t keep = 1, axis = 0;
   int rc;
@@ -452,8 +458,7 @@ static int norm_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n)
   return rc;
 }
 
-static int resize_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op,
-                        struct acs_lattrs *a)
+static int resize_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
 {
   static const char *const modes[] = { "nearest", "linear", "cubic", "bilinear", NULL };
   static const char *const coords[] = { "half_pixel", "pytorch_half_pixel", "align_corners",
@@ -475,9 +480,8 @@ static int resize_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op,
   if (rc == 0)
     rc = attr_choice(r, n, "coordinate_transformation_mode", coords, 0, &coord);
   if (rc == 0 && coord == 5)
-    return acs__onnx_nerr(r, ACS_EPARSE,
-                          "coordinate_transformation_mode 'tf_crop_and_resize' is not "
-                          "supported");
+    return acs__onnx_nerr(r, ACS_EPARSE, "coordinate_transformation_mode 'tf_crop_and_resize' is not "
+                "supported");
   return rc;
 }
 
@@ -517,8 +521,7 @@ static int pad_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, struct acs
   return rc;
 }
 
-int acs__onnx_parse_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op,
-                          struct acs_lattrs *a)
+int acs__onnx_parse_attrs(struct acs_onnx_rd *r, const Onnx__NodeProto *n, int op, struct acs_lattrs *a)
 {
   int rc;
   memset(a, 0, sizeof(*a));
@@ -613,7 +616,7 @@ uint8_t acs__onnx_slot_role(int op, int slot)
 
 /* Parameters given as inputs (opset-dependent) into the attributes. */
 int acs__onnx_resolve_params(struct acs_onnx_rd *r, int op, const int32_t *in, int nin,
-                             struct acs_lattrs *a)
+                          struct acs_lattrs *a)
 {
   int rc = ACS_OK, cnt;
 #define IN(k) ((k) < nin ? in[k] : -1)

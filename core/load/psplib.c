@@ -60,12 +60,6 @@ static int truncated(struct sm_reader *r, const char *what, struct acs_diag *d)
 }
 
 /* The integer token k of the current line, >= min, with a located error. */
-static int tok_int(struct sm_reader *r, size_t k, const char *what, int64_t min,
-                   int64_t *out, struct acs_diag *d)
-{
-  return acs__tok_int(r->path, r->lr.line, &r->tok[k], what, min, ACS_QTY_MAX, out, d);
-}
-
 /* "key : value ..." header lines: the first token after the colon. */
 static int header_value(struct sm_reader *r, const char *what, int64_t *out,
                         struct acs_diag *d)
@@ -81,7 +75,7 @@ static int header_value(struct sm_reader *r, const char *what, int64_t *out,
     if (k + 1 >= r->ntok)
       return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, 0,
                           "missing value for %s", what);
-    return tok_int(r, k + 1, what, 0, out, d);
+    return ACS__RTOK_INT(r, k + 1, what, 0, out, d);
   }
   return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, 0,
                       "expected ':' and a value for %s", what);
@@ -211,7 +205,7 @@ static int expect_fields(struct sm_reader *r, size_t n, const char *layout,
 static int job_number(struct sm_reader *r, int64_t expect, struct acs_diag *d)
 {
   int64_t job;
-  int rc = tok_int(r, 0, "the job number", 1, &job, d);
+  int rc = ACS__RTOK_INT(r, 0, "the job number", 1, &job, d);
   if (rc == 0 && job != expect)
     rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[0].col,
                       "expected job %lld, got %lld (jobs must be listed in order)",
@@ -227,13 +221,13 @@ static int precedence_row(struct sm_reader *r, int64_t i, struct acs_diag *d)
   if (rc == 0 && r->ntok < 3)
     rc = expect_fields(r, 3, "jobnr, #modes, #successors and the successors", d);
   if (rc == 0)
-    rc = tok_int(r, 1, "the number of modes", 1, &modes, d);
+    rc = ACS__RTOK_INT(r, 1, "the number of modes", 1, &modes, d);
   if (rc == 0 && modes != 1)
     rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[1].col,
                       "job %lld has %lld modes; only single-mode (.sm) "
                       "instances are supported", (long long)i, (long long)modes);
   if (rc == 0)
-    rc = tok_int(r, 2, "the number of successors", 0, &nsucc, d);
+    rc = ACS__RTOK_INT(r, 2, "the number of successors", 0, &nsucc, d);
   if (rc == 0 && (size_t)nsucc != r->ntok - 3)
     rc = expect_fields(r, (size_t)nsucc + 3,
                        "jobnr, #modes, #successors and the successors", d);
@@ -252,7 +246,7 @@ static int precedence_row(struct sm_reader *r, int64_t i, struct acs_diag *d)
     return id;
   for (size_t k = 3; k < r->ntok; k++) {
     int64_t s;
-    rc = tok_int(r, k, "a successor", 1, &s, d);
+    rc = ACS__RTOK_INT(r, k, "a successor", 1, &s, d);
     if (rc == 0 && s > r->njobs)
       rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[k].col,
                         "successor %lld of job %lld is out of range 1..%lld",
@@ -283,16 +277,16 @@ static int request_row(struct sm_reader *r, int64_t i, struct acs_diag *d)
   if (rc == 0)
     rc = expect_fields(r, 3 + (size_t)r->nres, layout, d);
   if (rc == 0)
-    rc = tok_int(r, 1, "the mode", 1, &mode, d);
+    rc = ACS__RTOK_INT(r, 1, "the mode", 1, &mode, d);
   if (rc == 0)
-    rc = tok_int(r, 2, "the duration", 0, &dur, d);
+    rc = ACS__RTOK_INT(r, 2, "the duration", 0, &dur, d);
   if (rc != 0)
     return rc;
   int32_t id = (int32_t)(i - 1);
   r->g->ops[id].cycles = dur;
   r->g->ops[id].kind = dur == 0 ? ACS_OP_SYNC : ACS_OP_SHAVE;
   for (int64_t k = 0; k < r->nres; k++) {
-    rc = tok_int(r, 3 + (size_t)k, "a resource request", 0, &req, d);
+    rc = ACS__RTOK_INT(r, 3 + (size_t)k, "a resource request", 0, &req, d);
     if (rc == 0)
       rc = acs_graph_set_demand(r->g, id, (int)k, req);
     if (rc != 0)
@@ -321,7 +315,7 @@ static int read_availabilities(struct sm_reader *r, struct acs_diag *d)
     return rc;
   rc = expect_fields(r, (size_t)r->nres, "one capacity per resource", d);
   for (int64_t k = 0; k < r->nres && rc == 0; k++)
-    rc = tok_int(r, (size_t)k, "a resource capacity", 1, &r->g->res[k].capacity, d);
+    rc = ACS__RTOK_INT(r, (size_t)k, "a resource capacity", 1, &r->g->res[k].capacity, d);
   return rc;
 }
 

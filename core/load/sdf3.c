@@ -117,14 +117,6 @@ static void on_xml_error(void *ctx, xmlErrorPtr e)
     xe->msg[--len] = '\0';
 }
 
-/* libxml2's generic handler would print; this one drops the text (the
- * structured handler above has it). */
-static void drop_generic(void *ctx, const char *msg, ...)
-{
-  (void)ctx;
-  (void)msg;
-}
-
 static int parse_xml(const char *path, xmlDocPtr *doc, struct acs_diag *d)
 {
   struct xml_err xe = { 0, 0, 0, "" };
@@ -139,7 +131,7 @@ static int parse_xml(const char *path, xmlDocPtr *doc, struct acs_diag *d)
     return acs_diag_set(d, ACS_ERANGE, path, 0, 0, "file too large");
   }
   xmlSetStructuredErrorFunc(&xe, on_xml_error);
-  xmlSetGenericErrorFunc(NULL, drop_generic);
+  xmlSetGenericErrorFunc(NULL, acs__xml_drop_generic);
   *doc = xmlReadMemory(buf, (int)len, path, NULL, XML_PARSE_NONET | XML_PARSE_NOCDATA);
   xmlSetStructuredErrorFunc(NULL, NULL);
   xmlSetGenericErrorFunc(NULL, NULL);

@@ -43,12 +43,6 @@ static int next_content(struct stg_reader *r, struct acs_diag *d)
   }
 }
 
-static int tok_int(struct stg_reader *r, size_t k, const char *what, int64_t min,
-                   int64_t *out, struct acs_diag *d)
-{
-  return acs__tok_int(r->path, r->lr.line, &r->tok[k], what, min, ACS_QTY_MAX, out, d);
-}
-
 static int expect_fields(struct stg_reader *r, size_t n, struct acs_diag *d)
 {
   if (r->ntok == n)
@@ -86,21 +80,21 @@ static int task_line(struct stg_reader *r, int64_t expect, struct acs_diag *d)
   int64_t id, time, npred, p;
   int rc = r->ntok < 3 ? expect_fields(r, 3, d) : ACS_OK;
   if (rc == 0)
-    rc = tok_int(r, 0, "the task id", 0, &id, d);
+    rc = ACS__RTOK_INT(r, 0, "the task id", 0, &id, d);
   if (rc == 0 && id != expect)
     rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[0].col,
                       "expected task %lld, got %lld (tasks must be listed in order)",
                       (long long)expect, (long long)id);
   if (rc == 0)
-    rc = tok_int(r, 1, "the processing time", 0, &time, d);
+    rc = ACS__RTOK_INT(r, 1, "the processing time", 0, &time, d);
   if (rc == 0)
-    rc = tok_int(r, 2, "the number of predecessors", 0, &npred, d);
+    rc = ACS__RTOK_INT(r, 2, "the number of predecessors", 0, &npred, d);
   if (rc == 0 && (uint64_t)npred != r->ntok - 3)
     rc = expect_fields(r, (size_t)npred + 3, d);
   if (rc == 0)
     rc = add_task(r, id, time);
   for (size_t k = 3; k < r->ntok && rc == 0; k++) {
-    rc = tok_int(r, k, "a predecessor id", 0, &p, d);
+    rc = ACS__RTOK_INT(r, k, "a predecessor id", 0, &p, d);
     if (rc == 0 && p >= id)
       rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[k].col,
                         "predecessor %lld of task %lld is not an earlier task "
@@ -128,7 +122,7 @@ static int read_tasks(struct stg_reader *r, struct acs_diag *d)
     rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[1].col,
                       "the first line must hold only the number of tasks");
   else
-    rc = tok_int(r, 0, "the number of tasks", 1, &n, d);
+    rc = ACS__RTOK_INT(r, 0, "the number of tasks", 1, &n, d);
   if (rc == 0 && n > INT32_MAX - 2)
     rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[0].col,
                       "too many tasks (%lld)", (long long)n);

@@ -9,95 +9,23 @@
 #include <string.h>
 
 #include "core/model/bprog.h"
-
-/* ---- CSR helpers ---- */
-
-/* off[] (n + 2 entries, zeroed) and idx[] (m entries): for each key k,
- * idx[off[k] .. off[k + 1]) lists the items with that key, in item order. */
-static void csr_fill(int32_t n, int32_t m, const int32_t *key, const int32_t *val,
-                     int32_t *off, int32_t *idx)
-{
-  for (int32_t i = 0; i < m; i++)
-    off[key[i] + 2]++;
-  for (int32_t k = 0; k < n; k++)
-    off[k + 2] += off[k + 1];
-  for (int32_t i = 0; i < m; i++)
-    idx[off[key[i] + 1]++] = val ? val[i] : i;
-}
-
-/* ---- topological order by planned start ---- */
-
-struct hitem {
-  int64_t start;
-  int32_t op;
-};
-
-static int hless(const struct hitem *a, const struct hitem *b)
-{
-  return a->start < b->start || (a->start == b->start && a->op < b->op);
-}
-
-static void hpush(struct hitem *h, size_t *n, struct hitem x)
-{
-  size_t k = (*n)++;
-
-  while (k > 0 && hless(&x, &h[(k - 1) / 2])) {
-    h[k] = h[(k - 1) / 2];
-    k = (k - 1) / 2;
-  }
-  h[k] = x;
-}
-
-static struct hitem hpop(struct hitem *h, size_t *n)
-{
-  struct hitem top = h[0], last = h[--(*n)];
-  size_t k = 0, c;
-
-  while ((c = 2 * k + 1) < *n) {
-    if (c + 1 < *n && hless(&h[c + 1], &h[c]))
-      c++;
-    if (!hless(&h[c], &last))
-      break;
-    h[k] = h[c];
-    k = c;
-  }
-  if (*n > 0)
-    h[k] = last;
-  return top;
-}
+#include "core/model/reach.h"
 
 /* Kahn's algorithm taking the ready op of smallest (start, id): an order
- * that follows the planned starts wherever the edges allow. O((V+E) log V). */
+ * that follows the planned starts wherever the edges allow (reach.h).
+ * O((V+E) log V). */
 static int topo_by_start(const struct acs_schedule *s, const int32_t *succ_off,
                          const int32_t *succ, int32_t *order)
 {
-  int32_t n = s->nops, k = 0;
-  int32_t *indeg = calloc((size_t)n + 1, sizeof(*indeg));
-  struct hitem *h = malloc(((size_t)n + 1) * sizeof(*h));
-  size_t nh = 0;
-  int err = ACS_OK;
+  int64_t *start = malloc(((size_t)s->nops + 1) * sizeof(*start));
+  int err;
 
-  if (!indeg || !h) {
-    err = ACS_ENOMEM;
-    goto out_with_heap;
-  }
-  for (int32_t e = 0; e < s->nedges; e++)
-    indeg[s->edges[e].dst]++;
-  for (int32_t v = 0; v < n; v++)
-    if (indeg[v] == 0)
-      hpush(h, &nh, (struct hitem){s->ops[v].start, v});
-  while (nh > 0) {
-    int32_t u = hpop(h, &nh).op;
-    order[k++] = u;
-    for (int32_t e = succ_off[u]; e < succ_off[u + 1]; e++)
-      if (--indeg[succ[e]] == 0)
-        hpush(h, &nh, (struct hitem){s->ops[succ[e]].start, succ[e]});
-  }
-  if (k < n)
-    err = ACS_ECYCLE;
-out_with_heap:
-  free(indeg);
-  free(h);
+  if (!start)
+    return ACS_ENOMEM;
+  for (int32_t v = 0; v < s->nops; v++)
+    start[v] = s->ops[v].start;
+  err = acs_topo_order(s->nops, succ_off, succ, start, order);
+  free(start);
   return err;
 }
 
@@ -153,9 +81,9 @@ static int build_adjacency(struct build *b)
   }
   for (int32_t w = 0; w < s->nwaits; w++)
     wop[w] = s->waits[w].op;
-  csr_fill(n, m, dst, src, b->pred_off, b->pred);
-  csr_fill(n, m, src, dst, b->succ_off, b->succ);
-  csr_fill(n, s->nwaits, wop, NULL, b->wait_off, b->wait);
+  acs_csr_fill(n, m, dst, src, b->pred_off, b->pred, NULL);
+  acs_csr_fill(n, m, src, dst, b->succ_off, b->succ, NULL);
+  acs_csr_fill(n, s->nwaits, wop, NULL, b->wait_off, b->wait, NULL);
   free(src), free(dst), free(wop);
   return ACS_OK;
 }
@@ -271,7 +199,7 @@ static int build_members(struct build *b)
       key[np] = bp->use_of[i];
       val[np++] = i;
     }
-  csr_fill(nu, np, key, val, bp->prod_off, bp->prod);
+  acs_csr_fill(nu, np, key, val, bp->prod_off, bp->prod, NULL);
   for (int32_t w = 0; w < s->nwaits; w++)
     if (bp->wait_use[w] >= 0) {
       pair[2 * nc] = bp->wait_use[w];
@@ -285,7 +213,7 @@ static int build_members(struct build *b)
       key[np] = pair[2 * k];
       val[np++] = pair[2 * k + 1];
     }
-  csr_fill(nu, np, key, val, bp->cons_off, bp->cons);
+  acs_csr_fill(nu, np, key, val, bp->cons_off, bp->cons, NULL);
   free(key), free(val), free(pair);
   return ACS_OK;
 }

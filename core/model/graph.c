@@ -47,15 +47,6 @@ const char *acs_edge_kind_name(int kind)
 
 /* ---- name index: open addressing over op ids, FNV-1a hashes ---- */
 
-static uint64_t name_hash(const char *s)
-{
-  uint64_t h = 1469598103934665603ULL;
-
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-  return h;
-}
-
 struct acs__name_index {
   size_t mask;      /* capacity - 1, a power of two */
   int32_t *slot;    /* op id or -1 */
@@ -63,7 +54,7 @@ struct acs__name_index {
 
 static int index_insert(struct acs_graph *g, struct acs__name_index *ix, int32_t id)
 {
-  size_t i = name_hash(g->ops[id].name) & ix->mask;
+  size_t i = acs_str_hash(g->ops[id].name) & ix->mask;
 
   while (ix->slot[i] >= 0)
     i = (i + 1) & ix->mask;
@@ -112,7 +103,7 @@ int32_t acs_graph_find_op(const struct acs_graph *g, const char *name)
 
   if (!ix)
     return -1;
-  for (i = name_hash(name) & ix->mask; ix->slot[i] >= 0; i = (i + 1) & ix->mask)
+  for (i = acs_str_hash(name) & ix->mask; ix->slot[i] >= 0; i = (i + 1) & ix->mask)
     if (strcmp(g->ops[ix->slot[i]].name, name) == 0)
       return ix->slot[i];
   return -1;

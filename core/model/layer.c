@@ -69,14 +69,6 @@ struct acs__lindex {
   int32_t *slot; /* tensor id or -1 */
 };
 
-static uint64_t name_hash(const char *s)
-{
-  uint64_t h = 1469598103934665603ULL;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-  return h;
-}
-
 /* Rebuilds the index with room for n names at a load factor under 1/2. */
 static int index_rebuild(struct acs_lgraph *lg, size_t n)
 {
@@ -107,7 +99,7 @@ static int index_rebuild(struct acs_lgraph *lg, size_t n)
   for (size_t i = 0; i < cap; i++)
     slot[i] = -1;
   for (int32_t t = 0; t < lg->ntensors; t++) {
-    size_t i = name_hash(lg->t[t].name) & ix->mask;
+    size_t i = acs_str_hash(lg->t[t].name) & ix->mask;
     while (slot[i] >= 0)
       i = (i + 1) & ix->mask;
     slot[i] = t;
@@ -120,7 +112,7 @@ int32_t acs_lgraph_find_tensor(const struct acs_lgraph *lg, const char *name)
   const struct acs__lindex *ix = lg->index;
   if (!ix)
     return -1;
-  for (size_t i = name_hash(name) & ix->mask; ix->slot[i] >= 0; i = (i + 1) & ix->mask)
+  for (size_t i = acs_str_hash(name) & ix->mask; ix->slot[i] >= 0; i = (i + 1) & ix->mask)
     if (strcmp(lg->t[ix->slot[i]].name, name) == 0)
       return ix->slot[i];
   return -1;
@@ -188,7 +180,7 @@ int32_t acs_lgraph_add_tensor(struct acs_lgraph *lg, const char *name)
     return rc;
   }
   struct acs__lindex *ix = lg->index;
-  size_t i = name_hash(t->name) & ix->mask;
+  size_t i = acs_str_hash(t->name) & ix->mask;
   while (ix->slot[i] >= 0 && ix->slot[i] != id)
     i = (i + 1) & ix->mask;
   ix->slot[i] = id;

@@ -265,12 +265,6 @@ void acs_loop_layout_destroy(struct acs_loop_layout *lay)
   memset(lay, 0, sizeof(*lay));
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* Graph ops of loop op i besides its delay chain: the issue, plus a latency
  * tail or a blocking hold when those differ (limited classes). */
 static int32_t base_parts(const struct acs_loop *l, const int64_t *units, int32_t i)
@@ -319,7 +313,7 @@ int acs_loop_layout_init(struct acs_loop_layout *lay, const struct acs_loop *l,
         lay->delays[fill[l->edges[e].src]++] = l->edges[e].delay;
     for (int32_t i = 0; i < l->nops; i++) {
       int32_t a = lay->delay_off[i], b = lay->delay_off[i + 1], start = w;
-      qsort(lay->delays + a, (size_t)(b - a), sizeof(int64_t), cmp_i64);
+      qsort(lay->delays + a, (size_t)(b - a), sizeof(int64_t), acs_cmp_i64);
       for (int32_t k = a; k < b; k++)
         if (k == a || lay->delays[k] != lay->delays[k - 1])
           lay->delays[w++] = lay->delays[k];

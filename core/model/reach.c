@@ -50,10 +50,8 @@ static struct kitem kpop(struct kitem *h, size_t *n)
   return top;
 }
 
-/* off[] (n + 2 entries, zeroed) and idx[]: the items of each key in order;
- * at[i] (may be NULL) gets where item i went. */
-static void csr(int32_t n, int32_t m, const int32_t *key, const int32_t *val, int32_t *off,
-                int32_t *idx, int32_t *at)
+void acs_csr_fill(int32_t n, int32_t m, const int32_t *key, const int32_t *val, int32_t *off,
+                  int32_t *idx, int32_t *at)
 {
   for (int32_t i = 0; i < m; i++)
     off[key[i] + 2]++;
@@ -61,16 +59,16 @@ static void csr(int32_t n, int32_t m, const int32_t *key, const int32_t *val, in
     off[k + 2] += off[k + 1];
   for (int32_t i = 0; i < m; i++) {
     int32_t j = off[key[i] + 1]++;
-    idx[j] = val[i];
+    idx[j] = val ? val[i] : i;
     if (at)
       at[i] = j;
   }
 }
 
-/* Kahn's algorithm taking the ready node of smallest (key, id). */
-static int topo_order(struct acs_dag *g, const int64_t *key)
+int acs_topo_order(int32_t n, const int32_t *succ_off, const int32_t *succ, const int64_t *key,
+                   int32_t *order)
 {
-  int32_t n = g->n, k = 0;
+  int32_t k = 0;
   int32_t *indeg = calloc((size_t)n + 1, sizeof(*indeg));
   struct kitem *h = malloc(((size_t)n + 1) * sizeof(*h));
   size_t nh = 0;
@@ -80,18 +78,18 @@ static int topo_order(struct acs_dag *g, const int64_t *key)
     err = ACS_ENOMEM;
     goto out_with_heap;
   }
-  for (int32_t v = 0; v < n; v++) {
-    indeg[v] = g->pred_off[v + 1] - g->pred_off[v];
+  for (int32_t u = 0; u < n; u++)
+    for (int32_t e = succ_off[u]; e < succ_off[u + 1]; e++)
+      indeg[succ[e]]++;
+  for (int32_t v = 0; v < n; v++)
     if (indeg[v] == 0)
       kpush(h, &nh, (struct kitem){key ? key[v] : 0, v});
-  }
   while (nh > 0) {
     int32_t u = kpop(h, &nh).v;
-    g->pos[u] = k;
-    g->topo[k++] = u;
-    for (int32_t e = g->succ_off[u]; e < g->succ_off[u + 1]; e++)
-      if (--indeg[g->succ[e]] == 0)
-        kpush(h, &nh, (struct kitem){key ? key[g->succ[e]] : 0, g->succ[e]});
+    order[k++] = u;
+    for (int32_t e = succ_off[u]; e < succ_off[u + 1]; e++)
+      if (--indeg[succ[e]] == 0)
+        kpush(h, &nh, (struct kitem){key ? key[succ[e]] : 0, succ[e]});
   }
   if (k < n)
     err = ACS_ECYCLE;
@@ -128,14 +126,18 @@ int acs_dag_build(struct acs_dag *g, int32_t n, int32_t m, const int32_t *src,
     acs_dag_destroy(g);
     return ACS_ENOMEM;
   }
-  csr(n, m, src, dst, g->succ_off, g->succ, at_succ);
-  csr(n, m, dst, src, g->pred_off, g->pred, at_pred);
+  acs_csr_fill(n, m, src, dst, g->succ_off, g->succ, at_succ);
+  acs_csr_fill(n, m, dst, src, g->pred_off, g->pred, at_pred);
   for (int32_t i = 0; i < m; i++)
     g->pred_edge[at_pred[i]] = at_succ[i];
   free(at_succ), free(at_pred);
-  if ((err = topo_order(g, key)) < 0)
+  if ((err = acs_topo_order(n, g->succ_off, g->succ, key, g->topo)) < 0) {
     acs_dag_destroy(g);
-  return err;
+    return err;
+  }
+  for (int32_t k = 0; k < n; k++)
+    g->pos[g->topo[k]] = k;
+  return ACS_OK;
 }
 
 void acs_dag_destroy(struct acs_dag *g)

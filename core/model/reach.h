@@ -30,6 +30,19 @@ struct acs_dag {
   int32_t *pos;              /* pos[v]: index of v in topo */
 };
 
+/* CSR lists: off[] (n + 2 entries, zeroed) and idx[] (m entries): for each
+ * key k, idx[off[k] .. off[k + 1]) lists val[i] (i when val is NULL) of the
+ * items i with key[i] == k, in item order; at[i] (at may be NULL) gets
+ * where item i went. O(n + m). */
+void acs_csr_fill(int32_t n, int32_t m, const int32_t *key, const int32_t *val, int32_t *off,
+                  int32_t *idx, int32_t *at);
+
+/* Kahn's topological order of n nodes with CSR successor lists, taking the
+ * ready node of smallest (key[v], v) (key may be NULL: by id), into
+ * order[0 .. n). ACS_OK, ACS_ECYCLE or ACS_ENOMEM. O((V + E) log V). */
+int acs_topo_order(int32_t n, const int32_t *succ_off, const int32_t *succ, const int64_t *key,
+                   int32_t *order);
+
 /*
  * Builds g from m edges (src[i], dst[i]) over n nodes. The topological order
  * is Kahn's, taking the ready node of smallest (key[v], v) (key may be NULL:

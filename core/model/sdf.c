@@ -254,16 +254,6 @@ int32_t acs_sdf_add_channel(struct acs_sdf_graph *g, const char *name, int32_t s
 
 /* ---- finalize: DDR channels, phases, adjacency ---- */
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a < 0 ? -a : a;
-}
-
 /* lcm, or -1 on overflow. */
 static int64_t lcm64(int64_t a, int64_t b)
 {
@@ -271,7 +261,7 @@ static int64_t lcm64(int64_t a, int64_t b)
 
   if (a == 0 || b == 0)
     return 0;
-  if (acs_mul_i64(a / gcd64(a, b), b, &r))
+  if (acs_mul_i64(a / acs_gcd64(a, b), b, &r))
     return -1;
   return r;
 }
@@ -386,7 +376,7 @@ struct frac {
 
 static int frac_mul(struct frac a, int64_t num, int64_t den, struct frac *out)
 {
-  int64_t g1 = gcd64(a.num, den), g2 = gcd64(num, a.den), n, m;
+  int64_t g1 = acs_gcd64(a.num, den), g2 = acs_gcd64(num, a.den), n, m;
 
   if (g1 == 0)
     g1 = 1;
@@ -394,7 +384,7 @@ static int frac_mul(struct frac a, int64_t num, int64_t den, struct frac *out)
     g2 = 1;
   if (acs_mul_i64(a.num / g1, num / g2, &n) || acs_mul_i64(a.den / g2, den / g1, &m))
     return ACS_ERANGE;
-  g1 = gcd64(n, m);
+  g1 = acs_gcd64(n, m);
   out->num = n / g1;
   out->den = m / g1;
   return ACS_OK;
@@ -468,7 +458,7 @@ static int solve_component(struct acs_sdf_graph *g, int32_t root, struct frac *r
                           "the repetition vector entry of '%s' overflows",
                           g->actors[queue[i]].name);
     f->den = 1;
-    gg = gcd64(gg, f->num);
+    gg = acs_gcd64(gg, f->num);
   }
   for (int32_t i = 0; i < tail; i++) {
     struct acs_sdf_actor *ac = &g->actors[queue[i]];
@@ -549,18 +539,6 @@ static int run_totals(struct acs_sdf_graph *g, struct acs_diag *d)
 
 /* ---- cost ---- */
 
-static int64_t sat_add(int64_t a, int64_t b)
-{
-  int64_t r;
-  return acs_add_i64(a, b, &r) ? INT64_MAX : r;
-}
-
-static int64_t sat_mul(int64_t a, int64_t b)
-{
-  int64_t r;
-  return acs_mul_i64(a, b, &r) ? INT64_MAX : r;
-}
-
 /*
  * The edge bound: firing k of the destination reads the window
  * [C(k) - b, C(k + 1) + b) of tokens, C(k) the tokens consumed before it.
@@ -574,17 +552,17 @@ void acs_sdf_cost(const struct acs_sdf_graph *g, int64_t *ops, int64_t *edges)
   int64_t f = 0, e = 0;
 
   for (int32_t a = 0; a < g->nactors; a++)
-    f = sat_add(f, g->actors[a].total);
+    f = acs_sat_add_i64(f, g->actors[a].total);
   for (int32_t c = 0; c < g->nchannels; c++) {
     const struct acs_sdf_channel *ch = &g->channels[c];
     int64_t ts = ch->src >= 0 ? g->actors[ch->src].total : 0;
     int64_t td = ch->dst >= 0 ? g->actors[ch->dst].total : 0;
     int64_t w = 0;
     if (ch->src >= 0 && ch->dst >= 0) {
-      w = sat_mul(g->ports[ch->dport].absorb, 2);
+      w = acs_sat_mul_i64(g->ports[ch->dport].absorb, 2);
       w = w < ts ? w : ts;
     }
-    e = sat_add(e, sat_add(ts, sat_mul(td, sat_add(w, 1))));
+    e = acs_sat_add_i64(e, acs_sat_add_i64(ts, acs_sat_mul_i64(td, acs_sat_add_i64(w, 1))));
   }
   *ops = f;
   *edges = e;

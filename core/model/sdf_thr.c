@@ -28,16 +28,6 @@
 
 #include "core/model/sdf.h"
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a < 0 ? -a : a;
-}
-
 /* ---- 1. self-timed state space ---- */
 
 struct st {
@@ -614,7 +604,7 @@ int acs_sdf_throughput_mcr(const struct acs_sdf_graph *g, int64_t limit, double 
       goto out_with_graph;
     }
     {
-      int64_t gg = gcd64(cn, cd);
+      int64_t gg = acs_gcd64(cn, cd);
       num = cn / (gg ? gg : 1);
       den = cd / (gg ? gg : 1);
     }

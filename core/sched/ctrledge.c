@@ -46,13 +46,6 @@ static void collect(void *ctx, const struct acs_ival *part)
   w->prev[w->n++] = part->val;
 }
 
-static int cmp_i32(const void *a, const void *b)
-{
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-
-  return (x > y) - (x < y);
-}
-
 static const struct acs_ctrl_rect *sort_base;
 
 static int cmp_rect_idx(const void *a, const void *b)
@@ -92,7 +85,7 @@ static int emit_unique(struct sweep *w, int32_t curr,
   int rc = 0;
 
   if (w->n > 1)
-    qsort(w->prev, w->n, sizeof(*w->prev), cmp_i32);
+    qsort(w->prev, w->n, sizeof(*w->prev), acs_cmp_i32);
   for (size_t k = 0; k < w->n && rc == 0; k++)
     if ((k == 0 || w->prev[k] != w->prev[k - 1]) && w->prev[k] != curr)
       rc = emit(ctx, w->prev[k], curr);

@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "core/proc.h"
 #include "core/sched/ilpmodel.h"
 
 void acs__mip_init(struct acs__mip *m)
@@ -373,23 +374,6 @@ struct child_head {
   double obj, bound;
 };
 
-/* write() until done; 0 or -1. */
-static int write_all(int fd, const void *buf, size_t n)
-{
-  const char *p = buf;
-
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 static void __attribute__((noreturn))
 child_main(const struct acs__mip *m, const struct acs__mip_params *p, int fd)
 {
@@ -412,8 +396,8 @@ child_main(const struct acs__mip *m, const struct acs__mip_params *p, int fd)
   h.bound = r.bound;
   h.has_x = r.x != NULL;
   h.msglen = (int32_t)strlen(d.msg);
-  if (write_all(fd, &h, sizeof(h)) < 0 || write_all(fd, d.msg, (size_t)h.msglen) < 0 ||
-      (r.x && write_all(fd, r.x, sizeof(double) * (size_t)m->ncols) < 0))
+  if (acs_write_all(fd, &h, sizeof(h)) < 0 || acs_write_all(fd, d.msg, (size_t)h.msglen) < 0 ||
+      (r.x && acs_write_all(fd, r.x, sizeof(double) * (size_t)m->ncols) < 0))
     _exit(1);
   /* _exit: no atexit handler of the caller (stdio, HDF5) runs twice. */
   _exit(0);

@@ -219,12 +219,6 @@ static int choose_direction(const struct acs_sare *m, const struct acs_sare_vins
   return ACS_OK;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* Virtual PE of every instance of v: keys sorted, ids in that order. */
 static int assign_vpes(const struct acs_sare *m, const struct acs_sare_vinst *vi, int32_t v,
                        const int64_t *u, int64_t first, int64_t *vpe, int64_t *count)
@@ -247,7 +241,7 @@ static int assign_vpes(const struct acs_sare *m, const struct acs_sare_vinst *vi
     return ACS_ENOMEM;
   for (int64_t k = 0; k < vi->count; k++)
     keys[k] = proj_key(&p, vi->pt + (size_t)k * (size_t)nx);
-  qsort(keys, (size_t)vi->count, sizeof(*keys), cmp_i64);
+  qsort(keys, (size_t)vi->count, sizeof(*keys), acs_cmp_i64);
   for (int64_t k = 0; k < vi->count; k++)
     if (k == 0 || keys[k] != keys[nk - 1])
       keys[nk++] = keys[k];

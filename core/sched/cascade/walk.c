@@ -135,11 +135,6 @@ static int buf_advance(struct acs_cw_buf *b)
 
 /* ---- stripes ---- */
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-  return a / b + (a % b != 0);
-}
-
 static const struct acs_ltensor *out_tensor(const struct acs_cw_walk *w)
 {
   int32_t last = w->p->first + w->p->nparts - 1;
@@ -152,9 +147,9 @@ static void stripe_counts(const struct acs_cw_walk *w, int64_t *nh, int64_t *nw,
   const struct acs_ltensor *t = out_tensor(w);
   int ha = acs_cas_h_axis(t->rank), wa = acs_cas_w_axis(t->rank), ca = acs_cas_c_axis(t->rank);
 
-  *nh = ha >= 0 ? ceil_div(t->dims[ha], w->p->h) : 1;
-  *nw = wa >= 0 && w->p->w > 0 ? ceil_div(t->dims[wa], w->p->w) : 1;
-  *nc = ca >= 0 ? ceil_div(t->dims[ca], w->p->c) : 1;
+  *nh = ha >= 0 ? acs_ceil_div_i64(t->dims[ha], w->p->h) : 1;
+  *nw = wa >= 0 && w->p->w > 0 ? acs_ceil_div_i64(t->dims[wa], w->p->w) : 1;
+  *nc = ca >= 0 ? acs_ceil_div_i64(t->dims[ca], w->p->c) : 1;
 }
 
 /* Stripe i of n along axis a of t, by `size` (the whole axis for n == 1). */
@@ -244,7 +239,7 @@ int64_t acs__cw_block_count(const struct acs_cw_buf *b)
   if (!b->rolling || b->sigma <= 0)
     return 1;
   rows = b->newr.hi[b->h] - b->newr.lo[b->h];
-  return ceil_div(rows, b->sigma);
+  return acs_ceil_div_i64(rows, b->sigma);
 }
 
 void acs__cw_block_box(const struct acs_cw_buf *b, int64_t i, struct acs_lbox *out)

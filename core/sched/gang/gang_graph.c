@@ -304,18 +304,6 @@ int acs_gang_interrupted(const struct acs_gang_ctx *c)
 
 /* ---- costs ---- */
 
-static int64_t sat_add(int64_t a, int64_t b)
-{
-  int64_t r;
-  return acs_add_i64(a, b, &r) ? INT64_MAX : r;
-}
-
-static int64_t sat_mul(int64_t a, int64_t b)
-{
-  int64_t r;
-  return acs_mul_i64(a, b, &r) ? INT64_MAX : r;
-}
-
 int64_t acs_gang_cost(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act,
                       const int32_t *pe, int64_t *xfer_time)
 {
@@ -338,8 +326,8 @@ int64_t acs_gang_cost(const struct acs_gang_ctx *c, int32_t nact, const int32_t 
     where[act[i]] = i;
   for (int32_t i = 0; i < nact; i++) {
     int64_t l = acs_platform_ddr_cycles(p, g->actors[act[i]].kernel_bytes);
-    pl[pe[i]] = sat_add(pl[pe[i]], c->info[act[i]].work);
-    ddr = sat_add(ddr, l);
+    pl[pe[i]] = acs_sat_add_i64(pl[pe[i]], c->info[act[i]].work);
+    ddr = acs_sat_add_i64(ddr, l);
   }
   for (int32_t ch = 0; ch < g->nchannels; ch++) {
     const struct acs_sdf_channel *cc = &g->channels[ch];
@@ -349,14 +337,14 @@ int64_t acs_gang_cost(const struct acs_gang_ctx *c, int32_t nact, const int32_t 
       continue;
     if (s >= 0 && t >= 0) {
       if (pe[s] != pe[t])
-        local = sat_add(local, sat_mul(cc->produced, acs_platform_cmx_cycles(p, cc->token_bytes)));
+        local = acs_sat_add_i64(local, acs_sat_mul_i64(cc->produced, acs_platform_cmx_cycles(p, cc->token_bytes)));
     } else if (s >= 0) {
-      ddr = sat_add(ddr, sat_mul(cc->produced, acs_platform_ddr_cycles(p, cc->token_bytes)));
+      ddr = acs_sat_add_i64(ddr, acs_sat_mul_i64(cc->produced, acs_platform_ddr_cycles(p, cc->token_bytes)));
     } else {
-      ddr = sat_add(ddr, sat_mul(cc->consumed, acs_platform_ddr_cycles(p, cc->token_bytes)));
+      ddr = acs_sat_add_i64(ddr, acs_sat_mul_i64(cc->consumed, acs_platform_ddr_cycles(p, cc->token_bytes)));
     }
   }
-  dma = sat_add(ddr, local);
+  dma = acs_sat_add_i64(ddr, local);
   best = (ddr + c->xp.lanes - 1) / c->xp.lanes;   /* the DDR link */
   if ((dma + c->xp.ndma - 1) / c->xp.ndma > best)
     best = (dma + c->xp.ndma - 1) / c->xp.ndma;

@@ -27,16 +27,6 @@
 
 #include "core/sched/gang/gsched.h"
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a < 0 ? -a : a;
-}
-
 /* ---- loop repetition vector ---- */
 
 static int has_region(const struct acs_gang_node *n)
@@ -100,7 +90,7 @@ static int solve_cycles(const struct acs_gang_ctx *c, struct acs_gang *gg, int64
           /* cyc(w) = cyc(v) * (side ? rs / rd : rd / rs) */
           if (acs_mul_i64(num[v], side ? rs : rd, &nn) || acs_mul_i64(den[v], side ? rd : rs, &dd))
             return 0;
-          g1 = gcd64(nn, dd);
+          g1 = acs_gcd64(nn, dd);
           nn /= g1;
           dd /= g1;
           if (comp[w] < 0) {
@@ -118,13 +108,13 @@ static int solve_cycles(const struct acs_gang_ctx *c, struct acs_gang *gg, int64
     int64_t l = 1, g2 = 0;
     for (int32_t i = 0; i < tail; i++) {
       int64_t d = den[queue[i]];
-      if (acs_mul_i64(l / gcd64(l, d), d, &l) || l > ((int64_t)1 << 40))
+      if (acs_mul_i64(l / acs_gcd64(l, d), d, &l) || l > ((int64_t)1 << 40))
         return 0;
     }
     for (int32_t i = 0; i < tail; i++) {
       int32_t v = queue[i];
       num[v] = num[v] * (l / den[v]);
-      g2 = gcd64(g2, num[v]);
+      g2 = acs_gcd64(g2, num[v]);
     }
     for (int32_t i = 0; i < tail; i++)
       num[queue[i]] /= g2;

@@ -197,12 +197,6 @@ static int known_gang(const struct pstate *ps, int32_t n, const int32_t *act, in
   return acs_gang_setcache_get(&ps->gc, n, act, total);
 }
 
-static int cmp_i32(const void *a, const void *b)
-{
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* Members of slot s with unit u added (add = 1) or removed (add = 0),
  * sorted, into buf; returns the count. */
 static int32_t members_with(const struct pstate *ps, int32_t s, int32_t u, int add, int32_t *buf)
@@ -215,7 +209,7 @@ static int32_t members_with(const struct pstate *ps, int32_t s, int32_t u, int a
   if (add)
     for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
       buf[n++] = ps->unit_act[k];
-  qsort(buf, (size_t)n, sizeof(*buf), cmp_i32);
+  qsort(buf, (size_t)n, sizeof(*buf), acs_cmp_i32);
   return n;
 }
 

@@ -95,15 +95,9 @@ static int32_t pop(struct ims *q)
   return v;
 }
 
-static inline int64_t mod(int64_t a, int64_t ii)
-{
-  int64_t r = a % ii;
-  return r < 0 ? r + ii : r;
-}
-
 static int32_t *owner_cell(const struct ims *q, int32_t c, int64_t row, int32_t u)
 {
-  return q->owner + q->obase[c] + (size_t)mod(row, q->s->ii) * (size_t)q->m->units[c] + (size_t)u;
+  return q->owner + q->obase[c] + (size_t)acs_mod_i64(row, q->s->ii) * (size_t)q->m->units[c] + (size_t)u;
 }
 
 static void set_owner(struct ims *q, int32_t i, int32_t who)

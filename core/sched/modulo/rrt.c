@@ -68,12 +68,6 @@ void acs__rrt_clear(struct acs_rrt *t)
   memset(t->rows, 0, t->nwords * sizeof(*t->rows));
 }
 
-static inline int64_t mod(int64_t a, int64_t ii)
-{
-  int64_t r = a % ii;
-  return r < 0 ? r + ii : r;
-}
-
 static inline uint64_t *row_of(const struct acs_rrt *t, int32_t cls, int64_t r)
 {
   return t->rows + t->base[cls] + (size_t)r * (size_t)t->words[cls];
@@ -91,7 +85,7 @@ int acs__rrt_probe(const struct acs_rrt *t, int32_t cls, int32_t unit, int64_t o
     return 0;
   w = unit / 64;
   bit = UINT64_C(1) << (unit % 64);
-  for (int64_t k = 0, r = mod(start, t->ii); k < occ; k++, r = r + 1 == t->ii ? 0 : r + 1)
+  for (int64_t k = 0, r = acs_mod_i64(start, t->ii); k < occ; k++, r = r + 1 == t->ii ? 0 : r + 1)
     if (row_of(t, cls, r)[w] & bit)
       return 0;
   return 1;
@@ -108,7 +102,7 @@ int acs__rrt_commit(struct acs_rrt *t, int32_t cls, int32_t unit, int64_t occ, i
     return ACS_EINVAL;
   w = unit / 64;
   bit = UINT64_C(1) << (unit % 64);
-  for (int64_t k = 0, r = mod(start, t->ii); k < occ; k++, r = r + 1 == t->ii ? 0 : r + 1)
+  for (int64_t k = 0, r = acs_mod_i64(start, t->ii); k < occ; k++, r = r + 1 == t->ii ? 0 : r + 1)
     row_of(t, cls, r)[w] |= bit;
   return ACS_OK;
 }
@@ -122,7 +116,7 @@ void acs__rrt_release(struct acs_rrt *t, int32_t cls, int32_t unit, int64_t occ,
     return;
   w = unit / 64;
   bit = UINT64_C(1) << (unit % 64);
-  for (int64_t k = 0, r = mod(start, t->ii); k < occ && k < t->ii;
+  for (int64_t k = 0, r = acs_mod_i64(start, t->ii); k < occ && k < t->ii;
        k++, r = r + 1 == t->ii ? 0 : r + 1)
     row_of(t, cls, r)[w] &= ~bit;
 }
@@ -141,7 +135,7 @@ int32_t acs__rrt_free_unit(const struct acs_rrt *t, int32_t cls, int64_t occ, in
     int64_t left = t->units[cls] - (int64_t)w * 64;
     if (left < 64)
       freebits = (UINT64_C(1) << left) - 1;
-    for (int64_t k = 0, r = mod(start, t->ii); k < occ && freebits;
+    for (int64_t k = 0, r = acs_mod_i64(start, t->ii); k < occ && freebits;
          k++, r = r + 1 == t->ii ? 0 : r + 1)
       freebits &= ~row_of(t, cls, r)[w];
     if (freebits)
@@ -156,7 +150,7 @@ int32_t acs__rrt_row_load(const struct acs_rrt *t, int32_t cls, int64_t r)
 
   if (t->words[cls] == 0)
     return 0;
-  r = mod(r, t->ii);
+  r = acs_mod_i64(r, t->ii);
   for (int32_t w = 0; w < t->words[cls]; w++)
     n += __builtin_popcountll(row_of(t, cls, r)[w]);
   return n;

@@ -707,16 +707,6 @@ static int64_t auto_step(const struct ilp_opts *o, int64_t makespan)
   return makespan / o->max_steps + (makespan % o->max_steps != 0);
 }
 
-static void note(struct acs_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct acs_diag *d, const char *fmt, ...)
-{
-  va_list ap;
-
-  va_start(ap, fmt);
-  vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
-  va_end(ap);
-}
-
 /* The incumbent in steps: the cycle heuristic when step is 1, else the
  * heuristic run on the quantized durations. */
 static int step_incumbent(struct ilp_run *run, const int64_t *cyc, uint64_t seed,
@@ -753,18 +743,18 @@ static int finish(struct ilp_run *run, const int64_t *start, int64_t lb_cyc,
     snprintf(why, sizeof(why), "; the model at horizon %lld steps exceeds max_vars=%lld",
              (long long)run->lb, (long long)run->o->max_vars);
   if (mk <= lb_cyc) {
-    note(d, "optimal: makespan %lld = lower bound (%lld models solved%s)", (long long)mk,
+    acs_diag_msgf(d, "optimal: makespan %lld = lower bound (%lld models solved%s)", (long long)mk,
          (long long)run->models, step > 1 ? ", by the cycle bound" : "");
     return ACS_OK;
   }
   if (step > 1)
-    note(d, "time step %lld cycles: step model %s %lld steps = %lld cycles (an upper bound), "
+    acs_diag_msgf(d, "time step %lld cycles: step model %s %lld steps = %lld cycles (an upper bound), "
             "proven >= %lld steps; schedule %lld cycles, lower bound %lld cycles, gap %.2f%%%s",
          (long long)step, run->lb >= run->ub ? "optimum" : "best", (long long)run->ub,
          (long long)(run->ub * step), (long long)run->lb, (long long)mk, (long long)lb_cyc,
          gap, why);
   else
-    note(d, "not proven optimal%s: makespan %lld, lower bound %lld, gap %.2f%%%s",
+    acs_diag_msgf(d, "not proven optimal%s: makespan %lld, lower bound %lld, gap %.2f%%%s",
          run->timed_out ? " within the time limit" : "", (long long)mk, (long long)lb_cyc,
          gap, why);
   return ACS_ETIMEOUT;
@@ -909,7 +899,7 @@ static int ilp_schedule(const struct acs_problem *pb, const void *opts,
     err = acs__sched_emit(pb, cyc, out);
     out->lower_bound = acs__sched_makespan(pb, cyc);
     if (err == ACS_OK)
-      note(d, "optimal: the heuristic makespan %lld equals the lower bound",
+      acs_diag_msgf(d, "optimal: the heuristic makespan %lld equals the lower bound",
            (long long)out->lower_bound);
     goto out_with_arrays;
   }

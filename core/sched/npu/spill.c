@@ -173,13 +173,6 @@ static int make_ranks(struct spill *s)
   return ACS_OK;
 }
 
-static int cmp_i32(const void *a, const void *b)
-{
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-
-  return (x > y) - (x < y);
-}
-
 /* Sorts every segment of a CSR by id and removes duplicates in place
  * (duplicate data edges are legal in a graph). */
 static void csr_dedupe(int32_t *off, int32_t *adj, int32_t n)
@@ -188,7 +181,7 @@ static void csr_dedupe(int32_t *off, int32_t *adj, int32_t n)
 
   for (int32_t v = 0; v < n; v++) {
     int32_t end = off[v + 1], first = w;
-    qsort(adj + start, (size_t)(end - start), sizeof(*adj), cmp_i32);
+    qsort(adj + start, (size_t)(end - start), sizeof(*adj), acs_cmp_i32);
     for (int32_t k = start; k < end; k++)
       if (k == start || adj[k] != adj[k - 1])
         adj[w++] = adj[k];

@@ -80,11 +80,6 @@ struct strip {
   int64_t *bx, *by, best;
 };
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-  return a / b + (a % b != 0);
-}
-
 /* Transitive successors as bit sets, O(V (V + E) / 64). */
 static int strip_reach(struct strip *st)
 {
@@ -152,7 +147,7 @@ static int64_t first_fit(const struct strip *st, const int32_t *order, int32_t k
           start[v] + pb->dur[v] <= start[u])
         continue;
       if (addr[u] < cand + b && cand < addr[u] + ub) {
-        cand = ceil_div(addr[u] + ub, st->align) * st->align;
+        cand = acs_ceil_div_i64(addr[u] + ub, st->align) * st->align;
         moved = 1;
       }
     }
@@ -392,16 +387,6 @@ static int lazy_cuts(struct strip *st, const int64_t *y)
 
 /* ---- the variant ------------------------------------------------------------- */
 
-static void note(struct acs_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct acs_diag *d, const char *fmt, ...)
-{
-  va_list ap;
-
-  va_start(ap, fmt);
-  vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
-  va_end(ap);
-}
-
 static int strip_init(struct strip *st, const struct acs_problem *pb)
 {
   size_t n = (size_t)pb->nops, nn;
@@ -426,7 +411,7 @@ static int strip_init(struct strip *st, const struct acs_problem *pb)
     return ACS_ENOMEM;
   for (size_t v = 0; v < n; v++) {
     int64_t b = acs_problem_demand(pb, (int32_t)v, pb->res_cmx);
-    st->w[v] = b > 0 && pb->dur[v] > 0 ? ceil_div(b, st->align) : 0;
+    st->w[v] = b > 0 && pb->dur[v] > 0 ? acs_ceil_div_i64(b, st->align) : 0;
     st->xmax[v] = st->w[v] ? (cap - b) / st->align : 0;
   }
   return strip_reach(st);
@@ -563,9 +548,9 @@ static int strip_schedule(const struct acs_problem *pb, const void *opts,
    * run's lower_bound_cycles), not only in the message. */
   out->lower_bound = lb < st.best ? lb : st.best;
   if (st.best <= lb) {
-    note(d, "optimal packing: height %lld", (long long)st.best);
+    acs_diag_msgf(d, "optimal packing: height %lld", (long long)st.best);
   } else {
-    note(d, "packing not proven optimal%s: height %lld, lower bound %lld, gap %.2f%%",
+    acs_diag_msgf(d, "packing not proven optimal%s: height %lld, lower bound %lld, gap %.2f%%",
          cols > o->max_vars ? " (model larger than max_vars)" : " within the time limit",
          (long long)st.best, (long long)lb, 100.0 * (double)(st.best - lb) / (double)lb);
     err = ACS_ETIMEOUT;

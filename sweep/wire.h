@@ -1,5 +1,5 @@
 /*
- * sweep_wire.h - the pipe protocol between `acsim sweep` and its forked
+ * wire.h - the pipe protocol between the sweep engine (sweep.h) and its forked
  * workers: a finished run (its /runs row, the workload's op and edge counts
  * on that platform, and optionally its schedule) as one length-prefixed
  * message.
@@ -9,8 +9,8 @@
  * A message is bounded-checked on reading all the same, so a worker that
  * dies mid-write is detected, never trusted.
  */
-#ifndef ACS_CLI_SWEEP_WIRE_H
-#define ACS_CLI_SWEEP_WIRE_H
+#ifndef ACS_SWEEP_WIRE_H
+#define ACS_SWEEP_WIRE_H
 
 #include "report/results.h"
 

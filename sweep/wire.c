@@ -1,6 +1,6 @@
 /*
- * sweep_wire.c - flattening schedules for the sweep's worker pipes (see
- * sweep_wire.h).
+ * wire.c - flattening schedules for the sweep's worker pipes (see
+ * wire.h).
  *
  * Layout: a header of counts and limits, then per resource its capacity and
  * name, per op its struct acs_sop (name pointer cleared) and name, the
@@ -14,7 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/sweep_wire.h"
+#include "sweep/wire.h"
+#include "core/proc.h"
 
 struct wire_hdr {
   int32_t norig, nops, nres, nedges, nwaits;
@@ -341,34 +342,12 @@ int acs_wire_get_schedule(const unsigned char *p, size_t len, struct acs_schedul
 
 int acs_wire_write(int fd, const void *p, size_t len)
 {
-  const char *c = p;
-
-  while (len > 0) {
-    ssize_t w = write(fd, c, len);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return ACS_EIO;
-    c += w;
-    len -= (size_t)w;
-  }
-  return ACS_OK;
+  return acs_write_all(fd, p, len) == 0 ? ACS_OK : ACS_EIO;
 }
 
 int acs_wire_read(int fd, void *p, size_t len)
 {
-  char *c = p;
-  size_t got = 0;
+  int rc = acs_read_all(fd, p, len);
 
-  while (got < len) {
-    ssize_t r = read(fd, c + got, len - got);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r == 0 && got == 0)
-      return 0;
-    if (r <= 0)
-      return ACS_EIO;
-    got += (size_t)r;
-  }
-  return 1;
+  return rc == 0 ? 1 : rc == 1 ? 0 : ACS_EIO;
 }
