@@ -38,7 +38,11 @@
  * and taking a choice that delays other ops (a steal, a share) the
  * allocator delays the op that costs least: each op's latest start
  * (barrier_prep.c) says how far it can slip without lengthening the plan,
- * and the smaller overrun wins, then the smaller delay (ties: wait); the
+ * and the smaller overrun wins, then the smaller delay (ties: wait). A
+ * choice holds back only the waiters whose predecessors have all started
+ * (the others wait for an op that has not), from when those end; so the
+ * barriers whose waiters are far off carry them from use to use, and
+ * those with a waiter about to start are left alone; the
  * policies of barrier_int.h shift this balance, and the pass keeps the
  * best of several (barrier_pass.c). Taking a
  * barrier in plan order as soon as its use completes is interval colouring
@@ -57,8 +61,11 @@
  * current use; each of them is, or precedes by a path of edges, every
  * producer of Y (the edges above), and every producer of X precedes its
  * consumers. A steal leaves X's unstarted waiters to consume Y, after Y's
- * producers (co-producer edges), and a use opened by a steal takes no other
- * producer (a later one might follow such a waiter). So the uses of one
+ * producers (co-producer edges). Y may take more producers while it is
+ * open: such a producer has every predecessor ended when it joins, and a
+ * waiter that has started consumed Y and closed it, so no producer follows
+ * a waiter and the co-producer edges stay acyclic; the waiters then wait
+ * for it too, which its price counts (hold_waiters). So the uses of one
  * barrier follow each other in every execution, and since every op updates
  * one of b barriers, at most b uses are live at once (Theorem-1 applied to
  * uses; with one-slot barriers a use is one op, so at most b ops run at
@@ -247,16 +254,23 @@ static int64_t overrun(int64_t when, int64_t lst)
   return lst == INT64_MAX || when <= lst ? 0 : when - lst;
 }
 
-/* What holding back every op other than v still to wait on barrier b
+/*
+ * What holding back every op other than v still to wait on barrier b
  * until `until` costs: the overrun of their latest starts and the delay of
- * their planned starts (no op starts before t). */
+ * their starts. Only the waiters whose predecessors have all started can be
+ * held back: they may start when those end (by_ready); any other waits for
+ * an op that has not even started. (Their planned starts say nothing once
+ * the sweep has fallen behind the plan: every one is then in the past.)
+ */
 static void hold_waiters(struct acs__balloc *a, int32_t b, int32_t v, int64_t t, int64_t until,
                          struct choice *c)
 {
-  int64_t start = first_waiting(a, &a->bar[b].by_start, v), o, d;
+  int64_t ready = first_waiting(a, &a->bar[b].by_ready, v), o, d;
 
+  if (ready == INT64_MAX || ready >= until)
+    return;
   o = overrun(until, first_waiting(a, &a->bar[b].by_lst, v));
-  d = start == INT64_MAX ? 0 : until - (start > t ? start : t);
+  d = until - (ready > t ? ready : t);
   c->over = o > c->over ? o : c->over;
   c->delay = d > c->delay ? d : c->delay;
 }
@@ -344,7 +358,7 @@ static int tier(const struct choice *c)
 {
   if (c->kind == K_FRESH)
     return 2;
-  if (c->edges == 0 && (c->kind == K_JOIN || c->kind == K_REUSE))
+  if (c->edges == 0 && c->over == 0 && c->delay == 0 && (c->kind == K_JOIN || c->kind == K_REUSE))
     return c->kind == K_JOIN ? 0 : 1;
   return 3;
 }
@@ -436,8 +450,11 @@ static struct choice choose(struct acs__balloc *a, int32_t v, int64_t t)
   if (y >= 0) {
     struct choice c = {K_JOIN, a->use[y].barrier, y, 0, 0, 0};
     c.edges = edges_after(a, a->use[y].prev, v, t, y, a->use[y].open_t == t);
+    /* The class's consumers wait for v anyway; ops left waiting on the
+     * barrier by a steal wait for it too. */
+    hold_waiters(a, c.bar, v, t, t + acs__sgs_dur(a->s, v), &c);
     consider(&best, &c);
-    if (best.kind == K_JOIN && best.edges == 0)
+    if (tier(&best) == 0)
       return best;
   }
   if (a->nbar < a->nb) {

@@ -33,8 +33,11 @@ enum { L_NONE, L_FREE, L_STEAL };
 struct bar {
   int32_t cur;            /* current use */
   int32_t pending;        /* unstarted ops registered to wait on it */
-  struct acs_heap by_lst; /* (latest start, op) of those, stale entries dropped lazily */
-  struct acs_heap by_start; /* (planned start, op) of those, the same */
+  /* Those of them whose predecessors have all started (the others cannot
+   * start before one more op runs), by when the last of those ends (their
+   * earliest start) and by latest start; stale entries dropped lazily. */
+  struct acs_heap by_ready;
+  struct acs_heap by_lst;
   int8_t list;            /* L_* */
   int32_t prev, next;     /* links in that list */
   int32_t oprev, onext;   /* links in the list of open uses, when on it */
@@ -67,6 +70,8 @@ struct acs__balloc {
   size_t ucap;
   int32_t *use_of, *prod_next, *open_cls, open_sink;
   int64_t *end;           /* planned end of each started op */
+  int32_t *unstarted;     /* per op: direct predecessors not started yet */
+  int64_t *ready_at;      /* per op: latest end among its started predecessors */
   struct list cons;       /* a: consumer op; next: within its use */
   struct list reg;        /* a: barrier an op is registered on; next: per op */
   int32_t *reg_head;
