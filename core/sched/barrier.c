@@ -227,8 +227,9 @@ static int64_t edges_after(struct acs__balloc *a, int32_t x, int32_t v, int64_t 
   return edges + (marker && edges == 0 && !acs__has_direct_member(a, x));
 }
 
-/* The smallest key in h among ops other than v that have not started. */
-static int64_t first_waiting(struct acs__balloc *a, struct acs_heap *h, int32_t v)
+/* The smallest key in h among ops other than v that have not started (that
+ * op in *who, when who is not NULL). */
+static int64_t first_waiting(struct acs__balloc *a, struct acs_heap *h, int32_t v, int32_t *who)
 {
   int64_t key = INT64_MAX;
   struct acs_heap_item held = {0, -1};
@@ -241,6 +242,8 @@ static int64_t first_waiting(struct acs__balloc *a, struct acs_heap *h, int32_t 
       held = acs_heap_pop(h);
     else {
       key = top.key;
+      if (who)
+        *who = top.id;
       break;
     }
   }
@@ -254,25 +257,73 @@ static int64_t overrun(int64_t when, int64_t lst)
   return lst == INT64_MAX || when <= lst ? 0 : when - lst;
 }
 
+/* Held-back ops counted per barrier, at most (count_held). */
+#define HELD_MAX 16
+
+/* The ops other than v in h (keyed by when they can start) that can start
+ * before `until` and have not, up to HELD_MAX: a walk of the heap's nodes
+ * with smaller keys (their subtrees only), O(HELD_MAX). */
+static int32_t count_held(const struct acs__balloc *a, const struct acs_heap *h, int32_t v,
+                          int64_t until)
+{
+  size_t stack[2 * HELD_MAX + 2], sp = 0;
+  int32_t n = 0, seen = 0;
+
+  if (h->n > 0)
+    stack[sp++] = 0;
+  while (sp > 0 && n < HELD_MAX && seen < 2 * HELD_MAX) {
+    size_t i = stack[--sp];
+    if (h->a[i].key >= until)
+      continue;
+    seen++;
+    n += h->a[i].id != v && a->use_of[h->a[i].id] < 0;
+    for (size_t k = 2 * i + 1; k <= 2 * i + 2 && k < h->n; k++)
+      if (sp < sizeof(stack) / sizeof(stack[0]))
+        stack[sp++] = k;
+  }
+  return n;
+}
+
 /*
  * What holding back every op other than v still to wait on barrier b
- * until `until` costs: the overrun of their latest starts and the delay of
- * their starts. Only the waiters whose predecessors have all started can be
- * held back: they may start when those end (by_ready); any other waits for
- * an op that has not even started. (Their planned starts say nothing once
- * the sweep has fallen behind the plan: every one is then in the past.)
+ * until `until` costs: the overrun of their latest starts, the delay of
+ * their starts, and how many are held (ties). When an op can start is
+ * known once its predecessors have all started: when the last of them ends
+ * (by_ready; with release times, not before its planned start). An op with
+ * a predecessor still to start is counted at its planned start while that
+ * lies ahead; once the sweep is past it, the plan says nothing about when
+ * the op can start, and it is not counted: it waits for an op that has not
+ * even started.
  */
 static void hold_waiters(struct acs__balloc *a, int32_t b, int32_t v, int64_t t, int64_t until,
                          struct choice *c)
 {
-  int64_t ready = first_waiting(a, &a->bar[b].by_ready, v), o, d;
+  struct acs_heap *h = &a->bar[b].by_start;
+  int32_t w = -1, w2 = -1;
+  int64_t ready = first_waiting(a, &a->bar[b].by_ready, v, &w), o, d;
+  int64_t lst = first_waiting(a, &a->bar[b].by_lst, v, NULL), planned;
 
+  while (!acs_heap_empty(h) && acs_heap_peek(h).key < t)
+    acs_heap_pop(h); /* in the past for good: t only grows */
+  planned = first_waiting(a, h, v, &w2);
+  if (planned < until && a->unstarted[w2] > 0) {
+    if (planned < ready || ready >= until) {
+      ready = planned;
+      w = w2;
+    }
+    lst = a->p->lst[w2] < lst ? a->p->lst[w2] : lst;
+    c->nheld++;
+  }
   if (ready == INT64_MAX || ready >= until)
     return;
-  o = overrun(until, first_waiting(a, &a->bar[b].by_lst, v));
+  o = overrun(until, lst);
   d = until - (ready > t ? ready : t);
   c->over = o > c->over ? o : c->over;
-  c->delay = d > c->delay ? d : c->delay;
+  if (d > c->delay) {
+    c->delay = d;
+    c->held = w;
+  }
+  c->nheld += count_held(a, &a->bar[b].by_ready, v, until);
 }
 
 /* The earliest latest start among v's reduced successors. */
@@ -342,7 +393,7 @@ static void price_take(struct acs__balloc *a, int32_t v, int64_t t, int32_t b, s
 {
   int32_t others = a->bar[b].pending - acs__registered(a, v, b);
 
-  *c = (struct choice){others > 0 ? K_STEAL : K_REUSE, b, -1, 0, 0, 0};
+  *c = (struct choice){others > 0 ? K_STEAL : K_REUSE, b, -1, 0, 0, 0, -1, 0};
   c->edges = edges_after(a, a->bar[b].cur, v, t, -1, 1);
   if (c->kind == K_STEAL)
     hold_waiters(a, b, v, t, t + acs__sgs_dur(a->s, v), c);
@@ -374,6 +425,8 @@ static int better(const struct choice *c, const struct choice *b)
     return c->over < b->over;
   if (c->delay != b->delay)
     return c->delay < b->delay;
+  if (c->nheld != b->nheld)
+    return c->nheld < b->nheld;
   if (c->edges != b->edges)
     return c->edges < b->edges;
   return rank[c->kind] < rank[b->kind];
@@ -430,7 +483,7 @@ static void share_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t y,
   int32_t n = 0;
 
   for (int32_t b = a->ohead; b >= 0 && n < CANDIDATES; b = a->bar[b].onext) {
-    struct choice c = {K_SHARE, b, a->bar[b].cur, 0, 0, 0};
+    struct choice c = {K_SHARE, b, a->bar[b].cur, 0, 0, 0, -1, 0};
     if (c.use == y)
       continue;
     price_share(a, v, t, b, &c);
@@ -444,11 +497,11 @@ static void share_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t y,
 /* The best barrier for v at t (kind K_NONE: none can be had now). */
 static struct choice choose(struct acs__balloc *a, int32_t v, int64_t t)
 {
-  struct choice best = {K_NONE, -1, -1, 0, 0, 0};
+  struct choice best = {K_NONE, -1, -1, 0, 0, 0, -1, 0};
   int32_t y = joinable_use(a, v, t), n;
 
   if (y >= 0) {
-    struct choice c = {K_JOIN, a->use[y].barrier, y, 0, 0, 0};
+    struct choice c = {K_JOIN, a->use[y].barrier, y, 0, 0, 0, -1, 0};
     c.edges = edges_after(a, a->use[y].prev, v, t, y, a->use[y].open_t == t);
     /* The class's consumers wait for v anyway; ops left waiting on the
      * barrier by a steal wait for it too. */
@@ -458,7 +511,7 @@ static struct choice choose(struct acs__balloc *a, int32_t v, int64_t t)
       return best;
   }
   if (a->nbar < a->nb) {
-    struct choice c = {K_FRESH, a->nbar, -1, 0, 0, 0};
+    struct choice c = {K_FRESH, a->nbar, -1, 0, 0, 0, -1, 0};
     reuse_near(a, v, t, &c);
     if (c.kind == K_FRESH && a->policy == ACS__BP_SHARE)
       share_free(a, v, t, y, &c);
@@ -479,7 +532,7 @@ static struct choice choose(struct acs__balloc *a, int32_t v, int64_t t)
   }
   n = a->policy == ACS__BP_NOSHARE ? CANDIDATES : 0;
   for (int32_t b = a->ohead; b >= 0 && n < CANDIDATES && tier(&best) == 3; b = a->bar[b].onext) {
-    struct choice c = {K_SHARE, b, a->bar[b].cur, 0, 0, 0};
+    struct choice c = {K_SHARE, b, a->bar[b].cur, 0, 0, 0, -1, 0};
     if (c.use == y)
       continue;
     price_share(a, v, t, b, &c);
@@ -521,8 +574,12 @@ static int try_start(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int fo
     return ACS_EINVAL; /* forced with nothing to take: cannot happen */
   if ((c.over > 0 || c.delay > 0) && !force && a->policy != ACS__BP_TAKE) {
     /* Delay the op that costs least: v until a barrier completes, or the
-     * ops the choice holds back. */
-    int64_t until = acs__bars_next_done(a);
+     * ops the choice holds back. When it holds back an op that the plan
+     * starts before v, waiting costs v nothing yet (that op goes first,
+     * as in the plan; v asks again at the next decision time). */
+    int64_t until = c.held >= 0 && a->s->ops[c.held].start < a->s->ops[v].start
+                        ? t
+                        : acs__bars_next_done(a);
     int64_t wait_over = until == INT64_MAX ? INT64_MAX : overrun(until, a->p->lst[v]);
     int64_t wait_delay = until == INT64_MAX ? INT64_MAX : until - t;
     if ((a->policy == ACS__BP_WAIT && until != INT64_MAX) || wait_over < c.over ||

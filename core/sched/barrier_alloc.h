@@ -38,6 +38,8 @@ struct bar {
    * earliest start) and by latest start; stale entries dropped lazily. */
   struct acs_heap by_ready;
   struct acs_heap by_lst;
+  struct acs_heap by_start; /* all of them by planned start (barrier.c drops
+                             * those before the decision time) */
   int8_t list;            /* L_* */
   int32_t prev, next;     /* links in that list */
   int32_t oprev, onext;   /* links in the list of open uses, when on it */
@@ -58,6 +60,7 @@ struct acs__balloc {
   int32_t n, nb;          /* ops; barriers allowed */
   int64_t plimit;         /* slots per barrier, 0 = none */
   int policy;             /* enum acs__bpolicy */
+  int release;            /* no op starts before its planned start */
   int32_t nbar;           /* barriers touched so far: ids [0, nbar) */
   struct bar *bar;        /* min(nb, n) of them at most */
   int32_t head[3], tail[3]; /* the L_* lists, oldest first */
@@ -71,7 +74,8 @@ struct acs__balloc {
   int32_t *use_of, *prod_next, *open_cls, open_sink;
   int64_t *end;           /* planned end of each started op */
   int32_t *unstarted;     /* per op: direct predecessors not started yet */
-  int64_t *ready_at;      /* per op: latest end among its started predecessors */
+  int64_t *ready_at;      /* per op: latest end among its started predecessors
+                           * (and, with release times, its planned start) */
   struct list cons;       /* a: consumer op; next: within its use */
   struct list reg;        /* a: barrier an op is registered on; next: per op */
   int32_t *reg_head;
@@ -103,6 +107,8 @@ struct choice {
   int64_t over;           /* cycles by which it makes some op start after its
                            * latest start (barrier_prep.c) */
   int64_t delay;          /* cycles by which it makes some op start later */
+  int32_t held;           /* the first op it holds back (by when it can start), -1 */
+  int32_t nheld;          /* ops it holds back (counted up to HELD_MAX) */
 };
 
 /* ---- barrier_state.c ---- */

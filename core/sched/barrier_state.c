@@ -346,6 +346,8 @@ static int register_succ(struct acs__balloc *a, int32_t v, int32_t b)
     a->reg_head[u] = err;
     if ((err = pending_add(a, b, 1)) < 0)
       return err;
+    if (acs_heap_push(&a->bar[b].by_start, a->s->ops[u].start, u) < 0)
+      return ACS_ENOMEM;
   }
   return ACS_OK;
 }
@@ -365,6 +367,8 @@ static int note_started(struct acs__balloc *a, int32_t v)
       a->ready_at[w] = a->end[v];
     if (--a->unstarted[w] != 0)
       continue;
+    if (a->release && a->s->ops[w].start > a->ready_at[w])
+      a->ready_at[w] = a->s->ops[w].start;
     for (int32_t r = a->reg_head[w]; r >= 0; r = a->reg.next[r]) {
       struct bar *x = &a->bar[a->reg.a[r]];
       if (acs_heap_push(&x->by_ready, a->ready_at[w], w) < 0 ||
@@ -503,7 +507,8 @@ int acs__commit(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int64_t t,
 /* ---- setup and output ---- */
 
 int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
-                     const struct acs__bprep *p, int policy, struct acs_barrier_stats *st)
+                     const struct acs__bprep *p, int policy, int release,
+                     struct acs_barrier_stats *st)
 {
   struct acs__balloc *a = calloc(1, sizeof(*a));
   size_t n = (size_t)s->nops + 1, nb;
@@ -517,6 +522,7 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->nb = s->barriers;
   a->plimit = s->barrier_slots > 0 ? s->barrier_slots : 0;
   a->policy = policy;
+  a->release = release;
   a->open_sink = a->ohead = a->otail = -1;
   a->now = -1;
   for (int l = 0; l < 3; l++)
@@ -549,7 +555,8 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
     return ACS_ENOMEM;
   for (size_t b = 0; b + 1 < nb; b++) {
     a->bar[b].cur = -1;
-    if (acs_heap_init(&a->bar[b].by_ready, 4) < 0 || acs_heap_init(&a->bar[b].by_lst, 4) < 0)
+    if (acs_heap_init(&a->bar[b].by_ready, 4) < 0 || acs_heap_init(&a->bar[b].by_lst, 4) < 0 ||
+        acs_heap_init(&a->bar[b].by_start, 4) < 0)
       return ACS_ENOMEM;
   }
   for (int32_t v = 0; v < a->n; v++) {
@@ -568,6 +575,7 @@ void acs__balloc_destroy(struct acs__balloc *a)
   for (int32_t b = 0; a->bar && b < (a->nb < a->n ? a->nb : a->n); b++) {
     acs_heap_destroy(&a->bar[b].by_ready);
     acs_heap_destroy(&a->bar[b].by_lst);
+    acs_heap_destroy(&a->bar[b].by_start);
   }
   acs_heap_destroy(&a->busy);
   acs_heap_destroy(&a->idle);
