@@ -257,31 +257,50 @@ static int64_t overrun(int64_t when, int64_t lst)
   return lst == INT64_MAX || when <= lst ? 0 : when - lst;
 }
 
-/* Held-back ops counted per barrier, at most (count_held). */
+/* Held-back candidates looked at per barrier and heap, at most (held). */
 #define HELD_MAX 16
 
-/* The ops other than v in h (keyed by when they can start) that can start
- * before `until` and have not, up to HELD_MAX: a walk of the heap's nodes
- * with smaller keys (their subtrees only), O(HELD_MAX). */
-static int32_t count_held(const struct acs__balloc *a, const struct acs_heap *h, int32_t v,
-                          int64_t until)
+/*
+ * The ops of h (keyed by when they can start) that v's choice holds back
+ * until `until`: those that can start before then, have not started, and
+ * are neither v nor one of its successors (which wait for v anyway); with
+ * `pending`, only those with a predecessor still to start (the others are
+ * keyed by when they can start, in by_ready). Returns the smallest key
+ * among them (INT64_MAX: none; that op in *who) and adds their number to
+ * *n. A walk of the heap's nodes with keys below `until`, at most
+ * 2 HELD_MAX of them, after dropping started ops from its top: O(HELD_MAX)
+ * plus the drops.
+ */
+static int64_t held(struct acs__balloc *a, struct acs_heap *h, int32_t v, int64_t until,
+                    int pending, int32_t *who, int32_t *n)
 {
   size_t stack[2 * HELD_MAX + 2], sp = 0;
-  int32_t n = 0, seen = 0;
+  int32_t seen = 0;
+  int64_t key = INT64_MAX;
 
+  while (!acs_heap_empty(h) && a->use_of[acs_heap_peek(h).id] >= 0)
+    acs_heap_pop(h); /* started since */
   if (h->n > 0)
     stack[sp++] = 0;
-  while (sp > 0 && n < HELD_MAX && seen < 2 * HELD_MAX) {
+  while (sp > 0 && seen < 2 * HELD_MAX) {
     size_t i = stack[--sp];
+    int32_t w = h->a[i].id;
     if (h->a[i].key >= until)
       continue;
     seen++;
-    n += h->a[i].id != v && a->use_of[h->a[i].id] < 0;
+    if (w != v && a->use_of[w] < 0 && a->succ_mark[w] != a->epoch &&
+        (!pending || a->unstarted[w] > 0)) {
+      (*n)++;
+      if (h->a[i].key < key) {
+        key = h->a[i].key;
+        *who = w;
+      }
+    }
     for (size_t k = 2 * i + 1; k <= 2 * i + 2 && k < h->n; k++)
       if (sp < sizeof(stack) / sizeof(stack[0]))
         stack[sp++] = k;
   }
-  return n;
+  return key;
 }
 
 /*
@@ -289,7 +308,7 @@ static int32_t count_held(const struct acs__balloc *a, const struct acs_heap *h,
  * until `until` costs: the overrun of their latest starts, the delay of
  * their starts, and how many are held (ties). When an op can start is
  * known once its predecessors have all started: when the last of them ends
- * (by_ready; with release times, not before its planned start). An op with
+ * (by_ready). An op with
  * a predecessor still to start is counted at its planned start while that
  * lies ahead; once the sweep is past it, the plan says nothing about when
  * the op can start, and it is not counted: it waits for an op that has not
@@ -300,21 +319,19 @@ static void hold_waiters(struct acs__balloc *a, int32_t b, int32_t v, int64_t t,
 {
   struct acs_heap *h = &a->bar[b].by_start;
   int32_t w = -1, w2 = -1;
-  int64_t ready = first_waiting(a, &a->bar[b].by_ready, v, &w), o, d;
-  int64_t lst = first_waiting(a, &a->bar[b].by_lst, v, NULL), planned;
+  int64_t ready = held(a, &a->bar[b].by_ready, v, until, 0, &w, &c->nheld), planned, o, d;
+  int64_t lst = ready == INT64_MAX ? INT64_MAX : first_waiting(a, &a->bar[b].by_lst, v, NULL);
 
   while (!acs_heap_empty(h) && acs_heap_peek(h).key < t)
     acs_heap_pop(h); /* in the past for good: t only grows */
-  planned = first_waiting(a, h, v, &w2);
-  if (planned < until && a->unstarted[w2] > 0) {
-    if (planned < ready || ready >= until) {
-      ready = planned;
-      w = w2;
-    }
-    lst = a->p->lst[w2] < lst ? a->p->lst[w2] : lst;
-    c->nheld++;
+  planned = held(a, h, v, until, 1, &w2, &c->nheld);
+  if (planned < ready) {
+    ready = planned;
+    w = w2;
   }
-  if (ready == INT64_MAX || ready >= until)
+  if (planned != INT64_MAX && a->p->lst[w2] < lst)
+    lst = a->p->lst[w2];
+  if (ready == INT64_MAX)
     return;
   o = overrun(until, lst);
   d = until - (ready > t ? ready : t);
@@ -323,7 +340,6 @@ static void hold_waiters(struct acs__balloc *a, int32_t b, int32_t v, int64_t t,
     c->delay = d;
     c->held = w;
   }
-  c->nheld += count_held(a, &a->bar[b].by_ready, v, until);
 }
 
 /* The earliest latest start among v's reduced successors. */

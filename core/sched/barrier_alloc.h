@@ -60,7 +60,6 @@ struct acs__balloc {
   int32_t n, nb;          /* ops; barriers allowed */
   int64_t plimit;         /* slots per barrier, 0 = none */
   int policy;             /* enum acs__bpolicy */
-  int release;            /* no op starts before its planned start */
   int32_t nbar;           /* barriers touched so far: ids [0, nbar) */
   struct bar *bar;        /* min(nb, n) of them at most */
   int32_t head[3], tail[3]; /* the L_* lists, oldest first */
@@ -74,8 +73,7 @@ struct acs__balloc {
   int32_t *use_of, *prod_next, *open_cls, open_sink;
   int64_t *end;           /* planned end of each started op */
   int32_t *unstarted;     /* per op: direct predecessors not started yet */
-  int64_t *ready_at;      /* per op: latest end among its started predecessors
-                           * (and, with release times, its planned start) */
+  int64_t *ready_at;      /* per op: latest end among its started predecessors */
   struct list cons;       /* a: consumer op; next: within its use */
   struct list reg;        /* a: barrier an op is registered on; next: per op */
   int32_t *reg_head;
@@ -91,6 +89,7 @@ struct acs__balloc {
   /* scratch for one request */
   int32_t epoch, pstamp;
   int32_t *pred_mark, *anc_mark, *bar_mark, *pull_mark, *try_mark, *queue, *wb, *wz;
+  int32_t *succ_mark;     /* the requesting op's direct successors */
   int anc_done;
 };
 

@@ -80,9 +80,7 @@ int acs__sgs_apply(struct acs_schedule *s, const int64_t *start);
 
 struct acs__balloc;
 
-/* `release`: the sweep keeps every op at or after its planned start
- * (acs__sgs_run), so the allocator does not count on one starting earlier.
- * How the allocator trades a delay for a barrier (barrier.c, try_start):
+/* How the allocator trades a delay for a barrier (barrier.c, try_start):
  * by the costs of waiting and of taking (the default); never sharing a
  * use of another class; taking any barrier it can rather than waiting;
  * waiting whenever taking would delay an op; sharing a use of another
@@ -91,8 +89,7 @@ enum acs__bpolicy { ACS__BP_COST, ACS__BP_NOSHARE, ACS__BP_TAKE, ACS__BP_WAIT, A
                     ACS__BP_N };
 
 int acs__balloc_init(struct acs__balloc **a, const struct acs_schedule *s,
-                     const struct acs__bprep *p, int policy, int release,
-                     struct acs_barrier_stats *st);
+                     const struct acs__bprep *p, int policy, struct acs_barrier_stats *st);
 void acs__balloc_destroy(struct acs__balloc *a);
 void acs__balloc_hooks(struct acs__balloc *a, struct acs__sgs_hooks *hk);
 /* Writes the program and the added edges into s (after acs__sgs_apply). */

@@ -70,7 +70,7 @@ static int sweep_run(struct sweep *w, const struct acs_schedule *s, const struct
   memset(w, 0, sizeof(*w));
   if (!(w->start = malloc(((size_t)s->nops + 1) * sizeof(int64_t))))
     return ACS_ENOMEM;
-  if ((err = acs__balloc_init(&w->alloc, s, p, policy, release, &w->st)) < 0)
+  if ((err = acs__balloc_init(&w->alloc, s, p, policy, &w->st)) < 0)
     return err;
   acs__balloc_hooks(w->alloc, &hk);
   hk.interrupted = interrupted;

@@ -173,11 +173,14 @@ int64_t acs__bars_next_done(struct acs__balloc *a)
 
 /* ---- paths ---- */
 
-/* Marks v's direct predecessors (the schedule's and the added edges). */
+/* Marks v's direct predecessors (the schedule's and the added edges) and
+ * its direct successors. */
 void acs__mark_preds(struct acs__balloc *a, int32_t v)
 {
   const struct acs_dag *g = &a->p->g;
 
+  for (int32_t k = g->succ_off[v]; k < g->succ_off[v + 1]; k++)
+    a->succ_mark[g->succ[k]] = a->epoch;
   for (int32_t k = g->pred_off[v]; k < g->pred_off[v + 1]; k++)
     a->pred_mark[g->pred[k]] = a->epoch;
   for (int32_t e = a->add_in[v]; e >= 0; e = a->add.next[e])
@@ -367,8 +370,6 @@ static int note_started(struct acs__balloc *a, int32_t v)
       a->ready_at[w] = a->end[v];
     if (--a->unstarted[w] != 0)
       continue;
-    if (a->release && a->s->ops[w].start > a->ready_at[w])
-      a->ready_at[w] = a->s->ops[w].start;
     for (int32_t r = a->reg_head[w]; r >= 0; r = a->reg.next[r]) {
       struct bar *x = &a->bar[a->reg.a[r]];
       if (acs_heap_push(&x->by_ready, a->ready_at[w], w) < 0 ||
@@ -507,8 +508,7 @@ int acs__commit(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int64_t t,
 /* ---- setup and output ---- */
 
 int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
-                     const struct acs__bprep *p, int policy, int release,
-                     struct acs_barrier_stats *st)
+                     const struct acs__bprep *p, int policy, struct acs_barrier_stats *st)
 {
   struct acs__balloc *a = calloc(1, sizeof(*a));
   size_t n = (size_t)s->nops + 1, nb;
@@ -522,7 +522,6 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->nb = s->barriers;
   a->plimit = s->barrier_slots > 0 ? s->barrier_slots : 0;
   a->policy = policy;
-  a->release = release;
   a->open_sink = a->ohead = a->otail = -1;
   a->now = -1;
   for (int l = 0; l < 3; l++)
@@ -543,6 +542,7 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->anc_mark = calloc(n, sizeof(int32_t));
   a->bar_mark = calloc(nb, sizeof(int32_t));
   a->pull_mark = calloc(nb, sizeof(int32_t));
+  a->succ_mark = calloc(n, sizeof(int32_t));
   a->try_mark = calloc(nb, sizeof(int32_t));
   a->queue = malloc((ANC_BUDGET + 1) * sizeof(int32_t));
   a->wb = malloc(n * sizeof(int32_t));
@@ -550,7 +550,7 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   if (!a->bar || !a->use_of || !a->prod_next || !a->open_cls || !a->end || !a->unstarted ||
       !a->ready_at || !a->reg_head ||
       !a->add_in || !a->opcons_head || !a->pred_mark || !a->anc_mark || !a->bar_mark ||
-      !a->pull_mark || !a->try_mark || !a->queue || !a->wb || !a->wz ||
+      !a->pull_mark || !a->succ_mark || !a->try_mark || !a->queue || !a->wb || !a->wz ||
       acs_heap_init(&a->busy, 64) < 0 || acs_heap_init(&a->idle, 64) < 0)
     return ACS_ENOMEM;
   for (size_t b = 0; b + 1 < nb; b++) {
@@ -582,7 +582,7 @@ void acs__balloc_destroy(struct acs__balloc *a)
   free(a->bar), free(a->use), free(a->use_of), free(a->prod_next), free(a->open_cls);
   free(a->end), free(a->unstarted), free(a->ready_at), free(a->reg_head), free(a->add_in), free(a->opcons_head);
   free(a->pred_mark), free(a->anc_mark), free(a->bar_mark), free(a->pull_mark);
-  free(a->try_mark), free(a->queue), free(a->wb), free(a->wz);
+  free(a->try_mark), free(a->succ_mark), free(a->queue), free(a->wb), free(a->wz);
   list_free(&a->cons), list_free(&a->reg), list_free(&a->add), list_free(&a->waits);
   list_free(&a->opcons), list_free(&a->cbar);
   free(a->cbar_member);
