@@ -319,8 +319,18 @@ static void hold_waiters(struct acs__balloc *a, int32_t b, int32_t v, int64_t t,
 {
   struct acs_heap *h = &a->bar[b].by_start;
   int32_t w = -1, w2 = -1;
-  int64_t ready = held(a, &a->bar[b].by_ready, v, until, 0, &w, &c->nheld), planned, o, d;
-  int64_t lst = ready == INT64_MAX ? INT64_MAX : first_waiting(a, &a->bar[b].by_lst, v, NULL);
+  int64_t ready, planned, o, d, lst;
+
+  if (a->by_plan) { /* every waiter at its planned start, every latest start */
+    ready = first_waiting(a, h, v, NULL);
+    o = overrun(until, first_waiting(a, &a->bar[b].by_lst, v, NULL));
+    d = ready == INT64_MAX ? 0 : until - (ready > t ? ready : t);
+    c->over = o > c->over ? o : c->over;
+    c->delay = d > c->delay ? d : c->delay;
+    return;
+  }
+  ready = held(a, &a->bar[b].by_ready, v, until, 0, &w, &c->nheld);
+  lst = ready == INT64_MAX ? INT64_MAX : first_waiting(a, &a->bar[b].by_lst, v, NULL);
 
   while (!acs_heap_empty(h) && acs_heap_peek(h).key < t)
     acs_heap_pop(h); /* in the past for good: t only grows */
@@ -521,7 +531,8 @@ static struct choice choose(struct acs__balloc *a, int32_t v, int64_t t)
     c.edges = edges_after(a, a->use[y].prev, v, t, y, a->use[y].open_t == t);
     /* The class's consumers wait for v anyway; ops left waiting on the
      * barrier by a steal wait for it too. */
-    hold_waiters(a, c.bar, v, t, t + acs__sgs_dur(a->s, v), &c);
+    if (!a->by_plan)
+      hold_waiters(a, c.bar, v, t, t + acs__sgs_dur(a->s, v), &c);
     consider(&best, &c);
     if (tier(&best) == 0)
       return best;

@@ -60,6 +60,7 @@ struct acs__balloc {
   int32_t n, nb;          /* ops; barriers allowed */
   int64_t plimit;         /* slots per barrier, 0 = none */
   int policy;             /* enum acs__bpolicy */
+  int by_plan;            /* ACS__BP_BY_PLAN was given */
   int32_t nbar;           /* barriers touched so far: ids [0, nbar) */
   struct bar *bar;        /* min(nb, n) of them at most */
   int32_t head[3], tail[3]; /* the L_* lists, oldest first */

@@ -116,6 +116,9 @@ static const struct {
 } variants[] = {
     {ACS__BP_COST, 1, INT32_MAX}, {ACS__BP_COST, 0, INT32_MAX}, {ACS__BP_SHARE, 1, 5000},
     {ACS__BP_SHARE, 0, 2000},     {ACS__BP_TAKE, 1, 2000},  {ACS__BP_TAKE, 0, 2000},
+    {ACS__BP_COST | ACS__BP_BY_PLAN, 1, INT32_MAX}, {ACS__BP_COST | ACS__BP_BY_PLAN, 0, INT32_MAX},
+    {ACS__BP_SHARE | ACS__BP_BY_PLAN, 1, 5000}, {ACS__BP_SHARE | ACS__BP_BY_PLAN, 0, 2000},
+    {ACS__BP_TAKE | ACS__BP_BY_PLAN, 1, 2000},  {ACS__BP_TAKE | ACS__BP_BY_PLAN, 0, 2000},
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(variants[0]))
 

@@ -349,7 +349,8 @@ static int register_succ(struct acs__balloc *a, int32_t v, int32_t b)
     a->reg_head[u] = err;
     if ((err = pending_add(a, b, 1)) < 0)
       return err;
-    if (acs_heap_push(&a->bar[b].by_start, a->s->ops[u].start, u) < 0)
+    if (acs_heap_push(&a->bar[b].by_start, a->s->ops[u].start, u) < 0 ||
+        (a->by_plan && acs_heap_push(&a->bar[b].by_lst, p->lst[u], u) < 0))
       return ACS_ENOMEM;
   }
   return ACS_OK;
@@ -368,7 +369,7 @@ static int note_started(struct acs__balloc *a, int32_t v)
     int32_t w = g->succ[k];
     if (a->end[v] > a->ready_at[w])
       a->ready_at[w] = a->end[v];
-    if (--a->unstarted[w] != 0)
+    if (--a->unstarted[w] != 0 || a->by_plan)
       continue;
     for (int32_t r = a->reg_head[w]; r >= 0; r = a->reg.next[r]) {
       struct bar *x = &a->bar[a->reg.a[r]];
@@ -399,6 +400,9 @@ static int open_use(struct acs__balloc *a, int32_t v, int64_t t, const struct ch
   }
   y = a->nuse++;
   a->use[y] = (struct use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, t, -1, 1};
+  /* By planned starts alone, a use that took its barrier from waiters
+   * takes no other producer: joining it is not priced. */
+  a->use[y].joinable = !a->by_plan || c->kind != K_STEAL;
   a->bar[b].cur = y;
   if (cls >= 0)
     a->open_cls[cls] = y;
@@ -521,7 +525,8 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->n = s->nops;
   a->nb = s->barriers;
   a->plimit = s->barrier_slots > 0 ? s->barrier_slots : 0;
-  a->policy = policy;
+  a->policy = policy & ~ACS__BP_BY_PLAN;
+  a->by_plan = (policy & ACS__BP_BY_PLAN) != 0;
   a->open_sink = a->ohead = a->otail = -1;
   a->now = -1;
   for (int l = 0; l < 3; l++)
