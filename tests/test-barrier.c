@@ -768,3 +768,51 @@ Test(barrier, random_dags_respect_the_limits, .timeout = 1200)
   }
   cr_assert_eq(simulated, 150);
 }
+
+/*
+ * A use opened by a steal takes the rest of its class, and a steal holds
+ * back only the waiters that could start meanwhile. Three barriers, one PE
+ * per op: p (10) -> q (10) -> c1, c2 (10 each) -> d (300); p -> z (10) and
+ * y (200) -> z. p, y and q take a barrier each (0 to 10, 0 to 200, 10 to
+ * 20). At 20 c1 finds none free: p's barrier (its use complete, q having
+ * consumed it) still has z to wait on, but z cannot start before y ends at
+ * 200, so stealing it holds nobody back, while q's barrier would hold c2
+ * and y's open use would make d wait for y. So c1 steals p's barrier (q,
+ * its direct predecessor, ended that use: no edge), c2 joins c1's use
+ * (same consumers, ordered after q, holding nobody), both run 20 to 30, d
+ * waits on that one use, 30 to 330, and z runs 200 to 210: the plan keeps
+ * its barrier-free 330. (When a stolen use took no other producer, c2
+ * shared y's use and d started at 200: 500.)
+ */
+Test(barrier, a_stolen_use_takes_the_rest_of_its_class)
+{
+  enum { P, Y, Q, C1, C2, D, Z, N };
+  static const int32_t e[][2] = {{P, Q}, {P, Z}, {Y, Z}, {Q, C1}, {Q, C2}, {C1, D}, {C2, D}};
+  static const int64_t dur[N] = {10, 200, 10, 10, 10, 300, 10};
+  struct acs_graph g;
+  struct acs_problem pb;
+  struct acs_schedule s;
+  int32_t dwaits = 0;
+
+  small_graph(&g, N, dur, e, 7);
+  tu_problem(&pb, &g, NULL);
+  schedule_list(&pb, &s);
+  cr_assert_eq(s.makespan, 330);
+  set_limits(&s, 3, 0);
+  pass_ok(&s);
+  cr_assert_eq(s.makespan, 330);
+  cr_assert_eq(s.ops[C1].start, 20);
+  cr_assert_eq(s.ops[C2].start, 20);
+  cr_assert_eq(s.ops[Z].start, 200);
+  cr_assert_eq(s.ops[C1].update_barrier, s.ops[P].update_barrier, "c1 takes p's barrier");
+  cr_assert_eq(s.ops[C2].update_barrier, s.ops[C1].update_barrier, "c2 joins c1's use");
+  for (int32_t k = 0; k < s.nwaits; k++)
+    if (s.waits[k].op == D) {
+      dwaits++;
+      cr_assert_eq(s.waits[k].barrier, s.ops[C1].update_barrier);
+    }
+  cr_assert_eq(dwaits, 1);
+  acs_schedule_destroy(&s);
+  acs_problem_destroy(&pb);
+  acs_graph_destroy(&g);
+}

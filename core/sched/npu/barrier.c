@@ -38,7 +38,11 @@
  * and taking a choice that delays other ops (a steal, a share) the
  * allocator delays the op that costs least: each op's latest start
  * (barrier_prep.c) says how far it can slip without lengthening the plan,
- * and the smaller overrun wins, then the smaller delay (ties: wait); the
+ * and the smaller overrun wins, then the smaller delay (ties: wait). A
+ * choice holds back only the waiters whose predecessors have all started
+ * (the others wait for an op that has not), from when those end; so the
+ * barriers whose waiters are far off carry them from use to use, and
+ * those with a waiter about to start are left alone; the
  * policies of barrier_int.h shift this balance, and the pass keeps the
  * best of several (barrier_pass.c). Taking a
  * barrier in plan order as soon as its use completes is interval colouring
@@ -57,8 +61,11 @@
  * current use; each of them is, or precedes by a path of edges, every
  * producer of Y (the edges above), and every producer of X precedes its
  * consumers. A steal leaves X's unstarted waiters to consume Y, after Y's
- * producers (co-producer edges), and a use opened by a steal takes no other
- * producer (a later one might follow such a waiter). So the uses of one
+ * producers (co-producer edges). Y may take more producers while it is
+ * open: such a producer has every predecessor ended when it joins, and a
+ * waiter that has started consumed Y and closed it, so no producer follows
+ * a waiter and the co-producer edges stay acyclic; the waiters then wait
+ * for it too, which its price counts (hold_waiters). So the uses of one
  * barrier follow each other in every execution, and since every op updates
  * one of b barriers, at most b uses are live at once (Theorem-1 applied to
  * uses; with one-slot barriers a use is one op, so at most b ops run at
@@ -220,8 +227,9 @@ static int64_t edges_after(struct acs__balloc *a, int32_t x, int32_t v, int64_t 
   return edges + (marker && edges == 0 && !acs__has_direct_member(a, x));
 }
 
-/* The smallest key in h among ops other than v that have not started. */
-static int64_t first_waiting(struct acs__balloc *a, struct acs_heap *h, int32_t v)
+/* The smallest key in h among ops other than v that have not started (that
+ * op in *who, when who is not NULL). */
+static int64_t first_waiting(struct acs__balloc *a, struct acs_heap *h, int32_t v, int32_t *who)
 {
   int64_t key = INT64_MAX;
   struct acs_heap_item held = {0, -1};
@@ -234,6 +242,8 @@ static int64_t first_waiting(struct acs__balloc *a, struct acs_heap *h, int32_t 
       held = acs_heap_pop(h);
     else {
       key = top.key;
+      if (who)
+        *who = top.id;
       break;
     }
   }
@@ -247,18 +257,99 @@ static int64_t overrun(int64_t when, int64_t lst)
   return lst == INT64_MAX || when <= lst ? 0 : when - lst;
 }
 
-/* What holding back every op other than v still to wait on barrier b
- * until `until` costs: the overrun of their latest starts and the delay of
- * their planned starts (no op starts before t). */
+/* Held-back candidates looked at per barrier and heap, at most (held). */
+#define HELD_MAX 16
+
+/*
+ * The ops of h (keyed by when they can start) that v's choice holds back
+ * until `until`: those that can start before then, have not started, and
+ * are neither v nor one of its successors (which wait for v anyway); with
+ * `pending`, only those with a predecessor still to start (the others are
+ * keyed by when they can start, in by_ready). Returns the smallest key
+ * among them (INT64_MAX: none; that op in *who) and adds their number to
+ * *n. A walk of the heap's nodes with keys below `until`, at most
+ * 2 HELD_MAX of them, after dropping started ops from its top: O(HELD_MAX)
+ * plus the drops.
+ */
+static int64_t held(struct acs__balloc *a, struct acs_heap *h, int32_t v, int64_t until,
+                    int pending, int32_t *who, int32_t *n)
+{
+  size_t stack[2 * HELD_MAX + 2], sp = 0;
+  int32_t seen = 0;
+  int64_t key = INT64_MAX;
+
+  while (!acs_heap_empty(h) && a->use_of[acs_heap_peek(h).id] >= 0)
+    acs_heap_pop(h); /* started since */
+  if (h->n > 0)
+    stack[sp++] = 0;
+  while (sp > 0 && seen < 2 * HELD_MAX) {
+    size_t i = stack[--sp];
+    int32_t w = h->a[i].id;
+    if (h->a[i].key >= until)
+      continue;
+    seen++;
+    if (w != v && a->use_of[w] < 0 && a->succ_mark[w] != a->epoch &&
+        (!pending || a->unstarted[w] > 0)) {
+      (*n)++;
+      if (h->a[i].key < key) {
+        key = h->a[i].key;
+        *who = w;
+      }
+    }
+    for (size_t k = 2 * i + 1; k <= 2 * i + 2 && k < h->n; k++)
+      if (sp < sizeof(stack) / sizeof(stack[0]))
+        stack[sp++] = k;
+  }
+  return key;
+}
+
+/*
+ * What holding back every op other than v still to wait on barrier b
+ * until `until` costs: the overrun of their latest starts, the delay of
+ * their starts, and how many are held (ties). When an op can start is
+ * known once its predecessors have all started: when the last of them ends
+ * (by_ready). An op with
+ * a predecessor still to start is counted at its planned start while that
+ * lies ahead; once the sweep is past it, the plan says nothing about when
+ * the op can start, and it is not counted: it waits for an op that has not
+ * even started.
+ */
 static void hold_waiters(struct acs__balloc *a, int32_t b, int32_t v, int64_t t, int64_t until,
                          struct acs_ba_choice *c)
 {
-  int64_t start = first_waiting(a, &a->bar[b].by_start, v), o, d;
+  struct acs_heap *h = &a->bar[b].by_start;
+  int32_t w = -1, w2 = -1;
+  int64_t ready, planned, o, d, lst;
 
-  o = overrun(until, first_waiting(a, &a->bar[b].by_lst, v));
-  d = start == INT64_MAX ? 0 : until - (start > t ? start : t);
+  if (a->by_plan) { /* every waiter at its planned start, every latest start */
+    ready = first_waiting(a, h, v, NULL);
+    o = overrun(until, first_waiting(a, &a->bar[b].by_lst, v, NULL));
+    d = ready == INT64_MAX ? 0 : until - (ready > t ? ready : t);
+    c->over = o > c->over ? o : c->over;
+    c->delay = d > c->delay ? d : c->delay;
+    return;
+  }
+  ready = held(a, &a->bar[b].by_ready, v, until, 0, &w, &c->nheld);
+  lst = ready == INT64_MAX ? INT64_MAX : first_waiting(a, &a->bar[b].by_lst, v, NULL);
+
+  while (!acs_heap_empty(h) && acs_heap_peek(h).key < t)
+    acs_heap_pop(h); /* in the past for good: t only grows */
+  planned = held(a, h, v, until, 1, &w2, &c->nheld);
+  if (planned < ready) {
+    ready = planned;
+    w = w2;
+  }
+  if (planned != INT64_MAX && a->p->lst[w2] < lst)
+    lst = a->p->lst[w2];
+  if (ready == INT64_MAX)
+    return;
+  o = overrun(until, lst);
+  d = until - (ready > t ? ready : t);
   c->over = o > c->over ? o : c->over;
-  c->delay = d > c->delay ? d : c->delay;
+  if (d > c->delay) {
+    c->delay = d;
+    c->held = w;
+  }
 }
 
 /* The earliest latest start among v's reduced successors. */
@@ -324,12 +415,11 @@ static void price_share(struct acs__balloc *a, int32_t v, int64_t t, int32_t b,
 }
 
 /* Reuse or steal barrier b (its current use is done). */
-static void price_take(struct acs__balloc *a, int32_t v, int64_t t, int32_t b,
-                       struct acs_ba_choice *c)
+static void price_take(struct acs__balloc *a, int32_t v, int64_t t, int32_t b, struct acs_ba_choice *c)
 {
   int32_t others = a->bar[b].pending - acs__registered(a, v, b);
 
-  *c = (struct acs_ba_choice){others > 0 ? ACS_BA_K_STEAL : ACS_BA_K_REUSE, b, -1, 0, 0, 0};
+  *c = (struct acs_ba_choice){others > 0 ? ACS_BA_K_STEAL : ACS_BA_K_REUSE, b, -1, 0, 0, 0, -1, 0};
   c->edges = edges_after(a, a->bar[b].cur, v, t, -1, 1);
   if (c->kind == ACS_BA_K_STEAL)
     hold_waiters(a, b, v, t, t + acs__sgs_dur(a->s, v), c);
@@ -345,15 +435,15 @@ static int tier(const struct acs_ba_choice *c)
 {
   if (c->kind == ACS_BA_K_FRESH)
     return 2;
-  if (c->edges == 0 && (c->kind == ACS_BA_K_JOIN || c->kind == ACS_BA_K_REUSE))
+  if (c->edges == 0 && c->over == 0 && c->delay == 0 && (c->kind == ACS_BA_K_JOIN || c->kind == ACS_BA_K_REUSE))
     return c->kind == ACS_BA_K_JOIN ? 0 : 1;
   return 3;
 }
 
 static int better(const struct acs_ba_choice *c, const struct acs_ba_choice *b)
 {
-  static const int rank[] = {[ACS_BA_K_NONE] = 9,  [ACS_BA_K_JOIN] = 0,  [ACS_BA_K_REUSE] = 1,
-                             [ACS_BA_K_SHARE] = 2, [ACS_BA_K_STEAL] = 3, [ACS_BA_K_FRESH] = 4};
+  static const int rank[] = {[ACS_BA_K_NONE] = 9, [ACS_BA_K_JOIN] = 0, [ACS_BA_K_REUSE] = 1, [ACS_BA_K_SHARE] = 2,
+                             [ACS_BA_K_STEAL] = 3, [ACS_BA_K_FRESH] = 4};
 
   if (tier(c) != tier(b))
     return tier(c) < tier(b);
@@ -361,6 +451,8 @@ static int better(const struct acs_ba_choice *c, const struct acs_ba_choice *b)
     return c->over < b->over;
   if (c->delay != b->delay)
     return c->delay < b->delay;
+  if (c->nheld != b->nheld)
+    return c->nheld < b->nheld;
   if (c->edges != b->edges)
     return c->edges < b->edges;
   return rank[c->kind] < rank[b->kind];
@@ -417,7 +509,7 @@ static void share_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t y,
   int32_t n = 0;
 
   for (int32_t b = a->ohead; b >= 0 && n < CANDIDATES; b = a->bar[b].onext) {
-    struct acs_ba_choice c = {ACS_BA_K_SHARE, b, a->bar[b].cur, 0, 0, 0};
+    struct acs_ba_choice c = {ACS_BA_K_SHARE, b, a->bar[b].cur, 0, 0, 0, -1, 0};
     if (c.use == y)
       continue;
     price_share(a, v, t, b, &c);
@@ -431,18 +523,22 @@ static void share_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t y,
 /* The best barrier for v at t (kind ACS_BA_K_NONE: none can be had now). */
 static struct acs_ba_choice choose(struct acs__balloc *a, int32_t v, int64_t t)
 {
-  struct acs_ba_choice best = {ACS_BA_K_NONE, -1, -1, 0, 0, 0};
+  struct acs_ba_choice best = {ACS_BA_K_NONE, -1, -1, 0, 0, 0, -1, 0};
   int32_t y = joinable_use(a, v, t), n;
 
   if (y >= 0) {
-    struct acs_ba_choice c = {ACS_BA_K_JOIN, a->use[y].barrier, y, 0, 0, 0};
+    struct acs_ba_choice c = {ACS_BA_K_JOIN, a->use[y].barrier, y, 0, 0, 0, -1, 0};
     c.edges = edges_after(a, a->use[y].prev, v, t, y, a->use[y].open_t == t);
+    /* The class's consumers wait for v anyway; ops left waiting on the
+     * barrier by a steal wait for it too. */
+    if (!a->by_plan)
+      hold_waiters(a, c.bar, v, t, t + acs__sgs_dur(a->s, v), &c);
     consider(&best, &c);
-    if (best.kind == ACS_BA_K_JOIN && best.edges == 0)
+    if (tier(&best) == 0)
       return best;
   }
   if (a->nbar < a->nb) {
-    struct acs_ba_choice c = {ACS_BA_K_FRESH, a->nbar, -1, 0, 0, 0};
+    struct acs_ba_choice c = {ACS_BA_K_FRESH, a->nbar, -1, 0, 0, 0, -1, 0};
     reuse_near(a, v, t, &c);
     if (c.kind == ACS_BA_K_FRESH && a->policy == ACS__BP_SHARE)
       share_free(a, v, t, y, &c);
@@ -463,7 +559,7 @@ static struct acs_ba_choice choose(struct acs__balloc *a, int32_t v, int64_t t)
   }
   n = a->policy == ACS__BP_NOSHARE ? CANDIDATES : 0;
   for (int32_t b = a->ohead; b >= 0 && n < CANDIDATES && tier(&best) == 3; b = a->bar[b].onext) {
-    struct acs_ba_choice c = {ACS_BA_K_SHARE, b, a->bar[b].cur, 0, 0, 0};
+    struct acs_ba_choice c = {ACS_BA_K_SHARE, b, a->bar[b].cur, 0, 0, 0, -1, 0};
     if (c.use == y)
       continue;
     price_share(a, v, t, b, &c);
@@ -505,8 +601,12 @@ static int try_start(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int fo
     return ACS_EINVAL; /* forced with nothing to take: cannot happen */
   if ((c.over > 0 || c.delay > 0) && !force && a->policy != ACS__BP_TAKE) {
     /* Delay the op that costs least: v until a barrier completes, or the
-     * ops the choice holds back. */
-    int64_t until = acs__bars_next_done(a);
+     * ops the choice holds back. When it holds back an op that the plan
+     * starts before v, waiting costs v nothing yet (that op goes first,
+     * as in the plan; v asks again at the next decision time). */
+    int64_t until = c.held >= 0 && a->s->ops[c.held].start < a->s->ops[v].start
+                        ? t
+                        : acs__bars_next_done(a);
     int64_t wait_over = until == INT64_MAX ? INT64_MAX : overrun(until, a->p->lst[v]);
     int64_t wait_delay = until == INT64_MAX ? INT64_MAX : until - t;
     if ((a->policy == ACS__BP_WAIT && until != INT64_MAX) || wait_over < c.over ||

@@ -33,8 +33,13 @@ enum { ACS_BA_L_NONE, ACS_BA_L_FREE, ACS_BA_L_STEAL };
 struct acs_ba_bar {
   int32_t cur;            /* current use */
   int32_t pending;        /* unstarted ops registered to wait on it */
-  struct acs_heap by_lst; /* (latest start, op) of those, stale entries dropped lazily */
-  struct acs_heap by_start; /* (planned start, op) of those, the same */
+  /* Those of them whose predecessors have all started (the others cannot
+   * start before one more op runs), by when the last of those ends (their
+   * earliest start) and by latest start; stale entries dropped lazily. */
+  struct acs_heap by_ready;
+  struct acs_heap by_lst;
+  struct acs_heap by_start; /* all of them by planned start (barrier.c drops
+                             * those before the decision time) */
   int8_t list;            /* ACS_BA_L_* */
   int32_t prev, next;     /* links in that list */
   int32_t oprev, onext;   /* links in the list of open uses, when on it */
@@ -55,8 +60,9 @@ struct acs__balloc {
   int32_t n, nb;          /* ops; barriers allowed */
   int64_t plimit;         /* slots per barrier, 0 = none */
   int policy;             /* enum acs__bpolicy */
+  int by_plan;            /* ACS__BP_BY_PLAN was given */
   int32_t nbar;           /* barriers touched so far: ids [0, nbar) */
-  struct acs_ba_bar *bar; /* min(nb, n) of them at most */
+  struct acs_ba_bar *bar;        /* min(nb, n) of them at most */
   int32_t head[3], tail[3]; /* the ACS_BA_L_* lists, oldest first */
   int32_t ohead, otail;   /* barriers whose current use is open, oldest first */
   struct acs_heap busy;   /* (done time, barrier), stale entries dropped lazily */
@@ -67,35 +73,31 @@ struct acs__balloc {
   size_t ucap;
   int32_t *use_of, *prod_next, *open_cls, open_sink;
   int64_t *end;           /* planned end of each started op */
-  struct acs_ba_list cons; /* a: consumer op; next: within its use */
-  struct acs_ba_list reg; /* a: barrier an op is registered on; next: per op */
+  int32_t *unstarted;     /* per op: direct predecessors not started yet */
+  int64_t *ready_at;      /* per op: latest end among its started predecessors */
+  struct acs_ba_list cons;       /* a: consumer op; next: within its use */
+  struct acs_ba_list reg;        /* a: barrier an op is registered on; next: per op */
   int32_t *reg_head;
-  struct acs_ba_list add; /* a -> b: added edges; next: per destination */
+  struct acs_ba_list add;        /* a -> b: added edges; next: per destination */
   int32_t *add_in;
-  struct acs_ba_list waits; /* (op, barrier) */
-  struct acs_ba_list opcons; /* a: a use an op consumed; next: per op */
+  struct acs_ba_list waits;      /* (op, barrier) */
+  struct acs_ba_list opcons;     /* a: a use an op consumed; next: per op */
   int32_t *opcons_head;
-  struct acs_ba_list cbar; /* a: barrier, b: count; next: per use (use.cbar) */
+  struct acs_ba_list cbar;       /* a: barrier, b: count; next: per use (use.cbar) */
   int32_t *cbar_member;   /* per entry of cbar: a consumer updating it */
   size_t cbar_cap;
   int64_t ver;            /* one more per op started */
   /* scratch for one request */
   int32_t epoch, pstamp;
   int32_t *pred_mark, *anc_mark, *bar_mark, *pull_mark, *try_mark, *queue, *wb, *wz;
+  int32_t *succ_mark;     /* the requesting op's direct successors */
   int anc_done;
 };
 
 /* Candidate kinds: join the open use of v's class; share the open use of
  * another class; take a barrier never used; reuse a barrier whose use is
  * complete; steal one whose use still has waiters. */
-enum acs_ba_kind {
-  ACS_BA_K_NONE,
-  ACS_BA_K_JOIN,
-  ACS_BA_K_SHARE,
-  ACS_BA_K_FRESH,
-  ACS_BA_K_REUSE,
-  ACS_BA_K_STEAL
-};
+enum acs_ba_kind { ACS_BA_K_NONE, ACS_BA_K_JOIN, ACS_BA_K_SHARE, ACS_BA_K_FRESH, ACS_BA_K_REUSE, ACS_BA_K_STEAL };
 
 struct acs_ba_choice {
   int kind;
@@ -105,6 +107,8 @@ struct acs_ba_choice {
   int64_t over;           /* cycles by which it makes some op start after its
                            * latest start (barrier_prep.c) */
   int64_t delay;          /* cycles by which it makes some op start later */
+  int32_t held;           /* the first op it holds back (by when it can start), -1 */
+  int32_t nheld;          /* ops it holds back (counted up to HELD_MAX) */
 };
 
 /* ---- barrier_state.c ---- */

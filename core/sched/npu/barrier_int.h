@@ -87,6 +87,12 @@ struct acs__balloc;
  * class when that delays nobody rather than taking a fresh barrier. */
 enum acs__bpolicy { ACS__BP_COST, ACS__BP_NOSHARE, ACS__BP_TAKE, ACS__BP_WAIT, ACS__BP_SHARE,
                     ACS__BP_N };
+/* Or'ed into a policy: price what a choice holds back by the waiters'
+ * planned starts alone, and let a use opened by a steal take no other
+ * producer (the rule before waiters were priced by when they can start,
+ * barrier.c); it does better on some fine-grained plans that keep up with
+ * their planned starts. */
+#define ACS__BP_BY_PLAN 8
 
 int acs__balloc_init(struct acs__balloc **a, const struct acs_schedule *s,
                      const struct acs__bprep *p, int policy, struct acs_barrier_stats *st);

@@ -4,12 +4,13 @@
  * time with the barrier allocator (barrier.c, barrier_retime.c) and writes
  * the program kept.
  *
- * Two sweeps at most. The first keeps every op at or after its planned
- * start (release times), so a plan that the barriers never hold back comes
- * out unchanged, edge for edge. When the barriers did delay it, a second
- * sweep lets ops start as early as their edges and barriers allow, and the
- * shorter plan is kept (ties: the first). Either way the program is built
- * for the times it will run at.
+ * The first sweep keeps every op at or after its planned start (release
+ * times), so a plan that the barriers never hold back comes out unchanged,
+ * edge for edge. When the barriers did delay it, more sweeps (variants
+ * below: without release times, other policies, the other pricing) are
+ * tried and the shortest plan is kept (ties: the first): at most twelve,
+ * four on schedules above 5,000 ops. Either way the program is built for
+ * the times it will run at.
  */
 #include "config.h"
 
@@ -106,7 +107,8 @@ static int apply(struct acs_schedule *s, struct sweep *w, const struct acs__bpre
 }
 
 /* The sweeps tried, in order, while the barriers delay the plan: the
- * allocator's policies (barrier_int.h) with release times and without.
+ * allocator's policies (barrier_int.h) with release times and without,
+ * first pricing waiters by when they can start, then by planned starts.
  * Each is tried on schedules of up to max_ops ops: the greedy policies
  * differ most on small, tight programs, and each sweep costs a full pass
  * over the schedule. */
@@ -116,6 +118,9 @@ static const struct {
 } variants[] = {
     {ACS__BP_COST, 1, INT32_MAX}, {ACS__BP_COST, 0, INT32_MAX}, {ACS__BP_SHARE, 1, 5000},
     {ACS__BP_SHARE, 0, 2000},     {ACS__BP_TAKE, 1, 2000},  {ACS__BP_TAKE, 0, 2000},
+    {ACS__BP_COST | ACS__BP_BY_PLAN, 1, INT32_MAX}, {ACS__BP_COST | ACS__BP_BY_PLAN, 0, INT32_MAX},
+    {ACS__BP_SHARE | ACS__BP_BY_PLAN, 1, 5000}, {ACS__BP_SHARE | ACS__BP_BY_PLAN, 0, 2000},
+    {ACS__BP_TAKE | ACS__BP_BY_PLAN, 1, 2000},  {ACS__BP_TAKE | ACS__BP_BY_PLAN, 0, 2000},
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(variants[0]))
 

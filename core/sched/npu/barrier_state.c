@@ -173,11 +173,14 @@ int64_t acs__bars_next_done(struct acs__balloc *a)
 
 /* ---- paths ---- */
 
-/* Marks v's direct predecessors (the schedule's and the added edges). */
+/* Marks v's direct predecessors (the schedule's and the added edges) and
+ * its direct successors. */
 void acs__mark_preds(struct acs__balloc *a, int32_t v)
 {
   const struct acs_dag *g = &a->p->g;
 
+  for (int32_t k = g->succ_off[v]; k < g->succ_off[v + 1]; k++)
+    a->succ_mark[g->succ[k]] = a->epoch;
   for (int32_t k = g->pred_off[v]; k < g->pred_off[v + 1]; k++)
     a->pred_mark[g->pred[k]] = a->epoch;
   for (int32_t e = a->add_in[v]; e >= 0; e = a->add.next[e])
@@ -346,9 +349,34 @@ static int register_succ(struct acs__balloc *a, int32_t v, int32_t b)
     a->reg_head[u] = err;
     if ((err = pending_add(a, b, 1)) < 0)
       return err;
-    if (acs_heap_push(&a->bar[b].by_lst, p->lst[u], u) < 0 ||
-        acs_heap_push(&a->bar[b].by_start, a->s->ops[u].start, u) < 0)
+    if (acs_heap_push(&a->bar[b].by_start, a->s->ops[u].start, u) < 0 ||
+        (a->by_plan && acs_heap_push(&a->bar[b].by_lst, p->lst[u], u) < 0))
       return ACS_ENOMEM;
+  }
+  return ACS_OK;
+}
+
+/* v has started: its successors whose predecessors have now all started
+ * can start once those end, so they count as about to wait on each barrier
+ * they are registered on (what holding such a barrier back costs,
+ * barrier.c). Every registration of an op comes from one of its reduced
+ * predecessors, so it is made before its last predecessor starts. */
+static int note_started(struct acs__balloc *a, int32_t v)
+{
+  const struct acs_dag *g = &a->p->g;
+
+  for (int32_t k = g->succ_off[v]; k < g->succ_off[v + 1]; k++) {
+    int32_t w = g->succ[k];
+    if (a->end[v] > a->ready_at[w])
+      a->ready_at[w] = a->end[v];
+    if (--a->unstarted[w] != 0 || a->by_plan)
+      continue;
+    for (int32_t r = a->reg_head[w]; r >= 0; r = a->reg.next[r]) {
+      struct acs_ba_bar *x = &a->bar[a->reg.a[r]];
+      if (acs_heap_push(&x->by_ready, a->ready_at[w], w) < 0 ||
+          acs_heap_push(&x->by_lst, a->p->lst[w], w) < 0)
+        return ACS_ENOMEM;
+    }
   }
   return ACS_OK;
 }
@@ -372,9 +400,9 @@ static int open_use(struct acs__balloc *a, int32_t v, int64_t t, const struct ac
   }
   y = a->nuse++;
   a->use[y] = (struct acs_ba_use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, t, -1, 1};
-  /* A use that took its barrier from waiters takes no other producer: a
-   * later one might follow such a waiter. */
-  a->use[y].joinable = c->kind != ACS_BA_K_STEAL;
+  /* By planned starts alone, a use that took its barrier from waiters
+   * takes no other producer: joining it is not priced. */
+  a->use[y].joinable = !a->by_plan || c->kind != ACS_BA_K_STEAL;
   a->bar[b].cur = y;
   if (cls >= 0)
     a->open_cls[cls] = y;
@@ -476,7 +504,9 @@ int acs__commit(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int64_t t,
   for (int32_t k = 0; k < nw; k++)
     if ((err = note_consumer(a, a->wz[k], a->use[y].barrier, v)) < 0)
       return err;
-  return register_succ(a, v, a->use[y].barrier);
+  if ((err = register_succ(a, v, a->use[y].barrier)) < 0)
+    return err;
+  return note_started(a, v);
 }
 
 /* ---- setup and output ---- */
@@ -495,7 +525,8 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->n = s->nops;
   a->nb = s->barriers;
   a->plimit = s->barrier_slots > 0 ? s->barrier_slots : 0;
-  a->policy = policy;
+  a->policy = policy & ~ACS__BP_BY_PLAN;
+  a->by_plan = (policy & ACS__BP_BY_PLAN) != 0;
   a->open_sink = a->ohead = a->otail = -1;
   a->now = -1;
   for (int l = 0; l < 3; l++)
@@ -507,6 +538,8 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->prod_next = malloc(n * sizeof(int32_t));
   a->open_cls = malloc(((size_t)p->ncls + 1) * sizeof(int32_t));
   a->end = calloc(n, sizeof(int64_t));
+  a->unstarted = malloc(n * sizeof(int32_t));
+  a->ready_at = calloc(n, sizeof(int64_t));
   a->reg_head = malloc(n * sizeof(int32_t));
   a->add_in = malloc(n * sizeof(int32_t));
   a->opcons_head = malloc(n * sizeof(int32_t));
@@ -514,22 +547,27 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->anc_mark = calloc(n, sizeof(int32_t));
   a->bar_mark = calloc(nb, sizeof(int32_t));
   a->pull_mark = calloc(nb, sizeof(int32_t));
+  a->succ_mark = calloc(n, sizeof(int32_t));
   a->try_mark = calloc(nb, sizeof(int32_t));
   a->queue = malloc((ACS_BA_ANC_BUDGET + 1) * sizeof(int32_t));
   a->wb = malloc(n * sizeof(int32_t));
   a->wz = malloc(n * sizeof(int32_t));
-  if (!a->bar || !a->use_of || !a->prod_next || !a->open_cls || !a->end || !a->reg_head ||
+  if (!a->bar || !a->use_of || !a->prod_next || !a->open_cls || !a->end || !a->unstarted ||
+      !a->ready_at || !a->reg_head ||
       !a->add_in || !a->opcons_head || !a->pred_mark || !a->anc_mark || !a->bar_mark ||
-      !a->pull_mark || !a->try_mark || !a->queue || !a->wb || !a->wz ||
+      !a->pull_mark || !a->succ_mark || !a->try_mark || !a->queue || !a->wb || !a->wz ||
       acs_heap_init(&a->busy, 64) < 0 || acs_heap_init(&a->idle, 64) < 0)
     return ACS_ENOMEM;
   for (size_t b = 0; b + 1 < nb; b++) {
     a->bar[b].cur = -1;
-    if (acs_heap_init(&a->bar[b].by_lst, 4) < 0 || acs_heap_init(&a->bar[b].by_start, 4) < 0)
+    if (acs_heap_init(&a->bar[b].by_ready, 4) < 0 || acs_heap_init(&a->bar[b].by_lst, 4) < 0 ||
+        acs_heap_init(&a->bar[b].by_start, 4) < 0)
       return ACS_ENOMEM;
   }
-  for (int32_t v = 0; v < a->n; v++)
+  for (int32_t v = 0; v < a->n; v++) {
     a->use_of[v] = a->prod_next[v] = a->reg_head[v] = a->add_in[v] = a->opcons_head[v] = -1;
+    a->unstarted[v] = p->g.pred_off[v + 1] - p->g.pred_off[v];
+  }
   for (int32_t c = 0; c < p->ncls; c++)
     a->open_cls[c] = -1;
   return ACS_OK;
@@ -540,15 +578,16 @@ void acs__balloc_destroy(struct acs__balloc *a)
   if (!a)
     return;
   for (int32_t b = 0; a->bar && b < (a->nb < a->n ? a->nb : a->n); b++) {
+    acs_heap_destroy(&a->bar[b].by_ready);
     acs_heap_destroy(&a->bar[b].by_lst);
     acs_heap_destroy(&a->bar[b].by_start);
   }
   acs_heap_destroy(&a->busy);
   acs_heap_destroy(&a->idle);
   free(a->bar), free(a->use), free(a->use_of), free(a->prod_next), free(a->open_cls);
-  free(a->end), free(a->reg_head), free(a->add_in), free(a->opcons_head);
+  free(a->end), free(a->unstarted), free(a->ready_at), free(a->reg_head), free(a->add_in), free(a->opcons_head);
   free(a->pred_mark), free(a->anc_mark), free(a->bar_mark), free(a->pull_mark);
-  free(a->try_mark), free(a->queue), free(a->wb), free(a->wz);
+  free(a->try_mark), free(a->succ_mark), free(a->queue), free(a->wb), free(a->wz);
   list_free(&a->cons), list_free(&a->reg), list_free(&a->add), list_free(&a->waits);
   list_free(&a->opcons), list_free(&a->cbar);
   free(a->cbar_member);
