@@ -403,11 +403,13 @@ static int plan_nodes(struct acs__lb *b)
                           "64-bit integers at %lld bytes per element", nb, (long long)b->bpe);
     if (rc != 0)
       return rc;
-    /* Workloads, a load and a store per tile, weights: an upper bound,
+    /* Per tile its workloads, a load, a store, weights and at most two
+     * row-band syncs; per node a buffer and two joins: an upper bound,
      * saturated rather than overflowed (tiles can be a tensor's
      * elements when nothing fits). */
     int64_t tiles = p->nrt > INT64_MAX / p->nfg ? INT64_MAX : p->nrt * p->nfg;
-    ops = tiles > (INT64_MAX - ops) / (p->nwl + 3) ? INT64_MAX : ops + tiles * (p->nwl + 3);
+    ops = tiles > (INT64_MAX - ops - 3) / (p->nwl + 5) ? INT64_MAX
+                                                        : ops + tiles * (p->nwl + 5) + 3;
     /* Bytes with two edges an op, what the shipped networks make. */
     if ((rc = acs_limit_check(ACS_LIMIT_OPS, ops, b->d, lg->path, n->line, 0,
                               "the network's ops up to node '%s' (cut in %lld x %lld tiles "
