@@ -573,3 +573,42 @@ Test(netbound, mobilenet_v1_by_hand)
   cr_assert_eq(nb.cycles, 382599);
   acs_workload_free(w);
 }
+
+/* One Relu on [1, n]: its input and its output cross DDR, 2n bytes at one
+ * byte an element. Past 2^24 elements summed over the axes of every tensor
+ * the bound stops keeping a set per axis and counts only what is certainly
+ * needed, the output: n bytes (still a bound, never above the truth). */
+static struct acs_netbound relu_bound(int64_t n)
+{
+  struct acs_lgraph *lg = new_graph();
+  int32_t in[] = { INPUT(lg, "x", 1, n) };
+  static const uint8_t roles[] = { ACS_LR_DATA };
+  struct acs_lattrs a;
+  int32_t v, *out;
+
+  memset(&a, 0, sizeof(a));
+  v = node(lg, "r", ACS_LOP_RELU, &a, 1, in, roles, "y");
+  out = acs_arena_calloc(&lg->arena, 1, sizeof(*out));
+  const char *sets[] = { "bytes_per_elem=1", NULL };
+  struct acs_netbound nb;
+
+  cr_assert_not_null(out);
+  out[0] = lg->n[v].out[0];
+  lg->outputs = out;
+  lg->noutputs = 1;
+  lg->t[out[0]].is_output = 1;
+  infer_ok(lg);
+  nb = bound_at(lg, sets);
+  free_graph(lg);
+  return nb;
+}
+
+Test(netbound, huge_axes_count_only_the_outputs)
+{
+  struct acs_netbound nb = relu_bound(1024);
+  cr_assert_eq(nb.macs, 0);
+  cr_assert_eq(nb.ddr_bytes, 2048);
+  nb = relu_bound(INT64_C(1) << 25);
+  cr_assert_eq(nb.macs, 0);
+  cr_assert_eq(nb.ddr_bytes, INT64_C(1) << 25);
+}

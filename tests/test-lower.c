@@ -629,3 +629,45 @@ Test(lower_property, shipped_networks_verify_above_the_bound, .timeout = 600)
     acs_workload_free(w);
   }
 }
+
+/*
+ * A reader of every channel group of a producer cut in many waits on one
+ * sync per row tile of the producer (`<u>.r<i>`), not on each store: a 1x1
+ * conv into 256 channels at 4 KiB of CMX is cut in channel groups, and each
+ * input load of the 3x3 conv after it reads all 256 channels of a few rows.
+ */
+Test(lower_links, readers_of_every_channel_group_wait_on_row_bands)
+{
+  struct acs_lgraph *lg = lg_new();
+  int32_t y = lg_conv(lg, "c1", lg_input(lg, "x", 16, 16, 16), 16, 256, 1, 1, 1, 0, 1);
+  int32_t z = lg_conv(lg, "c2", y, 256, 8, 3, 3, 1, 1, 1);
+  const char *sets[] = { "cmx_kib=4", NULL };
+  struct acs_platform p;
+  struct acs_graph g;
+  int64_t bands = 0, stores = 0, loads = 0, from_stores = 0, from_bands = 0;
+
+  lg_done(lg, 1, &z);
+  build(lg, sets, &g, &p);
+  for (int32_t i = 0; i < g.nops; i++) {
+    const char *n = g.ops[i].name;
+    bands += strncmp(n, "c1.r", 4) == 0 && n[4] != 'd';
+    stores += strncmp(n, "c1.o", 4) == 0;
+    loads += strncmp(n, "c2.i", 4) == 0;
+  }
+  for (int32_t e = 0; e < g.nedges; e++) {
+    const char *s = g.ops[g.edges[e].src].name, *t = g.ops[g.edges[e].dst].name;
+    if (strncmp(t, "c2.i", 4) != 0)
+      continue;
+    from_stores += strncmp(s, "c1.o", 4) == 0;
+    from_bands += strncmp(s, "c1.r", 4) == 0;
+  }
+  cr_log_info("%lld stores, %lld row bands, %lld loads", (long long)stores, (long long)bands,
+              (long long)loads);
+  cr_assert_geq(stores, 8 * bands, "c1 is cut in at least 8 channel groups a row tile");
+  cr_assert_gt(bands, 0);
+  cr_assert_eq(from_stores, 0, "no load waits on a store directly");
+  cr_assert_geq(from_bands, loads, "every load waits on the bands of its rows");
+  cr_assert_leq(from_bands, loads * bands);
+  acs_graph_destroy(&g);
+  lg_free(lg);
+}
