@@ -3,7 +3,7 @@
  * transitive reduction and batched queries against brute force (a
  * depth-first search from every node), on graphs large enough for several
  * batches of sources and windows that do not start at the first node, and
- * a hand-worked diamond.
+ * a hand-worked diamond. A third of the queries are the ends of an edge.
  */
 #include "config.h"
 
@@ -137,6 +137,12 @@ Test(reach, queries_match_brute_force)
     for (int32_t i = 0; i < nq; i++) {
       qs[i] = (int32_t)acs_rng_below(&q, (uint64_t)n);
       qd[i] = i % 10 == 0 ? qs[i] : (int32_t)acs_rng_below(&q, (uint64_t)n);
+      /* The ends of an edge, either way round: the edge answers the first. */
+      if (i % 10 >= 1 && i % 10 <= 3) {
+        int32_t e = (int32_t)acs_rng_below(&q, (uint64_t)r.m);
+        qs[i] = i % 10 == 3 ? r.dst[e] : r.src[e];
+        qd[i] = i % 10 == 3 ? r.src[e] : r.dst[e];
+      }
     }
     cr_assert_eq(acs_dag_reach(&g, nq, qs, qd, ans), ACS_OK);
     for (int32_t i = 0; i < nq; i++)

@@ -23,7 +23,8 @@
  * first[X][c]. To find it, every op e gets per chain c the first index
  * a(e, c) of a use one of whose producers e is or reaches, and which of
  * that use's producers it reaches (a bit mask): both propagate backwards
- * over the transitively reduced edges, a minimum and a union. e precedes
+ * over the edges, a minimum and a union (an edge implied by a path adds
+ * nothing to either). e precedes
  * c_a when it reaches all of its producers, and always precedes c_{a+1}
  * (a producer of c_a reaches c_a's end, which reaches c_{a+1}'s
  * producers); first[X][c] is the latest of these over X's end. Matching
@@ -34,8 +35,9 @@
  * that shares no vertex with one taken before is flipped. A largest
  * antichain is read off the last search (Konig).
  *
- * Costs: the reduction (reach.h), O((V + E') * sum_c w_c) word operations
- * for the labels (E' reduced edges, w_c words of producer mask on chain c),
+ * Costs: O((V + E) * sum_c w_c) word operations for the labels (w_c words
+ * of producer mask on chain c) on the E edges, or, when that passes
+ * LABEL_WORK_MAX, the reduction (reach.h) and the same on its E' edges,
  * O(U k) memory for first[][], and O(U k alpha) per round, with few rounds
  * in practice since the chains start near a maximum matching. Exact widths
  * are computed when U k <= WIDTH_EXACT_MAX and the labels' work is within
@@ -58,7 +60,7 @@
 #define WIDTH_EXACT_MAX ((int64_t)1 << 24)
 /* Words of labels (ops x (1 + mask words)) per batch of chains. */
 #define LABEL_WORDS_MAX ((int64_t)1 << 22)
-/* Word operations the labels may take in all: (ops + reduced edges) x
+/* Word operations the labels may take in all: (ops + edges) x
  * (1 + mask words) summed over the chains. */
 #define LABEL_WORK_MAX ((int64_t)1 << 29)
 
@@ -127,7 +129,7 @@ static int chains_build(const struct acs_bprog *bp, struct chains *c)
 struct labels {
   const struct acs_bprog *bp;
   const struct chains *ch;
-  const struct acs_dag *g;   /* reduced edges */
+  const struct acs_dag *g;   /* the edges (label_dag) */
   int32_t c0, c1;            /* the batch of chains */
   int32_t *moff;             /* per chain of the batch: offset of its mask words */
   int32_t width;             /* label words per op: mask words of the batch */
@@ -404,8 +406,13 @@ static int exact_width(const struct acs_bprog *bp, const struct chains *ch, cons
   return err;
 }
 
-/* The schedule's edges, transitively reduced, as a DAG (reach.h). */
-static int reduced_dag(const struct acs_schedule *s, struct acs_dag *r)
+/*
+ * The schedule's edges as a DAG (reach.h), transitively reduced when
+ * `reduce`. The labels are a minimum and a union over successors, so an
+ * edge implied by a path changes neither: the reduction only saves label
+ * work, and costs more than it saves unless the labels are large.
+ */
+static int edge_dag(const struct acs_schedule *s, int reduce, struct acs_dag *r)
 {
   struct acs_dag g;
   int32_t m = s->nedges, k = 0, *src = malloc(((size_t)m + 1) * sizeof(int32_t));
@@ -421,6 +428,10 @@ static int reduced_dag(const struct acs_schedule *s, struct acs_dag *r)
     src[e] = s->edges[e].src, dst[e] = s->edges[e].dst;
   for (int32_t i = 0; i < s->nops; i++)
     key[i] = s->ops[i].start;
+  if (!reduce) {
+    err = acs_dag_build(r, s->nops, m, src, dst, key);
+    goto out_with_arrays;
+  }
   if ((err = acs_dag_build(&g, s->nops, m, src, dst, key)) < 0)
     goto out_with_arrays;
   if ((keep = malloc((size_t)m + 1)) && (err = acs_dag_reduce(&g, keep)) == ACS_OK) {
@@ -438,6 +449,27 @@ static int reduced_dag(const struct acs_schedule *s, struct acs_dag *r)
 out_with_arrays:
   free(src), free(dst), free(key), free(keep);
   return err;
+}
+
+/* Label work over g: (ops + edges) x words; whether it is within the limit. */
+static int labels_fit(const struct acs_dag *g, int64_t words)
+{
+  return (int64_t)(g->n + g->succ_off[g->n]) * words <= LABEL_WORK_MAX;
+}
+
+/* The DAG the labels run on: the edges as they are when their label work
+ * fits, else reduced (ACS_ERANGE when even that does not fit). */
+static int label_dag(const struct acs_schedule *s, int64_t words, struct acs_dag *g)
+{
+  int err;
+
+  if ((err = edge_dag(s, 0, g)) < 0 || labels_fit(g, words))
+    return err;
+  acs_dag_destroy(g);
+  if ((err = edge_dag(s, 1, g)) < 0 || labels_fit(g, words))
+    return err;
+  acs_dag_destroy(g);
+  return ACS_ERANGE;
 }
 
 /*
@@ -461,15 +493,10 @@ static int width_of(const struct acs_schedule *s, const struct acs_bprog *bp, in
     chains_free(&ch);
     return ACS_ERANGE;
   }
-  if ((err = reduced_dag(s, &g)) == ACS_OK) {
-    int64_t words = 0;
-    for (int32_t c = 0; c < ch.k; c++)
-      words += 1 + ch.words[c];
-    if ((int64_t)(g.n + g.succ_off[g.n]) * words > LABEL_WORK_MAX) {
-      acs_dag_destroy(&g);
-      chains_free(&ch);
-      return ACS_ERANGE;
-    }
+  int64_t words = 0;
+  for (int32_t c = 0; c < ch.k; c++)
+    words += 1 + ch.words[c];
+  if ((err = label_dag(s, words, &g)) == ACS_OK) {
     first = malloc(((size_t)bp->nuses * (size_t)ch.k + 1) * sizeof(int32_t));
     err = !first ? ACS_ENOMEM : compute_firsts(bp, &ch, &g, first);
     if (err == ACS_OK)

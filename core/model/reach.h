@@ -66,9 +66,9 @@ int acs_dag_reduce(const struct acs_dag *g, uint8_t *keep);
 
 /*
  * nq reachability queries: ans[i] = 1 when qsrc[i] reaches qdst[i] by a path
- * of zero or more edges (a node reaches itself), else 0. O(V + Q log Q) plus
- * O((V + E) * S / 64) word operations for S distinct sources in the worst
- * case. ACS_OK or ACS_ENOMEM (ACS_EINVAL for a node outside the graph).
+ * of zero or more edges (a node reaches itself), else 0. O(V + E + Q log Q)
+ * (a query an edge answers costs no more) plus O((V + E) * S / 64) word
+ * operations for the S distinct sources of the others in the worst case. ACS_OK or ACS_ENOMEM (ACS_EINVAL for a node outside the graph).
  */
 int acs_dag_reach(const struct acs_dag *g, int32_t nq, const int32_t *qsrc,
                   const int32_t *qdst, uint8_t *ans);
