@@ -62,8 +62,8 @@ static const char sweep_help[] =
   "      --shard K/N       run only the K-th of N disjoint slices (run i of the\n"
   "                        grid goes to shard i mod N + 1); join with `acsim merge`\n"
   "      --keep-schedules[=WHICH]  store schedules: all (the flag alone), none,\n"
-  "                        or extremes (default: the runs that set a new best or\n"
-  "                        worst makespan of their workload, for the report)\n"
+  "                        or extremes (default: the best and worst run of each\n"
+  "                        workload, for the report; written when the sweep ends)\n"
   "      --no-sim          do not simulate (the simulated columns stay NaN)\n"
   ACS_CLI_HELP_TIME_LIMIT
   ACS_CLI_HELP_SIM_TIMEOUT

@@ -19,6 +19,7 @@
 #include "core/proc.h"
 #include "report/report.h"
 #include "simulate/sim.h"
+#include "sweep/records.h"
 #include "sweep/sweep.h"
 #include "sweep/wire.h"
 
@@ -31,20 +32,14 @@ struct worker {
   int task_fd, result_fd;      /* parent's ends; -1 when closed */
   uint32_t inflight[INFLIGHT];
   int ninflight;
-};
-
-/* The records of a workload, over all its ok runs and over those of a
- * resident memory model: the report's best and worst run is one or the
- * other (report/study.h), so both keep their schedules. */
-struct extreme {
-  double best, worst;          /* NaN until the first ok run */
-  double best_res, worst_res;  /* NaN until the first ok resident run */
+  size_t cur, end;             /* tasks claimed, not yet handed out */
 };
 
 struct acs_sweep_engine {
   struct acs_sweep_task *tasks;
+  size_t *gend;                /* per task: one past the last of its group */
   uint8_t *deaths;             /* per task: times its worker died under it */
-  struct extreme *ext;         /* per workload */
+  struct acs__records rec;     /* each workload's best and worst run */
   int32_t *pid_of;             /* per platform variant; -1 until stored */
   struct acs_results *res;
   struct worker *w;
@@ -71,48 +66,12 @@ static int workload_index(const struct acs_sweep *sw, const struct acs_workload_
   return -1;
 }
 
-static double run_value(const struct acs_run_row *r)
-{
-  return isnan(r->sim_makespan_cycles) ? r->makespan_cycles : r->sim_makespan_cycles;
-}
-
-/* Updates one pair of records with v; 1 when v set a new one. Ties keep
- * the first run, as the report breaks them. */
-static int record_update(double *best, double *worst, double v)
-{
-  int record = 0;
-
-  if (isnan(*best) || v < *best) {
-    *best = v;
-    record = 1;
-  }
-  if (isnan(*worst) || v > *worst) {
-    *worst = v;
-    record = 1;
-  }
-  return record;
-}
-
-/* Updates the workload's extremes; 1 when r set a new best or worst. */
-static int extreme_update(struct extreme *e, const struct acs_run_row *r)
-{
-  double v = run_value(r);
-  int record;
-
-  if (strcmp(r->status, "ok") != 0 || isnan(v))
-    return 0;
-  record = record_update(&e->best, &e->worst, v);
-  if (strcmp(r->memory_model, "resident") == 0)
-    record |= record_update(&e->best_res, &e->worst_res, v);
-  return record;
-}
-
 #define KEY_FLAGS (ACS_KEY_NAME | ACS_KEY_PARAMS | ACS_KEY_DIGEST)
 
 /* What the output already holds: the identities of its finished runs
  * (`done`) and of its `error` runs (`failed`, to run again, with the run_id
  * whose row the retry replaces); *legacy when some run's workload has no
- * digest (such runs have name keys, see report.h). Also the extremes. */
+ * digest (such runs have name keys, see report.h). Also the records. */
 struct existing {
   struct acs_keyset *done, *failed;
   int legacy;
@@ -145,7 +104,7 @@ static int read_existing(struct acs_sweep *sw, struct existing *ex)
     err = strcmp(r->status, "error") == 0 ? acs_keyset_put(ex->failed, key, r->run_id)
                                           : acs_keyset_add(ex->done, key, r->run_id, NULL);
     if (w && (j = workload_index(sw, w)) >= 0)
-      extreme_update(&sw->e->ext[j], r);
+      acs__records_note(&sw->e->rec, (size_t)j, r);
   }
   acs_results_data_free(&data);
   return err < 0 ? err : ACS_OK;
@@ -201,58 +160,126 @@ struct plat_ref {
   size_t idx;
 };
 
+/* Platform parameters no scheduler reads: only the barrier pass after
+ * scheduling does (core/sched/npu/barrier.h). Variants that differ in
+ * these alone plan the same (cascade's memo keeps the plan). */
+static int post_pass_param(int i)
+{
+  return i == ACS_P_BARRIERS || i == ACS_P_BARRIER_SLOTS;
+}
+
+/* The same SimGrid platform first, then what the schedulers read. */
+static int plat_class_cmp(const struct acs_platform *a, const struct acs_platform *b)
+{
+  int c = acs_sim_platform_cmp(a, b);
+
+  for (int i = 0; c == 0 && i < ACS_PARAM_COUNT; i++)
+    if (!post_pass_param(i) && a->v[i] != b->v[i])
+      c = a->v[i] < b->v[i] ? -1 : 1;
+  return c;
+}
+
 static int plat_ref_cmp(const void *a, const void *b)
 {
   const struct plat_ref *x = a, *y = b;
-  int c = acs_sim_platform_cmp(x->p, y->p);
+  int c = plat_class_cmp(x->p, y->p);
 
   return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-/*
- * Dispatch order: the canonical grid with the platform variants that load
- * the same SimGrid platform (those that differ only in CMX size, barriers,
- * ...) brought together, stable otherwise. A simulation process forks from
- * a zygote that loaded its SimGrid platform, and a worker keeps only a few
- * zygotes: in grid order, `--vary cmx_kib=... --vary dma_gbps=a,b,c --vary
- * ddr_ratio=x,y` cycles through six SimGrid platforms, every change
- * evicted a zygote and restarted SimGrid (29 starts per worker for 48
- * simulations, measured), and -j 2 was no faster than -j 1. Sharding and
- * run identity stay on the canonical grid; only the order runs start in
- * changes. O(P log P + T) for P variants and T tasks.
- */
-static int order_tasks(struct acs_sweep *sw)
-{
-  struct plat_ref *ref;
-  size_t *first;
-  struct acs_sweep_task *out;
-  size_t n = 0;
-  int err = ACS_ENOMEM;
+/* A task's place in the dispatch order (order_tasks). */
+struct task_key {
+  size_t cls, wl, rank, t;
+};
 
-  if (sw->n.ntasks == 0)
-    return ACS_OK;
-  ref = malloc(sw->cfg.nplats * sizeof(*ref));
-  first = calloc(sw->cfg.nplats + 1, sizeof(*first));
-  out = malloc(sw->n.ntasks * sizeof(*out));
-  if (!ref || !first || !out)
-    goto out_with_arrays;
+static int task_key_cmp(const void *a, const void *b)
+{
+  const struct task_key *x = a, *y = b;
+
+  if (x->cls != y->cls)
+    return x->cls < y->cls ? -1 : 1;
+  if (x->wl != y->wl)
+    return x->wl < y->wl ? -1 : 1;
+  if (x->rank != y->rank)
+    return x->rank < y->rank ? -1 : 1;
+  return (x->t > y->t) - (x->t < y->t);
+}
+
+/* Ranks and class ids of the platform variants: ref sorted, then each
+ * variant's position and the class of equal plat_class_cmp it is in. */
+static int plat_ranks(const struct acs_sweep *sw, size_t *rank, size_t *cls)
+{
+  struct plat_ref *ref = malloc(sw->cfg.nplats * sizeof(*ref));
+  size_t c = 0;
+
+  if (!ref)
+    return ACS_ENOMEM;
   for (size_t p = 0; p < sw->cfg.nplats; p++)
     ref[p] = (struct plat_ref){&sw->cfg.plats[p], p};
   qsort(ref, sw->cfg.nplats, sizeof(*ref), plat_ref_cmp);
-  /* Tasks come platform-major: first[p] .. first[p + 1] are platform p's. */
-  for (size_t t = 0; t < sw->n.ntasks; t++)
-    first[sw->e->tasks[t].plat + 1]++;
-  for (size_t p = 0; p < sw->cfg.nplats; p++)
-    first[p + 1] += first[p];
-  for (size_t r = 0; r < sw->cfg.nplats; r++)
-    for (size_t t = first[ref[r].idx]; t < first[ref[r].idx + 1]; t++)
-      out[n++] = sw->e->tasks[t];
-  memcpy(sw->e->tasks, out, sw->n.ntasks * sizeof(*out));
+  for (size_t r = 0; r < sw->cfg.nplats; r++) {
+    if (r > 0 && plat_class_cmp(ref[r - 1].p, ref[r].p) != 0)
+      c++;
+    rank[ref[r].idx] = r;
+    cls[ref[r].idx] = c;
+  }
+  free(ref);
+  return ACS_OK;
+}
+
+/*
+ * Dispatch order and groups. The canonical grid is reordered so that
+ *  - the platform variants that load the same SimGrid platform (those that
+ *    differ only in CMX size, barriers, ...) come together: a simulation
+ *    process forks from a zygote that loaded its SimGrid platform, and a
+ *    worker keeps only a few zygotes; in grid order `--vary cmx_kib=...
+ *    --vary dma_gbps=a,b,c --vary ddr_ratio=x,y` cycled through six SimGrid
+ *    platforms, restarting SimGrid 29 times per worker for 48 simulations,
+ *    and -j 2 was no faster than -j 1;
+ *  - within those, the runs of one workload on variants that differ only in
+ *    what the barrier pass reads form one group, handed to one worker
+ *    whole (dispatch): its schedulers plan once for all the barrier counts
+ *    (cascade's memo; the default study plans each CMX size once instead of
+ *    up to five times).
+ * Sharding and run identity stay on the canonical grid; only the order runs
+ * start in changes. O(P log P + T log T) for P variants and T tasks; sets
+ * gend[t], one past the last task of t's group.
+ */
+static int order_tasks(struct acs_sweep *sw)
+{
+  size_t *rank, *cls;
+  struct task_key *key;
+  struct acs_sweep_task *out;
+  size_t n = sw->n.ntasks;
+  int err = ACS_ENOMEM;
+
+  if (n == 0)
+    return ACS_OK;
+  rank = malloc(sw->cfg.nplats * sizeof(*rank));
+  cls = malloc(sw->cfg.nplats * sizeof(*cls));
+  key = malloc(n * sizeof(*key));
+  out = malloc(n * sizeof(*out));
+  sw->e->gend = malloc(n * sizeof(*sw->e->gend));
+  if (!rank || !cls || !key || !out || !sw->e->gend || (err = plat_ranks(sw, rank, cls)) < 0)
+    goto out_with_arrays;
+  for (size_t t = 0; t < n; t++) {
+    const struct acs_sweep_task *k = &sw->e->tasks[t];
+    key[t] = (struct task_key){cls[k->plat], k->wl, rank[k->plat], t};
+  }
+  qsort(key, n, sizeof(*key), task_key_cmp);
+  for (size_t t = 0; t < n; t++)
+    out[t] = sw->e->tasks[key[t].t];
+  memcpy(sw->e->tasks, out, n * sizeof(*out));
+  for (size_t t = n; t-- > 0;)
+    sw->e->gend[t] = t + 1 < n && key[t + 1].cls == key[t].cls && key[t + 1].wl == key[t].wl
+                         ? sw->e->gend[t + 1]
+                         : t + 1;
   err = ACS_OK;
 out_with_arrays:
   free(out);
-  free(first);
-  free(ref);
+  free(key);
+  free(cls);
+  free(rank);
   return err;
 }
 
@@ -482,13 +509,14 @@ static int store(struct acs_sweep *sw, const struct acs_wire_head *h, const unsi
   if ((err = acs_results_add_workload(sw->e->res, &wrow, &row.workload_id)) < 0)
     return err;
   row.platform_id = sw->e->pid_of[t->plat];
-  if (h->sched_len > 0 && (sw->cfg.keep == ACS_SWEEP_KEEP_ALL || extreme_update(&sw->e->ext[t->wl], &row))) {
+  /* Every schedule, or its result tables only (records.h: a record's
+   * schedule is written when the sweep ends). */
+  if (h->sched_len > 0 && sw->cfg.keep == ACS_SWEEP_KEEP_ALL) {
     if (acs_wire_get_schedule(blob, h->sched_len, &s) == ACS_OK)
       with = 1;
     else
       acs_schedule_destroy(&s);
   } else {
-    extreme_update(&sw->e->ext[t->wl], &row);
     tables = h->sched_len > 0 && tables_only(blob, h->sched_len, &s);
   }
   /* A retried error run takes the place of its stored row. */
@@ -497,6 +525,14 @@ static int store(struct acs_sweep *sw, const struct acs_wire_head *h, const unsi
                        : acs_results_add_run(sw->e->res, &row, with || tables ? &s : NULL);
   if (with || tables)
     acs_schedule_destroy(&s);
+  if (err < 0)
+    return err;
+  if (sw->cfg.keep == ACS_SWEEP_KEEP_EXTREMES && h->sched_len > 0)
+    err = acs__records_offer(&sw->e->rec, t->wl, &row, blob, (size_t)h->sched_len);
+  else
+    acs__records_note(&sw->e->rec, t->wl, &row);
+  if (err == ACS_OK && acs__records_full(&sw->e->rec))
+    err = acs__records_flush(&sw->e->rec, sw->e->res, &sw->n.nstored);
   if (err < 0)
     return err;
   st = acs_status_parse(row.status);
@@ -542,6 +578,18 @@ static void close_worker(struct worker *w)
   w->task_fd = w->result_fd = -1;
 }
 
+/* Tasks not yet handed to any worker: requeued, in a claimed range, or in
+ * groups nobody claimed. O(workers). */
+static int tasks_left(const struct acs_sweep *sw)
+{
+  if (sw->e->nrequeue > 0 || sw->e->next < sw->n.ntasks)
+    return 1;
+  for (int i = 0; i < sw->e->nw; i++)
+    if (sw->e->w[i].cur < sw->e->w[i].end)
+      return 1;
+  return 0;
+}
+
 /* A worker's pipe ended: reap it. Its first task in flight was running:
  * unless we are stopping, it is retried once in the replacement worker, and
  * stored as error when it was the retry that died. The others go back in
@@ -571,7 +619,7 @@ static int worker_gone(struct acs_sweep *sw, int i)
   /* A replacement, unless stopping; a bounded number, in case something
    * kills workers faster than they work. */
   if (err == ACS_OK && !*sw->cfg.interrupted &&
-      (retry || sw->e->next < sw->n.ntasks || sw->e->nrequeue > 0) && sw->n.respawns++ < MAX_RESPAWNS)
+      (retry || tasks_left(sw)) && sw->n.respawns++ < MAX_RESPAWNS)
     err = spawn(sw, i);
   if (retry) {
     /* First in the fresh worker's queue; if there is none (the respawn
@@ -670,18 +718,51 @@ static void progress(struct acs_sweep *sw, int final)
 
 /* ---- the parent: the loop ---- */
 
+/*
+ * The next task for worker w, or -1. Retries first; then the rest of the
+ * group it claimed; then the next whole group (order_tasks); when no
+ * group is left, the upper half of the largest range another worker (or a
+ * worker that is gone) has claimed, so that no worker idles while another
+ * has a queue. A group split so plans once more in the second worker; the
+ * runs are the same.
+ */
+static long next_task(struct acs_sweep *sw, struct worker *w)
+{
+  struct worker *v = NULL;
+
+  if (sw->e->nrequeue > 0)
+    return sw->e->requeue[--sw->e->nrequeue];
+  if (w->cur >= w->end && sw->e->next < sw->n.ntasks) {
+    w->cur = sw->e->next;
+    w->end = sw->e->next = sw->e->gend[sw->e->next];
+  }
+  if (w->cur >= w->end) {
+    for (int i = 0; i < sw->e->nw; i++)
+      if (&sw->e->w[i] != w && (!v || sw->e->w[i].end - sw->e->w[i].cur > v->end - v->cur))
+        v = &sw->e->w[i];
+    if (!v || v->cur >= v->end)
+      return -1;
+    /* A worker that is gone gives all; a working one keeps the lower half. */
+    w->end = v->end;
+    w->cur = v->end = v->pid > 0 ? v->cur + (v->end - v->cur) / 2 : v->cur;
+    if (w->cur >= w->end)
+      return -1;
+  }
+  return (long)w->cur++;
+}
+
 static int dispatch(struct acs_sweep *sw)
 {
   for (int i = 0; i < sw->e->nw && !*sw->cfg.interrupted; i++) {
     struct worker *w = &sw->e->w[i];
-    while (w->pid > 0 && w->ninflight < INFLIGHT &&
-           (sw->e->nrequeue > 0 || sw->e->next < sw->n.ntasks)) {
-      uint32_t idx = sw->e->nrequeue > 0 ? sw->e->requeue[--sw->e->nrequeue] : (uint32_t)sw->e->next++;
-      if (acs_wire_write(w->task_fd, &idx, sizeof(idx)) < 0) {
-        sw->e->requeue[sw->e->nrequeue++] = idx; /* it died; its pipe will say so */
+    long idx;
+    while (w->pid > 0 && w->ninflight < INFLIGHT && (idx = next_task(sw, w)) >= 0) {
+      uint32_t t = (uint32_t)idx;
+      if (acs_wire_write(w->task_fd, &t, sizeof(t)) < 0) {
+        sw->e->requeue[sw->e->nrequeue++] = t; /* it died; its pipe will say so */
         break;
       }
-      w->inflight[w->ninflight++] = idx;
+      w->inflight[w->ninflight++] = t;
     }
   }
   return ACS_OK;
@@ -691,7 +772,7 @@ static int dispatch(struct acs_sweep *sw)
  * finish what it has and leave. */
 static void release_idle(struct acs_sweep *sw)
 {
-  if (sw->e->next < sw->n.ntasks || sw->e->nrequeue > 0)
+  if (tasks_left(sw))
     return;
   for (int i = 0; i < sw->e->nw; i++)
     if (sw->e->w[i].task_fd >= 0) {
@@ -808,17 +889,13 @@ static void stop_workers(struct acs_sweep *sw)
 
 int acs_sweep_plan(struct acs_sweep *sw)
 {
-  size_t nw = sw->cfg.nwls ? sw->cfg.nwls : 1;
   int err;
 
   memset(&sw->n, 0, sizeof(sw->n));
   if (!sw->e && !(sw->e = calloc(1, sizeof(*sw->e))))
     return ACS_ENOMEM;
-  if (!(sw->e->ext = calloc(nw, sizeof(*sw->e->ext))))
-    return ACS_ENOMEM;
-  for (size_t i = 0; i < sw->cfg.nwls; i++)
-    sw->e->ext[i].best = sw->e->ext[i].worst = sw->e->ext[i].best_res =
-      sw->e->ext[i].worst_res = NAN;
+  if ((err = acs__records_init(&sw->e->rec, sw->cfg.nwls)) < 0)
+    return err;
   if ((err = make_tasks(sw)) < 0)
     return err;
   if (!(sw->e->pid_of = malloc((sw->cfg.nplats ? sw->cfg.nplats : 1) * sizeof(*sw->e->pid_of))))
@@ -848,9 +925,18 @@ int acs_sweep_run(struct acs_sweep *sw)
 int acs_sweep_commit(struct acs_sweep *sw, struct acs_diag *d)
 {
   struct acs_results *res = sw->e->res;
+  int err = ACS_OK, rc;
 
   sw->e->res = NULL;
-  return acs_results_commit(res, d);
+  /* The records' schedules, unless Ctrl-C asked to stop now: the rows are
+   * what an interrupted sweep must keep (records.h). */
+  if (!*sw->cfg.interrupted)
+    err = acs__records_flush(&sw->e->rec, res, &sw->n.nstored);
+  if ((rc = acs_results_commit(res, d)) < 0 || err >= 0 || err == ACS_EINTERRUPTED)
+    return rc;
+  return acs_diag_set(d, err, sw->cfg.output, 0, 0,
+                      "the runs are stored, but not the schedules of the best and worst runs: "
+                      "%s", acs_strerror(err));
 }
 
 void acs_sweep_free(struct acs_sweep *sw)
@@ -863,8 +949,9 @@ void acs_sweep_free(struct acs_sweep *sw)
   if (e->res)
     acs_results_abort(e->res);
   free(e->tasks);
+  free(e->gend);
   free(e->deaths);
-  free(e->ext);
+  acs__records_free(&e->rec);
   free(e->pid_of);
   free(e->w);
   free(e->requeue);

@@ -39,10 +39,13 @@
  *    scheduler, in that nesting) belongs to shard (i mod N) + 1: a
  *    deterministic, balanced split for job arrays; `acsim merge` joins them.
  *  - Schedules. ACS_SWEEP_KEEP_ALL stores every schedule. With
- *    ACS_SWEEP_KEEP_EXTREMES a schedule is stored when its run sets a new
- *    best or worst makespan for its workload, so the best and worst run of
- *    every workload have their schedule for the report's Gantt charts at a
- *    cost of a few schedules per workload.
+ *    ACS_SWEEP_KEEP_EXTREMES the best and worst run of every workload have
+ *    their schedule, for the report's Gantt charts: the parent holds the
+ *    schedule of each run that holds a record and writes those that still
+ *    do when the sweep ends (records.h), a few per workload.
+ *  - Affinity. The runs of one workload on platform variants that differ
+ *    only in what the barrier pass reads go to one worker, so its
+ *    schedulers plan once for all the barrier counts (order_tasks).
  */
 #ifndef ACS_SWEEP_SWEEP_H
 #define ACS_SWEEP_SWEEP_H

@@ -59,6 +59,24 @@ by = {k: min(v) for k, v in sorted(ops.items())}
 print("%d row%s (ops %d), ops by CMX: %s, %s" % (len(w), "" if len(w) == 1 else "s",
       w[0]["ops"], by, "differ" if len(set(by.values())) > 1 else "equal"))
 ' "$T/full.h5"
+  # The schedules stored by default are those of the best and worst run of
+  # the workload (and of its resident runs), ties to the first stored, and
+  # no others: computed here from the rows.
+  expect extremes_are_the_records 0 '^stored [0-9, ]+ = records$' -- "$PY" -c '
+import sys, math, h5py
+f = h5py.File(sys.argv[1], "r")
+def val(x):
+    v = float(x["sim_makespan_cycles"])
+    return float(x["makespan_cycles"]) if math.isnan(v) else v
+ok = [x for x in f["runs"][:] if x["status"] == b"ok"]
+want = set()
+for rs in (ok, [x for x in ok if x["memory_model"] == b"resident"]):
+    if rs:
+        want.add(int(min(rs, key=lambda x: (val(x), int(x["run_id"])))["run_id"]))
+        want.add(int(max(rs, key=lambda x: (val(x), -int(x["run_id"])))["run_id"]))
+got = {int(k[4:]) for k, g in f["schedules"].items() if "ops" in g and g["ops"].shape[0] > 0}
+print("stored %s %s records" % (", ".join(map(str, sorted(got))), "=" if got == want else "!= %s" % sorted(want)))
+' "$T/full.h5"
   # A graph that does not depend on the platform keeps its size in its row
   # (isp_pipeline: 10 ops, 12 edges, as `acsim list` says).
   "$ACSIM" sweep -q -j 1 -w workloads/graphs/isp_pipeline.csv -s list --vary cmx_kib=256,512 \
