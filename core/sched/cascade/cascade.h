@@ -88,7 +88,8 @@ struct acs_cas_env {
   int64_t mem_limit;
 };
 
-/* acs_cas_walk's answer for a plan over env->mem_limit (mem filled). */
+/* acs_cas_walk's answer for a plan over env->mem_limit (mem filled), or
+ * one that a plan of `known` dominates (acs_cas_walk_known). */
 #define ACS_CAS_OVER 1
 
 /* A group: Parts [first, first + nparts) and the activations entering it. */
@@ -158,6 +159,20 @@ struct acs_cas_lower;  /* lower.c: where a walk that emits puts its ops */
  */
 int acs_cas_walk(const struct acs_cas_env *env, const struct acs_cas_group *g,
                  struct acs_cas_plan *p, struct acs_cas_lower *lw);
+/*
+ * A dry run that also stops, with ACS_CAS_OVER, as soon as p is sure to
+ * be strictly dominated by one of the nknown plans already walked: one of
+ * the same out_home, needing no more CMX, and fewer cycles than p's ops
+ * have taken so far (the makespan only grows as a walk goes on). Such a
+ * plan never survives acs_cas_pareto, nor does its presence remove
+ * another that the dominating plan does not, so the front is unchanged.
+ * O(nknown) more per plan. rc (may be NULL) keeps the regions of pass 1
+ * for the next plan of the same stripes (walk.h).
+ */
+struct acs_cas_regions;  /* walk.h */
+int acs_cas_walk_known(const struct acs_cas_env *env, const struct acs_cas_group *g,
+                       struct acs_cas_plan *p, const struct acs_cas_plan *known,
+                       int32_t nknown, struct acs_cas_regions *rc);
 
 /* ---- plans (plans.c) ---- */
 

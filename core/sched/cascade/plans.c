@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core/sched/cascade/cascade.h"
+#include "core/sched/cascade/walk.h"
 
 int acs_cas_env_init(struct acs_cas_env *env, const struct acs_cgraph *cg,
                      const struct acs_platform *plat, int64_t split, int res_pe, int res_dma)
@@ -279,6 +280,7 @@ int acs_cas_plans(const struct acs_cas_env *env, const struct acs_cas_opts *o,
 {
   struct grid *gr = malloc(sizeof(*gr));
   struct acs_cas_plan *v = NULL, p;
+  struct acs_cas_regions rc = {0};
   size_t cap = 0;
   int err = ACS_OK;
 
@@ -290,11 +292,12 @@ int acs_cas_plans(const struct acs_cas_env *env, const struct acs_cas_opts *o,
   p.first = g->first;
   p.nparts = g->nparts;
   p.in_cmx = in_cmx;
+  /* Buffering and output home innermost: their plans share pass 1 (rc). */
   for (int k = 0; k < gr->nsh && err == ACS_OK; k++)
     for (int cm = 0; cm < 2 && err == ACS_OK; cm++)
-      for (int nb = 1; nb <= 2 && err == ACS_OK; nb++)
-        for (int home = 0; home < 2 && err == ACS_OK; home++)
-          for (int m = 0; m < gr->nmasks && err == ACS_OK; m++) {
+      for (int m = 0; m < gr->nmasks && err == ACS_OK; m++)
+        for (int nb = 1; nb <= 2 && err == ACS_OK; nb++)
+          for (int home = 0; home < 2 && err == ACS_OK; home++) {
             const struct shape *x = &gr->sh[k];
             if (interrupted && *interrupted) {
               err = ACS_EINTERRUPTED;
@@ -311,12 +314,15 @@ int acs_cas_plans(const struct acs_cas_env *env, const struct acs_cas_opts *o,
             p.nbuf = (uint8_t)nb;
             p.out_home = (uint8_t)home;
             p.rolling = gr->masks[m];
-            if ((err = acs_cas_walk(env, g, &p, NULL)) == ACS_OK)
+            /* Culled: a plan dominated by one already walked is dropped
+             * as soon as that is sure (acs_cas_walk_known). */
+            if ((err = acs_cas_walk_known(env, g, &p, v, cull ? *n : 0, &rc)) == ACS_OK)
               err = plan_push(&v, n, &cap, &p);
             else if (err == ACS_CAS_OVER)
               err = ACS_OK;
           }
   free(gr);
+  acs_cas_regions_free(&rc);
   if (err < 0) {
     free(v);
     *n = 0;

@@ -485,11 +485,62 @@ static void walk_free(struct acs_cw_walk *w)
   free(w->rmask);
 }
 
-int acs_cas_walk(const struct acs_cas_env *env, const struct acs_cas_group *g,
-                 struct acs_cas_plan *p, struct acs_cas_lower *lw)
+/* The fewest cycles of a known plan that dominates a plan of p's home and
+ * memory; INT64_MAX when none. */
+static int64_t known_cap(const struct acs_cas_plan *p, const struct acs_cas_plan *known,
+                         int32_t nknown)
+{
+  int64_t cap = INT64_MAX;
+
+  for (int32_t i = 0; i < nknown; i++)
+    if (known[i].out_home == p->out_home && known[i].mem <= p->mem && known[i].cycles < cap)
+      cap = known[i].cycles;
+  return cap;
+}
+
+/* Whether rc holds pass 1 of w's plan. */
+static int regions_match(const struct acs_cas_regions *rc, const struct acs_cw_walk *w,
+                         int64_t steps)
+{
+  const struct acs_cas_plan *p = w->p;
+
+  return rc->valid && rc->h == p->h && rc->w == p->w && rc->c == p->c &&
+         rc->chan_major == p->chan_major && rc->rolling == p->rolling && rc->steps == steps &&
+         rc->nbufs == w->nbufs;
+}
+
+/* Pass 1, or its result from rc; then rc keeps this one's (its arrays
+ * move to rc: walk_free leaves them). */
+static void regions_get(struct acs_cw_walk *w, int64_t steps, struct acs_cas_regions *rc)
+{
+  const struct acs_cas_plan *p = w->p;
+
+  if (rc && regions_match(rc, w, steps)) {
+    w->rec = rc->rec;
+    w->rmask = rc->rmask;
+    for (int32_t b = 0; b < w->nbufs; b++)
+      w->bufs[b].sigma = rc->sigma[b];
+    return;
+  }
+  pass_sigma(w, steps);
+  if (!rc)
+    return;
+  acs_cas_regions_free(rc);
+  if (!w->rec)
+    return;
+  *rc = (struct acs_cas_regions){1, p->h, p->w, p->c, steps, p->chan_major, p->rolling,
+                                 w->nbufs, w->rec, w->rmask, {0}};
+  for (int32_t b = 0; b < w->nbufs; b++)
+    rc->sigma[b] = w->bufs[b].sigma;
+}
+
+static int walk_run(const struct acs_cas_env *env, const struct acs_cas_group *g,
+                    struct acs_cas_plan *p, struct acs_cas_lower *lw,
+                    const struct acs_cas_plan *known, int32_t nknown,
+                    struct acs_cas_regions *rc)
 {
   struct acs_cw_walk w;
-  int64_t steps, arena = 0;
+  int64_t steps, arena = 0, cap;
   const struct acs_ctensor *ot;
   int err;
 
@@ -505,7 +556,7 @@ int acs_cas_walk(const struct acs_cas_env *env, const struct acs_cas_group *g,
     return ACS_EINVAL;
   bufs_make(&w);
   steps = steps_of(&w);
-  pass_sigma(&w, steps);
+  regions_get(&w, steps, rc);
   if ((err = pass_size(&w, steps)) < 0 ||
       (err = layout(&w, lw ? acs_cas_lower_arena(lw) : 0, &arena)) < 0)
     goto out;
@@ -524,9 +575,15 @@ int acs_cas_walk(const struct acs_cas_env *env, const struct acs_cas_group *g,
   if (!w.pe_free || !w.dma_free)
     goto out;
   held_reset(&w);
-  for (int64_t j = 0; j < steps; j++)
+  cap = known_cap(p, known, nknown);
+  for (int64_t j = 0; j < steps; j++) {
     if ((err = acs__cw_stripe_emit(&w, j)) < 0)
       goto out;
+    if (w.cycles > cap) {
+      err = ACS_CAS_OVER;
+      goto out;
+    }
+  }
   p->cycles = w.cycles;
   p->ddr_bytes = w.ddr_bytes;
   p->macs = w.macs;
@@ -534,6 +591,28 @@ int acs_cas_walk(const struct acs_cas_env *env, const struct acs_cas_group *g,
   p->ops = w.nops;
   err = lw ? acs__cw_group_end(&w, w.cycles) : ACS_OK;
 out:
+  if (rc && rc->rec == w.rec) /* rc's arrays, not the walk's */
+    w.rec = NULL, w.rmask = NULL;
   walk_free(&w);
   return err;
+}
+
+int acs_cas_walk(const struct acs_cas_env *env, const struct acs_cas_group *g,
+                 struct acs_cas_plan *p, struct acs_cas_lower *lw)
+{
+  return walk_run(env, g, p, lw, NULL, 0, NULL);
+}
+
+int acs_cas_walk_known(const struct acs_cas_env *env, const struct acs_cas_group *g,
+                       struct acs_cas_plan *p, const struct acs_cas_plan *known,
+                       int32_t nknown, struct acs_cas_regions *rc)
+{
+  return walk_run(env, g, p, NULL, known, nknown, rc);
+}
+
+void acs_cas_regions_free(struct acs_cas_regions *rc)
+{
+  free(rc->rec);
+  free(rc->rmask);
+  memset(rc, 0, sizeof(*rc));
 }

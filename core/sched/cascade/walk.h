@@ -77,6 +77,25 @@ struct acs_cw_rec {
   uint8_t held_ok;
 };
 
+/*
+ * Pass 1's regions and block heights, kept across the plans of one group
+ * and context that cut the same stripes and roll the same buffers (h, w,
+ * c, chan_major, rolling): they do not depend on the buffering (nbuf) or
+ * on where the output goes (out_home), so of the four such plans only the
+ * first runs pass 1. Owned by the caller (acs_cas_regions_free).
+ */
+struct acs_cas_regions {
+  int valid;
+  int64_t h, w, c, steps;
+  uint8_t chan_major;
+  uint32_t rolling;
+  int32_t nbufs;
+  struct acs_cw_rec *rec;
+  uint64_t *rmask;
+  int64_t sigma[ACS_CAS_MAX_BUFS];
+};
+void acs_cas_regions_free(struct acs_cas_regions *rc);
+
 /* The DDR link as the walk times it (link.c): the bandwidth its transfers
  * use, a step function u[i] on [t[i], t[i + 1]) (the last step is idle to
  * infinity); steps before head are forgotten. */
