@@ -119,6 +119,64 @@ Test(unread, producer_computes_only_what_is_read)
   acs_lgraph_destroy(&lg);
 }
 
+/* Two 3 x 3 convolutions on 9 x 9, y rolled a row at a time: each of B's
+ * rows reads three rows of y that A made in different stripes, so each
+ * read is covered only by boxes stacked along H. The checker accepts the
+ * lowered schedule; without one of those data edges it refuses it,
+ * naming the read. */
+Test(unread, a_read_needs_every_block_it_spans)
+{
+  struct acs_lattrs a3 = square_window(3, 1, 1);
+  struct acs_cas_plan p;
+  struct acs_cas_group g;
+  struct acs_cas_tag *tags;
+  struct acs_lgraph lg;
+  struct acs_diag d;
+  struct rig r;
+  int32_t x, y, z, cut = -1;
+
+  cr_assert_eq(acs_lgraph_init(&lg, "rows", "rows.onnx"), ACS_OK);
+  x = tensor(&lg, "x", ACS_LT_INPUT, 4, (const int64_t[]){1, 1, 9, 9});
+  y = conv(&lg, "A", x, "wa", &a3, "y");
+  z = conv(&lg, "B", y, "wb", &a3, "z");
+  lg.t[z].is_output = 1;
+  infer_ok(&lg);
+  rig_make(&r, &lg, HAND_64K);
+  cr_assert(acs_cas_group_of(&r.cg, 0, 2, &g));
+  memset(&p, 0, sizeof(p));
+  p.nparts = 2;
+  p.h = 1;
+  p.c = 1;
+  p.nbuf = 1;
+  p.rolling = 1; /* y */
+  p.out_home = ACS_CAS_HOME_DDR;
+  cr_assert_eq(acs_cas_walk(&r.env, &g, &p, NULL), ACS_OK);
+  acs_diag_init(&d);
+  cr_assert_eq(acs_cas_lower(&r.env, &p, 1, r.s.cmx_capacity, &r.s, &tags, &d), ACS_OK, "%s",
+               d.msg);
+  cr_assert_eq(acs_cas_check(&r.env, tags, r.s.cmx_capacity, p.mem, &r.s, &d), ACS_OK, "%s",
+               d.msg);
+  /* A middle row of B: its data edges from A's computes, three of them. */
+  for (int32_t v = 0; v < r.s.nops && cut < 0; v++) {
+    int32_t from_a = 0, last = -1;
+    if (tags[v].what != ACS_CAS_OP_COMPUTE || tags[v].part != 1)
+      continue;
+    for (int32_t e = 0; e < r.s.nedges; e++)
+      if (r.s.edges[e].dst == v && r.s.edges[e].kind == ACS_EDGE_DATA &&
+          tags[r.s.edges[e].src].what == ACS_CAS_OP_COMPUTE && tags[r.s.edges[e].src].part == 0)
+        from_a++, last = e;
+    if (from_a >= 3)
+      cut = last;
+  }
+  cr_assert(cut >= 0, "no row of B reads three of A's blocks");
+  r.s.edges[cut] = r.s.edges[--r.s.nedges];
+  cr_assert_eq(acs_cas_check(&r.env, tags, r.s.cmx_capacity, p.mem, &r.s, &d), ACS_EVERIFY);
+  cr_assert(strstr(d.msg, "reads a region of 'y'"), "%s", d.msg);
+  free(tags);
+  rig_free(&r);
+  acs_lgraph_destroy(&lg);
+}
+
 /* The checker still demands network outputs whole: with B's compute op and
  * the store after it untagged (as if they were not there), z is not
  * computed, and the check names it. */

@@ -61,6 +61,23 @@ static int cmp_i64(const void *x, const void *y)
   return (a > b) - (a < b);
 }
 
+/* Sorts v ascending: insertion sort for the few cuts a read usually has
+ * (qsort's merge sort was most of the check's time), qsort beyond. */
+static void sort_i64(int64_t *v, size_t n)
+{
+  if (n > 32) {
+    qsort(v, n, sizeof(*v), cmp_i64);
+    return;
+  }
+  for (size_t i = 1; i < n; i++) {
+    int64_t x = v[i];
+    size_t j = i;
+    for (; j > 0 && v[j - 1] > x; j--)
+      v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
 /* The sorted distinct cuts of axis a inside the region: its ends and the
  * boxes' edges. */
 static size_t cuts_of(const struct cover *c, int a, int64_t *v)
@@ -75,7 +92,7 @@ static size_t cuts_of(const struct cover *c, int a, int64_t *v)
     if (c->box[i]->hi[a] > c->need->lo[a] && c->box[i]->hi[a] < c->need->hi[a])
       v[n++] = c->box[i]->hi[a];
   }
-  qsort(v, n, sizeof(*v), cmp_i64);
+  sort_i64(v, n);
   for (size_t i = 0; i < n; i++)
     if (k == 0 || v[i] != v[k - 1])
       v[k++] = v[i];
@@ -136,6 +153,75 @@ static int box_holds(const struct acs_lbox *b, const struct acs_lbox *need)
   return 1;
 }
 
+static int box_meets(const struct acs_lbox *b, const struct acs_lbox *need)
+{
+  for (int i = 0; i < need->rank; i++)
+    if (b->hi[i] <= need->lo[i] || b->lo[i] >= need->hi[i])
+      return 0;
+  return 1;
+}
+
+/* The one axis along which box b falls short of the region (-1: none,
+ * -2: more than one, or it misses the region). */
+static int short_axis(const struct acs_lbox *b, const struct acs_lbox *need)
+{
+  int a = -1;
+
+  for (int i = 0; i < need->rank; i++) {
+    if (b->hi[i] <= need->lo[i] || b->lo[i] >= need->hi[i])
+      return -2;
+    if (b->lo[i] > need->lo[i] || b->hi[i] < need->hi[i]) {
+      if (a >= 0)
+        return -2;
+      a = i;
+    }
+  }
+  return a;
+}
+
+/* When every box that meets the region spans it but along one common axis,
+ * whether their intervals on it cover the region's: 1 or 0; -1 when the
+ * boxes are not of that shape (the cell grid decides). */
+static int covered_1d(const struct cover *c)
+{
+  int axis = -1;
+  int64_t at;
+  size_t left = 0;
+
+  if (c->n > 64)
+    return -1; /* quadratic below: the cell grid is cheaper */
+  for (size_t i = 0; i < c->n; i++) {
+    int a = short_axis(c->box[i], c->need);
+    if (a == -2) {
+      if (box_meets(c->box[i], c->need))
+        return -1;
+      continue; /* misses the region: no help */
+    }
+    if (axis >= 0 && a != axis)
+      return -1;
+    axis = a;
+    left++;
+  }
+  if (axis < 0)
+    return -1; /* no box meets the region, or one holds it (the caller saw) */
+  /* Sweep: extend the covered prefix by any box starting inside it;
+   * O(boxes) per step, at most boxes steps. */
+  at = c->need->lo[axis];
+  while (at < c->need->hi[axis] && left > 0) {
+    int64_t reach = at;
+    for (size_t i = 0; i < c->n; i++) {
+      const struct acs_lbox *b = c->box[i];
+      if (short_axis(b, c->need) == axis && b->lo[axis] <= at && b->hi[axis] > reach)
+        reach = b->hi[axis];
+    }
+    if (reach == at)
+      return 0;
+    at = reach;
+    left--;
+  }
+  return at >= c->need->hi[axis];
+}
+
 /* 1 when the boxes cover the region, 0 when not, or a negative error. */
 static int covered(const struct cover *c)
 {
@@ -146,10 +232,14 @@ static int covered(const struct cover *c)
 
   if (acs_lbox_elems(c->need) == 0)
     return 1;
-  /* Most reads are fed by one box that holds them whole: O(boxes rank). */
+  /* Most reads are fed by one box that holds them whole, or by boxes
+   * stacked along one axis: O(boxes rank) and O(boxes^2). */
   for (size_t i = 0; i < c->n; i++)
     if (box_holds(c->box[i], c->need))
       return 1;
+  if ((res = covered_1d(c)) >= 0)
+    return res;
+  res = ACS_ENOMEM;
   for (int a = 0; a < r; a++) {
     if (!(cuts[a] = malloc((2 * c->n + 2) * sizeof(**cuts))))
       goto out;
