@@ -199,3 +199,21 @@ int acs__rank_key_cmp(const void *a, const void *b)
     return x->key < y->key ? -1 : 1;
   return (x->id > y->id) - (x->id < y->id);
 }
+
+int acs__sched_by_starts(const struct acs_problem *pb,
+                         int (*fill)(const struct acs_problem *pb, void *arg, int64_t *start,
+                                     struct acs_diag *d),
+                         void *arg, struct acs_schedule *out, struct acs_diag *d)
+{
+  int64_t *start;
+  int err;
+
+  if ((err = acs__sched_precheck(pb, d)) != ACS_OK)
+    return err;
+  if (!(start = acs__sched_array((size_t)pb->nops, sizeof(*start))))
+    return ACS_ENOMEM;
+  if ((err = fill(pb, arg, start, d)) == ACS_OK)
+    err = acs__sched_emit(pb, start, out);
+  free(start);
+  return err;
+}

@@ -31,6 +31,17 @@ int acs__sched_emit(const struct acs_problem *pb, const int64_t *start,
                     struct acs_schedule *out);
 
 /*
+ * The frame of a variant that computes one start time per op: the
+ * precheck, an array of starts that fill() writes (returning ACS_OK or an
+ * error, which is returned as is, with nothing emitted), then
+ * acs__sched_emit.
+ */
+int acs__sched_by_starts(const struct acs_problem *pb,
+                         int (*fill)(const struct acs_problem *pb, void *arg, int64_t *start,
+                                     struct acs_diag *d),
+                         void *arg, struct acs_schedule *out, struct acs_diag *d);
+
+/*
  * When a search stops: at the wall-clock `deadline` (acs_now_seconds(); 0 =
  * none), or as soon as *interrupted is nonzero (NULL = never). The deadline
  * ends a search with its best result; an interrupt ends the run with

@@ -299,19 +299,18 @@ static const char *const fold_choices[] = {"cyclic", "block", NULL};
 static const char *const input_choices[] = {"preloaded", "scheduled", NULL};
 
 static const struct acs_opt_desc affine_opts_desc[] = {
-  {"fold", ACS_OPT_ENUM, offsetof(struct affine_opts, fold), "cyclic", 0, 0, fold_choices,
-   "how the virtual PEs of the array fold onto pe_count PEs when there are more: "
-   "cyclic (PE v mod P) or block (contiguous blocks, fewer transfers)"},
-  {"inputs", ACS_OPT_ENUM, offsetof(struct affine_opts, inputs), "preloaded", 0, 0,
-   input_choices,
-   "preloaded: inputs are in the PEs' memories at time 0; scheduled: inputs get "
-   "schedules of their own in the program, as in the seed (same latency, larger program)"},
-  {"isl", ACS_OPT_INT, offsetof(struct affine_opts, isl), "0", 0, 1, NULL,
-   "1: also run isl's scheduler in Feautrier mode and report its latency in the table"},
-  {"dims", ACS_OPT_INT, offsetof(struct affine_opts, dims), "1", 1, ACS_AFFINE_MAX_DIMS, NULL,
-   "most rows of a multidimensional schedule (Feautrier's part II) when there is no "
-   "one-dimensional one; 1: report the dependences to blame instead"},
-  {NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+  ACS_OPT_ENUM_FIELD(struct affine_opts, fold, "cyclic", fold_choices,
+    "how the virtual PEs of the array fold onto pe_count PEs when there are more: "
+    "cyclic (PE v mod P) or block (contiguous blocks, fewer transfers)"),
+  ACS_OPT_ENUM_FIELD(struct affine_opts, inputs, "preloaded", input_choices,
+    "preloaded: inputs are in the PEs' memories at time 0; scheduled: inputs get "
+    "schedules of their own in the program, as in the seed (same latency, larger program)"),
+  ACS_OPT_INT_FIELD(struct affine_opts, isl, "0", 0, 1,
+    "1: also run isl's scheduler in Feautrier mode and report its latency in the table"),
+  ACS_OPT_INT_FIELD(struct affine_opts, dims, "1", 1, ACS_AFFINE_MAX_DIMS,
+    "most rows of a multidimensional schedule (Feautrier's part II) when there is no "
+    "one-dimensional one; 1: report the dependences to blame instead"),
+  ACS_OPT_END,
 };
 
 const struct acs_sched_ops acs_sched_affine = {
@@ -320,7 +319,7 @@ const struct acs_sched_ops acs_sched_affine = {
   .seed = "003_ccb5dcefa1c3645f.txt",
   .summary = "Feautrier's one-dimensional affine schedules of recurrence equations by the "
              "Farkas lemma (exact, isl), projected and folded onto the PEs",
-  .kinds = 1u << ACS_WL_AFFINE,
+  .kinds = ACS_WL_BIT(ACS_WL_AFFINE),
   .opts_size = sizeof(struct affine_opts),
   .opts = affine_opts_desc,
   .schedule = affine_schedule,

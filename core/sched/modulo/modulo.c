@@ -32,21 +32,21 @@ struct modulo_opts {
 static const char *const search_choices[] = {"linear", "gallop", NULL};
 
 static const struct acs_opt_desc modulo_opts_desc[] = {
-  {"search", ACS_OPT_ENUM, offsetof(struct modulo_opts, search), "linear", 0, 0, search_choices,
-   "II search: linear from MII, or gallop (MII, +1, +3, +7, ...) then bisect"},
-  {"budget", ACS_OPT_INT, offsetof(struct modulo_opts, budget), "6", 1, 1000000, NULL,
-   "IMS placements per op and attempt (Rau's BudgetRatio)"},
-  {"restarts", ACS_OPT_INT, offsetof(struct modulo_opts, restarts), "4", 0, 1000, NULL,
-   "IMS attempts with perturbed priorities after the first, per II"},
-  {"arms", ACS_OPT_INT, offsetof(struct modulo_opts, arms), "1", 0, 1, NULL,
-   "1: try the seed's placement arms (permute, fuse, retry, cost) before IMS"},
-  {"exact", ACS_OPT_INT, offsetof(struct modulo_opts, exact), "0", 0, 1, NULL,
-   "1: prove the minimum II by integer programming (GLPK), within --time-limit"},
-  {"max_stages", ACS_OPT_INT, offsetof(struct modulo_opts, max_stages), "0", 0, 1000000, NULL,
-   "most pipeline stages (iterations in flight); 0 = no limit"},
-  {"ii_max", ACS_OPT_INT, offsetof(struct modulo_opts, ii_max), "0", 0, 1e15, NULL,
-   "largest II to try; 0 = the flat schedule's length (always feasible)"},
-  {NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+  ACS_OPT_ENUM_FIELD(struct modulo_opts, search, "linear", search_choices,
+    "II search: linear from MII, or gallop (MII, +1, +3, +7, ...) then bisect"),
+  ACS_OPT_INT_FIELD(struct modulo_opts, budget, "6", 1, 1000000,
+    "IMS placements per op and attempt (Rau's BudgetRatio)"),
+  ACS_OPT_INT_FIELD(struct modulo_opts, restarts, "4", 0, 1000,
+    "IMS attempts with perturbed priorities after the first, per II"),
+  ACS_OPT_INT_FIELD(struct modulo_opts, arms, "1", 0, 1,
+    "1: try the seed's placement arms (permute, fuse, retry, cost) before IMS"),
+  ACS_OPT_INT_FIELD(struct modulo_opts, exact, "0", 0, 1,
+    "1: prove the minimum II by integer programming (GLPK), within --time-limit"),
+  ACS_OPT_INT_FIELD(struct modulo_opts, max_stages, "0", 0, 1000000,
+    "most pipeline stages (iterations in flight); 0 = no limit"),
+  ACS_OPT_INT_FIELD(struct modulo_opts, ii_max, "0", 0, 1e15,
+    "largest II to try; 0 = the flat schedule's length (always feasible)"),
+  ACS_OPT_END,
 };
 
 static void opts_from(const struct modulo_opts *mo, const struct acs_sched_ctx *ctx,
@@ -119,10 +119,8 @@ const struct acs_sched_ops acs_sched_modulo = {
   .seed = "001_0dd4a5969f69725f.txt",
   .summary = "Rau-style modulo scheduling of loops: MII bounds, RRT, placement arms, IMS, "
              "exact II by ILP",
-  .kinds = 1u << ACS_WL_LOOP,
+  .kinds = ACS_WL_BIT(ACS_WL_LOOP),
   .opts_size = sizeof(struct modulo_opts),
   .opts = modulo_opts_desc,
-  .proves = 0,
-  .searches = 0,
   .schedule = modulo_schedule,
 };
