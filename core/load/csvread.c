@@ -318,6 +318,26 @@ out_with_file:
 
 /* ---- whitespace-separated formats ---- */
 
+int acs__lines_read_graph(const char *path, struct acs_graph *g, struct acs__lines *lr,
+                          int (*read)(void *arg, struct acs_diag *d), void *arg,
+                          struct acs_diag *d)
+{
+  char stem[ACS_NAME_MAX];
+  int rc;
+
+  acs__path_stem(path, stem, sizeof(stem));
+  if ((rc = acs_graph_init(g, stem, path)) != 0)
+    return rc;
+  if ((rc = acs__lines_open(lr, path, d)) == 0) {
+    if ((rc = read(arg, d)) == 0)
+      rc = acs_graph_finalize(g, d);
+    acs__lines_close(lr);
+  }
+  if (rc != 0)
+    acs_graph_destroy(g);
+  return rc;
+}
+
 int acs__lines_open(struct acs__lines *lr, const char *path, struct acs_diag *d)
 {
   memset(lr, 0, sizeof(*lr));

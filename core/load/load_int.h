@@ -53,6 +53,14 @@ int acs__lines_open(struct acs__lines *lr, const char *path, struct acs_diag *d)
  * negative error (filled into d). */
 int acs__lines_next(struct acs__lines *lr, struct acs_diag *d);
 void acs__lines_close(struct acs__lines *lr);
+/*
+ * The frame of a reader of a graph in a whitespace-separated format: g
+ * initialised and named after the file's stem, lr open on path while
+ * read(arg, d) fills g, then acs_graph_finalize. On failure g is destroyed.
+ */
+int acs__lines_read_graph(const char *path, struct acs_graph *g, struct acs__lines *lr,
+                          int (*read)(void *arg, struct acs_diag *d), void *arg,
+                          struct acs_diag *d);
 /* Splits `line` in place at blanks into *toks (grown with acs_grow); sets *n. */
 int acs__tokens(char *line, struct acs__tok **toks, size_t *cap, size_t *n);
 /*

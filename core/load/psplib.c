@@ -344,32 +344,21 @@ static int read_sections(struct sm_reader *r, struct acs_diag *d)
   return rc;
 }
 
+static int read_file(void *r, struct acs_diag *d)
+{
+  return read_sections(r, d);
+}
+
 int acs_psplib_load(const char *path, struct acs_graph *g, struct acs_diag *d)
 {
   struct sm_reader r;
-  char stem[ACS_NAME_MAX];
   int rc;
 
   memset(&r, 0, sizeof(r));
   r.path = path;
   r.g = g;
   r.njobs = r.nres = -1;
-  acs__path_stem(path, stem, sizeof(stem));
-  rc = acs_graph_init(g, stem, path);
-  if (rc != 0)
-    return rc;
-  rc = acs__lines_open(&r.lr, path, d);
-  if (rc != 0)
-    goto out_with_graph;
-  rc = read_sections(&r, d);
-  if (rc == 0)
-    rc = acs_graph_finalize(g, d);
-  acs__lines_close(&r.lr);
-  if (rc == 0)
-    goto out_with_reader;
-out_with_graph:
-  acs_graph_destroy(g);
-out_with_reader:
+  rc = acs__lines_read_graph(path, g, &r.lr, read_file, &r, d);
   free(r.raw);
   free(r.tok);
   free(r.edges);
