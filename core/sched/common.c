@@ -3,6 +3,8 @@
  */
 #include "config.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/sched/common.h"
@@ -29,6 +31,19 @@ int acs__sched_precheck(const struct acs_problem *pb, struct acs_diag *d)
                           "the durations of the ops add up to more than 2^63 cycles");
   }
   return ACS_OK;
+}
+
+int acs__sched_model_need(const void *model, int err, struct acs_diag *d, const char *fmt, ...)
+{
+  char msg[sizeof(d->msg)];
+  va_list ap;
+
+  if (model)
+    return ACS_OK;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  return acs_diag_set(d, err, NULL, 0, 0, "%s", msg);
 }
 
 struct acs__stop acs__stop_make(const struct acs_sched_ctx *ctx, double limit)

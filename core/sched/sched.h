@@ -75,6 +75,10 @@ struct acs_sched_ctx {
 #define ACS_KINDS_OPGRAPH \
   (ACS_KINDS_NETWORK | ACS_WL_BIT(ACS_WL_PSPLIB) | ACS_WL_BIT(ACS_WL_STG))
 
+/* A variant's options in its ops table: the struct they fill and the table
+ * that describes it, named together so that the size always matches. */
+#define ACS_SCHED_OPTS(type, table) .opts_size = sizeof(type), .opts = (table)
+
 struct acs_sched_ops {
   const char *name;
   const char *seed;      /* seed document, e.g. "000_a679b194fa1bdb4b.txt" */

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core/sched/affine/affine.h"
-#include "core/sched/sched.h"
+#include "core/sched/common.h"
 
 struct affine_opts {
   int64_t fold;            /* enum acs_affine_fold */
@@ -261,9 +261,9 @@ static int affine_schedule(const struct acs_problem *pb, const void *opts,
   struct run R;
   int err;
 
-  if (!m)
-    return acs_diag_set(d, ACS_EUNSUPPORTED, NULL, 0, 0,
-                        "affine schedules systems of recurrence equations (.sare workloads)");
+  if ((err = acs__sched_model_need(m, ACS_EUNSUPPORTED, d, "affine schedules systems of "
+                                   "recurrence equations (.sare workloads)")) < 0)
+    return err;
   memset(&R, 0, sizeof(R));
   R.m = m;
   R.isl_latency = -1;
@@ -274,9 +274,7 @@ static int affine_schedule(const struct acs_problem *pb, const void *opts,
   err = R.multi ? acs_affine_check_multi(R.m, &R.ms, R.in.value, &R.chk, d)
                 : acs_affine_check_values(R.m, &R.s, R.in.value, 1, &R.chk, d);
   if (err < 0) {
-    char msg[sizeof(d->msg)];
-    snprintf(msg, sizeof(msg), "%s", d->msg);
-    err = acs_diag_set(d, ACS_EVERIFY, R.m->path, d->line, d->col, "affine checker: %s", msg);
+    err = acs_diag_msg_prefix(d, ACS_EVERIFY, R.m->path, d->line, d->col, "affine checker: ");
     goto out_with_run;
   }
   R.latency = R.multi ? -1 : R.chk.latency;
@@ -320,7 +318,6 @@ const struct acs_sched_ops acs_sched_affine = {
   .summary = "Feautrier's one-dimensional affine schedules of recurrence equations by the "
              "Farkas lemma (exact, isl), projected and folded onto the PEs",
   .kinds = ACS_WL_BIT(ACS_WL_AFFINE),
-  .opts_size = sizeof(struct affine_opts),
-  .opts = affine_opts_desc,
+  ACS_SCHED_OPTS(struct affine_opts, affine_opts_desc),
   .schedule = affine_schedule,
 };

@@ -302,9 +302,9 @@ static int cascade_schedule(const struct acs_problem *pb, const void *opts,
   struct acs_cas_memo_key k;
   int64_t budget;
 
-  if (!lg)
-    return acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
-                        "cascade: needs a layer graph (an ONNX model or a SCALE-Sim table)");
+  if ((budget = acs__sched_model_need(lg, ACS_EINFEASIBLE, d, "cascade: needs a layer graph "
+                                      "(an ONNX model or a SCALE-Sim table)")) < 0)
+    return (int)budget;
   if ((budget = budget_of(o, out, d)) < 0)
     return (int)budget;
   return acs_cas_schedule(lg, &pb->plat, o,
@@ -318,8 +318,7 @@ const struct acs_sched_ops acs_sched_cascade = {
   .summary = "cascading scheduler: layers grouped into cascades run stripe by stripe, "
              "Pareto plans and proposals within the CMX budget",
   .kinds = ACS_WL_BIT(ACS_WL_DNN),
-  .opts_size = sizeof(struct acs_cas_opts),
-  .opts = cascade_opts_desc,
+  ACS_SCHED_OPTS(struct acs_cas_opts, cascade_opts_desc),
   .memory_model = ACS_MEM_RESIDENT, /* every buffer holds its range for its whole life */
   .own_ops = 1,
   .schedule = cascade_schedule,

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sched/common.h"
 #include "core/sched/gang/gang.h"
 
 static const char *const sort_choices[] = { "topo", "level", "exec", "rtopo", "rlevel", NULL };
@@ -45,10 +46,8 @@ static const struct acs_opt_desc gang_opts[] = {
 static int sdf_model(const struct acs_problem *pb, const char *who, const struct acs_sdf_graph **g,
                      struct acs_diag *d)
 {
-  if (!(*g = acs_problem_sdf(pb)))
-    return acs_diag_set(d, ACS_EUNSUPPORTED, NULL, 0, 0,
-                        "%s schedules SDF graphs (SDF3 .xml workloads) only", who);
-  return ACS_OK;
+  return acs__sched_model_need(*g = acs_problem_sdf(pb), ACS_EUNSUPPORTED, d,
+                               "%s schedules SDF graphs (SDF3 .xml workloads) only", who);
 }
 
 static void ctx_limits(struct acs_gang_ctx *c, const struct acs_sched_ctx *ctx, int64_t max_iter)
@@ -171,8 +170,7 @@ const struct acs_sched_ops acs_sched_gang = {
     .seed = ACS_SEED_VAN_SON,
     .summary = "gang partitioning, mapping and pipelined schedules of SDF graphs on a multi-PE ISP",
     .kinds = ACS_WL_BIT(ACS_WL_SDF),
-    .opts_size = sizeof(struct acs_gang_opts),
-    .opts = gang_opts,
+    ACS_SCHED_OPTS(struct acs_gang_opts, gang_opts),
     .schedule = gang_schedule,
 };
 
@@ -239,8 +237,7 @@ const struct acs_sched_ops acs_sched_tiling = {
     .summary = "baseline: every kernel a pass of its own, its lines split over the PEs, all data "
                "through DDR",
     .kinds = ACS_WL_BIT(ACS_WL_SDF),
-    .opts_size = sizeof(struct acs_gang_opts),
-    .opts = tiling_opts,
+    ACS_SCHED_OPTS(struct acs_gang_opts, tiling_opts),
     .schedule = tiling_schedule,
 };
 

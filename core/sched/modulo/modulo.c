@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "core/sched/modulo/modulo_int.h"
-#include "core/sched/sched.h"
+#include "core/sched/common.h"
 
 struct modulo_opts {
   int64_t search;
@@ -77,9 +77,9 @@ static int modulo_schedule(const struct acs_problem *pb, const void *opts,
   struct acs_mopts o;
   int err;
 
-  if (!(l = acs_problem_loop(pb)))
-    return acs_diag_set(d, ACS_EUNSUPPORTED, NULL, 0, 0,
-                        "modulo schedules loop workloads (.graphml, loop CSV)");
+  if ((err = acs__sched_model_need(l = acs_problem_loop(pb), ACS_EUNSUPPORTED, d,
+                                   "modulo schedules loop workloads (.graphml, loop CSV)")) < 0)
+    return err;
   if ((err = acs_loop_layout_init(&lay, l, &pb->plat)) < 0)
     return err;
   if ((err = acs__msp_init(&m, l, lay.units)) < 0)
@@ -92,10 +92,8 @@ static int modulo_schedule(const struct acs_problem *pb, const void *opts,
   /* The schedule must satisfy the loop itself, independently of how it was
    * found; a failure here is a bug, reported as such. */
   if ((err = acs__modulo_check(&m, r.ii, r.t, r.unit, d)) < 0) {
-    char msg[sizeof(d->msg)];
-    snprintf(msg, sizeof(msg), "%s", d->msg);
-    err = acs_diag_set(d, ACS_EVERIFY, NULL, 0, 0, "internal error (%s at II %lld): %s", r.how,
-                       (long long)r.ii, msg);
+    err = acs_diag_msg_prefix(d, ACS_EVERIFY, NULL, 0, 0, "internal error (%s at II %lld): ",
+                              r.how, (long long)r.ii);
     goto out_with_result;
   }
   if ((err = acs__modulo_lower(l, &lay, &r, out, d)) < 0 ||
@@ -120,7 +118,6 @@ const struct acs_sched_ops acs_sched_modulo = {
   .summary = "Rau-style modulo scheduling of loops: MII bounds, RRT, placement arms, IMS, "
              "exact II by ILP",
   .kinds = ACS_WL_BIT(ACS_WL_LOOP),
-  .opts_size = sizeof(struct modulo_opts),
-  .opts = modulo_opts_desc,
+  ACS_SCHED_OPTS(struct modulo_opts, modulo_opts_desc),
   .schedule = modulo_schedule,
 };

@@ -933,8 +933,7 @@ static const struct acs_opt_desc ilp_opts_desc[] = {
     "1: contiguous CMX addresses (seed constraints 3.1/3.2, x_{i,t,p}); small graphs only"),
   ACS_OPT_INT_FIELD(struct ilp_opts, cmx_slots, "32", 1, 4096,
     "contiguous: CMX positions at most (cells of a multiple of cmx_align_bytes)"),
-  ACS_OPT_INT_FIELD(struct ilp_opts, iterations, "1000", 0, 100000000,
-    "list scheduler samples for the incumbent (at most a tenth of the time limit)"),
+  ACS__OPT_INCUMBENT_ITERATIONS(struct ilp_opts),
   ACS_OPT_INT_FIELD(struct ilp_opts, max_vars, "300000", 100, 1e9,
     "model size limit in columns; a larger model stops the search with the incumbent "
     "(contiguous=1: an error)"),
@@ -948,8 +947,7 @@ const struct acs_sched_ops acs_sched_ilp = {
   .summary = "time-indexed 0-1 program (GLPK): optimal schedules proven by destructive "
              "bounding from the lower bound; the list scheduler's best is the incumbent",
   .kinds = ACS_KINDS_OPGRAPH,
-  .opts_size = sizeof(struct ilp_opts),
-  .opts = ilp_opts_desc,
+  ACS_SCHED_OPTS(struct ilp_opts, ilp_opts_desc),
   .proves = 1,
   .searches = 1,
   .schedule = ilp_schedule,

@@ -860,7 +860,6 @@ const struct acs_sched_ops acs_sched_listsched = {
   .summary = "feasible schedule generator: event-driven list scheduling over "
              "every resource, with priority rules",
   .kinds = ACS_KINDS_OPGRAPH | ACS_WL_BIT(ACS_WL_LOOP) | ACS_WL_BIT(ACS_WL_AFFINE),
-  .opts_size = sizeof(struct list_opts),
-  .opts = list_opts_desc,
+  ACS_SCHED_OPTS(struct list_opts, list_opts_desc),
   .schedule = list_schedule,
 };

@@ -834,7 +834,6 @@ const struct acs_sched_ops acs_sched_spill = {
   .summary = "producer/consumer memory model with dynamic spills, contiguous CMX "
              "addresses and control edges",
   .kinds = ACS_KINDS_NETWORK,
-  .opts_size = sizeof(struct spill_opts),
-  .opts = spill_opts_desc,
+  ACS_SCHED_OPTS(struct spill_opts, spill_opts_desc),
   .schedule = spill_schedule,
 };

@@ -561,8 +561,7 @@ out_with_strip:
 }
 
 static const struct acs_opt_desc strip_opts_desc[] = {
-  ACS_OPT_INT_FIELD(struct strip_opts, iterations, "1000", 0, 100000000,
-    "list scheduler samples for the incumbent (at most a tenth of the time limit)"),
+  ACS__OPT_INCUMBENT_ITERATIONS(struct strip_opts),
   ACS_OPT_INT_FIELD(struct strip_opts, max_vars, "200000", 10, 1e9,
     "model size limit in columns (4 binaries per pair of ops); larger graphs keep "
     "the incumbent packing"),
@@ -576,8 +575,7 @@ const struct acs_sched_ops acs_sched_strip = {
   .summary = "2D strip-packing ILP (GLPK): CMX address x time, contiguous ranges, "
              "precedence, PE/DMA capacities by lazy cuts",
   .kinds = ACS_KINDS_NETWORK,
-  .opts_size = sizeof(struct strip_opts),
-  .opts = strip_opts_desc,
+  ACS_SCHED_OPTS(struct strip_opts, strip_opts_desc),
   .searches = 1,
   .schedule = strip_schedule,
 };
