@@ -112,6 +112,15 @@ int acs_cli_parse(const char *cmd, int argc, char **argv, const struct acs_cli_s
   return ACS_OK;
 }
 
+int acs_cli_setup_stop(int failed, int *rc)
+{
+  if (acs_cli_interrupted) {
+    *rc = ACS_EXIT_INTERRUPTED;
+    return 1;
+  }
+  return failed;
+}
+
 int acs_cli_started(int err, int *rc)
 {
   if (err != ACS_OK) {

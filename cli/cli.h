@@ -168,6 +168,11 @@ int acs_cli_parse(const char *cmd, int argc, char **argv, const struct acs_cli_s
  * on an error); else 1, the signal handlers installed
  * (acs_cli_catch_signals). */
 int acs_cli_started(int err, int *rc);
+/* Whether a command stops after its setup (loading and checking inputs,
+ * which printed their own messages): 1 when it `failed`, or when Ctrl-C came
+ * meanwhile, with *rc = 130 (a reader stopped by it is an interrupt, not bad
+ * input; nothing ran yet, so there is nothing to keep); else 0. */
+int acs_cli_setup_stop(int failed, int *rc);
 
 /* --time-limit SEC (a positive number) and --seed N (a non-negative
  * integer) for subcommand `cmd`; a bad value is a usage error (printed). */

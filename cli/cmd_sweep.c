@@ -628,18 +628,11 @@ int acs_cmd_sweep(int argc, char **argv)
   if (!acs_cli_started(parse_args(argc, argv, &sw.a), &rc))
     goto out;
   signal(SIGPIPE, SIG_IGN);
-  if ((err = setup(&sw)) < 0) {
-    /* Every other failure printed its own one-line message. */
-    if (err == ACS_ENOMEM)
-      acs_cli_errorf("%s", acs_strerror(err));
-    if (acs_cli_interrupted)
-      rc = ACS_EXIT_INTERRUPTED;
+  /* Every failure of setup but ENOMEM printed its own one-line message. */
+  if ((err = setup(&sw)) == ACS_ENOMEM)
+    acs_cli_errorf("%s", acs_strerror(err));
+  if (acs_cli_setup_stop(err < 0, &rc))
     goto out;
-  }
-  if (acs_cli_interrupted) { /* nothing ran yet: nothing to keep */
-    rc = ACS_EXIT_INTERRUPTED;
-    goto out;
-  }
   print_plan(&sw);
   cmdline = acs_cli_join_argv(argc, argv);
   if (acs_sweep_open(&sw.s, cmdline ? cmdline : "acsim sweep", &d) < 0) {
