@@ -9,6 +9,28 @@
 
 #include "core/load/load.h"
 
+/*
+ * Model ops of a workload kind whose reader malloc's its model:
+ * ACS__WL_MODEL_FREE defines `fn`, the model's destroy then free;
+ * ACS__WL_MODEL_OPS defines the table `ops` from the model's
+ * build_graph(model, p, g, d) and destroy, with its two adapters from the
+ * workload's untyped model (ops_build, ops_free).
+ */
+#define ACS__WL_MODEL_FREE(fn, destroy) \
+  static void fn(void *model)           \
+  {                                     \
+    destroy(model);                     \
+    free(model);                        \
+  }
+#define ACS__WL_MODEL_OPS(ops, build_graph, destroy)                                   \
+  static int ops##_build(const struct acs_workload *w, const struct acs_platform *p,   \
+                         struct acs_graph *g, struct acs_diag *d)                      \
+  {                                                                                    \
+    return build_graph(w->model, p, g, d);                                             \
+  }                                                                                    \
+  ACS__WL_MODEL_FREE(ops##_free, destroy)                                              \
+  static const struct acs_wl_model_ops ops = { ops##_build, ops##_free }
+
 /* The layer graph of SCALE-Sim rows L[0..n) (dnn_graph.c, the linking
  * rules) into *lg. */
 int acs__dnn_graph(const char *path, const char *name, const struct acs_dnn_layer *L, size_t n,

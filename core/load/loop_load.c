@@ -13,19 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-static int loop_build(const struct acs_workload *w, const struct acs_platform *p,
-                      struct acs_graph *g, struct acs_diag *d)
-{
-  return acs_loop_build_graph(w->model, p, g, d);
-}
-
-static void loop_free(void *model)
-{
-  acs_loop_destroy(model);
-  free(model);
-}
-
-static const struct acs_wl_model_ops loop_model_ops = {loop_build, loop_free};
+ACS__WL_MODEL_OPS(loop_model_ops, acs_loop_build_graph, acs_loop_destroy);
 
 int acs__loop_csv_sniff(const char *path, int *is_loop, struct acs_diag *d)
 {
@@ -80,7 +68,7 @@ int acs_loop_load(const char *path, struct acs_workload *w, struct acs_diag *d)
   if (err == ACS_OK && l->rm_path)
     err = acs__workload_note_file(w, l->rm_path, d);
   if (err < 0) {
-    loop_free(l);
+    loop_model_ops_free(l);
     return err;
   }
   w->kind = ACS_WL_LOOP;

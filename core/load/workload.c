@@ -189,19 +189,7 @@ void acs_workload_free(struct acs_workload *w)
   free(w);
 }
 
-static int lgraph_build(const struct acs_workload *w, const struct acs_platform *p,
-                        struct acs_graph *g, struct acs_diag *d)
-{
-  return acs_lgraph_build(w->model, p, g, d);
-}
-
-static void lgraph_free(void *model)
-{
-  acs_lgraph_destroy(model);
-  free(model);
-}
-
-static const struct acs_wl_model_ops lgraph_model_ops = { lgraph_build, lgraph_free };
+ACS__WL_MODEL_OPS(lgraph_model_ops, acs_lgraph_build, acs_lgraph_destroy);
 
 const struct acs_lgraph *acs_workload_lgraph(const struct acs_workload *w)
 {
