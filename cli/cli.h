@@ -150,6 +150,7 @@ struct acs_cli_spec {
   const char *common;          /* the codes of the common options taken, "pwsO..." */
   const struct option *own;    /* the command's own long options, ending in {0}; or NULL */
   const char *own_short;       /* its own short options ("j:"); or NULL */
+  const char *sched;           /* -s when not given (commands that take -s) */
   const char *help;            /* printed by -h */
   void (*print_help)(void);    /* or this prints it, when help is NULL */
   /* Handles an own option: ACS_OK, a negative code (message printed), or
@@ -157,7 +158,8 @@ struct acs_cli_spec {
   int (*own_opt)(void *ctx, int c, const char *arg);
 };
 /* Parses the options of argv into a (initialised by the caller: zeros and
- * its defaults) and the command's own through spec->own_opt(ctx, ...); the
+ * its defaults; this sets spec->sched and --seed 1, the default of every
+ * command that takes it) and the command's own through spec->own_opt(ctx, ...); the
  * operands are argv[optind..]. An unknown option or one lacking its value
  * is a usage error of `cmd` (printed). ACS_OK, 1 after -h, or a negative
  * code. */

@@ -79,12 +79,11 @@ static int parse_args(int argc, char **argv, struct run_args *a)
   static const struct option own[] = {{"trace", required_argument, NULL, OPT_TRACE},
                                       {NULL, 0, NULL, 0}};
   static const struct acs_cli_spec spec = {
-    .common = "pwsOSoNTRqhPML", .own = own, .help = run_help, .own_opt = own_opt};
+    .common = "pwsOSoNTRqhPML", .own = own, .sched = "all", .help = run_help,
+    .own_opt = own_opt};
   int err;
 
   memset(a, 0, sizeof(*a));
-  a->c.sched = "all";
-  a->c.seed = 1;
   if ((err = acs_cli_parse("run", argc, argv, &spec, &a->c, a)) != ACS_OK)
     return err;
   if (optind < argc)

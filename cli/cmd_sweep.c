@@ -200,7 +200,6 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
   int err;
 
   memset(a, 0, sizeof(*a));
-  a->c.seed = 1;
   a->keep = ACS_SWEEP_KEEP_EXTREMES;
   a->c.output = "study.h5";
   if ((err = acs_cli_parse("sweep", argc, argv, &spec, &a->c, a)) != ACS_OK)
