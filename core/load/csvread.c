@@ -379,6 +379,25 @@ void acs__lines_close(struct acs__lines *lr)
   memset(lr, 0, sizeof(*lr));
 }
 
+int acs__lines_first_content(const char *path, void (*look)(const char *s, void *arg), void *arg,
+                             struct acs_diag *d)
+{
+  struct acs__lines lr;
+  int rc = acs__lines_open(&lr, path, d);
+
+  if (rc != 0)
+    return rc;
+  while ((rc = acs__lines_next(&lr, d)) > 0) {
+    const char *s = lr.buf + strspn(lr.buf, " \t");
+    if (*s == '\0' || *s == '#' || strspn(s, ", \t") == strlen(s))
+      continue;
+    look(s, arg);
+    break;
+  }
+  acs__lines_close(&lr);
+  return rc < 0 ? rc : ACS_OK;
+}
+
 int acs__tokens(char *line, struct acs__tok **toks, size_t *cap, size_t *n)
 {
   size_t k = 0;

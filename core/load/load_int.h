@@ -76,6 +76,14 @@ int acs__lines_open(struct acs__lines *lr, const char *path, struct acs_diag *d)
 int acs__lines_next(struct acs__lines *lr, struct acs_diag *d);
 void acs__lines_close(struct acs__lines *lr);
 /*
+ * For telling a CSV's kind by its header: gives look(s, arg) the first line
+ * of path that holds anything (not blank, a # comment or commas alone), s
+ * past its leading blanks; look is not called when there is none. ACS_OK or
+ * a negative error (filled into d).
+ */
+int acs__lines_first_content(const char *path, void (*look)(const char *s, void *arg), void *arg,
+                             struct acs_diag *d);
+/*
  * The frame of a reader of a graph in a whitespace-separated format: g
  * initialised and named after the file's stem, lr open on path while
  * read(arg, d) fills g, then acs_graph_finalize. On failure g is destroyed.

@@ -63,24 +63,19 @@ static const char *extension(const char *path)
  * Whether the first line that is not blank or a comment starts with
  * "Layer name" (after a byte-order mark, blanks and an opening quote).
  */
+static void starts_layer_name(const char *s, void *arg)
+{
+  int *is_dnn = arg;
+
+  if (*s == '"')
+    s++;
+  *is_dnn = strncasecmp(s, "Layer name", 10) == 0;
+}
+
 static int is_scalesim_table(const char *path, struct acs_diag *d, int *is_dnn)
 {
-  struct acs__lines lr;
-  int rc = acs__lines_open(&lr, path, d);
   *is_dnn = 0;
-  if (rc != 0)
-    return rc;
-  while ((rc = acs__lines_next(&lr, d)) > 0) {
-    const char *s = lr.buf + strspn(lr.buf, " \t");
-    if (*s == '\0' || *s == '#' || strspn(s, ", \t") == strlen(s))
-      continue;
-    if (*s == '"')
-      s++;
-    *is_dnn = strncasecmp(s, "Layer name", 10) == 0;
-    break;
-  }
-  acs__lines_close(&lr);
-  return rc < 0 ? rc : ACS_OK;
+  return acs__lines_first_content(path, starts_layer_name, is_dnn, d);
 }
 
 static int load_graph(const char *path, struct acs_workload *w, int kind,
