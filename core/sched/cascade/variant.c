@@ -301,10 +301,11 @@ static int cascade_schedule(const struct acs_problem *pb, const void *opts,
   const struct acs_lgraph *lg = acs_problem_lgraph(pb);
   struct acs_cas_memo_key k;
   int64_t budget;
+  int err;
 
-  if ((budget = acs__sched_model_need(lg, ACS_EINFEASIBLE, d, "cascade: needs a layer graph "
-                                      "(an ONNX model or a SCALE-Sim table)")) < 0)
-    return (int)budget;
+  if ((err = acs__sched_model_need(lg, ACS_EINFEASIBLE, d, "cascade: needs a layer graph "
+                                   "(an ONNX model or a SCALE-Sim table)")) < 0)
+    return err;
   if ((budget = budget_of(o, out, d)) < 0)
     return (int)budget;
   return acs_cas_schedule(lg, &pb->plat, o,
