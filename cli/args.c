@@ -93,6 +93,10 @@ int acs_cli_parse(const char *cmd, int argc, char **argv, const struct acs_cli_s
         shortopts[ns++] = ':';
     }
   snprintf(shortopts + ns, sizeof(shortopts) - ns, "%s", spec->own_short ? spec->own_short : "");
+  if (strchr(spec->common, ACS_OPT_SCHED))
+    a->sched = spec->sched;
+  if (strchr(spec->common, ACS_OPT_SEED))
+    a->seed = 1;
   opterr = 0;
   optind = 1;
   while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -110,6 +114,15 @@ int acs_cli_parse(const char *cmd, int argc, char **argv, const struct acs_cli_s
       return err;
   }
   return ACS_OK;
+}
+
+int acs_cli_setup_stop(int failed, int *rc)
+{
+  if (acs_cli_interrupted) {
+    *rc = ACS_EXIT_INTERRUPTED;
+    return 1;
+  }
+  return failed;
 }
 
 int acs_cli_started(int err, int *rc)

@@ -150,6 +150,7 @@ struct acs_cli_spec {
   const char *common;          /* the codes of the common options taken, "pwsO..." */
   const struct option *own;    /* the command's own long options, ending in {0}; or NULL */
   const char *own_short;       /* its own short options ("j:"); or NULL */
+  const char *sched;           /* -s when not given (commands that take -s) */
   const char *help;            /* printed by -h */
   void (*print_help)(void);    /* or this prints it, when help is NULL */
   /* Handles an own option: ACS_OK, a negative code (message printed), or
@@ -157,7 +158,8 @@ struct acs_cli_spec {
   int (*own_opt)(void *ctx, int c, const char *arg);
 };
 /* Parses the options of argv into a (initialised by the caller: zeros and
- * its defaults) and the command's own through spec->own_opt(ctx, ...); the
+ * its defaults; this sets spec->sched and --seed 1, the default of every
+ * command that takes it) and the command's own through spec->own_opt(ctx, ...); the
  * operands are argv[optind..]. An unknown option or one lacking its value
  * is a usage error of `cmd` (printed). ACS_OK, 1 after -h, or a negative
  * code. */
@@ -168,6 +170,11 @@ int acs_cli_parse(const char *cmd, int argc, char **argv, const struct acs_cli_s
  * on an error); else 1, the signal handlers installed
  * (acs_cli_catch_signals). */
 int acs_cli_started(int err, int *rc);
+/* Whether a command stops after its setup (loading and checking inputs,
+ * which printed their own messages): 1 when it `failed`, or when Ctrl-C came
+ * meanwhile, with *rc = 130 (a reader stopped by it is an interrupt, not bad
+ * input; nothing ran yet, so there is nothing to keep); else 0. */
+int acs_cli_setup_stop(int failed, int *rc);
 
 /* --time-limit SEC (a positive number) and --seed N (a non-negative
  * integer) for subcommand `cmd`; a bad value is a usage error (printed). */

@@ -79,12 +79,11 @@ static int parse_args(int argc, char **argv, struct run_args *a)
   static const struct option own[] = {{"trace", required_argument, NULL, OPT_TRACE},
                                       {NULL, 0, NULL, 0}};
   static const struct acs_cli_spec spec = {
-    .common = "pwsOSoNTRqhPML", .own = own, .help = run_help, .own_opt = own_opt};
+    .common = "pwsOSoNTRqhPML", .own = own, .sched = "all", .help = run_help,
+    .own_opt = own_opt};
   int err;
 
   memset(a, 0, sizeof(*a));
-  a->c.sched = "all";
-  a->c.seed = 1;
   if ((err = acs_cli_parse("run", argc, argv, &spec, &a->c, a)) != ACS_OK)
     return err;
   if (optind < argc)
@@ -359,25 +358,18 @@ int acs_cmd_run(int argc, char **argv)
 {
   struct run_state st;
   struct acs_diag d;
-  int err, rc = ACS_EXIT_USAGE;
+  int err, failed, rc = ACS_EXIT_USAGE;
 
   memset(&st, 0, sizeof(st));
   acs_diag_init(&d);
   if (!acs_cli_started(parse_args(argc, argv, &st.args), &rc))
     goto out;
-  if (select_schedulers(&st) < 0 ||
+  failed = select_schedulers(&st) < 0 ||
       acs_cli_load_platforms(st.args.c.platform, st.args.c.sets.v, st.args.c.sets.n, &st.plats) < 0 ||
       acs_cli_expand_workloads(st.args.c.workloads.v, st.args.c.workloads.n, &st.paths, &st.npaths) < 0 ||
-      load_workloads(&st) < 0 || check_fit(&st) < 0 || check_pairs(&st) < 0) {
-    /* A reader or builder stopped by Ctrl-C is an interrupt, not bad input. */
-    if (acs_cli_interrupted)
-      rc = ACS_EXIT_INTERRUPTED;
+      load_workloads(&st) < 0 || check_fit(&st) < 0 || check_pairs(&st) < 0;
+  if (acs_cli_setup_stop(failed, &rc))
     goto out;
-  }
-  if (acs_cli_interrupted) { /* nothing ran yet: nothing to keep */
-    rc = ACS_EXIT_INTERRUPTED;
-    goto out;
-  }
   if (st.args.c.output) {
     if (acs_job_open_results("run", st.args.c.output, argc, argv, &st.res) < 0)
       goto out;

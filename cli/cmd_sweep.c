@@ -200,7 +200,6 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
   int err;
 
   memset(a, 0, sizeof(*a));
-  a->c.seed = 1;
   a->keep = ACS_SWEEP_KEEP_EXTREMES;
   a->c.output = "study.h5";
   if ((err = acs_cli_parse("sweep", argc, argv, &spec, &a->c, a)) != ACS_OK)
@@ -628,18 +627,11 @@ int acs_cmd_sweep(int argc, char **argv)
   if (!acs_cli_started(parse_args(argc, argv, &sw.a), &rc))
     goto out;
   signal(SIGPIPE, SIG_IGN);
-  if ((err = setup(&sw)) < 0) {
-    /* Every other failure printed its own one-line message. */
-    if (err == ACS_ENOMEM)
-      acs_cli_errorf("%s", acs_strerror(err));
-    if (acs_cli_interrupted)
-      rc = ACS_EXIT_INTERRUPTED;
+  /* Every failure of setup but ENOMEM printed its own one-line message. */
+  if ((err = setup(&sw)) == ACS_ENOMEM)
+    acs_cli_errorf("%s", acs_strerror(err));
+  if (acs_cli_setup_stop(err < 0, &rc))
     goto out;
-  }
-  if (acs_cli_interrupted) { /* nothing ran yet: nothing to keep */
-    rc = ACS_EXIT_INTERRUPTED;
-    goto out;
-  }
   print_plan(&sw);
   cmdline = acs_cli_join_argv(argc, argv);
   if (acs_sweep_open(&sw.s, cmdline ? cmdline : "acsim sweep", &d) < 0) {

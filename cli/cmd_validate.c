@@ -65,12 +65,10 @@ struct val_args {
 static int parse_args(int argc, char **argv, struct val_args *a)
 {
   static const struct acs_cli_spec spec = {
-    .common = "sOSoTRqhPL", .help = validate_help};
+    .common = "sOSoTRqhPL", .sched = "list", .help = validate_help};
   int err;
 
   memset(a, 0, sizeof(*a));
-  a->c.sched = "list";
-  a->c.seed = 1;
   if ((err = acs_cli_parse("validate", argc, argv, &spec, &a->c, a)) != ACS_OK)
     return err;
   if (argc - optind != 2)

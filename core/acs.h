@@ -79,6 +79,17 @@ void acs_diag_note(struct acs_diag *d, const char *file, int line, int col,
     __attribute__((format(printf, 5, 6)));
 /* Formats "file:line:col: msg" (omitting unknown parts) into buf. */
 void acs_diag_format(const struct acs_diag *d, char *buf, size_t size);
+/* Sets the error location and puts a message formatted from fmt in front of
+ * d's current one: a caller restates a callee's error in its own terms
+ * without losing what the callee said. Returns `err`. */
+int acs_diag_msg_prefix(struct acs_diag *d, int err, const char *file, int line, int col,
+                        const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Writes the names of a table's `count` entries into buf as "a, b, c" (cut
+ * short where buf ends), for messages that list what is known: `first` is
+ * the name field of entry 0, and entry i's is `stride` bytes on from the
+ * one before (stride = sizeof an entry). */
+void acs_names_join(char *buf, size_t size, const char *const *first, size_t count,
+                    size_t stride);
 /* Sets d->msg alone from a format (no error code, file or position). */
 void acs_diag_msgf(struct acs_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -94,11 +94,8 @@ int acs_limit_set_kv(const char *kv, struct acs_diag *d)
   }
   {
     char keys[128];
-    size_t used = 0;
-    keys[0] = '\0';
-    for (int i = 0; i < ACS_LIMIT__COUNT && used < sizeof(keys); i++)
-      used += (size_t)snprintf(keys + used, sizeof(keys) - used, "%s%s", i ? ", " : "",
-                               limit_info[i].key);
+    acs_names_join(keys, sizeof(keys), &limit_info[0].key, ACS_LIMIT__COUNT,
+                   sizeof(limit_info[0]));
     return acs_diag_set(d, ACS_ENOTFOUND, NULL, 0, 0,
                         "--max %s: unknown limit '%.*s' (the limits are %s)", kv, (int)klen,
                         kv, keys);

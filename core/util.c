@@ -77,6 +77,37 @@ int acs_diag_set(struct acs_diag *d, int err, const char *file, int line,
   return err;
 }
 
+int acs_diag_msg_prefix(struct acs_diag *d, int err, const char *file, int line, int col,
+                        const char *fmt, ...)
+{
+  char old[sizeof(d->msg)];
+  va_list ap;
+  size_t n;
+
+  if (!d)
+    return err;
+  snprintf(old, sizeof(old), "%s", d->msg);
+  diag_locate(d, file, line, col);
+  va_start(ap, fmt);
+  vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+  va_end(ap);
+  n = strlen(d->msg);
+  snprintf(d->msg + n, sizeof(d->msg) - n, "%s", old);
+  return err;
+}
+
+void acs_names_join(char *buf, size_t size, const char *const *first, size_t count,
+                    size_t stride)
+{
+  size_t used = 0;
+
+  buf[0] = '\0';
+  for (size_t i = 0; i < count && used < size; i++) {
+    const char *const *name = (const char *const *)((const char *)first + i * stride);
+    used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "", *name);
+  }
+}
+
 void acs_diag_note(struct acs_diag *d, const char *file, int line, int col,
                    const char *fmt, ...)
 {

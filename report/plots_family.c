@@ -104,10 +104,14 @@ int acs__plot_compare(struct acs__plots *pl, const struct acs__study *s)
 
 /* ---- SDF graphs (seed 004): the variants side by side, PE x VMEM ---- */
 
-/* Platform variants of a workload in run order (at most max), as indices of
- * a representative run each; schedulers that ran on it in *used. */
-static size_t sdf_configs(const struct acs__study *s, int wl, const struct acs__srun **cfg,
-                          size_t max, int *used)
+/*
+ * The platform variants of a workload's runs (at most max), as a
+ * representative run each: in run order, or in natural order of name when
+ * `natural` is set. Schedulers that ran on the workload in used[] (unless
+ * NULL).
+ */
+static size_t platform_variants(const struct acs__study *s, int wl, const struct acs__srun **v,
+                                size_t max, int natural, int *used)
 {
   size_t n = 0;
 
@@ -116,17 +120,22 @@ static size_t sdf_configs(const struct acs__study *s, int wl, const struct acs__
     size_t k;
     if (r->wl != wl)
       continue;
-    used[r->sched] = 1;
-    for (k = 0; k < n && strcmp(cfg[k]->p->name, r->p->name) != 0; k++)
+    if (used)
+      used[r->sched] = 1;
+    for (k = 0; k < n && strcmp(v[k]->p->name, r->p->name) != 0; k++)
       ;
-    if (k == n && n < max)
-      cfg[n++] = r;
+    if (k < n || n == max)
+      continue;
+    for (k = n++; natural && k > 0 && acs__natcmp(v[k - 1]->p->name, r->p->name) > 0; k--)
+      v[k] = v[k - 1];
+    v[k] = r;
   }
   return n;
 }
 
-/* The latest ok makespan of scheduler k on the platform named pname, NaN. */
-static double sdf_mk(const struct acs__study *s, int wl, size_t k, const char *pname)
+/* The latest ok run of scheduler k on the platform named pname, or NULL. */
+static const struct acs__srun *latest_ok(const struct acs__study *s, int wl, size_t k,
+                                         const char *pname)
 {
   const struct acs__srun *best = NULL;
 
@@ -136,7 +145,15 @@ static double sdf_mk(const struct acs__study *s, int wl, size_t k, const char *p
         (!best || r->r->run_id > best->r->run_id))
       best = r;
   }
-  return best && best->ok ? best->mk : NAN;
+  return best && best->ok ? best : NULL;
+}
+
+/* The latest ok makespan of scheduler k on the platform named pname, NaN. */
+static double sdf_mk(const struct acs__study *s, int wl, size_t k, const char *pname)
+{
+  const struct acs__srun *r = latest_ok(s, wl, k, pname);
+
+  return r ? r->mk : NAN;
 }
 
 /* Grouped bars: one group per platform variant (the first twelve), one bar
@@ -155,7 +172,7 @@ static int plot_sdf_variants(struct acs__plots *pl, const struct acs__study *s, 
 
   if (!used)
     return ACS_ENOMEM;
-  n = sdf_configs(s, wl, cfg, 12, used);
+  n = platform_variants(s, wl, cfg, 12, 0, used);
   for (size_t k = 0; k < s->nsched; k++)
     for (size_t c = 0; c < n && used[k]; c++) {
       double v = sdf_mk(s, wl, k, cfg[c]->p->name);
@@ -451,43 +468,6 @@ static int plot_cascade_front(struct acs__plots *pl, const struct acs__study *s,
 
 #define LOOP_VARIANTS 16
 
-/* The platform variants of a workload's runs, in natural order of name (at
- * most LOOP_VARIANTS), as a representative run each. */
-static size_t variants_of(const struct acs__study *s, int wl, const struct acs__srun **v)
-{
-  size_t n = 0;
-
-  for (size_t i = 0; i < s->nruns; i++) {
-    const struct acs__srun *r = &s->runs[i];
-    size_t k;
-    if (r->wl != wl)
-      continue;
-    for (k = 0; k < n && strcmp(v[k]->p->name, r->p->name) != 0; k++)
-      ;
-    if (k < n || n == LOOP_VARIANTS)
-      continue;
-    for (k = n++; k > 0 && acs__natcmp(v[k - 1]->p->name, r->p->name) > 0; k--)
-      v[k] = v[k - 1];
-    v[k] = r;
-  }
-  return n;
-}
-
-/* The latest ok run of scheduler k on the platform named pname, or NULL. */
-static const struct acs__srun *latest_ok(const struct acs__study *s, int wl, size_t k,
-                                         const char *pname)
-{
-  const struct acs__srun *best = NULL;
-
-  for (size_t i = 0; i < s->nruns; i++) {
-    const struct acs__srun *r = &s->runs[i];
-    if (r->wl == wl && (size_t)r->sched == k && strcmp(r->p->name, pname) == 0 &&
-        (!best || r->r->run_id > best->r->run_id))
-      best = r;
-  }
-  return best && best->ok ? best : NULL;
-}
-
 /* "units.mem=2" for "default[units.mem=2]": what differs between variants. */
 static void variant_label(const char *name, int several, char *buf, size_t size)
 {
@@ -562,7 +542,7 @@ static int plot_loop(struct acs__plots *pl, const struct acs__study *s, int wl)
   struct acs__plot *p;
   char name[200];
   FILE *gp, *dat;
-  size_t n = variants_of(s, wl, v);
+  size_t n = platform_variants(s, wl, v, LOOP_VARIANTS, 1, NULL);
 
   if (!has_ii || !has_cpi) {
     free(has_ii), free(has_cpi);

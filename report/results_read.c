@@ -132,6 +132,18 @@ struct where {
   int64_t run;
 };
 
+/* A table of a run's group, read whole: what read_all returns, its failure
+ * said as the run's ("run_N: cannot read its NAME"). */
+static int read_run_table(hid_t g, const char *name, const struct acs__h5table *t, void **rows,
+                          size_t *n, const struct where *w)
+{
+  int rc = read_all(g, name, t, rows, n);
+
+  if (rc < 0)
+    return acs__h5_fail(w->d, rc, w->path, "run_%" PRId64 ": cannot read its %s", w->run, name);
+  return rc;
+}
+
 static int bad(const struct where *w, const char *table, int64_t row, const char *what)
 {
   return acs__h5_fail(w->d, ACS_EFORMAT, w->path, "run_%" PRId64 "/%s row %" PRId64 ": %s",
@@ -253,9 +265,8 @@ static int read_resources(hid_t g, struct acs_schedule *s, const struct where *w
   int rc;
 
   acs__tbl_resources(&t);
-  rc = read_all(g, "resources", &t, (void **)&rec, &n);
-  if (rc < 0)
-    return acs__h5_fail(w->d, rc, w->path, "run_%" PRId64 ": cannot read its resources", w->run);
+  if ((rc = read_run_table(g, "resources", &t, (void **)&rec, &n, w)) < 0)
+    return rc;
   rc = ACS_OK;
   if (n > ACS_MAX_RES)
     rc = bad(w, "resources", (int64_t)n, "too many resources");
@@ -353,9 +364,8 @@ static int read_ops(hid_t g, struct acs_schedule *s, const struct where *w)
   int rc;
 
   acs__tbl_ops(&t, s->nres, s->res_name, s->res_cmx);
-  rc = read_all(g, "ops", &t, (void **)&buf, &n);
-  if (rc < 0)
-    return acs__h5_fail(w->d, rc, w->path, "run_%" PRId64 ": cannot read its ops", w->run);
+  if ((rc = read_run_table(g, "ops", &t, (void **)&buf, &n, w)) < 0)
+    return rc;
   if (n > INT32_MAX)
     rc = bad(w, "ops", (int64_t)n, "too many ops");
   memset(&rec, 0, sizeof rec);
@@ -375,9 +385,8 @@ static int read_edges(hid_t g, struct acs_schedule *s, const struct where *w)
   int kind, rc;
 
   acs__tbl_edges(&t);
-  rc = read_all(g, "edges", &t, (void **)&rec, &n);
-  if (rc < 0)
-    return acs__h5_fail(w->d, rc, w->path, "run_%" PRId64 ": cannot read its edges", w->run);
+  if ((rc = read_run_table(g, "edges", &t, (void **)&rec, &n, w)) < 0)
+    return rc;
   for (i = 0; rc == ACS_OK && i < n; i++) {
     kind = strcmp(rec[i].kind, "control") == 0 ? ACS_EDGE_CONTROL
            : strcmp(rec[i].kind, "data") == 0 || !rec[i].kind[0] ? ACS_EDGE_DATA : -1;
@@ -400,9 +409,8 @@ static int read_waits(hid_t g, struct acs_schedule *s, const struct where *w)
   int rc;
 
   acs__tbl_waits(&t);
-  rc = read_all(g, "waits", &t, (void **)&rec, &n);
-  if (rc < 0)
-    return acs__h5_fail(w->d, rc, w->path, "run_%" PRId64 ": cannot read its waits", w->run);
+  if ((rc = read_run_table(g, "waits", &t, (void **)&rec, &n, w)) < 0)
+    return rc;
   for (i = 0; rc == ACS_OK && i < n; i++) {
     if (rec[i].op < 0 || rec[i].op >= s->nops || rec[i].barrier < 0)
       rc = bad(w, "waits", (int64_t)i, "op is not an op row or barrier is negative");

@@ -318,6 +318,26 @@ out_with_file:
 
 /* ---- whitespace-separated formats ---- */
 
+int acs__lines_read_graph(const char *path, struct acs_graph *g, struct acs__lines *lr,
+                          int (*read)(void *arg, struct acs_diag *d), void *arg,
+                          struct acs_diag *d)
+{
+  char stem[ACS_NAME_MAX];
+  int rc;
+
+  acs__path_stem(path, stem, sizeof(stem));
+  if ((rc = acs_graph_init(g, stem, path)) != 0)
+    return rc;
+  if ((rc = acs__lines_open(lr, path, d)) == 0) {
+    if ((rc = read(arg, d)) == 0)
+      rc = acs_graph_finalize(g, d);
+    acs__lines_close(lr);
+  }
+  if (rc != 0)
+    acs_graph_destroy(g);
+  return rc;
+}
+
 int acs__lines_open(struct acs__lines *lr, const char *path, struct acs_diag *d)
 {
   memset(lr, 0, sizeof(*lr));
@@ -357,6 +377,25 @@ void acs__lines_close(struct acs__lines *lr)
     fclose((FILE *)lr->f);
   free(lr->buf);
   memset(lr, 0, sizeof(*lr));
+}
+
+int acs__lines_first_content(const char *path, void (*look)(const char *s, void *arg), void *arg,
+                             struct acs_diag *d)
+{
+  struct acs__lines lr;
+  int rc = acs__lines_open(&lr, path, d);
+
+  if (rc != 0)
+    return rc;
+  while ((rc = acs__lines_next(&lr, d)) > 0) {
+    const char *s = lr.buf + strspn(lr.buf, " \t");
+    if (*s == '\0' || *s == '#' || strspn(s, ", \t") == strlen(s))
+      continue;
+    look(s, arg);
+    break;
+  }
+  acs__lines_close(&lr);
+  return rc < 0 ? rc : ACS_OK;
 }
 
 int acs__tokens(char *line, struct acs__tok **toks, size_t *cap, size_t *n)

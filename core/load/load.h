@@ -176,7 +176,8 @@ struct acs_sare_inst;
 int acs_sare_read(const char *spec, struct acs_sare **out, struct acs_diag *d);
 int acs_sare_load(const char *spec, struct acs_workload *w, struct acs_diag *d);
 /* Where the parameter values start in spec (":N=64..."), "" when it ends
- * in ".sare", NULL when spec names no .sare file. */
+ * in ".sare", NULL when spec names no .sare file (this and
+ * acs_sare_spec_expand: core/load/sare_spec.c). */
 const char *acs_sare_spec_suffix(const char *spec);
 /*
  * Expands the parameter values of a spec into one spec per combination:

@@ -9,6 +9,28 @@
 
 #include "core/load/load.h"
 
+/*
+ * Model ops of a workload kind whose reader malloc's its model:
+ * ACS__WL_MODEL_FREE defines `fn`, the model's destroy then free;
+ * ACS__WL_MODEL_OPS defines the table `ops` from the model's
+ * build_graph(model, p, g, d) and destroy, with its two adapters from the
+ * workload's untyped model (ops_build, ops_free).
+ */
+#define ACS__WL_MODEL_FREE(fn, destroy) \
+  static void fn(void *model)           \
+  {                                     \
+    destroy(model);                     \
+    free(model);                        \
+  }
+#define ACS__WL_MODEL_OPS(ops, build_graph, destroy)                                   \
+  static int ops##_build(const struct acs_workload *w, const struct acs_platform *p,   \
+                         struct acs_graph *g, struct acs_diag *d)                      \
+  {                                                                                    \
+    return build_graph(w->model, p, g, d);                                             \
+  }                                                                                    \
+  ACS__WL_MODEL_FREE(ops##_free, destroy)                                              \
+  static const struct acs_wl_model_ops ops = { ops##_build, ops##_free }
+
 /* The layer graph of SCALE-Sim rows L[0..n) (dnn_graph.c, the linking
  * rules) into *lg. */
 int acs__dnn_graph(const char *path, const char *name, const struct acs_dnn_layer *L, size_t n,
@@ -53,6 +75,22 @@ int acs__lines_open(struct acs__lines *lr, const char *path, struct acs_diag *d)
  * negative error (filled into d). */
 int acs__lines_next(struct acs__lines *lr, struct acs_diag *d);
 void acs__lines_close(struct acs__lines *lr);
+/*
+ * For telling a CSV's kind by its header: gives look(s, arg) the first line
+ * of path that holds anything (not blank, a # comment or commas alone), s
+ * past its leading blanks; look is not called when there is none. ACS_OK or
+ * a negative error (filled into d).
+ */
+int acs__lines_first_content(const char *path, void (*look)(const char *s, void *arg), void *arg,
+                             struct acs_diag *d);
+/*
+ * The frame of a reader of a graph in a whitespace-separated format: g
+ * initialised and named after the file's stem, lr open on path while
+ * read(arg, d) fills g, then acs_graph_finalize. On failure g is destroyed.
+ */
+int acs__lines_read_graph(const char *path, struct acs_graph *g, struct acs__lines *lr,
+                          int (*read)(void *arg, struct acs_diag *d), void *arg,
+                          struct acs_diag *d);
 /* Splits `line` in place at blanks into *toks (grown with acs_grow); sets *n. */
 int acs__tokens(char *line, struct acs__tok **toks, size_t *cap, size_t *n);
 /*

@@ -13,48 +13,30 @@
 #include <string.h>
 #include <strings.h>
 
-static int loop_build(const struct acs_workload *w, const struct acs_platform *p,
-                      struct acs_graph *g, struct acs_diag *d)
-{
-  return acs_loop_build_graph(w->model, p, g, d);
-}
+ACS__WL_MODEL_OPS(loop_model_ops, acs_loop_build_graph, acs_loop_destroy);
 
-static void loop_free(void *model)
+/* A header field "class" (blanks and quotes around it allowed). */
+static void has_class_field(const char *s, void *arg)
 {
-  acs_loop_destroy(model);
-  free(model);
-}
+  int *is_loop = arg;
 
-static const struct acs_wl_model_ops loop_model_ops = {loop_build, loop_free};
+  for (const char *f = s; *f;) {
+    size_t len = strcspn(f, ",");
+    const char *a = f, *b = f + len;
+    while (a < b && (*a == ' ' || *a == '\t' || *a == '"'))
+      a++;
+    while (b > a && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '"' || b[-1] == '\r'))
+      b--;
+    if (b - a == 5 && strncmp(a, "class", 5) == 0)
+      *is_loop = 1;
+    f += len + (f[len] == ',');
+  }
+}
 
 int acs__loop_csv_sniff(const char *path, int *is_loop, struct acs_diag *d)
 {
-  struct acs__lines lr;
-  int rc = acs__lines_open(&lr, path, d);
-
   *is_loop = 0;
-  if (rc != 0)
-    return rc;
-  while ((rc = acs__lines_next(&lr, d)) > 0) {
-    const char *s = lr.buf + strspn(lr.buf, " \t");
-    if (*s == '\0' || *s == '#' || strspn(s, ", \t") == strlen(s))
-      continue;
-    /* A header field "class" (blanks and quotes around it allowed). */
-    for (const char *f = s; *f;) {
-      size_t len = strcspn(f, ",");
-      const char *a = f, *b = f + len;
-      while (a < b && (*a == ' ' || *a == '\t' || *a == '"'))
-        a++;
-      while (b > a && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '"' || b[-1] == '\r'))
-        b--;
-      if (b - a == 5 && strncmp(a, "class", 5) == 0)
-        *is_loop = 1;
-      f += len + (f[len] == ',');
-    }
-    break;
-  }
-  acs__lines_close(&lr);
-  return rc < 0 ? rc : ACS_OK;
+  return acs__lines_first_content(path, has_class_field, is_loop, d);
 }
 
 int acs_loop_load(const char *path, struct acs_workload *w, struct acs_diag *d)
@@ -80,7 +62,7 @@ int acs_loop_load(const char *path, struct acs_workload *w, struct acs_diag *d)
   if (err == ACS_OK && l->rm_path)
     err = acs__workload_note_file(w, l->rm_path, d);
   if (err < 0) {
-    loop_free(l);
+    loop_model_ops_free(l);
     return err;
   }
   w->kind = ACS_WL_LOOP;

@@ -16,6 +16,7 @@
 #include "core/load/load.h"
 #include "core/load/load_int.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,10 +54,22 @@ static int next_line(struct sm_reader *r, struct acs_diag *d)
   return rc < 0 ? rc : 1;
 }
 
-static int truncated(struct sm_reader *r, const char *what, struct acs_diag *d)
+/* The next line where the file must have one: 1, or < 0 (at the end of the
+ * file: "file ends before " what fmt says). */
+static int line_before_end(struct sm_reader *r, struct acs_diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int line_before_end(struct sm_reader *r, struct acs_diag *d, const char *fmt, ...)
 {
-  return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, 0,
-                      "file ends before %s", what);
+  char what[128];
+  va_list ap;
+  int rc = next_line(r, d);
+
+  if (rc != 0)
+    return rc;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof(what), fmt, ap);
+  va_end(ap);
+  return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, 0, "file ends before %s", what);
 }
 
 /* The integer token k of the current line, >= min, with a located error. */
@@ -144,14 +157,9 @@ static int find_section(struct sm_reader *r, const char *title, int header,
                         struct acs_diag *d)
 {
   for (;;) {
-    int rc = next_line(r, d);
+    int rc = line_before_end(r, d, "the '%s' section", title);
     if (rc < 0)
       return rc;
-    if (rc == 0) {
-      char what[96];
-      snprintf(what, sizeof(what), "the '%s' section", title);
-      return truncated(r, what, d);
-    }
     if (starts_with(r->raw, title))
       return ACS_OK;
     if (header && (rc = header_line(r, d)) != 0)
@@ -168,15 +176,10 @@ static int table_row(struct sm_reader *r, const char *section, int64_t done,
                      struct acs_diag *d)
 {
   for (;;) {
-    int rc = next_line(r, d);
+    int rc = line_before_end(r, d, "%s has all %lld rows (it has %lld)", section,
+                             (long long)r->njobs, (long long)done);
     if (rc < 0)
       return rc;
-    if (rc == 0) {
-      char what[128];
-      snprintf(what, sizeof(what), "%s has all %lld rows (it has %lld)", section,
-               (long long)r->njobs, (long long)done);
-      return truncated(r, what, d);
-    }
     if (r->ntok == 0)
       continue;
     if (r->tok[0].s[0] == '*')
@@ -299,10 +302,7 @@ static int read_availabilities(struct sm_reader *r, struct acs_diag *d)
 {
   int rc = find_section(r, "RESOURCEAVAILABILITIES", 0, d);
   while (rc == 0) {
-    rc = next_line(r, d);
-    if (rc == 0)
-      return truncated(r, "the resource capacities", d);
-    if (rc < 0)
+    if ((rc = line_before_end(r, d, "the resource capacities")) < 0)
       return rc;
     if (r->ntok > 0 && r->tok[0].s[0] == '*')
       return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, 1,
@@ -344,32 +344,21 @@ static int read_sections(struct sm_reader *r, struct acs_diag *d)
   return rc;
 }
 
+static int read_file(void *r, struct acs_diag *d)
+{
+  return read_sections(r, d);
+}
+
 int acs_psplib_load(const char *path, struct acs_graph *g, struct acs_diag *d)
 {
   struct sm_reader r;
-  char stem[ACS_NAME_MAX];
   int rc;
 
   memset(&r, 0, sizeof(r));
   r.path = path;
   r.g = g;
   r.njobs = r.nres = -1;
-  acs__path_stem(path, stem, sizeof(stem));
-  rc = acs_graph_init(g, stem, path);
-  if (rc != 0)
-    return rc;
-  rc = acs__lines_open(&r.lr, path, d);
-  if (rc != 0)
-    goto out_with_graph;
-  rc = read_sections(&r, d);
-  if (rc == 0)
-    rc = acs_graph_finalize(g, d);
-  acs__lines_close(&r.lr);
-  if (rc == 0)
-    goto out_with_reader;
-out_with_graph:
-  acs_graph_destroy(g);
-out_with_reader:
+  rc = acs__lines_read_graph(path, g, &r.lr, read_file, &r, d);
   free(r.raw);
   free(r.tok);
   free(r.edges);

@@ -587,11 +587,7 @@ static int sdf_model_build(const struct acs_workload *w, const struct acs_platfo
   return acs_sdf_build_dag(w->model, g, d);
 }
 
-static void sdf_model_free(void *model)
-{
-  acs_sdf_destroy(model);
-  free(model);
-}
+ACS__WL_MODEL_FREE(sdf_model_free, acs_sdf_destroy)
 
 static const struct acs_wl_model_ops sdf_model_ops = {
   .build = sdf_model_build,

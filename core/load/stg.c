@@ -148,32 +148,25 @@ static int read_tasks(struct stg_reader *r, struct acs_diag *d)
   return rc;
 }
 
+/* Every task runs on the one PE resource, added before the first task. */
+static int read_file(void *arg, struct acs_diag *d)
+{
+  struct stg_reader *r = arg;
+
+  if ((r->res_pe = acs_graph_add_resource(r->g, "pe", ACS_RES_PE, 0)) < 0)
+    return r->res_pe;
+  return read_tasks(r, d);
+}
+
 int acs_stg_load(const char *path, struct acs_graph *g, struct acs_diag *d)
 {
   struct stg_reader r;
-  char stem[ACS_NAME_MAX];
   int rc;
 
   memset(&r, 0, sizeof(r));
   r.path = path;
   r.g = g;
-  acs__path_stem(path, stem, sizeof(stem));
-  rc = acs_graph_init(g, stem, path);
-  if (rc != 0)
-    return rc;
-  r.res_pe = acs_graph_add_resource(g, "pe", ACS_RES_PE, 0);
-  rc = r.res_pe < 0 ? r.res_pe : acs__lines_open(&r.lr, path, d);
-  if (rc != 0)
-    goto out_with_graph;
-  rc = read_tasks(&r, d);
-  if (rc == 0)
-    rc = acs_graph_finalize(g, d);
-  acs__lines_close(&r.lr);
-  if (rc == 0)
-    goto out_with_reader;
-out_with_graph:
-  acs_graph_destroy(g);
-out_with_reader:
+  rc = acs__lines_read_graph(path, g, &r.lr, read_file, &r, d);
   free(r.tok);
   return rc;
 }

@@ -394,13 +394,9 @@ static int parse_key(const char *arg, struct acs_vary *v, int index, const char 
     v->param = ACS_VARY_UNITS;
     snprintf(v->unit_class, sizeof(v->unit_class), "%s", cls);
   } else if ((v->param = acs_param_find(key)) < 0) {
-    char known[1024];
-    size_t off = 0;
-    known[0] = '\0';
-    for (int i = 0; i < ACS_PARAM_COUNT && off < sizeof(known); i++)
-      off += (size_t)snprintf(known + off, sizeof(known) - off, "%s%s", i ? ", " : "",
-                              acs_param_table[i].name);
-    char hint[128];
+    char known[1024], hint[128];
+    acs_names_join(known, sizeof(known), &acs_param_table[0].name, ACS_PARAM_COUNT,
+                   sizeof(acs_param_table[0]));
     return acs_diag_set(d, ACS_EPARSE, VARY_FILE, index, 1, "unknown parameter '%s'%s (known: %s)",
                         key, acs_param_suggest(key, hint, sizeof(hint)), known);
   }

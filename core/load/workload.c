@@ -63,24 +63,19 @@ static const char *extension(const char *path)
  * Whether the first line that is not blank or a comment starts with
  * "Layer name" (after a byte-order mark, blanks and an opening quote).
  */
+static void starts_layer_name(const char *s, void *arg)
+{
+  int *is_dnn = arg;
+
+  if (*s == '"')
+    s++;
+  *is_dnn = strncasecmp(s, "Layer name", 10) == 0;
+}
+
 static int is_scalesim_table(const char *path, struct acs_diag *d, int *is_dnn)
 {
-  struct acs__lines lr;
-  int rc = acs__lines_open(&lr, path, d);
   *is_dnn = 0;
-  if (rc != 0)
-    return rc;
-  while ((rc = acs__lines_next(&lr, d)) > 0) {
-    const char *s = lr.buf + strspn(lr.buf, " \t");
-    if (*s == '\0' || *s == '#' || strspn(s, ", \t") == strlen(s))
-      continue;
-    if (*s == '"')
-      s++;
-    *is_dnn = strncasecmp(s, "Layer name", 10) == 0;
-    break;
-  }
-  acs__lines_close(&lr);
-  return rc < 0 ? rc : ACS_OK;
+  return acs__lines_first_content(path, starts_layer_name, is_dnn, d);
 }
 
 static int load_graph(const char *path, struct acs_workload *w, int kind,
@@ -189,19 +184,7 @@ void acs_workload_free(struct acs_workload *w)
   free(w);
 }
 
-static int lgraph_build(const struct acs_workload *w, const struct acs_platform *p,
-                        struct acs_graph *g, struct acs_diag *d)
-{
-  return acs_lgraph_build(w->model, p, g, d);
-}
-
-static void lgraph_free(void *model)
-{
-  acs_lgraph_destroy(model);
-  free(model);
-}
-
-static const struct acs_wl_model_ops lgraph_model_ops = { lgraph_build, lgraph_free };
+ACS__WL_MODEL_OPS(lgraph_model_ops, acs_lgraph_build, acs_lgraph_destroy);
 
 const struct acs_lgraph *acs_workload_lgraph(const struct acs_workload *w)
 {

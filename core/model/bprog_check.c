@@ -190,27 +190,6 @@ static void questions_free(struct questions *q)
   memset(q, 0, sizeof(*q));
 }
 
-/* The edges as a DAG, ordered by planned start. */
-static int edge_dag(const struct acs_schedule *s, struct acs_dag *g)
-{
-  int32_t m = s->nedges, *src = malloc(((size_t)m + 1) * sizeof(int32_t));
-  int32_t *dst = malloc(((size_t)m + 1) * sizeof(int32_t));
-  int64_t *key = malloc(((size_t)s->nops + 1) * sizeof(int64_t));
-  int err = ACS_ENOMEM;
-
-  if (src && dst && key) {
-    for (int32_t e = 0; e < m; e++) {
-      src[e] = s->edges[e].src;
-      dst[e] = s->edges[e].dst;
-    }
-    for (int32_t i = 0; i < s->nops; i++)
-      key[i] = s->ops[i].start;
-    err = acs_dag_build(g, s->nops, m, src, dst, key);
-  }
-  free(src), free(dst), free(key);
-  return err;
-}
-
 /* The program as a DAG: op p -> node n + u for the use u it produces, and
  * n + u -> c for each consumer c of u. Keys follow time (a use after its
  * producers' ends) so that the sweeps of reach.h stay local. */
@@ -404,7 +383,7 @@ static int check_orders(const struct acs_schedule *s, const struct acs_bprog *bp
     mark[v] = -1;
   if ((err = order_questions(bp, &q, mark)) < 0 || q.n == 0)
     goto out_with_questions;
-  if ((err = edge_dag(s, &g)) < 0)
+  if ((err = acs_schedule_edge_dag(s, &g)) < 0)
     goto out_with_questions;
   if ((err = answer(&q, &g)) == ACS_OK) {
     int32_t worst = -1;

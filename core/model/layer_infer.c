@@ -87,6 +87,14 @@ static int need_in(struct ictx *c, int k, const char *what, int lo, int hi,
   return ACS_OK;
 }
 
+/* An attribute of one value per dimension of an input of rank `rank`. */
+static int need_per_dim(struct ictx *c, const char *attr, int nvals, int rank)
+{
+  if (nvals != rank)
+    return nerr(c, ACS_EPARSE, "%s has %d values for rank %d", attr, nvals, rank);
+  return ACS_OK;
+}
+
 /* Sets output k (if present) to dims, with the data type of `like`. */
 static int set_out(struct ictx *c, int k, int rank, const int64_t *dims, int dtype)
 {
@@ -590,12 +598,12 @@ static int infer_resize(struct ictx *c)
   if (rc != 0)
     return rc;
   if (a->nsizes) {
-    if (a->nsizes != x->rank)
-      return nerr(c, ACS_EPARSE, "sizes has %d values for rank %d", a->nsizes, x->rank);
+    if ((rc = need_per_dim(c, "sizes", a->nsizes, x->rank)) != 0)
+      return rc;
     memcpy(out, a->sizes, sizeof(int64_t) * (size_t)x->rank);
   } else if (a->nscales) {
-    if (a->nscales != x->rank)
-      return nerr(c, ACS_EPARSE, "scales has %d values for rank %d", a->nscales, x->rank);
+    if ((rc = need_per_dim(c, "scales", a->nscales, x->rank)) != 0)
+      return rc;
     for (int i = 0; i < x->rank; i++) {
       double o = floor((double)x->dims[i] * a->scales[i]);
       if (!(a->scales[i] > 0) || !(o < 9.0e18))
@@ -724,8 +732,8 @@ static int infer_transpose(struct ictx *c)
       a->perm[i] = x->rank - 1 - i;
     a->nperm = x->rank;
   }
-  if (a->nperm != x->rank)
-    return nerr(c, ACS_EPARSE, "perm has %d values for rank %d", a->nperm, x->rank);
+  if ((rc = need_per_dim(c, "perm", a->nperm, x->rank)) != 0)
+    return rc;
   for (int i = 0; i < x->rank; i++) {
     if (a->perm[i] < 0 || a->perm[i] >= x->rank || seen[a->perm[i]])
       return nerr(c, ACS_EPARSE, "perm is not a permutation of 0..%d", x->rank - 1);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/model/reach.h"
+#include "core/model/schedule.h"
 
 /* ---- building the DAG ---- */
 
@@ -409,5 +410,25 @@ int acs_dag_reach(const struct acs_dag *g, int32_t nq, const int32_t *qsrc,
 out_with_queries:
   free(q);
   free(w.bits);
+  return err;
+}
+
+int acs_schedule_edge_dag(const struct acs_schedule *s, struct acs_dag *g)
+{
+  int32_t m = s->nedges, *src = malloc(((size_t)m + 1) * sizeof(int32_t));
+  int32_t *dst = malloc(((size_t)m + 1) * sizeof(int32_t));
+  int64_t *key = malloc(((size_t)s->nops + 1) * sizeof(int64_t));
+  int err = ACS_ENOMEM;
+
+  if (src && dst && key) {
+    for (int32_t e = 0; e < m; e++) {
+      src[e] = s->edges[e].src;
+      dst[e] = s->edges[e].dst;
+    }
+    for (int32_t i = 0; i < s->nops; i++)
+      key[i] = s->ops[i].start;
+    err = acs_dag_build(g, s->nops, m, src, dst, key);
+  }
+  free(src), free(dst), free(key);
   return err;
 }

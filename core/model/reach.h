@@ -52,6 +52,11 @@ int acs_topo_order(int32_t n, const int32_t *succ_off, const int32_t *succ, cons
  */
 int acs_dag_build(struct acs_dag *g, int32_t n, int32_t m, const int32_t *src,
                   const int32_t *dst, const int64_t *key);
+
+struct acs_schedule;
+/* A schedule's edges as a DAG over its ops, ordered by planned start (the
+ * barrier pass and the barrier program's checker both reason on it). */
+int acs_schedule_edge_dag(const struct acs_schedule *s, struct acs_dag *g);
 void acs_dag_destroy(struct acs_dag *g);
 
 /*

@@ -193,26 +193,26 @@ static struct acs_rtab_attr *attr_slot(struct acs_rtab *t, const char *name)
   return a;
 }
 
-int acs_rtab_attr_i64(struct acs_rtab *t, const char *name, int64_t v)
+/* Sets attribute `name` to the typed value of `val` (its name unused). */
+static int attr_set(struct acs_rtab *t, const char *name, const struct acs_rtab_attr *val)
 {
   struct acs_rtab_attr *a = attr_slot(t, name);
 
   if (!a)
     return ACS_EINVAL;
-  a->type = ACS_RTAB_I64;
-  a->v.i = v;
+  a->type = val->type;
+  a->v = val->v;
   return ACS_OK;
+}
+
+int acs_rtab_attr_i64(struct acs_rtab *t, const char *name, int64_t v)
+{
+  return attr_set(t, name, &(struct acs_rtab_attr){ .type = ACS_RTAB_I64, .v.i = v });
 }
 
 int acs_rtab_attr_f64(struct acs_rtab *t, const char *name, double v)
 {
-  struct acs_rtab_attr *a = attr_slot(t, name);
-
-  if (!a)
-    return ACS_EINVAL;
-  a->type = ACS_RTAB_F64;
-  a->v.f = v;
-  return ACS_OK;
+  return attr_set(t, name, &(struct acs_rtab_attr){ .type = ACS_RTAB_F64, .v.f = v });
 }
 
 int acs_rtab_attr_str(struct acs_rtab *t, const char *name, const char *v)

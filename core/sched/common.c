@@ -3,6 +3,8 @@
  */
 #include "config.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/sched/common.h"
@@ -29,6 +31,19 @@ int acs__sched_precheck(const struct acs_problem *pb, struct acs_diag *d)
                           "the durations of the ops add up to more than 2^63 cycles");
   }
   return ACS_OK;
+}
+
+int acs__sched_model_need(const void *model, int err, struct acs_diag *d, const char *fmt, ...)
+{
+  char msg[sizeof(d->msg)];
+  va_list ap;
+
+  if (model)
+    return ACS_OK;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  return acs_diag_set(d, err, NULL, 0, 0, "%s", msg);
 }
 
 struct acs__stop acs__stop_make(const struct acs_sched_ctx *ctx, double limit)
@@ -198,4 +213,22 @@ int acs__rank_key_cmp(const void *a, const void *b)
   if (x->key != y->key)
     return x->key < y->key ? -1 : 1;
   return (x->id > y->id) - (x->id < y->id);
+}
+
+int acs__sched_by_starts(const struct acs_problem *pb,
+                         int (*fill)(const struct acs_problem *pb, void *arg, int64_t *start,
+                                     struct acs_diag *d),
+                         void *arg, struct acs_schedule *out, struct acs_diag *d)
+{
+  int64_t *start;
+  int err;
+
+  if ((err = acs__sched_precheck(pb, d)) != ACS_OK)
+    return err;
+  if (!(start = acs__sched_array((size_t)pb->nops, sizeof(*start))))
+    return ACS_ENOMEM;
+  if ((err = fill(pb, arg, start, d)) == ACS_OK)
+    err = acs__sched_emit(pb, start, out);
+  free(start);
+  return err;
 }

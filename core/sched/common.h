@@ -31,6 +31,25 @@ int acs__sched_emit(const struct acs_problem *pb, const int64_t *start,
                     struct acs_schedule *out);
 
 /*
+ * The frame of a variant that computes one start time per op: the
+ * precheck, an array of starts that fill() writes (returning ACS_OK or an
+ * error, which is returned as is, with nothing emitted), then
+ * acs__sched_emit.
+ */
+int acs__sched_by_starts(const struct acs_problem *pb,
+                         int (*fill)(const struct acs_problem *pb, void *arg, int64_t *start,
+                                     struct acs_diag *d),
+                         void *arg, struct acs_schedule *out, struct acs_diag *d);
+
+/*
+ * The first step of a variant that takes one kind of model: `model` is what
+ * acs_problem_loop/sdf/sare/lgraph returned, NULL when the workload is of
+ * another kind, which is the error `err` with the variant's message.
+ */
+int acs__sched_model_need(const void *model, int err, struct acs_diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/*
  * When a search stops: at the wall-clock `deadline` (acs_now_seconds(); 0 =
  * none), or as soon as *interrupted is nonzero (NULL = never). The deadline
  * ends a search with its best result; an interrupt ends the run with

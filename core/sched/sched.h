@@ -10,6 +10,7 @@
 #define ACS_SCHED_SCHED_H
 
 #include <signal.h>
+#include <stddef.h>
 
 #include "core/model/schedule.h"
 
@@ -31,6 +32,20 @@ struct acs_opt_desc {
   const char *doc;
 };
 
+/*
+ * Rows of a descriptor table. An option is named after the field it sets,
+ * so what a user types and the member it writes cannot drift apart, and a
+ * row states only what is particular to the option: its default (as text),
+ * range or choices, and doc. ACS_OPT_END closes a table.
+ */
+#define ACS_OPT_INT_FIELD(type, field, def, min, max, doc) \
+  {#field, ACS_OPT_INT, offsetof(type, field), def, min, max, NULL, doc}
+#define ACS_OPT_ENUM_FIELD(type, field, def, choices, doc) \
+  {#field, ACS_OPT_ENUM, offsetof(type, field), def, 0, 0, choices, doc}
+#define ACS_OPT_STR_FIELD(type, field, def, doc) \
+  {#field, ACS_OPT_STR, offsetof(type, field), def, 0, 0, NULL, doc}
+#define ACS_OPT_END {NULL, 0, 0, NULL, 0, 0, NULL, NULL}
+
 /* What every run gets besides the problem. */
 struct acs_sched_ctx {
   uint64_t seed;         /* --seed */
@@ -47,13 +62,30 @@ struct acs_sched_ctx {
   const volatile sig_atomic_t *interrupted;
 };
 
+/* Seed documents that more than one variant comes from. */
+#define ACS_SEED_KUNDETI "000_a679b194fa1bdb4b.txt" /* list, spill, ilp, strip */
+#define ACS_SEED_VAN_SON "004_f57d4dacff9f18c5.txt" /* gang, tiling, naive-list, sequential */
+
+/* acs_sched_ops.kinds: one bit per workload kind, and the sets several
+ * variants share. A network (layer graph or op graph) has tensors to place
+ * in CMX; the op-graph kinds are those scheduled as a plain graph of ops,
+ * with no loop, SDF or recurrence model behind them. */
+#define ACS_WL_BIT(kind) (1u << (kind))
+#define ACS_KINDS_NETWORK (ACS_WL_BIT(ACS_WL_DNN) | ACS_WL_BIT(ACS_WL_GRAPH))
+#define ACS_KINDS_OPGRAPH \
+  (ACS_KINDS_NETWORK | ACS_WL_BIT(ACS_WL_PSPLIB) | ACS_WL_BIT(ACS_WL_STG))
+
+/* A variant's options in its ops table: the struct they fill and the table
+ * that describes it, named together so that the size always matches. */
+#define ACS_SCHED_OPTS(type, table) .opts_size = sizeof(type), .opts = (table)
+
 struct acs_sched_ops {
   const char *name;
   const char *seed;      /* seed document, e.g. "000_a679b194fa1bdb4b.txt" */
   const char *summary;
   unsigned kinds;        /* bitmask of (1u << ACS_WL_*), core/model/problem.h */
   size_t opts_size;
-  const struct acs_opt_desc *opts; /* terminated by name == NULL */
+  const struct acs_opt_desc *opts; /* ends with ACS_OPT_END; NULL: no options */
   int proves;            /* 1: status ok means the makespan is proven optimal */
   int searches;          /* 1: searches until --time-limit (seconds to minutes a run);
                           * `acsim sweep` leaves such variants out unless asked */

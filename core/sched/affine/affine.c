@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core/sched/affine/affine.h"
-#include "core/sched/sched.h"
+#include "core/sched/common.h"
 
 struct affine_opts {
   int64_t fold;            /* enum acs_affine_fold */
@@ -261,9 +261,9 @@ static int affine_schedule(const struct acs_problem *pb, const void *opts,
   struct run R;
   int err;
 
-  if (!m)
-    return acs_diag_set(d, ACS_EUNSUPPORTED, NULL, 0, 0,
-                        "affine schedules systems of recurrence equations (.sare workloads)");
+  if ((err = acs__sched_model_need(m, ACS_EUNSUPPORTED, d, "affine schedules systems of "
+                                   "recurrence equations (.sare workloads)")) < 0)
+    return err;
   memset(&R, 0, sizeof(R));
   R.m = m;
   R.isl_latency = -1;
@@ -274,9 +274,7 @@ static int affine_schedule(const struct acs_problem *pb, const void *opts,
   err = R.multi ? acs_affine_check_multi(R.m, &R.ms, R.in.value, &R.chk, d)
                 : acs_affine_check_values(R.m, &R.s, R.in.value, 1, &R.chk, d);
   if (err < 0) {
-    char msg[sizeof(d->msg)];
-    snprintf(msg, sizeof(msg), "%s", d->msg);
-    err = acs_diag_set(d, ACS_EVERIFY, R.m->path, d->line, d->col, "affine checker: %s", msg);
+    err = acs_diag_msg_prefix(d, ACS_EVERIFY, R.m->path, d->line, d->col, "affine checker: ");
     goto out_with_run;
   }
   R.latency = R.multi ? -1 : R.chk.latency;
@@ -299,19 +297,18 @@ static const char *const fold_choices[] = {"cyclic", "block", NULL};
 static const char *const input_choices[] = {"preloaded", "scheduled", NULL};
 
 static const struct acs_opt_desc affine_opts_desc[] = {
-  {"fold", ACS_OPT_ENUM, offsetof(struct affine_opts, fold), "cyclic", 0, 0, fold_choices,
-   "how the virtual PEs of the array fold onto pe_count PEs when there are more: "
-   "cyclic (PE v mod P) or block (contiguous blocks, fewer transfers)"},
-  {"inputs", ACS_OPT_ENUM, offsetof(struct affine_opts, inputs), "preloaded", 0, 0,
-   input_choices,
-   "preloaded: inputs are in the PEs' memories at time 0; scheduled: inputs get "
-   "schedules of their own in the program, as in the seed (same latency, larger program)"},
-  {"isl", ACS_OPT_INT, offsetof(struct affine_opts, isl), "0", 0, 1, NULL,
-   "1: also run isl's scheduler in Feautrier mode and report its latency in the table"},
-  {"dims", ACS_OPT_INT, offsetof(struct affine_opts, dims), "1", 1, ACS_AFFINE_MAX_DIMS, NULL,
-   "most rows of a multidimensional schedule (Feautrier's part II) when there is no "
-   "one-dimensional one; 1: report the dependences to blame instead"},
-  {NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+  ACS_OPT_ENUM_FIELD(struct affine_opts, fold, "cyclic", fold_choices,
+    "how the virtual PEs of the array fold onto pe_count PEs when there are more: "
+    "cyclic (PE v mod P) or block (contiguous blocks, fewer transfers)"),
+  ACS_OPT_ENUM_FIELD(struct affine_opts, inputs, "preloaded", input_choices,
+    "preloaded: inputs are in the PEs' memories at time 0; scheduled: inputs get "
+    "schedules of their own in the program, as in the seed (same latency, larger program)"),
+  ACS_OPT_INT_FIELD(struct affine_opts, isl, "0", 0, 1,
+    "1: also run isl's scheduler in Feautrier mode and report its latency in the table"),
+  ACS_OPT_INT_FIELD(struct affine_opts, dims, "1", 1, ACS_AFFINE_MAX_DIMS,
+    "most rows of a multidimensional schedule (Feautrier's part II) when there is no "
+    "one-dimensional one; 1: report the dependences to blame instead"),
+  ACS_OPT_END,
 };
 
 const struct acs_sched_ops acs_sched_affine = {
@@ -320,8 +317,7 @@ const struct acs_sched_ops acs_sched_affine = {
   .seed = "003_ccb5dcefa1c3645f.txt",
   .summary = "Feautrier's one-dimensional affine schedules of recurrence equations by the "
              "Farkas lemma (exact, isl), projected and folded onto the PEs",
-  .kinds = 1u << ACS_WL_AFFINE,
-  .opts_size = sizeof(struct affine_opts),
-  .opts = affine_opts_desc,
+  .kinds = ACS_WL_BIT(ACS_WL_AFFINE),
+  ACS_SCHED_OPTS(struct affine_opts, affine_opts_desc),
   .schedule = affine_schedule,
 };

@@ -264,16 +264,27 @@ static int emit_farkas(struct builder *b, int kind, int32_t index, const struct 
   return ACS_OK;
 }
 
+/* Starts a form over v's hull (its indices, the parameters, the constant):
+ * cleared, with `sign` times v's index coefficients. Positivity and the
+ * objective differ from there on. */
+static int form_indices(struct builder *b, int32_t v, int sign)
+{
+  int32_t nx = b->m->vars[v].ndims;
+  int err = ACS_OK;
+
+  form_clear(b, nx + b->m->nparams);
+  for (int32_t k = 0; k < nx && !err; k++)
+    err = form_add(b, k, acs_affine_col_idx(b->lp, v, k), sign);
+  return err;
+}
+
 static int positivity(struct builder *b, int32_t v)
 {
   const struct acs_sare *m = b->m;
   const struct acs_affine_lp *lp = b->lp;
   int32_t nx = m->vars[v].ndims, np = m->nparams;
-  int err = ACS_OK;
+  int err = form_indices(b, v, 1);
 
-  form_clear(b, nx + np);
-  for (int32_t k = 0; k < nx && !err; k++)
-    err = form_add(b, k, acs_affine_col_idx(lp, v, k), 1);
   for (int32_t p = 0; p < np && !err; p++)
     err = form_add(b, nx + p, acs_affine_col_par(lp, v, p), 1);
   if (!err)
@@ -286,11 +297,8 @@ static int objective(struct builder *b, int32_t v)
   const struct acs_sare *m = b->m;
   const struct acs_affine_lp *lp = b->lp;
   int32_t nx = m->vars[v].ndims, np = m->nparams;
-  int err = ACS_OK;
+  int err = form_indices(b, v, -1);
 
-  form_clear(b, nx + np);
-  for (int32_t k = 0; k < nx && !err; k++)
-    err = form_add(b, k, acs_affine_col_idx(lp, v, k), -1);
   for (int32_t p = 0; p < np && !err; p++)
     if (!(err = form_add(b, nx + p, p, 1)))
       err = form_add(b, nx + p, acs_affine_col_par(lp, v, p), -1);

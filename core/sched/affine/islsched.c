@@ -259,12 +259,9 @@ int acs_affine_isl_latency(const struct acs_sare *m, const int64_t *values, int6
   }
   if (err == ACS_OK && (err = acs_affine_check_values(m, &is, values, 0, &c, d)) == ACS_OK)
     *latency = c.latency;
-  else if (err == ACS_EVERIFY) {
-    char msg[sizeof(d->msg)];
-    snprintf(msg, sizeof(msg), "%s", d->msg);
-    err = acs_diag_set(d, ACS_EINFEASIBLE, m->path, 0, 0, "isl's first dimension is no "
-                       "one-dimensional schedule: %s", msg);
-  }
+  else if (err == ACS_EVERIFY)
+    err = acs_diag_msg_prefix(d, ACS_EINFEASIBLE, m->path, 0, 0, "isl's first dimension is no "
+                              "one-dimensional schedule: ");
   acs_affine_sched_free(&is);
   return err;
 }

@@ -21,27 +21,27 @@ static const char *const modes_choices[] = {"per-tensor", "uniform", "recompute"
                                             NULL};
 
 static const struct acs_opt_desc cascade_opts_desc[] = {
-  {"max_parts", ACS_OPT_INT, offsetof(struct acs_cas_opts, max_parts), "6", 1,
-   ACS_CAS_MAX_PARTS, NULL, "most Parts (fused layers) in one cascade"},
-  {"max_proposals", ACS_OPT_INT, offsetof(struct acs_cas_opts, max_proposals), "64", 2, 1e6,
-   NULL, "most proposals kept per state of the dynamic programming (TVM's max_proposals)"},
-  {"budget_kib", ACS_OPT_INT, offsetof(struct acs_cas_opts, budget_kib), "0", 0, 1e9, NULL,
-   "CMX budget in KiB (0: the platform's cmx_kib)"},
-  {"heights", ACS_OPT_INT, offsetof(struct acs_cas_opts, heights), "8", 1, 64, NULL,
-   "most stripe heights tried per cascade (the whole height, then powers of two)"},
-  {"widths", ACS_OPT_INT, offsetof(struct acs_cas_opts, widths), "1", 1, 64, NULL,
-   "most stripe widths tried per cascade (1: whole rows; then halvings by powers of two)"},
-  {"chan_splits", ACS_OPT_INT, offsetof(struct acs_cas_opts, chan_splits), "7", 0, 63, NULL,
-   "most halvings of the output channels of a one-layer cascade (weights stripe too)"},
-  {"modes", ACS_OPT_ENUM, offsetof(struct acs_cas_opts, modes), "uniform", 0, 0, modes_choices,
-   "buffering of intermediate tensors: per-tensor (recompute or rolling each, cascades of "
-   "up to 10 layers), uniform (all the same), recompute, rolling"},
-  {"split", ACS_OPT_INT, offsetof(struct acs_cas_opts, split), "0", 0, 64, NULL,
-   "most channel slices (one PE each) of a stripe's block (0: the PE count, at most 64)"},
-  {"max_stripes", ACS_OPT_INT, offsetof(struct acs_cas_opts, max_stripes), "128", 1, 1e9, NULL,
-   "plans of more stripes than this are not tried (each stripe costs a DMA and a "
-   "synchronisation; planning time grows with stripes)"},
-  {NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+  ACS_OPT_INT_FIELD(struct acs_cas_opts, max_parts, "6", 1, ACS_CAS_MAX_PARTS,
+    "most Parts (fused layers) in one cascade"),
+  ACS_OPT_INT_FIELD(struct acs_cas_opts, max_proposals, "64", 2, 1e6,
+    "most proposals kept per state of the dynamic programming (TVM's max_proposals)"),
+  ACS_OPT_INT_FIELD(struct acs_cas_opts, budget_kib, "0", 0, 1e9,
+    "CMX budget in KiB (0: the platform's cmx_kib)"),
+  ACS_OPT_INT_FIELD(struct acs_cas_opts, heights, "8", 1, 64,
+    "most stripe heights tried per cascade (the whole height, then powers of two)"),
+  ACS_OPT_INT_FIELD(struct acs_cas_opts, widths, "1", 1, 64,
+    "most stripe widths tried per cascade (1: whole rows; then halvings by powers of two)"),
+  ACS_OPT_INT_FIELD(struct acs_cas_opts, chan_splits, "7", 0, 63,
+    "most halvings of the output channels of a one-layer cascade (weights stripe too)"),
+  ACS_OPT_ENUM_FIELD(struct acs_cas_opts, modes, "uniform", modes_choices,
+    "buffering of intermediate tensors: per-tensor (recompute or rolling each, cascades of "
+    "up to 10 layers), uniform (all the same), recompute, rolling"),
+  ACS_OPT_INT_FIELD(struct acs_cas_opts, split, "0", 0, 64,
+    "most channel slices (one PE each) of a stripe's block (0: the PE count, at most 64)"),
+  ACS_OPT_INT_FIELD(struct acs_cas_opts, max_stripes, "128", 1, 1e9,
+    "plans of more stripes than this are not tried (each stripe costs a DMA and a "
+    "synchronisation; planning time grows with stripes)"),
+  ACS_OPT_END,
 };
 
 /* ---- result tables ---- */
@@ -301,10 +301,11 @@ static int cascade_schedule(const struct acs_problem *pb, const void *opts,
   const struct acs_lgraph *lg = acs_problem_lgraph(pb);
   struct acs_cas_memo_key k;
   int64_t budget;
+  int err;
 
-  if (!lg)
-    return acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
-                        "cascade: needs a layer graph (an ONNX model or a SCALE-Sim table)");
+  if ((err = acs__sched_model_need(lg, ACS_EINFEASIBLE, d, "cascade: needs a layer graph "
+                                   "(an ONNX model or a SCALE-Sim table)")) < 0)
+    return err;
   if ((budget = budget_of(o, out, d)) < 0)
     return (int)budget;
   return acs_cas_schedule(lg, &pb->plat, o,
@@ -317,9 +318,8 @@ const struct acs_sched_ops acs_sched_cascade = {
   .seed = "002_971d82e47555c36c.txt",
   .summary = "cascading scheduler: layers grouped into cascades run stripe by stripe, "
              "Pareto plans and proposals within the CMX budget",
-  .kinds = 1u << ACS_WL_DNN,
-  .opts_size = sizeof(struct acs_cas_opts),
-  .opts = cascade_opts_desc,
+  .kinds = ACS_WL_BIT(ACS_WL_DNN),
+  ACS_SCHED_OPTS(struct acs_cas_opts, cascade_opts_desc),
   .memory_model = ACS_MEM_RESIDENT, /* every buffer holds its range for its whole life */
   .own_ops = 1,
   .schedule = cascade_schedule,

@@ -224,6 +224,9 @@ int acs_gang_ctx_init(struct acs_gang_ctx *c, const struct acs_sdf_graph *g,
                       const struct acs_platform *p, struct acs_diag *d);
 void acs_gang_ctx_free(struct acs_gang_ctx *c);
 int acs_gang_interrupted(const struct acs_gang_ctx *c);
+/* ACS_EINFEASIBLE naming the first actor whose kernel is larger than a PE's
+ * program memory (no plan that loads kernels can run it), else ACS_OK. */
+int acs_gang_kernels_fit(const struct acs_gang_ctx *c, struct acs_diag *d);
 
 /*
  * Builds gang `gg` from its actors and their PEs (gg->act, gg->pe set):

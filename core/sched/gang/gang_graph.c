@@ -695,3 +695,14 @@ out_with_map:
   free(node_of);
   return err;
 }
+
+int acs_gang_kernels_fit(const struct acs_gang_ctx *c, struct acs_diag *d)
+{
+  for (int32_t a = 0; a < c->g->nactors; a++)
+    if (c->g->actors[a].kernel_bytes > c->xp.pmem)
+      return acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
+                          "the kernel of actor '%s' takes %lld bytes but a PE's program memory "
+                          "holds %lld", c->g->actors[a].name,
+                          (long long)c->g->actors[a].kernel_bytes, (long long)c->xp.pmem);
+  return ACS_OK;
+}

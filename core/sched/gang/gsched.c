@@ -553,6 +553,26 @@ struct sized {
   int64_t pre, post, P, total;
 };
 
+/* How one segment's run ended (run_segment). */
+enum { SEG_STUCK, SEG_DONE, SEG_GREW };
+
+/* Runs the segment set up in `run`: SEG_DONE with its makespan in *span;
+ * on a deadlock, SEG_GREW when the edge that blocked it could grow (every
+ * segment must run again), else SEG_STUCK; or an error. */
+static int run_segment(const struct acs_gang_ctx *c, struct acs_gang *gg,
+                       struct acs_gang_run *run, int64_t *span)
+{
+  int err;
+
+  if ((err = acs_gang_run_segment(run, 1)) < 0)
+    return err;
+  if (run->ok) {
+    *span = run->makespan;
+    return SEG_DONE;
+  }
+  return grow(c, gg, run->dead_edge) ? SEG_GREW : SEG_STUCK;
+}
+
 /* Runs preamble, postamble and body with capacities (the body last, so its
  * profile is what the caller reads; without a loop the preamble, which then
  * holds every firing), growing the edge that blocks a deadlock; fills
@@ -561,53 +581,31 @@ static int run_all(const struct acs_gang_ctx *c, struct acs_gang *gg, struct acs
                    const int64_t *r, int64_t L, struct sized *out)
 {
   for (int64_t guard = 0; guard < 64 * (int64_t)gg->nedges + 64; guard++) {
-    int err;
+    int st = SEG_DONE;
     out->post = 0;
+    out->P = 0;
     if (L == 0) {
       acs_gang_set_post(gg, r, L, run);
-      if ((err = acs_gang_run_segment(run, 1)) < 0)
-        return err;
-      if (!run->ok) {
-        if (!grow(c, gg, run->dead_edge))
-          return 0;
-        continue;
-      }
-      out->post = run->makespan;
+      st = run_segment(c, gg, run, &out->post);
     }
-    acs_gang_set_pre(gg, r, run);
-    if ((err = acs_gang_run_segment(run, 1)) < 0)
-      return err;
-    if (!run->ok) {
-      if (!grow(c, gg, run->dead_edge))
-        return 0;
-      continue;
+    if (st == SEG_DONE) {
+      acs_gang_set_pre(gg, r, run);
+      st = run_segment(c, gg, run, &out->pre);
     }
-    out->pre = run->makespan;
-    if (L > 0) {
+    if (st == SEG_DONE && L > 0) {
       acs_gang_set_post(gg, r, L, run);
-      if ((err = acs_gang_run_segment(run, 1)) < 0)
-        return err;
-      if (!run->ok) {
-        if (!grow(c, gg, run->dead_edge))
-          return 0;
-        continue;
-      }
-      out->post = run->makespan;
+      st = run_segment(c, gg, run, &out->post);
     }
-    out->P = 0;
-    if (L > 0) {
+    if (st == SEG_DONE && L > 0) {
       acs_gang_set_body(gg, r, run);
-      if ((err = acs_gang_run_segment(run, 1)) < 0)
-        return err;
-      if (!run->ok) {
-        if (!grow(c, gg, run->dead_edge))
-          return 0;
-        continue;
-      }
-      out->P = run->makespan;
+      st = run_segment(c, gg, run, &out->P);
     }
-    out->total = gg->t_load + out->pre + L * out->P + out->post;
-    return 1;
+    if (st < 0 || st == SEG_STUCK)
+      return st < 0 ? st : 0;
+    if (st == SEG_DONE) {
+      out->total = gg->t_load + out->pre + L * out->P + out->post;
+      return 1;
+    }
   }
   return 0;
 }

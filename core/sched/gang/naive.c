@@ -838,14 +838,8 @@ int acs_gang_naive_within(struct acs_gang_ctx *c, int64_t limit, int probe,
   v.probe = probe;
   if ((err = init(&v)) < 0)
     goto out_with_state;
-  for (int32_t a = 0; a < c->g->nactors; a++)
-    if (c->g->actors[a].kernel_bytes > c->xp.pmem) {
-      err = acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
-                         "the kernel of actor '%s' takes %lld bytes but a PE's program memory "
-                         "holds %lld", c->g->actors[a].name, (long long)c->g->actors[a].kernel_bytes,
-                         (long long)c->xp.pmem);
-      goto out_with_state;
-    }
+  if ((err = acs_gang_kernels_fit(c, d)) < 0)
+    goto out_with_state;
   while (v.remaining > 0) {
     int64_t t;
     if ((err = decide(&v)) < 0)

@@ -198,14 +198,8 @@ int acs_gang_tiling(struct acs_gang_ctx *c, const struct acs_gang_opts *o, struc
 
   if (!order)
     return ACS_ENOMEM;
-  for (int32_t a = 0; a < c->g->nactors; a++)
-    if (c->g->actors[a].kernel_bytes > c->xp.pmem) {
-      err = acs_diag_set(d, ACS_EINFEASIBLE, NULL, 0, 0,
-                         "the kernel of actor '%s' takes %lld bytes but a PE's program memory "
-                         "holds %lld", c->g->actors[a].name, (long long)c->g->actors[a].kernel_bytes,
-                         (long long)c->xp.pmem);
-      goto out_with_order;
-    }
+  if ((err = acs_gang_kernels_fit(c, d)) < 0)
+    goto out_with_order;
   if ((err = unit_order(c, order, &n)) < 0)
     goto out_with_order;
   for (int32_t i = 0; i < n; i++) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sched/common.h"
 #include "core/sched/gang/gang.h"
 
 static const char *const sort_choices[] = { "topo", "level", "exec", "rtopo", "rlevel", NULL };
@@ -19,38 +20,34 @@ static const char *const partition_choices[] = { "heuristic", "ilp", NULL };
 static const char *const gain_map_choices[] = { "incremental", "exact", NULL };
 
 static const struct acs_opt_desc gang_opts[] = {
-    {"sort", ACS_OPT_ENUM, offsetof(struct acs_gang_opts, sort), "topo", 0, 0, sort_choices,
-     "order in which gangs become the move target: topological, level (unit-weight longest "
-     "path to a sink), execution time, or either of the first two reversed"},
-    {"zero_gain", ACS_OPT_INT, offsetof(struct acs_gang_opts, zero_gain), "1", 0, 1, NULL,
-     "commit moves whose expected and real gain is zero (they can enable better moves)"},
-    {"depth", ACS_OPT_INT, offsetof(struct acs_gang_opts, depth), "1", 1, 4, NULL,
-     "search depth: a move's gain includes the best of up to depth-1 follow-up moves"},
-    {"map_budget", ACS_OPT_INT, offsetof(struct acs_gang_opts, map_budget), "2000", 0, 1e9, NULL,
-     "search nodes of the branch-and-bound mapping of one gang before it returns its best "
-     "(0: the greedy mapping improved by moves and swaps)"},
-    {"gain_map", ACS_OPT_ENUM, offsetof(struct acs_gang_opts, gain_map), "incremental", 0, 0,
-     gain_map_choices,
-     "expected gains from the current mappings with the moved node placed where it costs least "
-     "(incremental), or from an optimal mapping of each new gang (exact, the thesis's way)"},
-    {"partition", ACS_OPT_ENUM, offsetof(struct acs_gang_opts, partition), "heuristic", 0, 0,
-     partition_choices,
-     "heuristic: the thesis's moves; ilp: the exact partition and mapping over optimal costs "
-     "(GLPK; small graphs)"},
-    {"max_iter", ACS_OPT_INT, offsetof(struct acs_gang_opts, max_iter), "16", 1, 10000, NULL,
-     "iterations of the retiming and of the buffer phase per gang"},
-    {"program", ACS_OPT_STR, offsetof(struct acs_gang_opts, program), "", 0, 0, NULL,
-     "also write the control program as text to this file"},
-    {NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+    ACS_OPT_ENUM_FIELD(struct acs_gang_opts, sort, "topo", sort_choices,
+      "order in which gangs become the move target: topological, level (unit-weight longest "
+      "path to a sink), execution time, or either of the first two reversed"),
+    ACS_OPT_INT_FIELD(struct acs_gang_opts, zero_gain, "1", 0, 1,
+      "commit moves whose expected and real gain is zero (they can enable better moves)"),
+    ACS_OPT_INT_FIELD(struct acs_gang_opts, depth, "1", 1, 4,
+      "search depth: a move's gain includes the best of up to depth-1 follow-up moves"),
+    ACS_OPT_INT_FIELD(struct acs_gang_opts, map_budget, "2000", 0, 1e9,
+      "search nodes of the branch-and-bound mapping of one gang before it returns its best "
+      "(0: the greedy mapping improved by moves and swaps)"),
+    ACS_OPT_ENUM_FIELD(struct acs_gang_opts, gain_map, "incremental", gain_map_choices,
+      "expected gains from the current mappings with the moved node placed where it costs least "
+      "(incremental), or from an optimal mapping of each new gang (exact, the thesis's way)"),
+    ACS_OPT_ENUM_FIELD(struct acs_gang_opts, partition, "heuristic", partition_choices,
+      "heuristic: the thesis's moves; ilp: the exact partition and mapping over optimal costs "
+      "(GLPK; small graphs)"),
+    ACS_OPT_INT_FIELD(struct acs_gang_opts, max_iter, "16", 1, 10000,
+      "iterations of the retiming and of the buffer phase per gang"),
+    ACS_OPT_STR_FIELD(struct acs_gang_opts, program, "",
+      "also write the control program as text to this file"),
+    ACS_OPT_END,
 };
 
 static int sdf_model(const struct acs_problem *pb, const char *who, const struct acs_sdf_graph **g,
                      struct acs_diag *d)
 {
-  if (!(*g = acs_problem_sdf(pb)))
-    return acs_diag_set(d, ACS_EUNSUPPORTED, NULL, 0, 0,
-                        "%s schedules SDF graphs (SDF3 .xml workloads) only", who);
-  return ACS_OK;
+  return acs__sched_model_need(*g = acs_problem_sdf(pb), ACS_EUNSUPPORTED, d,
+                               "%s schedules SDF graphs (SDF3 .xml workloads) only", who);
 }
 
 static void ctx_limits(struct acs_gang_ctx *c, const struct acs_sched_ctx *ctx, int64_t max_iter)
@@ -170,11 +167,10 @@ static int gang_schedule(const struct acs_problem *pb, const void *opts,
 const struct acs_sched_ops acs_sched_gang = {
     .name = "gang",
     .memory_model = ACS_MEM_RESIDENT, /* channel buffers held in VMEM for the whole gang */
-    .seed = "004_f57d4dacff9f18c5.txt",
+    .seed = ACS_SEED_VAN_SON,
     .summary = "gang partitioning, mapping and pipelined schedules of SDF graphs on a multi-PE ISP",
-    .kinds = 1u << ACS_WL_SDF,
-    .opts_size = sizeof(struct acs_gang_opts),
-    .opts = gang_opts,
+    .kinds = ACS_WL_BIT(ACS_WL_SDF),
+    ACS_SCHED_OPTS(struct acs_gang_opts, gang_opts),
     .schedule = gang_schedule,
 };
 
@@ -194,11 +190,11 @@ int acs__sdf_sequential(const struct acs_problem *pb, const struct acs_sched_ctx
 /* ---- tiling ---- */
 
 static const struct acs_opt_desc tiling_opts[] = {
-    {"map_budget", ACS_OPT_INT, offsetof(struct acs_gang_opts, map_budget), "2000", 0, 1e9, NULL,
-     "search nodes of the mapping of a cycle that runs as one gang"},
-    {"max_iter", ACS_OPT_INT, offsetof(struct acs_gang_opts, max_iter), "16", 1, 10000, NULL,
-     "iterations of the retiming and of the buffer phase per pass"},
-    {NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+    ACS_OPT_INT_FIELD(struct acs_gang_opts, map_budget, "2000", 0, 1e9,
+      "search nodes of the mapping of a cycle that runs as one gang"),
+    ACS_OPT_INT_FIELD(struct acs_gang_opts, max_iter, "16", 1, 10000,
+      "iterations of the retiming and of the buffer phase per pass"),
+    ACS_OPT_END,
 };
 
 /* Runs a plan builder, then checks, lowers and stores its plan. */
@@ -237,20 +233,15 @@ const struct acs_sched_ops acs_sched_tiling = {
     .name = "tiling",
     .memory_model = ACS_MEM_RESIDENT, /* each pass's strips held in VMEM while the pass runs,
                                          intermediates in DDR */
-    .seed = "004_f57d4dacff9f18c5.txt",
+    .seed = ACS_SEED_VAN_SON,
     .summary = "baseline: every kernel a pass of its own, its lines split over the PEs, all data "
                "through DDR",
-    .kinds = 1u << ACS_WL_SDF,
-    .opts_size = sizeof(struct acs_gang_opts),
-    .opts = tiling_opts,
+    .kinds = ACS_WL_BIT(ACS_WL_SDF),
+    ACS_SCHED_OPTS(struct acs_gang_opts, tiling_opts),
     .schedule = tiling_schedule,
 };
 
 /* ---- naive-list ---- */
-
-static const struct acs_opt_desc naive_opts[] = {
-  { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
-};
 
 static int naive_build(struct acs_gang_ctx *c, const struct acs_gang_opts *o,
                        struct acs_gang_plan *pl, struct acs_diag *d)
@@ -274,10 +265,8 @@ static int naive_schedule(const struct acs_problem *pb, const void *opts,
 const struct acs_sched_ops acs_sched_naive = {
   .name = "naive-list",
   .memory_model = ACS_MEM_RESIDENT, /* triple input buffers held in VMEM per loaded kernel */
-  .seed = "004_f57d4dacff9f18c5.txt",
+  .seed = ACS_SEED_VAN_SON,
   .summary = "baseline: kernels loaded and replaced on demand, DMA arbitrated by four rules",
-  .kinds = 1u << ACS_WL_SDF,
-  .opts_size = 0,
-  .opts = naive_opts,
+  .kinds = ACS_WL_BIT(ACS_WL_SDF),
   .schedule = naive_schedule,
 };

@@ -314,6 +314,24 @@ static int build(struct model *x, const struct acs_msp *m, int64_t ii)
   return err < 0 ? err : ACS_OK;
 }
 
+/* The ops of unit -2, of classes without unit variables (blocking 1, or one
+ * unit): per residue, the lowest unit not taken by an op placed before in op
+ * order. */
+static void units_by_residue(const struct acs_msp *m, int64_t ii, const int64_t *t,
+                             int32_t *unit)
+{
+  for (int32_t i = 0; i < m->n; i++) {
+    int32_t next = 0;
+    if (unit[i] != -2)
+      continue;
+    for (int32_t j = 0; j < i; j++)
+      if (m->cls[j] == m->cls[i] && unit[j] >= 0 &&
+          ((t[j] - t[i]) % ii + ii) % ii < m->occ[j] && unit[j] + 1 > next)
+        next = unit[j] + 1;
+    unit[i] = next;
+  }
+}
+
 /* Starts (relative to the windows) and units of the program's ops. */
 static void read_solution(const struct model *x, const struct acs_msp *m, int64_t ii,
                           const double *v, int64_t *t, int32_t *unit)
@@ -334,19 +352,7 @@ static void read_solution(const struct model *x, const struct acs_msp *m, int64_
           unit[i] = x->ny[i] > 1 ? u : -2; /* -2: chosen below by residue */
         }
   }
-  /* Classes without unit variables (blocking 1, or one unit): per residue,
-   * the lowest unit not taken by an op placed before in op order. */
-  for (int32_t i = 0; i < m->n; i++) {
-    int32_t next = 0;
-    if (unit[i] != -2)
-      continue;
-    for (int32_t j = 0; j < i; j++)
-      if (m->cls[j] == m->cls[i] && unit[j] >= 0 &&
-          ((t[j] - t[i]) % ii + ii) % ii < m->occ[j] && unit[j] + 1 > next)
-        next = unit[j] + 1;
-    unit[i] = next;
-  }
-  (void)ii;
+  units_by_residue(m, ii, t, unit);
 }
 
 /* ---- the step model of the decomposition ---- */
@@ -606,16 +612,7 @@ static int read_step(const struct model *x, const struct acs_msp *m, int64_t ii,
     }
     unit[i] = -2;
   }
-  for (int32_t i = 0; i < m->n; i++) {
-    int32_t next = 0;
-    if (unit[i] != -2)
-      continue;
-    for (int32_t j = 0; j < i; j++)
-      if (m->cls[j] == m->cls[i] && unit[j] >= 0 &&
-          ((t[j] - t[i]) % ii + ii) % ii < m->occ[j] && unit[j] + 1 > next)
-        next = unit[j] + 1;
-    unit[i] = next;
-  }
+  units_by_residue(m, ii, t, unit);
   memset(&tmp, 0, sizeof(tmp));
   tmp.ii = ii;
   tmp.t = t;

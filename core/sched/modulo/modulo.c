@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "core/sched/modulo/modulo_int.h"
-#include "core/sched/sched.h"
+#include "core/sched/common.h"
 
 struct modulo_opts {
   int64_t search;
@@ -32,21 +32,21 @@ struct modulo_opts {
 static const char *const search_choices[] = {"linear", "gallop", NULL};
 
 static const struct acs_opt_desc modulo_opts_desc[] = {
-  {"search", ACS_OPT_ENUM, offsetof(struct modulo_opts, search), "linear", 0, 0, search_choices,
-   "II search: linear from MII, or gallop (MII, +1, +3, +7, ...) then bisect"},
-  {"budget", ACS_OPT_INT, offsetof(struct modulo_opts, budget), "6", 1, 1000000, NULL,
-   "IMS placements per op and attempt (Rau's BudgetRatio)"},
-  {"restarts", ACS_OPT_INT, offsetof(struct modulo_opts, restarts), "4", 0, 1000, NULL,
-   "IMS attempts with perturbed priorities after the first, per II"},
-  {"arms", ACS_OPT_INT, offsetof(struct modulo_opts, arms), "1", 0, 1, NULL,
-   "1: try the seed's placement arms (permute, fuse, retry, cost) before IMS"},
-  {"exact", ACS_OPT_INT, offsetof(struct modulo_opts, exact), "0", 0, 1, NULL,
-   "1: prove the minimum II by integer programming (GLPK), within --time-limit"},
-  {"max_stages", ACS_OPT_INT, offsetof(struct modulo_opts, max_stages), "0", 0, 1000000, NULL,
-   "most pipeline stages (iterations in flight); 0 = no limit"},
-  {"ii_max", ACS_OPT_INT, offsetof(struct modulo_opts, ii_max), "0", 0, 1e15, NULL,
-   "largest II to try; 0 = the flat schedule's length (always feasible)"},
-  {NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+  ACS_OPT_ENUM_FIELD(struct modulo_opts, search, "linear", search_choices,
+    "II search: linear from MII, or gallop (MII, +1, +3, +7, ...) then bisect"),
+  ACS_OPT_INT_FIELD(struct modulo_opts, budget, "6", 1, 1000000,
+    "IMS placements per op and attempt (Rau's BudgetRatio)"),
+  ACS_OPT_INT_FIELD(struct modulo_opts, restarts, "4", 0, 1000,
+    "IMS attempts with perturbed priorities after the first, per II"),
+  ACS_OPT_INT_FIELD(struct modulo_opts, arms, "1", 0, 1,
+    "1: try the seed's placement arms (permute, fuse, retry, cost) before IMS"),
+  ACS_OPT_INT_FIELD(struct modulo_opts, exact, "0", 0, 1,
+    "1: prove the minimum II by integer programming (GLPK), within --time-limit"),
+  ACS_OPT_INT_FIELD(struct modulo_opts, max_stages, "0", 0, 1000000,
+    "most pipeline stages (iterations in flight); 0 = no limit"),
+  ACS_OPT_INT_FIELD(struct modulo_opts, ii_max, "0", 0, 1e15,
+    "largest II to try; 0 = the flat schedule's length (always feasible)"),
+  ACS_OPT_END,
 };
 
 static void opts_from(const struct modulo_opts *mo, const struct acs_sched_ctx *ctx,
@@ -77,9 +77,9 @@ static int modulo_schedule(const struct acs_problem *pb, const void *opts,
   struct acs_mopts o;
   int err;
 
-  if (!(l = acs_problem_loop(pb)))
-    return acs_diag_set(d, ACS_EUNSUPPORTED, NULL, 0, 0,
-                        "modulo schedules loop workloads (.graphml, loop CSV)");
+  if ((err = acs__sched_model_need(l = acs_problem_loop(pb), ACS_EUNSUPPORTED, d,
+                                   "modulo schedules loop workloads (.graphml, loop CSV)")) < 0)
+    return err;
   if ((err = acs_loop_layout_init(&lay, l, &pb->plat)) < 0)
     return err;
   if ((err = acs__msp_init(&m, l, lay.units)) < 0)
@@ -92,10 +92,8 @@ static int modulo_schedule(const struct acs_problem *pb, const void *opts,
   /* The schedule must satisfy the loop itself, independently of how it was
    * found; a failure here is a bug, reported as such. */
   if ((err = acs__modulo_check(&m, r.ii, r.t, r.unit, d)) < 0) {
-    char msg[sizeof(d->msg)];
-    snprintf(msg, sizeof(msg), "%s", d->msg);
-    err = acs_diag_set(d, ACS_EVERIFY, NULL, 0, 0, "internal error (%s at II %lld): %s", r.how,
-                       (long long)r.ii, msg);
+    err = acs_diag_msg_prefix(d, ACS_EVERIFY, NULL, 0, 0, "internal error (%s at II %lld): ",
+                              r.how, (long long)r.ii);
     goto out_with_result;
   }
   if ((err = acs__modulo_lower(l, &lay, &r, out, d)) < 0 ||
@@ -119,10 +117,7 @@ const struct acs_sched_ops acs_sched_modulo = {
   .seed = "001_0dd4a5969f69725f.txt",
   .summary = "Rau-style modulo scheduling of loops: MII bounds, RRT, placement arms, IMS, "
              "exact II by ILP",
-  .kinds = 1u << ACS_WL_LOOP,
-  .opts_size = sizeof(struct modulo_opts),
-  .opts = modulo_opts_desc,
-  .proves = 0,
-  .searches = 0,
+  .kinds = ACS_WL_BIT(ACS_WL_LOOP),
+  ACS_SCHED_OPTS(struct modulo_opts, modulo_opts_desc),
   .schedule = modulo_schedule,
 };

@@ -23,26 +23,6 @@
 
 #include "core/sched/npu/barrier_int.h"
 
-static int build_graph(struct acs__bprep *p, const struct acs_schedule *s)
-{
-  int32_t m = s->nedges, *src = malloc(((size_t)m + 1) * sizeof(int32_t));
-  int32_t *dst = malloc(((size_t)m + 1) * sizeof(int32_t));
-  int64_t *key = malloc(((size_t)s->nops + 1) * sizeof(int64_t));
-  int err = ACS_ENOMEM;
-
-  if (src && dst && key) {
-    for (int32_t e = 0; e < m; e++) {
-      src[e] = s->edges[e].src;
-      dst[e] = s->edges[e].dst;
-    }
-    for (int32_t i = 0; i < s->nops; i++)
-      key[i] = s->ops[i].start;
-    err = acs_dag_build(&p->g, s->nops, m, src, dst, key);
-  }
-  free(src), free(dst), free(key);
-  return err;
-}
-
 /* Reduced successors (increasing ids) and predecessors, as CSR. */
 static int build_reduced(struct acs__bprep *p)
 {
@@ -205,7 +185,7 @@ int acs__bprep_init(struct acs__bprep *p, const struct acs_schedule *s)
 
   memset(p, 0, sizeof(*p));
   p->n = s->nops;
-  if ((err = build_graph(p, s)) < 0 || (err = build_reduced(p)) < 0 ||
+  if ((err = acs_schedule_edge_dag(s, &p->g)) < 0 || (err = build_reduced(p)) < 0 ||
       (err = build_classes(p)) < 0 || (err = build_latest(p, s)) < 0) {
     acs__bprep_destroy(p);
     return err;

@@ -923,34 +923,31 @@ out_with_arrays:
 }
 
 static const struct acs_opt_desc ilp_opts_desc[] = {
-  { "time_step", ACS_OPT_INT, offsetof(struct ilp_opts, time_step), "0", 0, 1e15, NULL,
+  ACS_OPT_INT_FIELD(struct ilp_opts, time_step, "0", 0, 1e15,
     "cycles per time step; durations round up to whole steps (0 = automatic: the "
-    "smallest step that puts the heuristic makespan within max_steps steps)" },
-  { "max_steps", ACS_OPT_INT, offsetof(struct ilp_opts, max_steps), "400", 10, 100000, NULL,
+    "smallest step that puts the heuristic makespan within max_steps steps)"),
+  ACS_OPT_INT_FIELD(struct ilp_opts, max_steps, "400", 10, 100000,
     "automatic time step: the heuristic makespan spans at most this many steps (rounding "
-    "durations up can make the step schedule longer)" },
-  { "contiguous", ACS_OPT_INT, offsetof(struct ilp_opts, contiguous), "0", 0, 1, NULL,
-    "1: contiguous CMX addresses (seed constraints 3.1/3.2, x_{i,t,p}); small graphs only" },
-  { "cmx_slots", ACS_OPT_INT, offsetof(struct ilp_opts, cmx_slots), "32", 1, 4096, NULL,
-    "contiguous: CMX positions at most (cells of a multiple of cmx_align_bytes)" },
-  { "iterations", ACS_OPT_INT, offsetof(struct ilp_opts, iterations), "1000", 0, 100000000, NULL,
-    "list scheduler samples for the incumbent (at most a tenth of the time limit)" },
-  { "max_vars", ACS_OPT_INT, offsetof(struct ilp_opts, max_vars), "300000", 100, 1e9, NULL,
+    "durations up can make the step schedule longer)"),
+  ACS_OPT_INT_FIELD(struct ilp_opts, contiguous, "0", 0, 1,
+    "1: contiguous CMX addresses (seed constraints 3.1/3.2, x_{i,t,p}); small graphs only"),
+  ACS_OPT_INT_FIELD(struct ilp_opts, cmx_slots, "32", 1, 4096,
+    "contiguous: CMX positions at most (cells of a multiple of cmx_align_bytes)"),
+  ACS__OPT_INCUMBENT_ITERATIONS(struct ilp_opts),
+  ACS_OPT_INT_FIELD(struct ilp_opts, max_vars, "300000", 100, 1e9,
     "model size limit in columns; a larger model stops the search with the incumbent "
-    "(contiguous=1: an error)" },
-  { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
+    "(contiguous=1: an error)"),
+  ACS_OPT_END,
 };
 
 const struct acs_sched_ops acs_sched_ilp = {
   .name = "ilp",
   .memory_model = ACS_MEM_TRANSIENT, /* the time-indexed program charges CMX per running op, as list does */
-  .seed = "000_a679b194fa1bdb4b.txt",
+  .seed = ACS_SEED_KUNDETI,
   .summary = "time-indexed 0-1 program (GLPK): optimal schedules proven by destructive "
              "bounding from the lower bound; the list scheduler's best is the incumbent",
-  .kinds = (1u << ACS_WL_DNN) | (1u << ACS_WL_GRAPH) | (1u << ACS_WL_PSPLIB) |
-           (1u << ACS_WL_STG),
-  .opts_size = sizeof(struct ilp_opts),
-  .opts = ilp_opts_desc,
+  .kinds = ACS_KINDS_OPGRAPH,
+  ACS_SCHED_OPTS(struct ilp_opts, ilp_opts_desc),
   .proves = 1,
   .searches = 1,
   .schedule = ilp_schedule,

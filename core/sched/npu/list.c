@@ -809,55 +809,57 @@ int acs__list_heuristic(const struct acs_problem *pb, int64_t iterations,
   return list_search(pb, &o, seed, stop, start, d);
 }
 
+/* What list_search needs besides the problem, for acs__sched_by_starts. */
+struct list_run {
+  const struct list_opts *o;
+  uint64_t seed;
+  struct acs__stop stop;
+};
+
+static int list_starts(const struct acs_problem *pb, void *arg, int64_t *start,
+                       struct acs_diag *d)
+{
+  struct list_run *run = arg;
+
+  return list_search(pb, run->o, run->seed, &run->stop, start, d);
+}
+
 static int list_schedule(const struct acs_problem *pb, const void *opts,
                          const struct acs_sched_ctx *ctx,
                          struct acs_schedule *out, struct acs_diag *d)
 {
-  struct acs__stop stop = acs__stop_make(ctx, ctx ? ctx->time_limit : 0);
-  int64_t *start;
-  int err;
+  struct list_run run = { opts, ctx ? ctx->seed : 1,
+                          acs__stop_make(ctx, ctx ? ctx->time_limit : 0) };
 
-  err = acs__sched_precheck(pb, d);
-  if (err != ACS_OK)
-    return err;
-  start = acs__sched_array((size_t)pb->nops, sizeof(*start));
-  if (!start)
-    return ACS_ENOMEM;
-  err = list_search(pb, opts, ctx ? ctx->seed : 1, &stop, start, d);
-  if (err == ACS_OK)
-    err = acs__sched_emit(pb, start, out);
-  free(start);
-  return err;
+  return acs__sched_by_starts(pb, list_starts, &run, out, d);
 }
 
 static const char *const rule_choices[] = { "topo", "lpath", "lft", "mts", NULL };
 static const char *const sgs_choices[] = { "parallel", "serial", NULL };
 
 static const struct acs_opt_desc list_opts_desc[] = {
-  { "rule", ACS_OPT_ENUM, offsetof(struct list_opts, rule), "lft", 0, 0, rule_choices,
+  ACS_OPT_ENUM_FIELD(struct list_opts, rule, "lft", rule_choices,
     "priority rule: topo (topological position), lpath (longest path to a sink), "
-    "lft (latest finish time, smallest first), mts (most total successors)" },
-  { "sgs", ACS_OPT_ENUM, offsetof(struct list_opts, sgs), "parallel", 0, 0, sgs_choices,
+    "lft (latest finish time, smallest first), mts (most total successors)"),
+  ACS_OPT_ENUM_FIELD(struct list_opts, sgs, "parallel", sgs_choices,
     "schedule generation: parallel (event-driven FSG) or serial (one op at a time "
-    "at its earliest feasible start; O(V^2 R))" },
-  { "justify", ACS_OPT_INT, offsetof(struct list_opts, justify), "2", 0, 1000, NULL,
-    "forward-backward improvement rounds (0 = off; graphs of at most 20000 ops)" },
-  { "iterations", ACS_OPT_INT, offsetof(struct list_opts, iterations), "0", 0, 100000000, NULL,
+    "at its earliest feasible start; O(V^2 R))"),
+  ACS_OPT_INT_FIELD(struct list_opts, justify, "2", 0, 1000,
+    "forward-backward improvement rounds (0 = off; graphs of at most 20000 ops)"),
+  ACS_OPT_INT_FIELD(struct list_opts, iterations, "0", 0, 100000000,
     "randomized samples after the rule's pass (regret-based biased sampling of the "
     "rule's priorities, serial and parallel generation in turn, each justified); "
-    "the best is kept; deterministic for --seed; stops at the lower bound or --time-limit" },
-  { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
+    "the best is kept; deterministic for --seed; stops at the lower bound or --time-limit"),
+  ACS_OPT_END,
 };
 
 const struct acs_sched_ops acs_sched_listsched = {
   .name = "list",
   .memory_model = ACS_MEM_TRANSIENT, /* the seed's FSG: a tensor holds CMX only while an op that touches it runs */
-  .seed = "000_a679b194fa1bdb4b.txt",
+  .seed = ACS_SEED_KUNDETI,
   .summary = "feasible schedule generator: event-driven list scheduling over "
              "every resource, with priority rules",
-  .kinds = (1u << ACS_WL_DNN) | (1u << ACS_WL_GRAPH) | (1u << ACS_WL_PSPLIB) |
-           (1u << ACS_WL_STG) | (1u << ACS_WL_LOOP) | (1u << ACS_WL_AFFINE),
-  .opts_size = sizeof(struct list_opts),
-  .opts = list_opts_desc,
+  .kinds = ACS_KINDS_OPGRAPH | ACS_WL_BIT(ACS_WL_LOOP) | ACS_WL_BIT(ACS_WL_AFFINE),
+  ACS_SCHED_OPTS(struct list_opts, list_opts_desc),
   .schedule = list_schedule,
 };

@@ -29,6 +29,12 @@
 
 #include "core/sched/common.h"
 
+/* The option ilp and strip share: their incumbent is the list scheduler's
+ * best of this many samples (acs__list_heuristic). */
+#define ACS__OPT_INCUMBENT_ITERATIONS(type)                                          \
+  ACS_OPT_INT_FIELD(type, iterations, "1000", 0, 100000000,                          \
+    "list scheduler samples for the incumbent (at most a tenth of the time limit)")
+
 /*
  * Serial schedule generation against a resource profile (justify.c).
  *

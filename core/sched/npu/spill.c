@@ -810,31 +810,30 @@ static const char *const clean_choices[] = { "drop", "write", NULL };
 static const char *const rule_choices[] = { "lft", "topo", NULL };
 
 static const struct acs_opt_desc spill_opts_desc[] = {
-  { "placement", ACS_OPT_ENUM, offsetof(struct spill_opts, placement), "first", 0, 0,
-    placement_choices, "CMX placement: first (lowest gap that fits) or best (smallest gap)" },
-  { "evict", ACS_OPT_ENUM, offsetof(struct spill_opts, evict), "lru", 0, 0, evict_choices,
-    "victims when nothing fits: lru (least recently used) or belady (furthest next use)" },
-  { "clean", ACS_OPT_ENUM, offsetof(struct spill_opts, clean), "drop", 0, 0, clean_choices,
+  ACS_OPT_ENUM_FIELD(struct spill_opts, placement, "first", placement_choices,
+    "CMX placement: first (lowest gap that fits) or best (smallest gap)"),
+  ACS_OPT_ENUM_FIELD(struct spill_opts, evict, "lru", evict_choices,
+    "victims when nothing fits: lru (least recently used) or belady (furthest next use)"),
+  ACS_OPT_ENUM_FIELD(struct spill_opts, clean, "drop", clean_choices,
     "tensors loaded from DDR: drop (evict without a write, re-read from the source) or "
-    "write (spill-write them like the seed)" },
-  { "lookahead", ACS_OPT_INT, offsetof(struct spill_opts, lookahead), "-1", -1, 1e9, NULL,
+    "write (spill-write them like the seed)"),
+  ACS_OPT_INT_FIELD(struct spill_opts, lookahead, "-1", -1, 1e9,
     "an op starts only within this many ranks of the most urgent ready op (0 = no limit; "
-    "-1 = 16 per PE)" },
-  { "rule", ACS_OPT_ENUM, offsetof(struct spill_opts, rule), "lft", 0, 0, rule_choices,
-    "priority: lft (latest finish time) or topo (topological position)" },
-  { "reduce", ACS_OPT_INT, offsetof(struct spill_opts, reduce), "4096", 0, 1e9, NULL,
-    "control edges: ops visited per search for an existing path (0 = keep every edge)" },
-  { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
+    "-1 = 16 per PE)"),
+  ACS_OPT_ENUM_FIELD(struct spill_opts, rule, "lft", rule_choices,
+    "priority: lft (latest finish time) or topo (topological position)"),
+  ACS_OPT_INT_FIELD(struct spill_opts, reduce, "4096", 0, 1e9,
+    "control edges: ops visited per search for an existing path (0 = keep every edge)"),
+  ACS_OPT_END,
 };
 
 const struct acs_sched_ops acs_sched_spill = {
   .name = "spill",
   .memory_model = ACS_MEM_RESIDENT, /* producer-to-last-consumer tensors, spilled to DDR when they do not fit */
-  .seed = "000_a679b194fa1bdb4b.txt",
+  .seed = ACS_SEED_KUNDETI,
   .summary = "producer/consumer memory model with dynamic spills, contiguous CMX "
              "addresses and control edges",
-  .kinds = (1u << ACS_WL_DNN) | (1u << ACS_WL_GRAPH),
-  .opts_size = sizeof(struct spill_opts),
-  .opts = spill_opts_desc,
+  .kinds = ACS_KINDS_NETWORK,
+  ACS_SCHED_OPTS(struct spill_opts, spill_opts_desc),
   .schedule = spill_schedule,
 };

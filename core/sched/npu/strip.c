@@ -561,23 +561,21 @@ out_with_strip:
 }
 
 static const struct acs_opt_desc strip_opts_desc[] = {
-  { "iterations", ACS_OPT_INT, offsetof(struct strip_opts, iterations), "1000", 0, 100000000, NULL,
-    "list scheduler samples for the incumbent (at most a tenth of the time limit)" },
-  { "max_vars", ACS_OPT_INT, offsetof(struct strip_opts, max_vars), "200000", 10, 1e9, NULL,
+  ACS__OPT_INCUMBENT_ITERATIONS(struct strip_opts),
+  ACS_OPT_INT_FIELD(struct strip_opts, max_vars, "200000", 10, 1e9,
     "model size limit in columns (4 binaries per pair of ops); larger graphs keep "
-    "the incumbent packing" },
-  { NULL, 0, 0, NULL, 0, 0, NULL, NULL },
+    "the incumbent packing"),
+  ACS_OPT_END,
 };
 
 const struct acs_sched_ops acs_sched_strip = {
   .name = "strip",
   .memory_model = ACS_MEM_TRANSIENT, /* each op's CMX block lives for that op's duration only */
-  .seed = "000_a679b194fa1bdb4b.txt",
+  .seed = ACS_SEED_KUNDETI,
   .summary = "2D strip-packing ILP (GLPK): CMX address x time, contiguous ranges, "
              "precedence, PE/DMA capacities by lazy cuts",
-  .kinds = (1u << ACS_WL_DNN) | (1u << ACS_WL_GRAPH),
-  .opts_size = sizeof(struct strip_opts),
-  .opts = strip_opts_desc,
+  .kinds = ACS_KINDS_NETWORK,
+  ACS_SCHED_OPTS(struct strip_opts, strip_opts_desc),
   .searches = 1,
   .schedule = strip_schedule,
 };
