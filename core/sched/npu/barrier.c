@@ -161,9 +161,10 @@ static int32_t end_count(const struct acs__balloc *a, int32_t x)
  * (its ends grow), and a barrier whose current use has a producer running
  * is not done, so no new use replaces it before t moves on. Such a refusal
  * is kept in x->refused_at and answers every later request at t in O(1);
- * on a tight program most barriers are refused this way for most ops.
- * Otherwise O(barriers of x's consumers), plus O(consumers) when a few
- * members must be looked at.
+ * on a tight program most barriers are refused this way for most ops. The
+ * count itself is kept until the next op starts (x->rk). Otherwise
+ * O(barriers of x's consumers) once per use and start, plus O(members
+ * looked at), or O(consumers) when two of them share a busy barrier.
  */
 static int followable(struct acs__balloc *a, int32_t x, int32_t v, int64_t t)
 {
@@ -185,17 +186,30 @@ static int followable(struct acs__balloc *a, int32_t x, int32_t v, int64_t t)
         return 0;
     return 1;
   }
-  for (int32_t e = u->cbar; e >= 0; e = a->cbar.next[e])
-    if (a->bar_pend[a->cbar.a[e]] > t && (risky += a->cbar.b[e]) > RISKY_MAX) {
-      u->refused_at = t;
-      return 0;
-    }
+  if (u->rk_t == t && u->rk_ver == a->ver) {
+    risky = u->rk; /* counted for another op since the last start */
+  } else {
+    u->rk_several = 0;
+    for (int32_t e = u->cbar; e >= 0; e = a->cbar.next[e])
+      if (a->bar_pend[a->cbar.a[e]] > t) {
+        u->rk_several |= a->cbar.b[e] > 1;
+        if ((risky += a->cbar.b[e]) > RISKY_MAX) {
+          u->refused_at = t;
+          return 0;
+        }
+      }
+    u->rk_t = t;
+    u->rk_ver = a->ver;
+    u->rk = risky;
+  }
   if (risky == 0)
     return 1;
   for (int32_t e = u->cbar; e >= 0; e = a->cbar.next[e])
     if (a->bar_pend[a->cbar.a[e]] > t && a->cbar.b[e] == 1 &&
         !acs__ordered_before(a, a->cbar_member[e], v))
       return 0;
+  if (!u->rk_several)
+    return 1; /* each member on a busy barrier was looked at above */
   for (int32_t k = u->cons; k >= 0; k = a->cons.next[k]) {
     int32_t m = a->cons.a[k];
     if (a->bar_pend[a->use[a->use_of[m]].barrier] > t &&

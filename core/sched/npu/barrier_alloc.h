@@ -25,6 +25,9 @@ struct acs_ba_use {
   uint8_t joinable;       /* open: no consumer has started, more producers may join */
   int64_t refused_at;     /* a decision time at which no op can follow it
                            * (followable, barrier.c); -1 */
+  int64_t rk_t, rk_ver;   /* when rk was counted: decision time, a->ver */
+  int32_t rk;             /* its members on a barrier with a producer running */
+  uint8_t rk_several;     /* ... two or more of them on one such barrier */
 };
 
 /* The lists a physical barrier is on while its current use is done (its
