@@ -9,8 +9,16 @@
  * edge for edge. When the barriers did delay it, more sweeps (variants
  * below: without release times, other policies, the other pricing) are
  * tried and the shortest plan is kept (ties: the first): at most twelve,
- * four on schedules above 5,000 ops. Either way the program is built for
- * the times it will run at.
+ * four on schedules above 5,000 ops. A sweep stops as soon as its plan
+ * cannot come out shorter than the best so far (barrier_int.h), which
+ * changes nothing but the time. Either way the program is built for the
+ * times it will run at.
+ *
+ * Cost: the preparation (barrier_prep.c: O((V + E) log V) plus the
+ * transitive reduction, reach.h), then per sweep O((V + E + A) log V) for
+ * the A edges added plus the allocator's work per request, which is
+ * bounded by constants (barrier.c) and not by the barrier count; memory
+ * O(V + E + A + min(b, V)).
  */
 #include "config.h"
 
@@ -114,9 +122,9 @@ static int apply(struct acs_schedule *s, struct sweep *w, const struct acs__bpre
  * pricing waiters by when they can start or by planned starts. Each is
  * tried on schedules of up to max_ops ops: the greedy policies differ most
  * on small, tight programs, and each sweep costs a full pass over the
- * schedule. The order only decides ties, and how soon a sweep that cannot
- * win is stopped: the two that most often give the shortest plan come
- * first, so that the others are cut early. */
+ * schedule. The order decides only ties, and how soon a sweep that cannot
+ * win is stopped: after the first, the two that most often give the
+ * shortest plan come first, so that the others are cut early. */
 static const struct {
   int policy, release;
   int32_t max_ops;
@@ -145,8 +153,12 @@ int acs__barrier_run(struct acs_schedule *s, struct acs_barrier_stats *st,
                ? acs_diag_set(d, ACS_EINVAL, NULL, 0, 0, "barrier pass: the edges have a cycle")
                : err;
   for (int k = 0; k < NVARIANTS; k++) {
-    if (k > 0 && best.makespan <= s->makespan)
-      break; /* nothing delayed: no sweep can do better */
+    /* The first sweep kept the plan: no sweep can do better by much, and
+     * this one keeps it edge for edge. Past it, every sweep runs (those
+     * that cannot win are cut short), so that the order above decides
+     * nothing but ties. */
+    if (k == 1 && best.makespan <= s->makespan)
+      break;
     if (s->nops > variants[k].max_ops)
       continue;
     /* A later sweep is kept only when shorter: it stops as soon as it
