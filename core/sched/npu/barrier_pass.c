@@ -152,19 +152,26 @@ int acs__barrier_run(struct acs_schedule *s, struct acs_barrier_stats *st,
     return err == ACS_ECYCLE
                ? acs_diag_set(d, ACS_EINVAL, NULL, 0, 0, "barrier pass: the edges have a cycle")
                : err;
-  for (int k = 0; k < NVARIANTS; k++) {
-    /* The first sweep kept the plan: no sweep can do better by much, and
-     * this one keeps it edge for edge. Past it, every sweep runs (those
-     * that cannot win are cut short), so that the order above decides
-     * nothing but ties. */
-    if (k == 1 && best.makespan <= s->makespan)
-      break;
+  /*
+   * The first variant decides alone when it keeps the plan: no sweep can
+   * do better by much, and it keeps the plan edge for edge. Otherwise
+   * every variant runs and the shortest plan is kept (ties: the first in
+   * the table). A sweep is kept only when shorter than those before it,
+   * so it stops as soon as it cannot be (barrier_int.h), which changes
+   * nothing but the time. The second variant runs first (it wins most
+   * often and has no cutoff): the first then stops once it can neither
+   * keep the plan nor tie with it.
+   */
+  for (int i = 0, kept = 0; i < NVARIANTS; i++) {
+    int k = i < 2 ? 1 - i : i;
+    int64_t cutoff = INT64_MAX;
     if (s->nops > variants[k].max_ops)
       continue;
-    /* A later sweep is kept only when shorter: it stops as soon as it
-     * cannot be (barrier_int.h), which changes nothing but the time. */
-    err = sweep_run(&w, s, &p, variants[k].release, variants[k].policy,
-                    k == 0 ? INT64_MAX : best.makespan, interrupted, d);
+    if (k == 0 && kept)
+      cutoff = (best.makespan > s->makespan ? best.makespan : s->makespan) + 1;
+    else if (kept)
+      cutoff = best.makespan;
+    err = sweep_run(&w, s, &p, variants[k].release, variants[k].policy, cutoff, interrupted, d);
     if (err < 0) {
       sweep_free(&w);
       goto out_with_sweeps;
@@ -172,9 +179,13 @@ int acs__barrier_run(struct acs_schedule *s, struct acs_barrier_stats *st,
     sweeps++;
     if (err == ACS__SGS_CUT) {
       sweep_free(&w);
-    } else if (k == 0 || w.makespan < best.makespan) {
+    } else if (!kept || w.makespan < best.makespan ||
+               (k == 0 && (w.makespan == best.makespan || w.makespan <= s->makespan))) {
       sweep_free(&best);
       best = w;
+      kept = 1;
+      if (k == 0 && w.makespan <= s->makespan)
+        break;
     } else {
       sweep_free(&w);
     }
