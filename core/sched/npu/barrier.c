@@ -112,20 +112,13 @@
 
 /* ---- what an op already has ---- */
 
-/*
- * The barriers of v's reduced predecessors, distinct, in wb; returns how
+/* The barriers of v's reduced predecessors, distinct, in wb; returns how
  * many, or -1 when the use v would consume on one of them still has a
- * producer running at t: v must wait for it. It waits until the last such
- * producer ends (*retry): a barrier whose current use has a producer
- * running takes no new use until that use is done, and its producers only
- * end later as more join, so v could not start before then, and asking
- * earlier would change nothing. O(in-degree).
- */
+ * producer running at t: v must wait for it, until *retry at least. */
 static int32_t base_waits(struct acs__balloc *a, int32_t v, int64_t t, int64_t *retry)
 {
   const struct acs__bprep *p = a->p;
   int32_t nw = 0;
-  int64_t until = t;
 
   for (int32_t k = p->rp_off[v]; k < p->rp_off[v + 1]; k++) {
     int32_t b = a->use[a->use_of[p->rp[k]]].barrier;
@@ -135,13 +128,11 @@ static int32_t base_waits(struct acs__balloc *a, int32_t v, int64_t t, int64_t *
     a->bar_mark[b] = a->epoch;
     if (end > t)
       nw = -1;
-    if (end > until)
-      until = end;
+    if (end > t && end < *retry)
+      *retry = end;
     if (nw >= 0)
       a->wb[nw++] = b;
   }
-  if (nw < 0)
-    *retry = until;
   return nw;
 }
 
