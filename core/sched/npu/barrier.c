@@ -79,9 +79,14 @@
  * added anyway (a marker edge; it is implied, so it needs no wait).
  *
  * Cost: per request, at most CANDIDATES barriers of each kind are priced,
- * each in O(EXACT_MAX) (or O(1) for a use with more members), plus a
- * backward search of at most ACS_BA_ANC_BUDGET ops for the paths that make edges
- * unnecessary, and O(degree) for the waits; the barrier lists cost
+ * each in O(EXACT_MAX) (or O(1) for a use with more members) once it can
+ * be followed (followable: O(1) for a use refused for every op at this
+ * decision time, else the barriers of its consumers counted once per use
+ * and start), plus a backward search of at most ACS_BA_ANC_BUDGET ops for
+ * the paths that make edges unnecessary, O(HELD_MAX) per take priced
+ * (hold_waiters; a refused take only tidies its heaps) and O(degree) for
+ * the waits; a scan of the free and stealable barriers that every op is
+ * refused is not repeated before the next start. The barrier lists cost
  * O(log k) per change for the k <= min(b, V) barriers in use
  * (barrier_state.c). So the work per op does not grow with the barrier
  * count. Memory O(V + E + added edges + k).
@@ -577,7 +582,9 @@ static void share_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t y,
   }
 }
 
-/* The best barrier for v at t (kind ACS_BA_K_NONE: none can be had now). */
+/* The best barrier for v at t (kind ACS_BA_K_NONE: none can be had now).
+ * O(CANDIDATES) candidates of each kind, each priced as the file comment
+ * says, plus reuse_near's O(in-degree x uses consumed). */
 static struct acs_ba_choice choose(struct acs__balloc *a, int32_t v, int64_t t)
 {
   struct acs_ba_choice best = {ACS_BA_K_NONE, -1, -1, 0, 0, 0, -1, 0};

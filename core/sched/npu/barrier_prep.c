@@ -23,6 +23,8 @@
 
 #include "core/sched/npu/barrier_int.h"
 
+/* The schedule's edges as a DAG, in topological order by planned start
+ * (reach.h): O((V + E) log V). */
 static int build_graph(struct acs__bprep *p, const struct acs_schedule *s)
 {
   int32_t m = s->nedges, *src = malloc(((size_t)m + 1) * sizeof(int32_t));
@@ -43,7 +45,8 @@ static int build_graph(struct acs__bprep *p, const struct acs_schedule *s)
   return err;
 }
 
-/* Reduced successors (increasing ids) and predecessors, as CSR. */
+/* Reduced successors (increasing ids) and predecessors, as CSR: the
+ * reduction (acs_dag_reduce, reach.h) plus O(V + E). */
 static int build_reduced(struct acs__bprep *p)
 {
   const struct acs_dag *g = &p->g;
@@ -135,7 +138,9 @@ static int same_list(const struct acs__bprep *p, int32_t a, int32_t b)
 }
 
 /* Classes of equal reduced successor sets: hash, sort, then compare each
- * op with the first op of each class already seen under its hash. */
+ * op with the first op of each class already seen under its hash.
+ * O(R log R + V log V) for the R reduced edges (more only on hash
+ * collisions). */
 static int build_classes(struct acs__bprep *p)
 {
   int32_t n = p->n, *rep = malloc(((size_t)n + 1) * sizeof(int32_t));
@@ -221,6 +226,8 @@ static int build_latest(struct acs__bprep *p, const struct acs_schedule *s)
   return ACS_OK;
 }
 
+/* All of the above, once per pass: O((V + E) log V) plus the reduction;
+ * nothing depends on the barrier count. */
 int acs__bprep_init(struct acs__bprep *p, const struct acs_schedule *s)
 {
   int err;
