@@ -180,9 +180,14 @@ static int bit_get(const uint64_t *r, int32_t i)
  * sources that reach v by one or more edges. An edge (u, v) from a source u
  * is implied when u reaches some other predecessor of v, i.e. when u's bit
  * is in the union of A(y) over the predecessors y of v.
+ *
+ * A row is written only when it has a bit (nz[], one byte per position of
+ * the window): predecessors that no source reaches cost a byte, not a row,
+ * and the bits need no clearing. O(window x (in-degree + ACS_REACH_WORDS
+ * per predecessor reached)).
  */
 static void reduce_batch(const struct acs_dag *g, const int32_t *src_pos, int32_t nsrc,
-                         int32_t *bidx, struct window *w, uint8_t *keep)
+                         int32_t *bidx, struct window *w, uint8_t *nz, uint8_t *keep)
 {
   uint64_t b2[ACS_REACH_WORDS];
 
@@ -195,27 +200,39 @@ static void reduce_batch(const struct acs_dag *g, const int32_t *src_pos, int32_
       if (g->pos[g->succ[k]] > w->hi)
         w->hi = g->pos[g->succ[k]];
   }
-  memset(w->bits, 0, (size_t)(w->hi - w->lo + 1) * ACS_REACH_WORDS * sizeof(uint64_t));
   for (int32_t p = w->lo; p <= w->hi; p++) {
     int32_t v = g->topo[p];
-    uint64_t *a = row(w, p);
-    memset(b2, 0, sizeof(b2));
+    int reached = 0, from_src = 0;
     for (int32_t k = g->pred_off[v]; k < g->pred_off[v + 1]; k++) {
       int32_t y = g->pred[k];
       if (g->pos[y] < w->lo)
         continue;
+      from_src |= bidx[y] >= 0;
+      if (!nz[g->pos[y] - w->lo])
+        continue;
       const uint64_t *ay = row(w, g->pos[y]);
-      for (int j = 0; j < ACS_REACH_WORDS; j++) {
-        a[j] |= ay[j];
-        b2[j] |= ay[j];
-      }
-      if (bidx[y] >= 0)
-        bit_set(a, bidx[y]);
+      if (!reached)
+        memcpy(b2, ay, sizeof(b2));
+      else
+        for (int j = 0; j < ACS_REACH_WORDS; j++)
+          b2[j] |= ay[j];
+      reached = 1;
     }
-    /* The edges into v from sources: implied when the source is in b2. */
+    nz[p - w->lo] = (uint8_t)(reached || from_src);
+    if (!reached && !from_src)
+      continue;
+    uint64_t *a = row(w, p);
+    if (reached)
+      memcpy(a, b2, sizeof(b2));
+    else
+      memset(a, 0, sizeof(b2));
     for (int32_t k = g->pred_off[v]; k < g->pred_off[v + 1]; k++) {
       int32_t u = g->pred[k];
-      if (g->pos[u] >= w->lo && bidx[u] >= 0 && bit_get(b2, bidx[u]))
+      if (g->pos[u] < w->lo || bidx[u] < 0)
+        continue;
+      bit_set(a, bidx[u]);
+      /* The edges into v from sources: implied when the source is in b2. */
+      if (reached && bit_get(b2, bidx[u]))
         keep[g->pred_edge[k]] = 0;
     }
   }
@@ -246,10 +263,11 @@ int acs_dag_reduce(const struct acs_dag *g, uint8_t *keep)
   int32_t *stamp = malloc(((size_t)n + 1) * sizeof(int32_t));
   int32_t *bidx = malloc(((size_t)n + 1) * sizeof(int32_t));
   int32_t *src_pos = malloc(((size_t)ACS_REACH_BATCH + 1) * sizeof(int32_t));
-  struct window w = {calloc(((size_t)n + 1) * ACS_REACH_WORDS, sizeof(uint64_t)), 0, 0};
+  struct window w = {malloc(((size_t)n + 1) * ACS_REACH_WORDS * sizeof(uint64_t)), 0, 0};
+  uint8_t *nz = malloc((size_t)n + 1);
   int err = ACS_OK;
 
-  if (!stamp || !bidx || !src_pos || !w.bits) {
+  if (!stamp || !bidx || !src_pos || !w.bits || !nz) {
     err = ACS_ENOMEM;
     goto out_with_bits;
   }
@@ -264,12 +282,12 @@ int acs_dag_reduce(const struct acs_dag *g, uint8_t *keep)
         err = ACS_EINTERRUPTED;
         break;
       }
-      reduce_batch(g, src_pos, nsrc, bidx, &w, keep);
+      reduce_batch(g, src_pos, nsrc, bidx, &w, nz, keep);
       nsrc = 0;
     }
   }
 out_with_bits:
-  free(stamp), free(bidx), free(src_pos), free(w.bits);
+  free(stamp), free(bidx), free(src_pos), free(w.bits), free(nz);
   return err;
 }
 

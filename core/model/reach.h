@@ -65,7 +65,9 @@ void acs_dag_destroy(struct acs_dag *g);
  * between the same nodes. Only nodes with two or more distinct successors
  * can have implied edges, so only they are sources. O(V + E) plus
  * O((V + E) * S / 64) word operations for S such nodes in the worst case
- * (less when edges are local in the order).
+ * (less when edges are local in the order, and where few nodes of a
+ * batch's window are reached from its sources: an unreached predecessor
+ * costs one byte, not a row of bits).
  */
 int acs_dag_reduce(const struct acs_dag *g, uint8_t *keep);
 

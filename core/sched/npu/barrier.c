@@ -79,9 +79,14 @@
  * added anyway (a marker edge; it is implied, so it needs no wait).
  *
  * Cost: per request, at most CANDIDATES barriers of each kind are priced,
- * each in O(EXACT_MAX) (or O(1) for a use with more members), plus a
- * backward search of at most ACS_BA_ANC_BUDGET ops for the paths that make edges
- * unnecessary, and O(degree) for the waits; the barrier lists cost
+ * each in O(EXACT_MAX) (or O(1) for a use with more members) once it can
+ * be followed (followable: O(1) for a use refused for every op at this
+ * decision time, else the barriers of its consumers counted once per use
+ * and start), plus a backward search of at most ACS_BA_ANC_BUDGET ops for
+ * the paths that make edges unnecessary, O(HELD_MAX) per take priced
+ * (hold_waiters; a refused take only tidies its heaps) and O(degree) for
+ * the waits; a scan of the free and stealable barriers that every op is
+ * refused is not repeated before the next start. The barrier lists cost
  * O(log k) per change for the k <= min(b, V) barriers in use
  * (barrier_state.c). So the work per op does not grow with the barrier
  * count. Memory O(V + E + added edges + k).
@@ -122,7 +127,7 @@ static int32_t base_waits(struct acs__balloc *a, int32_t v, int64_t t, int64_t *
 
   for (int32_t k = p->rp_off[v]; k < p->rp_off[v + 1]; k++) {
     int32_t b = a->use[a->use_of[p->rp[k]]].barrier;
-    int64_t end = a->use[a->bar[b].cur].prod_end;
+    int64_t end = a->bar_pend[b];
     if (a->bar_mark[b] == a->epoch)
       continue;
     a->bar_mark[b] = a->epoch;
@@ -153,36 +158,66 @@ static int32_t end_count(const struct acs__balloc *a, int32_t x)
  * waits on the member's barrier, whose current use must not have a
  * producer running. So every member on a barrier that has one must be
  * ordered before v already; with more than RISKY_MAX such members x is
- * refused without looking. O(barriers of x's consumers), plus O(consumers)
- * when a few members must be looked at.
+ * refused without looking.
+ *
+ * Whether x is done by t, and how many of its members are on a barrier
+ * with a producer running at t, do not depend on v, and within one
+ * decision time they only get worse: a use gains consumers and producers
+ * (its ends grow), and a barrier whose current use has a producer running
+ * is not done, so no new use replaces it before t moves on. Such a refusal
+ * is kept in x->refused_at and answers every later request at t in O(1);
+ * on a tight program most barriers are refused this way for most ops. The
+ * count itself is kept until the next op starts (x->rk). Otherwise
+ * O(barriers of x's consumers) once per use and start, plus O(members
+ * looked at), or O(consumers) when two of them share a busy barrier.
  */
 static int followable(struct acs__balloc *a, int32_t x, int32_t v, int64_t t)
 {
+  struct acs_ba_use *u = &a->use[x];
   int32_t risky = 0;
 
-  if (acs__use_done(a, x) > t)
-    return 0; /* a member has not ended */
-  if (a->use[x].ncons == 0) {
-    int32_t b = a->use[x].barrier;
-    if (a->use[a->bar[b].cur].prod_end <= t)
+  if (u->refused_at == t)
+    return 0;
+  if (acs__use_done(a, x) > t) {
+    u->refused_at = t; /* a member has not ended */
+    return 0;
+  }
+  if (u->ncons == 0) {
+    int32_t b = u->barrier;
+    if (a->bar_pend[b] <= t)
       return 1;
-    for (int32_t m = a->use[x].prod; m >= 0; m = a->prod_next[m])
+    for (int32_t m = u->prod; m >= 0; m = a->prod_next[m])
       if (m == v || !acs__ordered_before(a, m, v))
         return 0;
     return 1;
   }
-  for (int32_t e = a->use[x].cbar; e >= 0; e = a->cbar.next[e])
-    if (a->use[a->bar[a->cbar.a[e]].cur].prod_end > t) {
-      if ((risky += a->cbar.b[e]) > RISKY_MAX)
-        return 0;
-      if (a->cbar.b[e] == 1 && !acs__ordered_before(a, a->cbar_member[e], v))
-        return 0;
-    }
+  if (u->rk_t == t && u->rk_ver == a->ver) {
+    risky = u->rk; /* counted for another op since the last start */
+  } else {
+    u->rk_several = 0;
+    for (int32_t e = u->cbar; e >= 0; e = a->cbar.next[e])
+      if (a->bar_pend[a->cbar.a[e]] > t) {
+        u->rk_several |= a->cbar.b[e] > 1;
+        if ((risky += a->cbar.b[e]) > RISKY_MAX) {
+          u->refused_at = t;
+          return 0;
+        }
+      }
+    u->rk_t = t;
+    u->rk_ver = a->ver;
+    u->rk = risky;
+  }
   if (risky == 0)
     return 1;
-  for (int32_t k = a->use[x].cons; k >= 0; k = a->cons.next[k]) {
+  for (int32_t e = u->cbar; e >= 0; e = a->cbar.next[e])
+    if (a->bar_pend[a->cbar.a[e]] > t && a->cbar.b[e] == 1 &&
+        !acs__ordered_before(a, a->cbar_member[e], v))
+      return 0;
+  if (!u->rk_several)
+    return 1; /* each member on a busy barrier was looked at above */
+  for (int32_t k = u->cons; k >= 0; k = a->cons.next[k]) {
     int32_t m = a->cons.a[k];
-    if (a->use[a->bar[a->use[a->use_of[m]].barrier].cur].prod_end > t &&
+    if (a->bar_pend[a->use[a->use_of[m]].barrier] > t &&
         !acs__ordered_before(a, m, v))
       return 0;
   }
@@ -414,14 +449,41 @@ static void price_share(struct acs__balloc *a, int32_t v, int64_t t, int32_t b,
     c->edges += x->nprod * nsucc + a->bar[b].pending;
 }
 
-/* Reuse or steal barrier b (its current use is done). */
+/*
+ * What pricing a steal of b does to the heaps that held() walks, without
+ * the pricing: drops the started ops from the top of by_ready and by_start
+ * and the past entries of by_start, as hold_waiters would. held() reads the
+ * heaps' layout (it walks their first nodes), so a take refused without
+ * its price leaves them as a priced one does, and the choices stay those
+ * of pricing every take. By planned starts only the smallest keys are
+ * read, which no layout changes. O(1) plus the entries dropped.
+ */
+static void hold_tidy(struct acs__balloc *a, int32_t b, int64_t t)
+{
+  struct acs_heap *h = &a->bar[b].by_ready;
+
+  if (a->by_plan)
+    return;
+  while (!acs_heap_empty(h) && a->use_of[acs_heap_peek(h).id] >= 0)
+    acs_heap_pop(h);
+  h = &a->bar[b].by_start;
+  while (!acs_heap_empty(h) && acs_heap_peek(h).key < t)
+    acs_heap_pop(h);
+  while (!acs_heap_empty(h) && a->use_of[acs_heap_peek(h).id] >= 0)
+    acs_heap_pop(h);
+}
+
+/* Reuse or steal barrier b (its current use is done). A refused take
+ * (edges < 0) is not priced further. */
 static void price_take(struct acs__balloc *a, int32_t v, int64_t t, int32_t b, struct acs_ba_choice *c)
 {
   int32_t others = a->bar[b].pending - acs__registered(a, v, b);
 
   *c = (struct acs_ba_choice){others > 0 ? ACS_BA_K_STEAL : ACS_BA_K_REUSE, b, -1, 0, 0, 0, -1, 0};
   c->edges = edges_after(a, a->bar[b].cur, v, t, -1, 1);
-  if (c->kind == ACS_BA_K_STEAL)
+  if (c->kind == ACS_BA_K_STEAL && c->edges < 0)
+    hold_tidy(a, b, t);
+  else if (c->kind == ACS_BA_K_STEAL)
     hold_waiters(a, b, v, t, t + acs__sgs_dur(a->s, v), c);
 }
 
@@ -520,7 +582,9 @@ static void share_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t y,
   }
 }
 
-/* The best barrier for v at t (kind ACS_BA_K_NONE: none can be had now). */
+/* The best barrier for v at t (kind ACS_BA_K_NONE: none can be had now).
+ * O(CANDIDATES) candidates of each kind, each priced as the file comment
+ * says, plus reuse_near's O(in-degree x uses consumed). */
 static struct acs_ba_choice choose(struct acs__balloc *a, int32_t v, int64_t t)
 {
   struct acs_ba_choice best = {ACS_BA_K_NONE, -1, -1, 0, 0, 0, -1, 0};
@@ -548,13 +612,26 @@ static struct acs_ba_choice choose(struct acs__balloc *a, int32_t v, int64_t t)
   reuse_near(a, v, t, &best);
   if (tier(&best) <= 1)
     return best;
-  for (int l = ACS_BA_L_FREE; l <= ACS_BA_L_STEAL; l++) {
-    n = 0;
-    for (int32_t b = a->tail[l]; b >= 0 && n < CANDIDATES && tier(&best) > 1; b = a->bar[b].prev) {
-      struct acs_ba_choice c;
-      price_take(a, v, t, b, &c);
-      consider(&best, &c);
-      n++;
+  /* When every barrier priced was refused for any op at this decision time
+   * (followable) and no op has started since, the lists are the same and
+   * so is the answer: the scan is skipped. */
+  if (a->scan_t != t || a->scan_ver != a->ver) {
+    int all = 1;
+    for (int l = ACS_BA_L_FREE; l <= ACS_BA_L_STEAL; l++) {
+      n = 0;
+      for (int32_t b = a->tail[l]; b >= 0 && n < CANDIDATES && tier(&best) > 1; b = a->bar[b].prev) {
+        struct acs_ba_choice c;
+        price_take(a, v, t, b, &c);
+        consider(&best, &c);
+        /* refused for any op, and priced as a take of the same kind for
+         * any op (so the heaps are as pricing it again leaves them) */
+        all &= c.edges < 0 && a->use[a->bar[b].cur].refused_at == t && a->bar[b].pending != 1;
+        n++;
+      }
+    }
+    if (all) {
+      a->scan_t = t;
+      a->scan_ver = a->ver;
     }
   }
   n = a->policy == ACS__BP_NOSHARE ? CANDIDATES : 0;

@@ -61,9 +61,12 @@ struct acs_barrier_stats {
  * s->barriers <= 0 or s is not a complete acyclic schedule; ACS_ENOMEM.
  * `pb` is the problem s was made from (only for the platform; may be NULL).
  *
- * Cost: O((V + E) log V) plus the transitive reduction (reach.h) plus, per
- * op that opens a use, O(k) for the k <= min(barriers, V) barriers in use
- * (barrier.c); memory O(V + E). Nothing is allocated per unused barrier.
+ * Cost: O((V + E) log V) plus the transitive reduction (reach.h) to
+ * prepare; then at most four sweeps above 5,000 ops (twelve below), each
+ * O((V + E + A) log V) for the A edges added plus a bounded amount of
+ * allocator work per request (barrier.c), and each cut short once it
+ * cannot beat the best so far (barrier_pass.c); memory O(V + E + A +
+ * min(barriers, V)). No part's work per op grows with the barrier count.
  *
  * ctx (may be NULL) gives the interrupt flag, polled at every decision
  * time: the pass then returns ACS_EINTERRUPTED with s as it was.

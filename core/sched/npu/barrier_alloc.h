@@ -23,6 +23,11 @@ struct acs_ba_use {
   int32_t cbar;           /* the barriers its consumers update: entries of
                            * a->cbar (barrier, consumers on it, one of them) */
   uint8_t joinable;       /* open: no consumer has started, more producers may join */
+  int64_t refused_at;     /* a decision time at which no op can follow it
+                           * (followable, barrier.c); -1 */
+  int64_t rk_t, rk_ver;   /* when rk was counted: decision time, a->ver */
+  int32_t rk;             /* its members on a barrier with a producer running */
+  uint8_t rk_several;     /* ... two or more of them on one such barrier */
 };
 
 /* The lists a physical barrier is on while its current use is done (its
@@ -63,6 +68,8 @@ struct acs__balloc {
   int by_plan;            /* ACS__BP_BY_PLAN was given */
   int32_t nbar;           /* barriers touched so far: ids [0, nbar) */
   struct acs_ba_bar *bar;        /* min(nb, n) of them at most */
+  int64_t *bar_pend;      /* per barrier: prod_end of its current use (compact,
+                           * for the scans of barrier.c) */
   int32_t head[3], tail[3]; /* the ACS_BA_L_* lists, oldest first */
   int32_t ohead, otail;   /* barriers whose current use is open, oldest first */
   struct acs_heap busy;   /* (done time, barrier), stale entries dropped lazily */
@@ -87,6 +94,8 @@ struct acs__balloc {
   int32_t *cbar_member;   /* per entry of cbar: a consumer updating it */
   size_t cbar_cap;
   int64_t ver;            /* one more per op started */
+  int64_t scan_t, scan_ver; /* when every free and stealable barrier priced
+                             * was refused for any op (choose, barrier.c) */
   /* scratch for one request */
   int32_t epoch, pstamp;
   int32_t *pred_mark, *anc_mark, *bar_mark, *pull_mark, *try_mark, *queue, *wb, *wz;

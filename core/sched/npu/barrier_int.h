@@ -25,6 +25,8 @@ struct acs__bprep {
                                * sets share one (>= 0); sinks have -1 */
   int32_t ncls;
   int64_t *lst;               /* latest start that keeps the planned makespan */
+  int64_t *tail;              /* longest path from the op's start to the end */
+  int32_t *by_tail;           /* the ops by decreasing tail (ties: id) */
   int64_t edges, reduced;     /* distinct edges, and those the reduction keeps */
 };
 
@@ -50,7 +52,16 @@ struct acs__sgs_hooks {
   int (*try_start)(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int force,
                    int64_t *retry);
   const volatile sig_atomic_t *interrupted;  /* polled at every decision time; may be NULL */
+  /* With p set, the sweep stops (acs__sgs_run returns ACS__SGS_CUT) at the
+   * first decision time at which its makespan cannot come out below
+   * cutoff: an op that has not started starts at the decision time or
+   * later and still has its tail (p->tail) to run, over edges the
+   * allocator only adds to. */
+  const struct acs__bprep *p;
+  int64_t cutoff;
 };
+
+#define ACS__SGS_CUT 1
 
 /* The duration the re-timing gives op v: the one place it is taken from. */
 int64_t acs__sgs_dur(const struct acs_schedule *s, int32_t v);
@@ -67,7 +78,8 @@ int acs__sgs_done(const struct acs__sgs *g, int32_t v);
  * start in the order of their planned starts (ties by id) when their
  * demands fit and the allocator agrees. With `release`, no op starts before
  * its planned start. New starts are written to start[] (the schedule is not
- * changed). ACS_OK or an error (a stall names the ops left).
+ * changed). ACS_OK, ACS__SGS_CUT (hk->p, hk->cutoff), or an error (a
+ * stall names the ops left).
  */
 int acs__sgs_run(const struct acs_schedule *s, int release, const struct acs__sgs_hooks *hk,
                  int64_t *start, struct acs_diag *d);

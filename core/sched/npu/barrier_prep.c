@@ -23,7 +23,8 @@
 
 #include "core/sched/npu/barrier_int.h"
 
-/* Reduced successors (increasing ids) and predecessors, as CSR. */
+/* Reduced successors (increasing ids) and predecessors, as CSR: the
+ * reduction (acs_dag_reduce, reach.h) plus O(V + E). */
 static int build_reduced(struct acs__bprep *p)
 {
   const struct acs_dag *g = &p->g;
@@ -115,7 +116,9 @@ static int same_list(const struct acs__bprep *p, int32_t a, int32_t b)
 }
 
 /* Classes of equal reduced successor sets: hash, sort, then compare each
- * op with the first op of each class already seen under its hash. */
+ * op with the first op of each class already seen under its hash.
+ * O(R log R + V log V) for the R reduced edges (more only on hash
+ * collisions). */
 static int build_classes(struct acs__bprep *p)
 {
   int32_t n = p->n, *rep = malloc(((size_t)n + 1) * sizeof(int32_t));
@@ -156,16 +159,30 @@ static int build_classes(struct acs__bprep *p)
   return ACS_OK;
 }
 
-/* lst(v) = makespan - (longest path from v's start to the end). */
+struct tv {
+  int64_t tail;
+  int32_t v;
+};
+
+static int cmp_tail(const void *x, const void *y)
+{
+  const struct tv *a = x, *b = y;
+
+  if (a->tail != b->tail)
+    return a->tail > b->tail ? -1 : 1;
+  return (a->v > b->v) - (a->v < b->v);
+}
+
+/* tail(v) = the longest path from v's start to the end, lst(v) = makespan
+ * - tail(v), and the ops by decreasing tail. O(V log V + E). */
 static int build_latest(struct acs__bprep *p, const struct acs_schedule *s)
 {
-  int64_t *tail = calloc((size_t)p->n + 1, sizeof(int64_t));
+  int64_t *tail = p->tail = calloc((size_t)p->n + 1, sizeof(int64_t));
 
   p->lst = malloc(((size_t)p->n + 1) * sizeof(int64_t));
-  if (!tail || !p->lst) {
-    free(tail);
+  p->by_tail = malloc(((size_t)p->n + 1) * sizeof(int32_t));
+  if (!tail || !p->lst || !p->by_tail)
     return ACS_ENOMEM;
-  }
   for (int32_t k = p->n - 1; k >= 0; k--) {
     int32_t v = p->g.topo[k];
     int64_t best = 0;
@@ -175,10 +192,20 @@ static int build_latest(struct acs__bprep *p, const struct acs_schedule *s)
     tail[v] = best + acs__sgs_dur(s, v);
     p->lst[v] = s->makespan - tail[v];
   }
-  free(tail);
+  struct tv *o = malloc(((size_t)p->n + 1) * sizeof(*o));
+  if (!o)
+    return ACS_ENOMEM;
+  for (int32_t v = 0; v < p->n; v++)
+    o[v] = (struct tv){tail[v], v};
+  qsort(o, (size_t)p->n, sizeof(*o), cmp_tail);
+  for (int32_t k = 0; k < p->n; k++)
+    p->by_tail[k] = o[k].v;
+  free(o);
   return ACS_OK;
 }
 
+/* All of the above, once per pass: O((V + E) log V) plus the reduction;
+ * nothing depends on the barrier count. */
 int acs__bprep_init(struct acs__bprep *p, const struct acs_schedule *s)
 {
   int err;
@@ -197,5 +224,6 @@ void acs__bprep_destroy(struct acs__bprep *p)
 {
   acs_dag_destroy(&p->g);
   free(p->rp_off), free(p->rp), free(p->rs_off), free(p->rs), free(p->cls), free(p->lst);
+  free(p->tail), free(p->by_tail);
   memset(p, 0, sizeof(*p));
 }

@@ -71,6 +71,9 @@ struct acs__sgs {
    * for a unit. */
   struct acs_heap ready[3];
   struct acs_heap run, wait;
+  int64_t max_tail;          /* the latest start + tail (hk->p) of an op started */
+  int64_t work[ACS_MAX_RES]; /* per resource: duration x demand of the ops not started */
+  int32_t cut_next;          /* may_end_before: first op by tail not started */
 };
 
 /* Does op v move bytes over the DDR link that s records? */
@@ -199,6 +202,10 @@ static int begin(struct acs__sgs *g, int32_t v, int64_t t)
   int64_t dur = acs__sgs_dur(g->s, v);
 
   g->start[v] = t;
+  if (g->hk->p && t + g->hk->p->tail[v] > g->max_tail)
+    g->max_tail = t + g->hk->p->tail[v];
+  for (int r = 0; r < g->s->nres; r++)
+    g->work[r] -= dur * acs_schedule_demand(g->s, v, r);
   if (dur == 0)
     return finish(g, v);
   for (int r = 0; r < g->s->nres; r++)
@@ -282,6 +289,29 @@ static int advance(struct acs__sgs *g, int64_t t)
   return err;
 }
 
+/* Can the sweep still end before hk->cutoff, at decision time t? Every op
+ * ends the sweep no earlier than its start plus its tail (its successors
+ * start after it ends, and so on, with the durations the tails were
+ * measured with), and one that has not started starts at t or later; and
+ * the work of the ops not started on each resource (duration x demand)
+ * takes at least its total over the capacity from t on. The ops by
+ * decreasing tail are passed over once they have started: O(R) amortized,
+ * O(V + R) per decision time at most. */
+static int may_end_before(struct acs__sgs *g, int64_t t)
+{
+  const struct acs__bprep *p = g->hk->p;
+
+  while (g->cut_next < p->n && g->start[p->by_tail[g->cut_next]] >= 0)
+    g->cut_next++;
+  if (g->max_tail >= g->hk->cutoff)
+    return 0;
+  for (int r = 0; r < g->s->nres; r++)
+    if (g->s->res_cap[r] > 0 &&
+        t + (g->work[r] + g->s->res_cap[r] - 1) / g->s->res_cap[r] >= g->hk->cutoff)
+      return 0;
+  return g->cut_next == p->n || t + p->tail[p->by_tail[g->cut_next]] < g->hk->cutoff;
+}
+
 static int sweep(struct acs__sgs *g, struct acs_diag *d)
 {
   int32_t placed = 0, n = g->s->nops;
@@ -295,6 +325,8 @@ static int sweep(struct acs__sgs *g, struct acs_diag *d)
     int err;
     if (g->hk->interrupted && *g->hk->interrupted)
       return ACS_EINTERRUPTED;
+    if (g->hk->p && !may_end_before(g, t))
+      return ACS__SGS_CUT;
     if ((err = advance(g, t)) < 0 || (k = decide(g, t, 0)) < 0)
       return err < 0 ? err : k;
     placed += k;
@@ -343,6 +375,9 @@ static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int releas
     g->succ_off[s->edges[e].src + 1]++;
     g->indeg[s->edges[e].dst]++;
   }
+  for (int32_t v = 0; v < s->nops; v++)
+    for (int r = 0; r < s->nres; r++)
+      g->work[r] += acs__sgs_dur(s, v) * acs_schedule_demand(s, v, r);
   for (int32_t v = 0; v < s->nops; v++) {
     g->succ_off[v + 1] += g->succ_off[v];
     g->dhead[v] = -1;
@@ -517,7 +552,7 @@ static int64_t makespan_of(const struct acs_schedule *s, const int64_t *start)
 
 int acs__barrier_retime(struct acs_schedule *s, int32_t first_new_edge, struct acs_diag *d)
 {
-  struct acs__sgs_hooks hk = {NULL, always, NULL};
+  struct acs__sgs_hooks hk = {NULL, always, NULL, NULL, INT64_MAX};
   int64_t *start[2];
   int need = 0, err = ACS_ENOMEM;
 

@@ -399,11 +399,12 @@ static int open_use(struct acs__balloc *a, int32_t v, int64_t t, const struct ac
     a->ucap = cap;
   }
   y = a->nuse++;
-  a->use[y] = (struct acs_ba_use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, t, -1, 1};
+  a->use[y] = (struct acs_ba_use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, t, -1, 1, -1, -1, -1, 0, 0};
   /* By planned starts alone, a use that took its barrier from waiters
    * takes no other producer: joining it is not priced. */
   a->use[y].joinable = !a->by_plan || c->kind != ACS_BA_K_STEAL;
   a->bar[b].cur = y;
+  a->bar_pend[b] = t;
   if (cls >= 0)
     a->open_cls[cls] = y;
   else
@@ -499,6 +500,7 @@ int acs__commit(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int64_t t,
   a->use[y].slots += acs_barrier_slot_demand(&a->s->ops[v]);
   if (a->end[v] > a->use[y].prod_end)
     a->use[y].prod_end = a->end[v];
+  a->bar_pend[a->use[y].barrier] = a->use[y].prod_end; /* y is its barrier's current use */
   if ((err = touch(a, a->use[y].barrier)) < 0)
     return err;
   for (int32_t k = 0; k < nw; k++)
@@ -529,6 +531,7 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->by_plan = (policy & ACS__BP_BY_PLAN) != 0;
   a->open_sink = a->ohead = a->otail = -1;
   a->now = -1;
+  a->scan_t = -1;
   for (int l = 0; l < 3; l++)
     a->head[l] = a->tail[l] = -1;
   /* Never more barriers than ops: each use has one. */
@@ -546,6 +549,7 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->pred_mark = calloc(n, sizeof(int32_t));
   a->anc_mark = calloc(n, sizeof(int32_t));
   a->bar_mark = calloc(nb, sizeof(int32_t));
+  a->bar_pend = calloc(nb, sizeof(int64_t));
   a->pull_mark = calloc(nb, sizeof(int32_t));
   a->succ_mark = calloc(n, sizeof(int32_t));
   a->try_mark = calloc(nb, sizeof(int32_t));
@@ -554,7 +558,7 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->wz = malloc(n * sizeof(int32_t));
   if (!a->bar || !a->use_of || !a->prod_next || !a->open_cls || !a->end || !a->unstarted ||
       !a->ready_at || !a->reg_head ||
-      !a->add_in || !a->opcons_head || !a->pred_mark || !a->anc_mark || !a->bar_mark ||
+      !a->add_in || !a->opcons_head || !a->pred_mark || !a->anc_mark || !a->bar_mark || !a->bar_pend ||
       !a->pull_mark || !a->succ_mark || !a->try_mark || !a->queue || !a->wb || !a->wz ||
       acs_heap_init(&a->busy, 64) < 0 || acs_heap_init(&a->idle, 64) < 0)
     return ACS_ENOMEM;
@@ -586,7 +590,7 @@ void acs__balloc_destroy(struct acs__balloc *a)
   acs_heap_destroy(&a->idle);
   free(a->bar), free(a->use), free(a->use_of), free(a->prod_next), free(a->open_cls);
   free(a->end), free(a->unstarted), free(a->ready_at), free(a->reg_head), free(a->add_in), free(a->opcons_head);
-  free(a->pred_mark), free(a->anc_mark), free(a->bar_mark), free(a->pull_mark);
+  free(a->pred_mark), free(a->anc_mark), free(a->bar_mark), free(a->bar_pend), free(a->pull_mark);
   free(a->try_mark), free(a->succ_mark), free(a->queue), free(a->wb), free(a->wz);
   list_free(&a->cons), list_free(&a->reg), list_free(&a->add), list_free(&a->waits);
   list_free(&a->opcons), list_free(&a->cbar);
