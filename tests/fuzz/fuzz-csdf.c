@@ -114,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   struct acs_diag d;
   int err;
 
-  acs_fuzz_init();
+  acs_fuzz_init_limits(ACS_FUZZ_SMALL_OPS, ACS_FUZZ_SMALL_EDGES); /* fuzz.h */
   acs_diag_init(&d);
   if (acs_sdf_init(&g, "fuzz", "fuzz.xml") < 0)
     return 0;

@@ -11,6 +11,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+  acs_fuzz_init_limits(ACS_FUZZ_SMALL_OPS, ACS_FUZZ_SMALL_EDGES); /* fuzz.h */
   acs_fuzz_workload(acs_fuzz_file("in.onnx", data, size), 1);
   return 0;
 }
