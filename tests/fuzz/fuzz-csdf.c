@@ -114,7 +114,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   struct acs_diag d;
   int err;
 
-  acs_fuzz_init();
+  /* Tighter limits: this builder costs much per op, and its limit checks
+   * are the same code at any value (fuzz.h). */
+  acs_fuzz_init_limits(ACS_FUZZ_SMALL_OPS, ACS_FUZZ_SMALL_EDGES);
   acs_diag_init(&d);
   if (acs_sdf_init(&g, "fuzz", "fuzz.xml") < 0)
     return 0;

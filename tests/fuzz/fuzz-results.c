@@ -288,6 +288,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
   acs_fuzz_init();
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  /* HDF5 keeps the blocks it frees on free lists of its own, up to a
+   * limit per list; its file structures (the metadata cache of every open
+   * file, over a megabyte) pass that limit, so each of the several opens
+   * an input makes would map, zero and unmap them again: most of the time
+   * of a run. Without limits HDF5 reuses them; what it holds is what one
+   * run had in use at once. acsim's own allocations are unaffected. */
+  static int free_lists;
+  if (!free_lists++)
+    H5set_free_list_limits(-1, -1, -1, -1, -1, -1);
   if (mode & 1) {
     snprintf(written, sizeof(written), "%s/written.h5", acs_fuzz_dir());
     if (write_program(&in, written) < 0)

@@ -56,6 +56,14 @@ void acs_fuzz_init(void)
     abort();
 }
 
+void acs_fuzz_init_limits(int64_t ops, int64_t edges)
+{
+  acs_fuzz_init();
+  if (acs_limit_get(ACS_LIMIT_OPS) != ops &&
+      (acs_limit_set(ACS_LIMIT_OPS, ops) < 0 || acs_limit_set(ACS_LIMIT_EDGES, edges) < 0))
+    abort();
+}
+
 const char *acs_fuzz_srcdir(void)
 {
   const char *src = getenv("ACS_SRCDIR");

@@ -35,6 +35,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Once per process: the scratch directory and the fuzzing limits. */
 void acs_fuzz_init(void);
+/*
+ * acs_fuzz_init, then tighter ops and edges limits for a harness whose
+ * inputs cost per op more than the others' (a builder that walks many
+ * ops, or one that plans each): the limit checks are the same code at
+ * any value, and a lower one makes the inputs that reach it cheap, so the
+ * fuzzer runs more of them. Every call must pass the same values (replay
+ * and fuzzing then agree).
+ */
+void acs_fuzz_init_limits(int64_t ops, int64_t edges);
+/* Those of the harnesses that call acs_fuzz_init_limits. */
+#define ACS_FUZZ_SMALL_OPS (INT64_C(1) << 12)
+#define ACS_FUZZ_SMALL_EDGES (INT64_C(1) << 14)
 /* The source tree (tests/fuzz/corpus, tests/data): $ACS_SRCDIR, else the
  * one this program was built from. */
 const char *acs_fuzz_srcdir(void);
