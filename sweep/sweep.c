@@ -168,7 +168,8 @@ static int post_pass_param(int i)
   return i == ACS_P_BARRIERS || i == ACS_P_BARRIER_SLOTS;
 }
 
-/* The same SimGrid platform first, then what the schedulers read. */
+/* The same SimGrid platform first, then what the schedulers read: the
+ * parameters and the unit counts. */
 static int plat_class_cmp(const struct acs_platform *a, const struct acs_platform *b)
 {
   int c = acs_sim_platform_cmp(a, b);
@@ -176,7 +177,7 @@ static int plat_class_cmp(const struct acs_platform *a, const struct acs_platfor
   for (int i = 0; c == 0 && i < ACS_PARAM_COUNT; i++)
     if (!post_pass_param(i) && a->v[i] != b->v[i])
       c = a->v[i] < b->v[i] ? -1 : 1;
-  return c;
+  return c ? c : strcmp(a->units, b->units);
 }
 
 static int plat_ref_cmp(const void *a, const void *b)
