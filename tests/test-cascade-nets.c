@@ -83,6 +83,19 @@ static const char *const HAND_64K[] = {
   "ddr_ratio=1", "ddr_latency_cycles=0", "cmx_align_bytes=1", "bytes_per_elem=1",
   "cmx_kib=64", NULL};
 
+/* A plan of the two Parts A and B: stripes of h rows, one channel slice,
+ * single buffers, rolling as given, the output to DDR. */
+static void two_part_plan(struct acs_cas_plan *p, int64_t h, uint32_t rolling)
+{
+  memset(p, 0, sizeof(*p));
+  p->nparts = 2;
+  p->h = h;
+  p->c = 1;
+  p->nbuf = 1;
+  p->rolling = rolling;
+  p->out_home = ACS_CAS_HOME_DDR;
+}
+
 /* A and B in one cascade, one stripe: A computes only what B reads, 7 x 7
  * outputs of 9 MACs each (441), B 3 x 3 of one MAC (9): 450 MACs, where
  * computing y whole would take 81 x 9 + 9 = 738. The lowered schedule
@@ -99,13 +112,7 @@ Test(unread, producer_computes_only_what_is_read)
   short_reader(&lg);
   rig_make(&r, &lg, HAND_64K);
   cr_assert(acs_cas_group_of(&r.cg, 0, 2, &g));
-  memset(&p, 0, sizeof(p));
-  p.first = 0;
-  p.nparts = 2;
-  p.h = 3;
-  p.c = 1;
-  p.nbuf = 1;
-  p.out_home = ACS_CAS_HOME_DDR;
+  two_part_plan(&p, 3, 0);
   cr_assert_eq(acs_cas_walk(&r.env, &g, &p, NULL), ACS_OK);
   cr_assert_eq(p.macs, 450);
   acs_diag_init(&d);
@@ -143,13 +150,7 @@ Test(unread, a_read_needs_every_block_it_spans)
   infer_ok(&lg);
   rig_make(&r, &lg, HAND_64K);
   cr_assert(acs_cas_group_of(&r.cg, 0, 2, &g));
-  memset(&p, 0, sizeof(p));
-  p.nparts = 2;
-  p.h = 1;
-  p.c = 1;
-  p.nbuf = 1;
-  p.rolling = 1; /* y */
-  p.out_home = ACS_CAS_HOME_DDR;
+  two_part_plan(&p, 1, 1); /* y rolled */
   cr_assert_eq(acs_cas_walk(&r.env, &g, &p, NULL), ACS_OK);
   acs_diag_init(&d);
   cr_assert_eq(acs_cas_lower(&r.env, &p, 1, r.s.cmx_capacity, &r.s, &tags, &d), ACS_OK, "%s",
@@ -193,11 +194,7 @@ Test(unread, network_output_must_be_whole)
   short_reader(&lg);
   rig_make(&r, &lg, HAND_64K);
   cr_assert(acs_cas_group_of(&r.cg, 0, 2, &g));
-  memset(&p, 0, sizeof(p));
-  p.nparts = 2;
-  p.h = 3;
-  p.c = 1;
-  p.nbuf = 1;
+  two_part_plan(&p, 3, 0);
   cr_assert_eq(acs_cas_walk(&r.env, &g, &p, NULL), ACS_OK);
   acs_diag_init(&d);
   cr_assert_eq(acs_cas_lower(&r.env, &p, 1, r.s.cmx_capacity, &r.s, &tags, &d), ACS_OK, "%s",
