@@ -49,6 +49,17 @@ int32_t named_op(struct acs_graph *g, const char *name, int64_t dur, int64_t r1,
   return id;
 }
 
+void nine_instance(struct acs_graph *g, struct acs_problem *pb)
+{
+  named2(g, 3, 3);
+  named_op(g, "a", 2, 2, 0);
+  named_op(g, "b", 3, 2, 0);
+  named_op(g, "c", 4, 2, 0);
+  named_op(g, "d", 5, 1, 0);
+  tu_finalize(g);
+  tu_problem(pb, g, NULL);
+}
+
 /* Whether v fits at [t, t + d) against the ops list[0..k) placed. Usage
  * changes only at starts, so checking t and every start inside suffices. */
 int fits(const struct brute *b, int32_t k, int32_t v, int64_t t)

@@ -24,6 +24,12 @@ void named2(struct acs_graph *g, int64_t c1, int64_t c2);
 int32_t named_op(struct acs_graph *g, const char *name, int64_t dur, int64_t r1,
                         int64_t r2);
 
+/* The hand-worked instance: three ops of demand 2 on R1 of capacity 3 run
+ * one at a time (2 + 3 + 4), a fourth of demand 1 fits beside any of
+ * them; its optimum is 9, above the bound max(critical path 5, R1 work
+ * ceil(23 / 3) = 8). g and pb are made here. */
+void nine_instance(struct acs_graph *g, struct acs_problem *pb);
+
 /* ---- the brute-force enumerator ---------------------------------------- */
 
 struct brute {

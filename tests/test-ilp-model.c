@@ -44,13 +44,7 @@ Test(brute, enumerator_finds_a_hand_computed_optimum)
   struct acs_problem pb;
   int64_t opt;
 
-  named2(&g, 3, 3);
-  named_op(&g, "a", 2, 2, 0);
-  named_op(&g, "b", 3, 2, 0);
-  named_op(&g, "c", 4, 2, 0);
-  named_op(&g, "d", 5, 1, 0);
-  tu_finalize(&g);
-  tu_problem(&pb, &g, NULL);
+  nine_instance(&g, &pb);
   opt = brute_optimum(&pb);
   cr_assert_eq(opt, 9);
   acs_problem_destroy(&pb);
@@ -109,13 +103,7 @@ Test(ilp, proves_optimum_above_the_bound_by_the_model)
   struct acs_diag d;
   int err;
 
-  named2(&g, 3, 3);
-  named_op(&g, "a", 2, 2, 0);
-  named_op(&g, "b", 3, 2, 0);
-  named_op(&g, "c", 4, 2, 0);
-  named_op(&g, "d", 5, 1, 0);
-  tu_finalize(&g);
-  tu_problem(&pb, &g, NULL);
+  nine_instance(&g, &pb);
   cr_assert_eq(acs_bound_best(&pb), 8);
   /* GLPK proves it in a few milliseconds: 30 s is a watchdog. */
   err = run_sched("ilp", &pb, NULL, 30, 1, &s, &d);
@@ -427,13 +415,7 @@ Test(interrupt, glpk_in_a_child_proves_the_same_optimum)
   struct acs_diag d;
   int err;
 
-  named2(&g, 3, 3);
-  named_op(&g, "a", 2, 2, 0);
-  named_op(&g, "b", 3, 2, 0);
-  named_op(&g, "c", 4, 2, 0);
-  named_op(&g, "d", 5, 1, 0);
-  tu_finalize(&g);
-  tu_problem(&pb, &g, NULL);
+  nine_instance(&g, &pb);
   err = tu_run_ctx("ilp", &pb, NULL, &ctx, &s, &d);
   cr_assert_eq(err, ACS_OK, "%s (%s)", acs_strerror(err), d.msg);
   tu_assert_verified(&s);
