@@ -160,14 +160,6 @@ struct plat_ref {
   size_t idx;
 };
 
-/* Platform parameters no scheduler reads: only the barrier pass after
- * scheduling does (core/sched/npu/barrier.h). Variants that differ in
- * these alone plan the same (cascade's memo keeps the plan). */
-static int post_pass_param(int i)
-{
-  return i == ACS_P_BARRIERS || i == ACS_P_BARRIER_SLOTS;
-}
-
 /* The same SimGrid platform first, then what the schedulers read: the
  * parameters and the unit counts. */
 static int plat_class_cmp(const struct acs_platform *a, const struct acs_platform *b)
@@ -175,7 +167,7 @@ static int plat_class_cmp(const struct acs_platform *a, const struct acs_platfor
   int c = acs_sim_platform_cmp(a, b);
 
   for (int i = 0; c == 0 && i < ACS_PARAM_COUNT; i++)
-    if (!post_pass_param(i) && a->v[i] != b->v[i])
+    if (!acs_param_after_scheduling(i) && a->v[i] != b->v[i])
       c = a->v[i] < b->v[i] ? -1 : 1;
   return c ? c : strcmp(a->units, b->units);
 }

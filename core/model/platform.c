@@ -26,6 +26,11 @@ void acs_platform_init(struct acs_platform *p)
     p->v[i] = acs_param_table[i].def;
 }
 
+int acs_param_after_scheduling(int i)
+{
+  return i == ACS_P_BARRIERS || i == ACS_P_BARRIER_SLOTS;
+}
+
 int acs_param_find(const char *name)
 {
   for (int i = 0; i < ACS_PARAM_COUNT; i++)

@@ -105,6 +105,10 @@ struct acs_platform {
 void acs_platform_init(struct acs_platform *p);
 /* Index of a parameter by column name, or -1. */
 int acs_param_find(const char *name);
+/* Whether only the barrier pass after scheduling reads parameter i (the
+ * barrier count and slots): variants that differ in these alone plan the
+ * same (cascade's memo, the sweep's plan groups). */
+int acs_param_after_scheduling(int i);
 /* "; did you mean cmx_kib?" when an unknown key is a likely misspelling
  * of a parameter or of `units`, else "" (core/suggest.h); returns buf. */
 const char *acs_param_suggest(const char *key, char *buf, size_t size);

@@ -39,7 +39,7 @@ int acs_cas_memo_key(struct acs_cas_memo_key *k, const char *digest,
   memset(k, 0, sizeof(*k));
   memcpy(k->digest, digest, strnlen(digest, ACS_DIGEST_HEX));
   for (int i = 0; i < ACS_PARAM_COUNT; i++)
-    k->v[i] = i == ACS_P_BARRIERS || i == ACS_P_BARRIER_SLOTS ? 0 : p->v[i];
+    k->v[i] = acs_param_after_scheduling(i) ? 0 : p->v[i];
   k->o = *o;
   k->budget = budget;
   return 1;
