@@ -406,47 +406,28 @@ static int exact_width(const struct acs_bprog *bp, const struct chains *ch, cons
   return err;
 }
 
-/*
- * The schedule's edges as a DAG (reach.h), transitively reduced when
- * `reduce`. The labels are a minimum and a union over successors, so an
- * edge implied by a path changes neither: the reduction only saves label
- * work, and costs more than it saves unless the labels are large.
- */
-static int edge_dag(const struct acs_schedule *s, int reduce, struct acs_dag *r)
+/* g (the schedule's edges, acs_schedule_edge_dag) transitively reduced,
+ * as a DAG in the same order: the reduction (reach.h) plus O(V + E). */
+static int reduced_dag(const struct acs_schedule *s, const struct acs_dag *g, struct acs_dag *r)
 {
-  struct acs_dag g;
-  int32_t m = s->nedges, k = 0, *src = malloc(((size_t)m + 1) * sizeof(int32_t));
+  int32_t m = g->succ_off[g->n], k = 0, *src = malloc(((size_t)m + 1) * sizeof(int32_t));
   int32_t *dst = malloc(((size_t)m + 1) * sizeof(int32_t));
-  int64_t *key = malloc(((size_t)s->nops + 1) * sizeof(int64_t));
-  uint8_t *keep = NULL;
+  int64_t *key = malloc(((size_t)g->n + 1) * sizeof(int64_t));
+  uint8_t *keep = malloc((size_t)m + 1);
   int err = ACS_ENOMEM;
 
   memset(r, 0, sizeof(*r));
-  if (!src || !dst || !key)
-    goto out_with_arrays;
-  for (int32_t e = 0; e < m; e++)
-    src[e] = s->edges[e].src, dst[e] = s->edges[e].dst;
-  for (int32_t i = 0; i < s->nops; i++)
-    key[i] = s->ops[i].start;
-  if (!reduce) {
-    err = acs_dag_build(r, s->nops, m, src, dst, key);
-    goto out_with_arrays;
-  }
-  if ((err = acs_dag_build(&g, s->nops, m, src, dst, key)) < 0)
-    goto out_with_arrays;
-  if ((keep = malloc((size_t)m + 1)) && (err = acs_dag_reduce(&g, keep)) == ACS_OK) {
-    for (int32_t u = 0; u < s->nops; u++)
-      for (int32_t e = g.succ_off[u]; e < g.succ_off[u + 1]; e++)
+  if (src && dst && key && keep && (err = acs_dag_reduce(g, keep)) == ACS_OK) {
+    for (int32_t u = 0; u < g->n; u++)
+      for (int32_t e = g->succ_off[u]; e < g->succ_off[u + 1]; e++)
         if (keep[e]) {
           src[k] = u;
-          dst[k++] = g.succ[e];
+          dst[k++] = g->succ[e];
         }
-    err = acs_dag_build(r, s->nops, k, src, dst, key);
-  } else if (!keep) {
-    err = ACS_ENOMEM;
+    for (int32_t i = 0; i < g->n; i++)
+      key[i] = s->ops[i].start;
+    err = acs_dag_build(r, g->n, k, src, dst, key);
   }
-  acs_dag_destroy(&g);
-out_with_arrays:
   free(src), free(dst), free(key), free(keep);
   return err;
 }
@@ -457,19 +438,29 @@ static int labels_fit(const struct acs_dag *g, int64_t words)
   return (int64_t)(g->n + g->succ_off[g->n]) * words <= LABEL_WORK_MAX;
 }
 
-/* The DAG the labels run on: the edges as they are when their label work
- * fits, else reduced (ACS_ERANGE when even that does not fit). */
+/* The DAG the labels run on: the schedule's edges as they are when their
+ * label work fits, else reduced (ACS_ERANGE when even that does not fit).
+ * The labels are a minimum and a union over successors, so an edge implied
+ * by a path changes neither: the reduction only saves label work, and
+ * costs more than it saves unless the labels are large. */
 static int label_dag(const struct acs_schedule *s, int64_t words, struct acs_dag *g)
 {
+  struct acs_dag all;
   int err;
 
-  if ((err = edge_dag(s, 0, g)) < 0 || labels_fit(g, words))
+  if ((err = acs_schedule_edge_dag(s, &all)) < 0)
     return err;
-  acs_dag_destroy(g);
-  if ((err = edge_dag(s, 1, g)) < 0 || labels_fit(g, words))
-    return err;
-  acs_dag_destroy(g);
-  return ACS_ERANGE;
+  if (labels_fit(&all, words)) {
+    *g = all;
+    return ACS_OK;
+  }
+  err = reduced_dag(s, &all, g);
+  acs_dag_destroy(&all);
+  if (err == ACS_OK && !labels_fit(g, words)) {
+    acs_dag_destroy(g);
+    err = ACS_ERANGE;
+  }
+  return err;
 }
 
 /*
