@@ -10,9 +10,7 @@
  *     plans kept, the CPU time of steps 1-3 (CascaderGraph, plans,
  *     proposals) beside the same measured before the walk timed a block
  *     as one gang (BEFORE below), and the goals; then the whole variant
- *     (with the lowering and both checkers; the memo cleared) and the
- *     variant again on the same problem (the memo's plans, lowered and
- *     checked: what each further barrier count of a sweep costs).
+ *     (with the lowering and its checker).
  *  2. Peak CMX: the naive working set (layer by layer, the largest inputs
  *     plus output of one layer) against the smallest proposal on the
  *     front and the schedule chosen within 300 kB (budget_kib=292), whose
@@ -154,32 +152,29 @@ static const struct {
   {"unet", 4, 256, 2.374, 0},
 };
 
-/* The whole variant (the memo cleared), then again (the memo's plans):
- * CPU seconds. */
-static void variant_seconds(struct net *n, double *whole, double *again)
+/* The whole variant (steps 1-4, the lowering and its checker): CPU
+ * seconds, -1 when it fails. */
+static double variant_seconds(struct net *n)
 {
-  for (int k = 0; k < 2; k++) {
-    struct acs_schedule s;
-    struct acs_diag d;
-    double sec, t0 = cpu_seconds();
-    acs_diag_init(&d);
-    acs_schedule_init(&s);
-    if (k == 0)
-      acs_cas_memo_clear();
-    *(k ? again : whole) =
-      bench_run("cascade", &n->pb, NULL, &s, &sec, &d) == ACS_OK ? cpu_seconds() - t0 : -1;
-    acs_schedule_destroy(&s);
-  }
+  struct acs_schedule s;
+  struct acs_diag d;
+  double sec, t0 = cpu_seconds(), t;
+
+  acs_diag_init(&d);
+  acs_schedule_init(&s);
+  t = bench_run("cascade", &n->pb, NULL, &s, &sec, &d) == ACS_OK ? cpu_seconds() - t0 : -1;
+  acs_schedule_destroy(&s);
+  return t;
 }
 
 static void bench_time(const char *srcdir)
 {
   printf("1. Planning time (steps 1-3), CPU seconds of one core, default options, best of %d\n",
          REPS);
-  printf("  %-14s %4s %5s %6s %7s %7s %9s %9s %7s %10s %9s\n", "network", "pes", "cmx", "parts",
-         "pairs", "plans", "plan s", "before s", "goal s", "variant s", "again s");
+  printf("  %-14s %4s %5s %6s %7s %7s %9s %9s %7s %10s\n", "network", "pes", "cmx", "parts",
+         "pairs", "plans", "plan s", "before s", "goal s", "variant s");
   for (size_t i = 0; i < sizeof(TIMED) / sizeof(TIMED[0]); i++) {
-    double best = 1e30, whole = -1, again = -1;
+    double best = 1e30, whole;
     int64_t pairs = 0, plans = 0;
     int32_t nparts = 0;
     char goal[16] = "-";
@@ -196,12 +191,12 @@ static void bench_time(const char *srcdir)
         acs_cas_result_free(&r);
       }
     }
-    variant_seconds(&n, &whole, &again);
+    whole = variant_seconds(&n);
     if (TIMED[i].goal > 0)
       snprintf(goal, sizeof(goal), "%.1f", TIMED[i].goal);
-    printf("  %-14s %4lld %5lld %6d %7lld %7lld %9.3f %9.3f %7s %10.3f %9.3f\n", TIMED[i].net,
+    printf("  %-14s %4lld %5lld %6d %7lld %7lld %9.3f %9.3f %7s %10.3f\n", TIMED[i].net,
            (long long)TIMED[i].pes, (long long)TIMED[i].cmx_kib, (int)nparts, (long long)pairs,
-           (long long)plans, best, TIMED[i].before, goal, whole, again);
+           (long long)plans, best, TIMED[i].before, goal, whole);
     net_close(&n);
   }
 }

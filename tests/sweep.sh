@@ -77,6 +77,29 @@ for rs in (ok, [x for x in ok if x["memory_model"] == b"resident"]):
 got = {int(k[4:]) for k, g in f["schedules"].items() if "ops" in g and g["ops"].shape[0] > 0}
 print("stored %s %s records" % (", ".join(map(str, sorted(got))), "=" if got == want else "!= %s" % sorted(want)))
 ' "$T/full.h5"
+  # One worker schedules a problem once for all its barrier counts and runs
+  # only the barrier pass again: every run must be what a process of its
+  # own computes (`acsim run` per barrier count), figure for figure.
+  MEMO=(-w workloads/dnn/alexnet.csv -s list,spill,cascade --set cmx_kib=512 --no-sim -q)
+  "$ACSIM" sweep "${MEMO[@]}" --vary barriers=0,4,8 -j 1 -o "$T/memo.h5" >/dev/null 2>&1
+  for b in 0 4 8; do
+    "$ACSIM" run "${MEMO[@]}" --set barriers=$b -o "$T/memo_$b.h5" >/dev/null 2>&1
+  done
+  expect reused_schedules_are_fresh_ones 0 '^9 runs, 9 as in their own process$' -- "$PY" -c '
+import sys, h5py
+cols = ("status", "makespan_cycles", "barriers_used", "control_edges", "peak_cmx_bytes", "ops")
+def rows(path):
+    f = h5py.File(path, "r")
+    bar = {int(p["platform_id"]): int(p["barriers"]) for p in f["platforms"][:]}
+    return {(bar[int(x["platform_id"])], x["scheduler"]): tuple(x[c] for c in cols)
+            for x in f["runs"][:]}
+swept = rows(sys.argv[1])
+own = {}
+for path in sys.argv[2:]:
+    own.update(rows(path))
+same = sum(1 for k, v in swept.items() if own.get(k) == v)
+print("%d runs, %d as in their own process" % (len(swept), same))
+' "$T/memo.h5" "$T/memo_0.h5" "$T/memo_4.h5" "$T/memo_8.h5"
   # A graph that does not depend on the platform keeps its size in its row
   # (isp_pipeline: 10 ops, 12 edges, as `acsim list` says).
   "$ACSIM" sweep -q -j 1 -w workloads/graphs/isp_pipeline.csv -s list --vary cmx_kib=256,512 \

@@ -149,63 +149,6 @@ Test(variant, budget_below_every_proposal_is_infeasible)
   net_free(&n);
 }
 
-/* ---- the memo of recent proposals ---- */
-
-/* A sweep over barrier counts plans each CMX size once: the key ignores
- * the barrier parameters and nothing else; a hit is a deep copy. */
-Test(memo, keyed_by_everything_but_barriers)
-{
-  struct acs_cas_opts o = {.max_parts = 3, .max_proposals = 64, .heights = 3, .widths = 1,
-                           .chan_splits = 1, .modes = 1, .max_stripes = 128};
-  struct acs_cas_memo_key k;
-  struct acs_cas_result r, hit;
-  struct acs_workload wl;
-  struct acs_platform p;
-  struct acs_lgraph lg;
-  struct acs_diag d;
-  struct rig rg;
-
-  chain(&lg, 3);
-  rig_make(&rg, &lg, CHAIN);
-  acs_diag_init(&d);
-  cr_assert_eq(acs_cas_propose(&rg.env, &o, 1 << 20, NULL, &r, &d), ACS_OK, "%s", d.msg);
-  memset(&wl, 0, sizeof(wl));
-  snprintf(wl.digest, sizeof(wl.digest), "%064d", 1);
-  p = rg.pb.plat;
-  cr_assert(acs_cas_memo_key(&k, wl.digest, &p, &o, 1 << 20));
-  acs_cas_memo_put(&k, &r);
-  cr_assert_eq(acs_platform_set_kv(&p, "barriers=8", &d), ACS_OK);
-  cr_assert_eq(acs_platform_set_kv(&p, "barrier_slots=2", &d), ACS_OK);
-  cr_assert(acs_cas_memo_key(&k, wl.digest, &p, &o, 1 << 20));
-  cr_assert(acs_cas_memo_get(&k, &hit), "barriers do not change the plans");
-  cr_assert_eq(hit.nfront, r.nfront);
-  cr_assert_eq(hit.chosen, r.chosen);
-  cr_assert_eq(hit.nplans, r.nplans);
-  cr_assert(hit.front != r.front && hit.plans != r.plans, "a hit is a copy");
-  for (int32_t i = 0; i < r.nfront; i++)
-    cr_assert(hit.front[i].mem == r.front[i].mem && hit.front[i].cycles == r.front[i].cycles);
-  cr_assert(memcmp(hit.plans, r.plans, (size_t)r.nplans * sizeof(*r.plans)) == 0);
-  acs_cas_result_free(&hit);
-  cr_assert_eq(acs_platform_set_kv(&p, "dma_gbps=16", &d), ACS_OK);
-  cr_assert(acs_cas_memo_key(&k, wl.digest, &p, &o, 1 << 20));
-  cr_assert_not(acs_cas_memo_get(&k, &hit), "the DMA rate changes the plans");
-  p = rg.pb.plat;
-  cr_assert(acs_cas_memo_key(&k, wl.digest, &p, &o, 1 << 19));
-  cr_assert_not(acs_cas_memo_get(&k, &hit), "so does the budget");
-  o.heights = 2;
-  cr_assert(acs_cas_memo_key(&k, wl.digest, &p, &o, 1 << 20));
-  cr_assert_not(acs_cas_memo_get(&k, &hit), "and the options");
-  o.heights = 3;
-  wl.digest[0] = 'f';
-  cr_assert(acs_cas_memo_key(&k, wl.digest, &p, &o, 1 << 20));
-  cr_assert_not(acs_cas_memo_get(&k, &hit), "and the workload's content");
-  wl.digest[0] = '\0';
-  cr_assert_not(acs_cas_memo_key(&k, wl.digest, &p, &o, 1 << 20), "no digest, no memo");
-  acs_cas_result_free(&r);
-  rig_free(&rg);
-  acs_lgraph_destroy(&lg);
-}
-
 /* What the variant refuses, each with one clear message. */
 Test(variant, refusals_say_why)
 {

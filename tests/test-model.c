@@ -716,3 +716,73 @@ Test(rtab, attributes_replace_by_name_and_reserve_layout_names)
   cr_assert_null(acs_rtab_attr_find(t, "mii"));
   acs_schedule_destroy(&s);
 }
+
+/* A copy holds everything of its source, by value: the source is
+ * destroyed (its arena and names gone) before the copy is read. */
+Test(schedule, a_copy_is_deep_and_whole)
+{
+  static const struct acs_rtab_col cols[] = {{"n", ACS_RTAB_I64, "ops"}, {"s", ACS_RTAB_STR, NULL}};
+  struct acs_schedule s, c;
+  struct acs_rtab *t;
+  const struct acs_rtab *ct;
+  char name[] = "conv";
+
+  acs_schedule_init(&s);
+  s.nres = 2;
+  s.res_name[0] = "pe";
+  s.res_name[1] = "dma";
+  s.res_cap[0] = 4, s.res_cap[1] = 2;
+  s.res_pe = 0, s.res_dma = 1;
+  s.barriers = 8, s.barrier_slots = 3, s.cmx_capacity = 1 << 20, s.lower_bound = 17;
+  for (int i = 0; i < 3; i++) {
+    struct acs_sop o = {.name = name, .unit = i, .start = 10 * i, .end = 10 * i + 5, .dur = 5,
+                        .cmx_offset = -1, .cmx_bytes = -1, .cmx_alloc = NAN, .cmx_free = NAN,
+                        .update_barrier = i - 1, .sim_start = NAN, .sim_end = NAN};
+    name[0] = (char)('a' + i);
+    cr_assert_eq(acs_schedule_add_op(&s, &o), i);
+    cr_assert_eq(acs_schedule_set_demand(&s, i, 1, 100 + i), ACS_OK);
+  }
+  s.norig = 2;
+  cr_assert_eq(acs_schedule_add_edge(&s, 0, 1, 0), ACS_OK);
+  cr_assert_eq(acs_schedule_add_edge(&s, 1, 2, 1), ACS_OK);
+  cr_assert_eq(acs_schedule_add_wait(&s, 2, 1), ACS_OK);
+  acs_schedule_finish(&s);
+  cr_assert_eq(acs_schedule_add_rtab(&s, "plans", cols, 2, &t), ACS_OK);
+  t->show = 1;
+  cr_assert_eq(acs_rtab_add_row(t), 0);
+  cr_assert_eq(acs_rtab_add_row(t), 1);
+  cr_assert_eq(acs_rtab_set_i64(t, 1, 0, 42), ACS_OK);
+  cr_assert_eq(acs_rtab_set_str(t, 1, 1, "rows"), ACS_OK);
+  cr_assert_eq(acs_rtab_attr_str(t, "order", "channels"), ACS_OK);
+  cr_assert_eq(acs_rtab_attr_i64(t, "chosen", 3), ACS_OK);
+
+  cr_assert_eq(acs_schedule_copy(&c, &s), ACS_OK);
+  acs_schedule_destroy(&s);
+  cr_assert_eq(c.nops, 3);
+  cr_assert_eq(c.norig, 2);
+  cr_assert_str_eq(c.ops[0].name, "aonv");
+  cr_assert_str_eq(c.ops[2].name, "conv");
+  cr_assert_eq(c.ops[2].start, 20);
+  cr_assert_eq(c.ops[2].update_barrier, 1);
+  cr_assert_eq(acs_schedule_demand(&c, 2, 1), 102);
+  cr_assert_eq(acs_schedule_demand(&c, 2, 0), 0);
+  cr_assert_str_eq(c.res_name[1], "dma");
+  cr_assert_eq(c.res_cap[0], 4);
+  cr_assert_eq(c.nedges, 2);
+  cr_assert(c.edges[1].src == 1 && c.edges[1].dst == 2 && c.edges[1].kind == 1);
+  cr_assert(c.nwaits == 1 && c.waits[0].op == 2 && c.waits[0].barrier == 1);
+  cr_assert(c.barriers == 8 && c.barrier_slots == 3 && c.lower_bound == 17);
+  cr_assert(c.makespan == 25 && c.cmx_capacity == 1 << 20);
+  cr_assert_eq(c.ntables, 1);
+  ct = acs_schedule_find_rtab(&c, "plans");
+  cr_assert_not_null(ct);
+  cr_assert(ct->show && ct->nrows == 2);
+  cr_assert_str_eq(ct->cols[0].units, "ops");
+  cr_assert_eq(acs_rtab_get(ct, 1, 0).i, 42);
+  cr_assert_str_eq(acs_rtab_get(ct, 1, 1).s, "rows");
+  cr_assert_str_eq(acs_rtab_get(ct, 0, 1).s, "");
+  cr_assert_str_eq(acs_rtab_attr_find(ct, "order")->v.s, "channels");
+  cr_assert_eq(acs_rtab_attr_find(ct, "chosen")->v.i, 3);
+  cr_assert_eq(acs_schedule_add_edge(&c, 2, 0, 1), ACS_OK, "the copy grows on its own");
+  acs_schedule_destroy(&c);
+}

@@ -227,6 +227,38 @@ int acs_rtab_attr_str(struct acs_rtab *t, const char *name, const char *v)
   return ACS_OK;
 }
 
+/* One attribute of a table copied onto another. */
+static int attr_copy(struct acs_rtab *t, const struct acs_rtab_attr *a)
+{
+  return a->type == ACS_RTAB_STR ? acs_rtab_attr_str(t, a->name, a->v.s) : attr_set(t, a->name, a);
+}
+
+int acs__rtab_copy(struct acs_schedule *s, const struct acs_rtab *src)
+{
+  struct acs_rtab *t;
+  size_t cells;
+  int err;
+
+  if ((err = acs_schedule_add_rtab(s, src->name, src->cols, src->ncols, &t)) < 0)
+    return err;
+  t->show = src->show;
+  for (int64_t r = 0; r < src->nrows; r++)
+    if (acs_rtab_add_row(t) < 0)
+      return ACS_ENOMEM;
+  cells = (size_t)src->nrows * (size_t)src->ncols;
+  for (size_t k = 0; k < cells; k++) {
+    t->cells[k] = src->cells[k];
+    /* Text lives in the source schedule's arena: copied into ours. */
+    if (t->cols[k % (size_t)t->ncols].type == ACS_RTAB_STR &&
+        !(t->cells[k].s = acs_arena_strdup(t->arena, src->cells[k].s)))
+      return ACS_ENOMEM;
+  }
+  for (int32_t a = 0; a < src->nattrs; a++)
+    if ((err = attr_copy(t, &src->attrs[a])) < 0)
+      return err;
+  return ACS_OK;
+}
+
 void acs__rtab_free(struct acs_rtab *t)
 {
   free(t->cells);

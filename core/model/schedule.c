@@ -169,6 +169,73 @@ out_with_schedule:
   return err;
 }
 
+/* n elements of size `size` of src into a fresh *dst with capacity n. */
+static int array_copy(void **dst, size_t *cap, const void *src, size_t n, size_t size)
+{
+  int err;
+
+  *cap = 0;
+  if (n == 0)
+    return ACS_OK;
+  if ((err = acs_grow(dst, size, cap, n)) < 0)
+    return err;
+  memcpy(*dst, src, n * size);
+  return ACS_OK;
+}
+
+/* Everything of src but its ops, demands, edges, waits and tables. */
+static int header_copy(struct acs_schedule *d, const struct acs_schedule *src)
+{
+  d->nres = src->nres;
+  for (int r = 0; r < src->nres; r++) {
+    if (!(d->res_name[r] = acs_arena_strdup(&d->arena, src->res_name[r])))
+      return ACS_ENOMEM;
+    d->res_cap[r] = src->res_cap[r];
+  }
+  d->res_pe = src->res_pe;
+  d->res_dma = src->res_dma;
+  d->res_cmx = src->res_cmx;
+  d->res_ddr = src->res_ddr;
+  d->cmx_capacity = src->cmx_capacity;
+  d->cmx_align = src->cmx_align;
+  d->barriers = src->barriers;
+  d->barrier_slots = src->barrier_slots;
+  d->link = src->link;
+  d->makespan = src->makespan;
+  d->lower_bound = src->lower_bound;
+  return ACS_OK;
+}
+
+int acs_schedule_copy(struct acs_schedule *d, const struct acs_schedule *src)
+{
+  int err;
+
+  acs_schedule_init(d);
+  if ((err = header_copy(d, src)) < 0)
+    goto out_with_copy;
+  for (int32_t i = 0; i < src->nops; i++)
+    if ((err = acs_schedule_add_op(d, &src->ops[i])) < 0)
+      goto out_with_copy;
+  d->norig = src->norig;
+  if (d->nres > 0 && d->nops > 0)
+    memcpy(d->demand, src->demand, (size_t)d->nops * (size_t)d->nres * sizeof(*d->demand));
+  if ((err = array_copy((void **)&d->edges, &d->cap_edges, src->edges, (size_t)src->nedges,
+                        sizeof(*src->edges))) < 0 ||
+      (err = array_copy((void **)&d->waits, &d->cap_waits, src->waits, (size_t)src->nwaits,
+                        sizeof(*src->waits))) < 0)
+    goto out_with_copy;
+  d->nedges = src->nedges;
+  d->nwaits = src->nwaits;
+  for (int32_t k = 0; k < src->ntables; k++)
+    if ((err = acs__rtab_copy(d, src->tables[k])) < 0)
+      goto out_with_copy;
+  return ACS_OK;
+
+out_with_copy:
+  acs_schedule_destroy(d);
+  return err;
+}
+
 void acs_schedule_finish(struct acs_schedule *s)
 {
   s->makespan = 0;

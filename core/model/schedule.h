@@ -102,6 +102,10 @@ void acs_schedule_init(struct acs_schedule *s);
  * unscheduled (start = end = -1, unit -1, no CMX range, no barrier). */
 int acs_schedule_init_problem(struct acs_schedule *s, const struct acs_problem *pb);
 void acs_schedule_destroy(struct acs_schedule *s);
+/* *d (uninitialised) becomes a deep copy of src: ops and their names,
+ * demands, resources, edges, waits, tables; independent of src afterwards.
+ * On failure *d is left destroyed. O(size of src). */
+int acs_schedule_copy(struct acs_schedule *d, const struct acs_schedule *src);
 
 /* Appends an op (name copied) with zero demands; returns its index or < 0. */
 int32_t acs_schedule_add_op(struct acs_schedule *s, const struct acs_sop *op);

@@ -48,7 +48,6 @@
  *    (CMX or DDR) of every tensor crossing the boundary, and each state
  *    keeps a Pareto front of (peak memory, cycles).
  *
- *    memo.c keeps the last few results of steps 1-3 per process.
  *
  *  - Lowering (lower.c, step 4): places CMX-resident tensors and each
  *    group's buffers in the CMX and walks the plans into the schedule with
@@ -229,27 +228,6 @@ int acs_cas_result_none(const struct acs_cas_result *r, struct acs_diag *d);
 int acs_cas_result_pick(struct acs_cas_result *r, int32_t k);
 void acs_cas_result_free(struct acs_cas_result *r);
 
-/* ---- the memo of recent proposals (memo.c) ---- */
-
-/* What steps 1-3 depend on: the workload's content, every platform
- * parameter but the barrier ones, the options and the budget. */
-struct acs_cas_memo_key {
-  char digest[ACS_DIGEST_HEX + 1];
-  double v[ACS_PARAM_COUNT];
-  struct acs_cas_opts o;
-  int64_t budget;
-};
-/* Fills k from the workload's content digest (struct acs_problem's digest,
- * ACS_DIGEST_HEX digits); 0 when it has none (nothing is memoised). */
-int acs_cas_memo_key(struct acs_cas_memo_key *k, const char *digest,
-                     const struct acs_platform *p, const struct acs_cas_opts *o, int64_t budget);
-/* 1 and a copy of the result planned for k, or 0. */
-int acs_cas_memo_get(const struct acs_cas_memo_key *k, struct acs_cas_result *r);
-/* Keeps a copy of r for k (silently not, out of memory). */
-void acs_cas_memo_put(const struct acs_cas_memo_key *k, const struct acs_cas_result *r);
-/* Forgets every result (benchmarks timing a cold run). */
-void acs_cas_memo_clear(void);
-
 /* ---- lowering (lower.c) ---- */
 
 /* What each op of a lowered schedule is, for the checker (check.c): a
@@ -278,13 +256,13 @@ int acs_cas_lower(const struct acs_cas_env *env, const struct acs_cas_plan *plan
  * Steps 1-4 on the inferred layer graph lg: the proposal within the budget
  * (o->budget_kib, or out's CMX) lowered into out (initialised for a problem
  * on plat, whose ops it replaces), checked by acs_cas_check, with the result
- * tables and the bound of its own ops. `key` (NULL: none) keys the memo.
+ * tables and the bound of its own ops.
  * ACS_EINFEASIBLE with the reason in d, ACS_EVERIFY (a failed check),
  * ACS_EINTERRUPTED, ACS_ENOMEM, ACS_ERANGE.
  */
 int acs_cas_schedule(const struct acs_lgraph *lg, const struct acs_platform *plat,
-                     const struct acs_cas_opts *o, const struct acs_cas_memo_key *key,
-                     const volatile sig_atomic_t *intr, struct acs_schedule *out,
+                     const struct acs_cas_opts *o, const volatile sig_atomic_t *intr,
+                     struct acs_schedule *out,
                      struct acs_diag *d);
 
 /* Adds the tables cascade_plans (shown) and cascade_front to s

@@ -198,24 +198,6 @@ static int64_t own_bound(const struct acs_cas_env *env, const struct acs_lgraph 
   return tot.macs / lanes + (tot.macs % lanes != 0);
 }
 
-/* Steps 1-3, or their result for the same problem planned before in this
- * process (memo.c: a sweep over barrier counts plans each CMX size once). */
-static int propose(const struct acs_cas_env *env, const struct acs_cas_opts *o, int64_t budget,
-                   const struct acs_cas_memo_key *k, const volatile sig_atomic_t *intr,
-                   struct acs_cas_result *r, struct acs_diag *d)
-{
-  int err;
-
-  if (k && acs_cas_memo_get(k, r))
-    return r->chosen < 0 ? acs_cas_result_none(r, d) : ACS_OK;
-  err = acs_cas_propose(env, o, budget, intr, r, d);
-  /* A front that does not fit is an answer too; no front at all is not
-   * kept (nothing to copy, and planning it again says the same). */
-  if (k && r->nfront > 0 && (err == ACS_OK || err == ACS_EINFEASIBLE))
-    acs_cas_memo_put(k, r);
-  return err;
-}
-
 /* Lowers the chosen proposal; when its buffers do not pack into the
  * budget, the next cheaper-in-memory point of the front. */
 static int lower_some(const struct acs_cas_env *env, struct acs_cas_result *r,
@@ -248,8 +230,8 @@ static int memory_edges(struct acs_schedule *s)
 }
 
 int acs_cas_schedule(const struct acs_lgraph *lg, const struct acs_platform *plat,
-                     const struct acs_cas_opts *o, const struct acs_cas_memo_key *key,
-                     const volatile sig_atomic_t *intr, struct acs_schedule *out,
+                     const struct acs_cas_opts *o, const volatile sig_atomic_t *intr,
+                     struct acs_schedule *out,
                      struct acs_diag *d)
 {
   struct acs_cgraph cg;
@@ -268,7 +250,7 @@ int acs_cas_schedule(const struct acs_lgraph *lg, const struct acs_platform *pla
   if ((err = graph_supported(&cg, d)) < 0 ||
       (err = acs_cas_env_init(&env, &cg, plat, o->split, out->res_pe, out->res_dma)) < 0)
     goto out_with_cg;
-  if ((err = propose(&env, o, budget, key, intr, &r, d)) < 0)
+  if ((err = acs_cas_propose(&env, o, budget, intr, &r, d)) < 0)
     goto out_with_result;
   if (intr && *intr) {
     err = ACS_EINTERRUPTED;
@@ -299,18 +281,12 @@ static int cascade_schedule(const struct acs_problem *pb, const void *opts,
 {
   const struct acs_cas_opts *o = opts;
   const struct acs_lgraph *lg = acs_problem_lgraph(pb);
-  struct acs_cas_memo_key k;
-  int64_t budget;
   int err;
 
   if ((err = acs__sched_model_need(lg, ACS_EINFEASIBLE, d, "cascade: needs a layer graph "
                                    "(an ONNX model or a SCALE-Sim table)")) < 0)
     return err;
-  if ((budget = budget_of(o, out, d)) < 0)
-    return (int)budget;
-  return acs_cas_schedule(lg, &pb->plat, o,
-                          acs_cas_memo_key(&k, pb->digest, &pb->plat, o, budget) ? &k : NULL,
-                          ctx ? ctx->interrupted : NULL, out, d);
+  return acs_cas_schedule(lg, &pb->plat, o, ctx ? ctx->interrupted : NULL, out, d);
 }
 
 const struct acs_sched_ops acs_sched_cascade = {

@@ -1,0 +1,189 @@
+/*
+ * job_memo.c - the verified schedules of the last few runs, before their
+ * barrier programs (job_memo.h says why that is sound).
+ *
+ * A lookup compares at most MEMO_SLOTS keys of a few kilobytes; a hit
+ * copies the schedule, O(its size), which is far less than scheduling and
+ * verifying it again (cascade on ResNet-18: its lowering, checker and
+ * verifier are about 40% of a run). At most MEMO_SLOTS entries and
+ * MEMO_BYTES of schedules are held; a schedule larger than that is not
+ * kept.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/job_memo.h"
+
+#define MEMO_SLOTS 8
+#define MEMO_BYTES ((size_t)256 << 20)
+
+struct memo_key {
+  char digest[ACS_DIGEST_HEX + 1];
+  double v[ACS_PARAM_COUNT];           /* those read after scheduling: 0 */
+  char units[ACS_PLATFORM_UNITS_MAX];
+  const struct acs_sched_ops *ops;
+  uint64_t seed;
+  double time_limit;
+};
+
+struct memo {
+  int used;
+  uint64_t tick;
+  struct memo_key key;
+  unsigned char *opts;                 /* ops->opts_size bytes */
+  char status[sizeof(((struct acs_run_row *)0)->status)];
+  char message[ACS_STR_MSG];
+  double sched_seconds;
+  int verified;                        /* s holds the schedule */
+  struct acs_schedule s;
+  size_t bytes;
+};
+
+static struct memo memo[MEMO_SLOTS];
+static uint64_t memo_tick;
+static size_t memo_bytes;
+
+/* 0 when pb has no digest: nothing then says two workloads are the same. */
+static int key_make(struct memo_key *k, const struct acs_problem *pb,
+                    const struct acs_sched_sel *sel, const struct acs_sched_ctx *ctx)
+{
+  if (!pb->digest || !pb->digest[0])
+    return 0;
+  memset(k, 0, sizeof(*k));
+  memcpy(k->digest, pb->digest, strnlen(pb->digest, ACS_DIGEST_HEX));
+  for (int i = 0; i < ACS_PARAM_COUNT; i++)
+    k->v[i] = acs_param_after_scheduling(i) ? 0 : pb->plat.v[i];
+  memcpy(k->units, pb->plat.units, sizeof(k->units));
+  k->ops = sel->ops;
+  k->seed = ctx ? ctx->seed : 0;
+  k->time_limit = ctx ? ctx->time_limit : 0;
+  return 1;
+}
+
+static struct memo *lookup(const struct memo_key *k, const struct acs_sched_sel *sel)
+{
+  size_t n = sel->ops->opts_size;
+
+  for (int i = 0; i < MEMO_SLOTS; i++)
+    if (memo[i].used && memcmp(&memo[i].key, k, sizeof(*k)) == 0 &&
+        (n == 0 || memcmp(memo[i].opts, sel->opts, n) == 0))
+      return &memo[i];
+  return NULL;
+}
+
+static void entry_free(struct memo *m)
+{
+  if (!m->used)
+    return;
+  if (m->verified)
+    acs_schedule_destroy(&m->s);
+  free(m->opts);
+  memo_bytes -= m->bytes;
+  memset(m, 0, sizeof(*m));
+}
+
+/* What s holds, roughly: its arrays and names. */
+static size_t schedule_bytes(const struct acs_schedule *s)
+{
+  size_t b = (size_t)s->nops * (sizeof(*s->ops) + (size_t)s->nres * sizeof(*s->demand) + 32);
+
+  b += (size_t)s->nedges * sizeof(*s->edges) + (size_t)s->nwaits * sizeof(*s->waits);
+  for (int32_t k = 0; k < s->ntables; k++)
+    b += (size_t)s->tables[k]->nrows * (size_t)s->tables[k]->ncols * 16;
+  return b;
+}
+
+int acs_job_memo_find(const struct acs_problem *pb, const struct acs_sched_sel *sel,
+                      const struct acs_sched_ctx *ctx, struct acs_schedule *s,
+                      struct acs_run_row *row)
+{
+  struct memo_key k;
+  struct memo *m;
+  int32_t barriers = s->barriers, slots = s->barrier_slots;
+  int err;
+
+  if (!key_make(&k, pb, sel, ctx) || !(m = lookup(&k, sel)))
+    return -1;
+  m->tick = ++memo_tick;
+  memcpy(row->status, m->status, sizeof(row->status));
+  memcpy(row->message, m->message, sizeof(row->message));
+  row->sched_seconds = m->sched_seconds;
+  if (!m->verified)
+    return 0;
+  acs_schedule_destroy(s);
+  if ((err = acs_schedule_copy(s, &m->s)) < 0)
+    return err;
+  s->barriers = barriers;
+  s->barrier_slots = slots;
+  return 1;
+}
+
+/* The slot to fill: a free one, else the least recently used. */
+static struct memo *victim(void)
+{
+  struct memo *v = &memo[0];
+
+  for (int i = 0; i < MEMO_SLOTS; i++) {
+    if (!memo[i].used)
+      return &memo[i];
+    if (memo[i].tick < v->tick)
+      v = &memo[i];
+  }
+  return v;
+}
+
+/* Frees least recently used entries until `need` more bytes fit. */
+static void make_room(size_t need)
+{
+  while (memo_bytes + need > MEMO_BYTES) {
+    struct memo *v = NULL;
+    for (int i = 0; i < MEMO_SLOTS; i++)
+      if (memo[i].used && memo[i].bytes > 0 && (!v || memo[i].tick < v->tick))
+        v = &memo[i];
+    if (!v)
+      return;
+    entry_free(v);
+  }
+}
+
+void acs_job_memo_keep(const struct acs_problem *pb, const struct acs_sched_sel *sel,
+                       const struct acs_sched_ctx *ctx, const struct acs_schedule *s,
+                       int verified, const struct acs_run_row *row)
+{
+  size_t n = sel->ops->opts_size, bytes = verified ? schedule_bytes(s) : 0;
+  struct memo_key k;
+  struct memo *m;
+
+  if (!key_make(&k, pb, sel, ctx) || bytes > MEMO_BYTES || lookup(&k, sel))
+    return;
+  make_room(bytes);
+  m = victim();
+  entry_free(m);
+  if (n > 0 && !(m->opts = malloc(n)))
+    return;
+  if (n > 0)
+    memcpy(m->opts, sel->opts, n);
+  if (verified && acs_schedule_copy(&m->s, s) < 0) {
+    free(m->opts);
+    m->opts = NULL;
+    return; /* not kept: the next run schedules again */
+  }
+  m->key = k;
+  memcpy(m->status, row->status, sizeof(m->status));
+  memcpy(m->message, row->message, sizeof(m->message));
+  m->sched_seconds = row->sched_seconds;
+  m->verified = verified;
+  m->bytes = bytes;
+  memo_bytes += bytes;
+  m->tick = ++memo_tick;
+  m->used = 1;
+}
+
+void acs_job_memo_clear(void)
+{
+  for (int i = 0; i < MEMO_SLOTS; i++)
+    entry_free(&memo[i]);
+  memo_tick = 0;
+}
