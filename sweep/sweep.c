@@ -469,18 +469,10 @@ static int spawn(struct acs_sweep *sw, int slot)
  */
 static int tables_only(const void *blob, size_t len, struct acs_schedule *s)
 {
-  if (acs_wire_get_schedule(blob, len, s) != ACS_OK) {
+  if (acs_wire_get_tables(blob, len, s) != ACS_OK || s->ntables == 0) {
     acs_schedule_destroy(s);
     return 0;
   }
-  if (s->ntables == 0) {
-    acs_schedule_destroy(s);
-    return 0;
-  }
-  s->nops = s->norig = 0;
-  s->nedges = 0;
-  s->nwaits = 0;
-  s->makespan = 0;
   return 1;
 }
 

@@ -168,30 +168,57 @@ static int get_str(struct rbuf *r, struct acs_schedule *s, const char **out)
 
 static int get_ops(struct rbuf *r, struct acs_schedule *s, int32_t nops)
 {
+  char small[256];
   int err;
 
   for (int32_t i = 0; i < nops; i++) {
     struct acs_sop op;
-    const char *name;
     uint32_t len;
-    /* The name goes through add_op, which copies it; read it in place. */
+    char *name;
+    /* The name goes through add_op, which copies it: read it into a
+     * terminated buffer first (on the stack unless it is long). */
     if (get(r, &op, sizeof(op)) < 0 || get(r, &len, sizeof(len)) < 0 || len > r->n - r->off)
       return ACS_EFORMAT;
-    {
-      char *tmp = malloc((size_t)len + 1);
-      if (!tmp)
-        return ACS_ENOMEM;
-      memcpy(tmp, r->p + r->off, len);
-      tmp[len] = '\0';
-      r->off += len;
-      name = tmp;
-      op.name = name;
-      err = acs_schedule_add_op(s, &op);
-      free(tmp);
-    }
+    name = len < sizeof(small) ? small : malloc((size_t)len + 1);
+    if (!name)
+      return ACS_ENOMEM;
+    memcpy(name, r->p + r->off, len);
+    name[len] = '\0';
+    r->off += len;
+    op.name = name;
+    err = acs_schedule_add_op(s, &op);
+    if (name != small)
+      free(name);
     if (err < 0)
       return err;
   }
+  return ACS_OK;
+}
+
+/* Steps over n records of `size` bytes. */
+static int skip(struct rbuf *r, size_t n, size_t size)
+{
+  size_t len;
+
+  if (acs_mul_size(n, size, &len) || len > r->n - r->off)
+    return ACS_EFORMAT;
+  r->off += len;
+  return ACS_OK;
+}
+
+/* Steps over the ops, demands, edges and waits of h. */
+static int skip_ops(struct rbuf *r, const struct wire_hdr *h)
+{
+  uint32_t len;
+
+  for (int32_t i = 0; i < h->nops; i++)
+    if (skip(r, 1, sizeof(struct acs_sop)) < 0 || get(r, &len, sizeof(len)) < 0 ||
+        skip(r, len, 1) < 0)
+      return ACS_EFORMAT;
+  if (skip(r, (size_t)h->nops * (size_t)h->nres, sizeof(int64_t)) < 0 ||
+      skip(r, (size_t)h->nedges, sizeof(struct acs_edge)) < 0 ||
+      skip(r, (size_t)h->nwaits, sizeof(struct acs_wait)) < 0)
+    return ACS_EFORMAT;
   return ACS_OK;
 }
 
@@ -275,16 +302,38 @@ static int get_rtab(struct rbuf *r, struct acs_schedule *s)
   return get_attrs(r, s, t);
 }
 
-static int get_body(struct rbuf *r, const struct wire_hdr *h, struct acs_schedule *s)
+/* The result tables, the last part of a schedule. */
+static int get_rtabs(struct rbuf *r, struct acs_schedule *s)
 {
   int32_t ntables;
-  size_t nd;
+  int err;
+
+  if (get_i32(r, &ntables) < 0 || ntables < 0)
+    return ACS_EFORMAT;
+  for (int32_t k = 0; k < ntables; k++)
+    if ((err = get_rtab(r, s)) < 0)
+      return err;
+  return r->off == r->n ? ACS_OK : ACS_EFORMAT;
+}
+
+static int get_res(struct rbuf *r, const struct wire_hdr *h, struct acs_schedule *s)
+{
   int err;
 
   for (int32_t k = 0; k < h->nres; k++)
     if ((err = get(r, &s->res_cap[k], sizeof(s->res_cap[k]))) < 0 ||
         (err = get_str(r, s, &s->res_name[k])) < 0)
       return err;
+  return ACS_OK;
+}
+
+static int get_body(struct rbuf *r, const struct wire_hdr *h, struct acs_schedule *s)
+{
+  size_t nd;
+  int err;
+
+  if ((err = get_res(r, h, s)) < 0)
+    return err;
   if ((err = get_ops(r, s, h->nops)) < 0)
     return err;
   if (acs_mul_size((size_t)h->nops, (size_t)h->nres, &nd) ||
@@ -304,12 +353,26 @@ static int get_body(struct rbuf *r, const struct wire_hdr *h, struct acs_schedul
     if ((err = acs_schedule_add_wait(s, wt.op, wt.barrier)) < 0)
       return err == ACS_EINVAL ? ACS_EFORMAT : err;
   }
-  if (get_i32(r, &ntables) < 0 || ntables < 0)
+  return get_rtabs(r, s);
+}
+
+/* Reads the header of a schedule into s (initialised here). */
+static int get_head(struct rbuf *r, struct wire_hdr *h, struct acs_schedule *s)
+{
+  acs_schedule_init(s);
+  if (get(r, h, sizeof(*h)) < 0 || h->nres < 0 || h->nres > ACS_MAX_RES || h->nops < 0 ||
+      h->nedges < 0 || h->nwaits < 0 || h->norig < 0 || h->norig > h->nops)
     return ACS_EFORMAT;
-  for (int32_t k = 0; k < ntables; k++)
-    if ((err = get_rtab(r, s)) < 0)
-      return err;
-  return r->off == r->n ? ACS_OK : ACS_EFORMAT;
+  s->nres = h->nres;
+  s->norig = h->norig;
+  s->res_pe = h->res_pe;
+  s->res_dma = h->res_dma;
+  s->res_cmx = h->res_cmx;
+  s->barriers = h->barriers;
+  s->barrier_slots = h->barrier_slots;
+  s->cmx_capacity = h->cmx_capacity;
+  s->cmx_align = h->cmx_align;
+  return ACS_OK;
 }
 
 int acs_wire_get_schedule(const unsigned char *p, size_t len, struct acs_schedule *s)
@@ -318,25 +381,29 @@ int acs_wire_get_schedule(const unsigned char *p, size_t len, struct acs_schedul
   struct wire_hdr h;
   int err;
 
-  acs_schedule_init(s);
-  if (get(&r, &h, sizeof(h)) < 0 || h.nres < 0 || h.nres > ACS_MAX_RES || h.nops < 0 ||
-      h.nedges < 0 || h.nwaits < 0 || h.norig < 0 || h.norig > h.nops)
-    return ACS_EFORMAT;
-  s->nres = h.nres;
-  s->norig = h.norig;
-  s->res_pe = h.res_pe;
-  s->res_dma = h.res_dma;
-  s->res_cmx = h.res_cmx;
-  s->barriers = h.barriers;
-  s->barrier_slots = h.barrier_slots;
-  s->cmx_capacity = h.cmx_capacity;
-  s->cmx_align = h.cmx_align;
-  if ((err = get_body(&r, &h, s)) < 0) {
+  if ((err = get_head(&r, &h, s)) < 0 || (err = get_body(&r, &h, s)) < 0) {
     acs_schedule_destroy(s);
     acs_schedule_init(s);
     return err;
   }
   s->makespan = h.makespan;
+  return ACS_OK;
+}
+
+int acs_wire_get_tables(const unsigned char *p, size_t len, struct acs_schedule *s)
+{
+  struct rbuf r = {p, len, 0};
+  struct wire_hdr h;
+  int err;
+
+  if ((err = get_head(&r, &h, s)) < 0 || (err = get_res(&r, &h, s)) < 0 ||
+      (err = skip_ops(&r, &h)) < 0 ||
+      (err = get_rtabs(&r, s)) < 0) {
+    acs_schedule_destroy(s);
+    acs_schedule_init(s);
+    return err;
+  }
+  s->norig = 0;
   return ACS_OK;
 }
 

@@ -38,6 +38,10 @@ int acs_wire_put_schedule(struct acs_wbuf *b, const struct acs_schedule *s);
  * len bytes. ACS_EFORMAT when the bytes are not a whole, consistent
  * schedule. */
 int acs_wire_get_schedule(const unsigned char *p, size_t len, struct acs_schedule *s);
+/* The result tables of an encoded schedule only, in O(ops) steps and no
+ * allocation for the ops: s gets its resources, limits and tables, no
+ * ops, edges or waits (makespan 0). */
+int acs_wire_get_tables(const unsigned char *p, size_t len, struct acs_schedule *s);
 
 /* Whole-buffer I/O on a pipe, retrying on EINTR and short transfers.
  * acs_wire_read returns 1 when done, 0 at end of file before any byte,

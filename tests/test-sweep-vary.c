@@ -351,6 +351,32 @@ Test(wire, schedule_round_trips_field_by_field)
   acs_graph_destroy(&g);
 }
 
+/* The parent reads only the tables of most runs: the same tables as the
+ * whole schedule's, its resources, and none of its ops. */
+Test(wire, tables_alone_are_the_schedules_tables)
+{
+  struct acs_graph g;
+  struct acs_problem pb;
+  struct acs_schedule s, back;
+  struct acs_wbuf buf = {0};
+
+  schedule_of(&g, &pb, &s);
+  cr_assert_gt(s.ntables, 0);
+  cr_assert_eq(acs_wire_put_schedule(&buf, &s), ACS_OK);
+  cr_assert_eq(acs_wire_get_tables(buf.p, buf.n, &back), ACS_OK);
+  cr_assert(back.nops == 0 && back.norig == 0 && back.nedges == 0 && back.nwaits == 0);
+  cr_assert_eq(back.makespan, 0);
+  cr_assert_eq(back.nres, s.nres);
+  for (int r = 0; r < s.nres; r++)
+    cr_assert_str_eq(back.res_name[r], s.res_name[r]);
+  tu_assert_rtabs_eq(&s, &back);
+  acs_schedule_destroy(&back);
+  acs_wbuf_free(&buf);
+  acs_schedule_destroy(&s);
+  acs_problem_destroy(&pb);
+  acs_graph_destroy(&g);
+}
+
 Test(wire, truncated_or_padded_bytes_are_refused)
 {
   struct acs_graph g;
@@ -360,13 +386,17 @@ Test(wire, truncated_or_padded_bytes_are_refused)
 
   schedule_of(&g, &pb, &s);
   cr_assert_eq(acs_wire_put_schedule(&buf, &s), ACS_OK);
-  /* Every proper prefix is refused, never half-read. */
-  for (size_t n = 0; n < buf.n; n += 7) {
+  /* Every proper prefix is refused, never half-read, by both readers. */
+  for (size_t n = 0; n < buf.n; n++) {
     cr_assert_eq(acs_wire_get_schedule(buf.p, n, &back), ACS_EFORMAT, "prefix of %zu bytes", n);
+    acs_schedule_destroy(&back);
+    cr_assert_eq(acs_wire_get_tables(buf.p, n, &back), ACS_EFORMAT, "prefix of %zu bytes", n);
     acs_schedule_destroy(&back);
   }
   cr_assert_eq(acs_wire_put_schedule(&buf, &s), ACS_OK); /* two schedules back to back */
   cr_assert_eq(acs_wire_get_schedule(buf.p, buf.n, &back), ACS_EFORMAT);
+  acs_schedule_destroy(&back);
+  cr_assert_eq(acs_wire_get_tables(buf.p, buf.n, &back), ACS_EFORMAT);
   acs_schedule_destroy(&back);
   acs_wbuf_free(&buf);
   acs_schedule_destroy(&s);
