@@ -331,3 +331,36 @@ Test(ctrledge, sweep_matches_brute_force_on_random_packings)
   }
 }
 
+
+/* The reduction drops control edges a path implies and repeats, and no
+ * data edge even when implied; the rest keep their order. Ops a..e in a
+ * chain of data edges a->b->c, plus: a->c control (implied by a->b->c),
+ * a->c data (implied, but data), b->c control (a repeat of the data edge),
+ * c->d control (the only way to d), d->e control then a->e control
+ * (implied through d). */
+Test(ctrledge, reduce_drops_implied_control_edges_only)
+{
+  static const struct { int32_t u, v; int kind; } in[] = {
+    {0, 1, ACS_EDGE_DATA},    {1, 2, ACS_EDGE_DATA},    {0, 2, ACS_EDGE_CONTROL},
+    {0, 2, ACS_EDGE_DATA},    {1, 2, ACS_EDGE_CONTROL}, {2, 3, ACS_EDGE_CONTROL},
+    {3, 4, ACS_EDGE_CONTROL}, {0, 4, ACS_EDGE_CONTROL}};
+  static const int want[] = {0, 1, 3, 5, 6}; /* indices into in[] */
+  struct acs_schedule s;
+  int64_t dropped;
+
+  acs_schedule_init(&s);
+  for (int i = 0; i < 5; i++) {
+    struct acs_sop o = {.name = "op", .start = 10 * i, .end = 10 * i + 5, .dur = 5};
+    cr_assert_eq(acs_schedule_add_op(&s, &o), i);
+  }
+  for (size_t k = 0; k < sizeof(in) / sizeof(in[0]); k++)
+    cr_assert_eq(acs_schedule_add_edge(&s, in[k].u, in[k].v, in[k].kind), ACS_OK);
+  cr_assert_eq(acs__ctrl_edges_reduce(&s, &dropped), ACS_OK);
+  cr_assert_eq(dropped, 3);
+  cr_assert_eq(s.nedges, 5);
+  for (int k = 0; k < 5; k++)
+    cr_assert(s.edges[k].src == in[want[k]].u && s.edges[k].dst == in[want[k]].v &&
+                  s.edges[k].kind == in[want[k]].kind,
+              "edge %d is %d->%d", k, s.edges[k].src, s.edges[k].dst);
+  acs_schedule_destroy(&s);
+}

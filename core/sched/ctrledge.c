@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/model/reach.h"
 #include "core/sched/ctrledge.h"
 #include "core/sched/heap.h"
 #include "core/sched/interval.h"
@@ -410,5 +411,42 @@ out_with_builder:
   csr_free(&b.succ);
 out_with_pos:
   free(own);
+  return err;
+}
+
+int acs__ctrl_edges_reduce(struct acs_schedule *s, int64_t *dropped)
+{
+  struct acs_dag g;
+  uint8_t *keep = NULL;
+  int32_t *next = NULL, w = 0;
+  int err;
+
+  *dropped = 0;
+  if ((err = acs_schedule_edge_dag(s, &g)) < 0)
+    return err;
+  keep = malloc((size_t)s->nedges + 1);
+  next = malloc(((size_t)s->nops + 1) * sizeof(*next));
+  if (!keep || !next) {
+    err = ACS_ENOMEM;
+    goto out_with_dag;
+  }
+  if ((err = acs_dag_reduce(&g, keep)) < 0)
+    goto out_with_dag;
+  /* acs_dag_build lists each op's out-edges in edge order: the j-th edge
+   * out of u is out-edge succ_off[u] + j. */
+  for (int32_t v = 0; v < s->nops; v++)
+    next[v] = g.succ_off[v];
+  for (int32_t e = 0; e < s->nedges; e++) {
+    int32_t k = next[s->edges[e].src]++;
+    if (s->edges[e].kind == ACS_EDGE_CONTROL && !keep[k])
+      continue;
+    s->edges[w++] = s->edges[e];
+  }
+  *dropped = s->nedges - w;
+  s->nedges = w;
+out_with_dag:
+  free(keep);
+  free(next);
+  acs_dag_destroy(&g);
   return err;
 }

@@ -73,6 +73,16 @@ struct acs_ctrl_stats {
 int acs__ctrl_edges_add(struct acs_schedule *s, const int64_t *pos, int64_t budget,
                         struct acs_ctrl_stats *st);
 
+/*
+ * Drops the control edges of s that a path of two or more edges implies,
+ * and repeats of an edge (acs_dag_reduce), keeping every data edge and the
+ * order of the rest: every execution that respects the edges left respects
+ * the ones dropped. *dropped gets how many went. For schedules whose
+ * packing adds every candidate (budget 0), where most are implied.
+ * O(V + E) plus acs_dag_reduce's bit rows.
+ */
+int acs__ctrl_edges_reduce(struct acs_schedule *s, int64_t *dropped);
+
 /* The search budget the packing schedulers (strip, contiguous ilp) use:
  * the spill scheduler's default `reduce`. */
 #define ACS__CTRL_REDUCE 4096
