@@ -231,9 +231,9 @@ static int plat_ranks(const struct acs_sweep *sw, size_t *rank, size_t *cls)
  *    and -j 2 was no faster than -j 1;
  *  - within those, the runs of one workload on variants that differ only in
  *    what the barrier pass reads form one group, handed to one worker
- *    whole (dispatch): its schedulers plan once for all the barrier counts
- *    (cascade's memo; the default study plans each CMX size once instead of
- *    up to five times).
+ *    whole (dispatch): it schedules and verifies each problem once for all
+ *    the barrier counts (cli/job_memo.c; the default study schedules each
+ *    CMX size and PE count once instead of five times).
  * Sharding and run identity stay on the canonical grid; only the order runs
  * start in changes. O(P log P + T log T) for P variants and T tasks; sets
  * gend[t], one past the last task of t's group.
