@@ -207,6 +207,11 @@ static void zygote_main(const struct zygote *z, int sock, int out, int stack_kib
    * a third of a small run's cost). Mapped fresh, a stack costs only the
    * pages it touches. */
   mallopt(M_MMAP_THRESHOLD, 64 << 10);
+  /* The caller keeps freed memory for its next run (cli/main.c); what it
+   * had free when it forked us is given back, or every simulation process
+   * forked from here would copy its page tables too. */
+  mallopt(M_TRIM_THRESHOLD, 128 << 10);
+  malloc_trim(0);
 #endif
   dup2(out, STDOUT_FILENO);
   dup2(out, STDERR_FILENO);
