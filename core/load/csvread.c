@@ -423,20 +423,10 @@ int acs__tokens(char *line, struct acs__tok **toks, size_t *cap, size_t *n)
 
 /* ---- name index ---- */
 
-static uint64_t fnv1a(const char *s)
-{
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) {
-    h ^= (unsigned char)*s;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 /* Slot of key, or of the empty slot where it would go (cap is a power of 2). */
 static size_t names_slot(const struct acs__names *m, const char *key)
 {
-  size_t i = (size_t)fnv1a(key) & (m->cap - 1);
+  size_t i = (size_t)acs_str_hash(key) & (m->cap - 1);
   while (m->key[i] && strcmp(m->key[i], key) != 0)
     i = (i + 1) & (m->cap - 1);
   return i;
