@@ -141,12 +141,6 @@ static void path_join(char *buf, size_t size, const char *dir, const char *name)
     buf[size - 1] = '\0';
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-  size_t n = strlen(s), k = strlen(suffix);
-  return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 /* The sorted names in dir ending with suffix; *n of them, malloc'd. */
 static int list_dir(const char *dir, const char *suffix, char ***names, size_t *n)
 {
@@ -159,7 +153,7 @@ static int list_dir(const char *dir, const char *suffix, char ***names, size_t *
   if (k < 0)
     return ACS_OK;
   for (int i = 0; i < k; i++) {
-    if (ends_with(ents[i]->d_name, suffix) &&
+    if (acs_cli_ends_with(ents[i]->d_name, suffix) &&
         acs_grow((void **)names, sizeof(**names), &cap, *n + 1) == 0 &&
         ((*names)[*n] = strdup(ents[i]->d_name)) != NULL)
       (*n)++;
@@ -239,7 +233,7 @@ static int find_psplib(struct inst_list *l, const char *dir)
       char set[64];
       size_t len = strlen(names[i]);
       /* "<set>opt.sm" names the set; lb and hrs tables only when no opt. */
-      if (len < 7 || len - 6 >= sizeof(set) || !ends_with(names[i], "opt.sm"))
+      if (len < 7 || len - 6 >= sizeof(set) || !acs_cli_ends_with(names[i], "opt.sm"))
         continue;
       snprintf(set, sizeof(set), "%.*s", (int)(len - 6), names[i]);
       psplib_table(odirs[k], set, table, sizeof(table));
@@ -249,7 +243,7 @@ static int find_psplib(struct inst_list *l, const char *dir)
     for (size_t i = 0; err == ACS_OK && i < n; i++) {
       char set[64];
       size_t len = strlen(names[i]);
-      if (len < 6 || len - 5 >= sizeof(set) || !ends_with(names[i], "lb.sm"))
+      if (len < 6 || len - 5 >= sizeof(set) || !acs_cli_ends_with(names[i], "lb.sm"))
         continue;
       snprintf(set, sizeof(set), "%.*s", (int)(len - 5), names[i]);
       snprintf(table, sizeof(table), "%s/%sopt.sm", odirs[k], set);
@@ -317,7 +311,7 @@ static int find_modulo(struct inst_list *l, const char *dir, const char *top)
       path_join(path, sizeof(path), dir, ents[i]->d_name);
       if (is_dir(path))
         err = find_modulo(l, path, top);
-      else if (ends_with(path, ".graphml"))
+      else if (acs_cli_ends_with(path, ".graphml"))
         err = add_instance(l, path, "modulo", -1, &none);
     }
     free(ents[i]);
