@@ -316,6 +316,60 @@ out_with_file:
   return rc;
 }
 
+/* ---- tables: a header row, then data rows ---- */
+
+static int table_record(void *ctx, const struct acs_csv_field *f, size_t n, int line,
+                        struct acs_diag *d)
+{
+  struct acs__csv_table *t = ctx;
+  int rc;
+
+  if (t->header_line == 0) {
+    if ((rc = t->header(t->ctx, f, n, line, d)) == 0)
+      t->header_line = line;
+    return rc;
+  }
+  if ((rc = t->row(t->ctx, f, n, line, d)) == 0)
+    t->nrows++;
+  return rc;
+}
+
+int acs__csv_table_read(const char *path, struct acs__csv_table *t, struct acs_diag *d)
+{
+  int rc;
+
+  t->header_line = 0;
+  t->nrows = 0;
+  if ((rc = acs_csv_read(path, table_record, t, d)) != 0)
+    return rc;
+  if (t->header_line == 0)
+    return acs_diag_set(d, ACS_EPARSE, path, 1, 1, "empty file: no header row");
+  if (t->nrows == 0)
+    return acs_diag_set(d, ACS_EPARSE, path, t->header_line, 1, "no %s after the header",
+                        t->rows);
+  return ACS_OK;
+}
+
+int acs__csv_columns(const char *path, const struct acs_csv_field *f, size_t n, size_t size,
+                     void **cols, int (*column)(void *ctx, const struct acs_csv_field *f, size_t i,
+                                                struct acs_diag *d),
+                     void *ctx, struct acs_diag *d)
+{
+  if (!(*cols = calloc(n ? n : 1, size)))
+    return ACS_ENOMEM;
+  for (size_t i = 0; i < n; i++) {
+    int rc;
+    /* A blank name is a mistake, unless nothing but blanks follows: the
+     * trailing commas a spreadsheet leaves. */
+    for (size_t j = i + 1; f[i].text[0] == '\0' && j < n; j++)
+      if (f[j].text[0] != '\0')
+        return acs_diag_set(d, ACS_EPARSE, path, f[i].line, f[i].col, "empty column name");
+    if ((rc = column(ctx, f, i, d)) != 0)
+      return rc;
+  }
+  return ACS_OK;
+}
+
 /* ---- whitespace-separated formats ---- */
 
 int acs__lines_read_graph(const char *path, struct acs_graph *g, struct acs__lines *lr,

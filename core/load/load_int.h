@@ -50,6 +50,34 @@ int acs__workload_note_text(struct acs_workload *w, const char *label, const cha
 /* Sets w->digest from w->files (acs_workload_load, after the reader). */
 void acs__workload_seal_digest(struct acs_workload *w);
 
+/*
+ * A CSV table: a header row naming the columns, then one record per data
+ * row. acs__csv_table_read hands the first record to header(ctx, ...) and
+ * every later one to row(ctx, ...), then refuses a file without a header
+ * ("empty file: no header row", at 1:1) or without data rows ("no <rows>
+ * after the header", at the header's line). The readers differ in their
+ * columns and rows only; these errors read the same in all of them.
+ */
+struct acs__csv_table {
+  acs_csv_record_fn header, row;
+  void *ctx;
+  const char *rows;      /* what the data rows are, for the error: "layer rows" */
+  int header_line;       /* set when the header is read, 0 before */
+  size_t nrows;          /* data rows read */
+};
+int acs__csv_table_read(const char *path, struct acs__csv_table *t, struct acs_diag *d);
+/*
+ * The columns of header row f[0..n): *cols gets n zeroed entries of `size`
+ * bytes (the caller frees it, also on error), then column(ctx, f, i, d)
+ * reads field i into entry i, in order. A blank name is an error ("empty
+ * column name"), unless only blanks follow it (trailing commas): column()
+ * gets those to mark as ignored.
+ */
+int acs__csv_columns(const char *path, const struct acs_csv_field *f, size_t n, size_t size,
+                     void **cols, int (*column)(void *ctx, const struct acs_csv_field *f, size_t i,
+                                                struct acs_diag *d),
+                     void *ctx, struct acs_diag *d);
+
 /* Writes the file name of `path` without directory and extension into buf. */
 void acs__path_stem(const char *path, char *buf, size_t size);
 
