@@ -430,7 +430,27 @@ void acs__lines_close(struct acs__lines *lr)
   if (lr->f)
     fclose((FILE *)lr->f);
   free(lr->buf);
+  free(lr->tok);
   memset(lr, 0, sizeof(*lr));
+}
+
+int acs__lines_split(struct acs__lines *lr)
+{
+  return acs__tokens(lr->buf, &lr->tok, &lr->cap_tok, &lr->ntok);
+}
+
+int acs__lines_expect(const struct acs__lines *lr, size_t n, const char *layout,
+                      struct acs_diag *d)
+{
+  const struct acs__tok *last = lr->ntok > 0 ? &lr->tok[lr->ntok - 1] : NULL;
+  int col;
+
+  if (lr->ntok == n)
+    return ACS_OK;
+  /* too many: at the first extra field; too few: just after the last one */
+  col = lr->ntok > n ? lr->tok[n].col : last ? last->col + (int)strlen(last->s) : 1;
+  return acs_diag_set(d, ACS_EPARSE, lr->path, lr->line, col, "expected %zu fields (%s), got %zu",
+                      n, layout, lr->ntok);
 }
 
 int acs__lines_first_content(const char *path, void (*look)(const char *s, void *arg), void *arg,

@@ -90,6 +90,8 @@ struct acs__tok {
 /*
  * Line reader for the whitespace-separated formats (PSPLIB, STG): strips the
  * newline, a CR before it and a UTF-8 byte-order mark, and counts lines.
+ * It keeps the tokens of the current line too, so that the readers share
+ * their buffer and the errors located at them.
  */
 struct acs__lines {
   void *f;               /* FILE * */
@@ -97,12 +99,20 @@ struct acs__lines {
   char *buf;
   size_t cap;
   int line;              /* number of the line last returned, 1-based */
+  struct acs__tok *tok;  /* the line's tokens, after acs__lines_split */
+  size_t cap_tok, ntok;
 };
 int acs__lines_open(struct acs__lines *lr, const char *path, struct acs_diag *d);
 /* Returns 1 with lr->buf holding the next line, 0 at end of file, or a
  * negative error (filled into d). */
 int acs__lines_next(struct acs__lines *lr, struct acs_diag *d);
 void acs__lines_close(struct acs__lines *lr);
+/* Splits the current line in place into lr->tok[0 .. lr->ntok) (acs__tokens). */
+int acs__lines_split(struct acs__lines *lr);
+/* ACS_OK when the current line has n tokens; else "expected n fields
+ * (layout), got m" at the first token too many, or just after the last. */
+int acs__lines_expect(const struct acs__lines *lr, size_t n, const char *layout,
+                      struct acs_diag *d);
 /*
  * For telling a CSV's kind by its header: gives look(s, arg) the first line
  * of path that holds anything (not blank, a # comment or commas alone), s
@@ -132,10 +142,10 @@ int acs__parse_int(const char *path, int line, int col, const char *text, const 
 /* Token t as acs__parse_int does, located at the token's column. */
 int acs__tok_int(const char *path, int line, const struct acs__tok *t, const char *what,
                  int64_t min, int64_t max, int64_t *out, struct acs_diag *d);
-/* Token k of a line reader r (a struct with path, lr and tok, as the
- * PSPLIB and STG readers have) as a quantity, at most ACS_QTY_MAX. */
+/* Token k of a line reader r (a struct with path and lr, as the PSPLIB and
+ * STG readers have) as a quantity, at most ACS_QTY_MAX. */
 #define ACS__RTOK_INT(r, k, what, min, out, d) \
-  acs__tok_int((r)->path, (r)->lr.line, &(r)->tok[k], what, min, ACS_QTY_MAX, out, d)
+  acs__tok_int((r)->path, (r)->lr.line, &(r)->lr.tok[k], what, min, ACS_QTY_MAX, out, d)
 
 /*
  * A name -> id index (open addressing, FNV-1a): O(1) expected per call.
