@@ -162,6 +162,9 @@ int acs__names_put(struct acs__names *m, const char *key, int32_t val, int32_t *
 int32_t acs__names_get(const struct acs__names *m, const char *key); /* -1 if absent */
 void acs__names_free(struct acs__names *m);
 
+/* A libxml2 error message for a diagnostic, into buf: without the newline
+ * and blanks libxml2 ends it with, "malformed XML" when there is none. */
+void acs__xml_message(const char *message, char *buf, size_t size);
 /* A libxml2 generic error handler that drops the text: libxml2's encoding
  * layer reports through the generic handler, which would print; the XML
  * readers' structured handler has the error already. */
