@@ -667,6 +667,26 @@ static void progress(const struct val_state *st, size_t i, const struct instance
   fflush(stderr);
 }
 
+/* Where the runs of one instance go: the tallies and the results file. */
+struct instance_out {
+  struct val_state *st;
+  const struct instance *in;
+  const struct acs_graph *g;
+  int kind;
+};
+
+static int on_run(void *arg, size_t k, const struct acs_schedule *s, struct acs_run_row *row,
+                  int keep)
+{
+  struct instance_out *o = arg;
+
+  if (o->kind == ACS_WL_LOOP)
+    count_modulo(o->st, o->in, k, o->g, s, row, keep);
+  else
+    count_run(o->st, o->in, k, row);
+  return o->st->res ? acs_results_add_run(o->st->res, row, NULL) : ACS_OK;
+}
+
 /* Every selected scheduler on one instance. */
 static int run_instance(struct val_state *st, const struct instance *in)
 {
@@ -676,8 +696,8 @@ static int run_instance(struct val_state *st, const struct instance *in)
   struct acs_problem pb;
   struct acs_graph g;
   struct acs_diag d;
-  int32_t pid, wid;
-  int64_t bound;
+  struct acs_job_pair pair = {&pb, &g, 0, -1, -1, 0};
+  struct instance_out out = {st, in, &g, 0};
   int err;
 
   acs_diag_init(&d);
@@ -687,29 +707,13 @@ static int run_instance(struct val_state *st, const struct instance *in)
     acs_cli_error(&d);
     return err;
   }
-  if ((err = acs_job_prepare(w, &p, &g, &pb, &bound, &d)) < 0) {
+  if ((err = acs_job_prepare(w, &p, &g, &pb, &pair.bound, &d)) < 0) {
     acs_cli_error(&d);
     goto out_with_workload;
   }
-  err = store_ids(st, &p, w, &g, &pid, &wid);
-  for (size_t k = 0; err == ACS_OK && k < st->nsel && !acs_cli_interrupted; k++) {
-    struct acs_schedule s;
-    struct acs_run_row row;
-    int keep;
-    if (!acs_sched_accepts(st->sel[k].ops, w->kind))
-      continue;
-    acs_job_row_init(&row, pid, wid, bound, &g);
-    err = acs_job_run(&pb, &st->sel[k], &ctx, 0, &s, &row, &keep);
-    if (err == ACS_OK && w->kind == ACS_WL_LOOP)
-      count_modulo(st, in, k, &g, &s, &row, keep);
-    acs_schedule_destroy(&s);
-    if (err < 0)
-      break;
-    if (w->kind != ACS_WL_LOOP)
-      count_run(st, in, k, &row);
-    if (st->res)
-      err = acs_results_add_run(st->res, &row, NULL);
-  }
+  pair.kind = out.kind = w->kind;
+  if ((err = store_ids(st, &p, w, &g, &pair.pid, &pair.wid)) == ACS_OK)
+    err = acs_job_run_pair(&pair, st->sel, st->nsel, &ctx, 0, on_run, &out);
   acs_problem_destroy(&pb);
   acs_graph_destroy(&g);
 out_with_workload:
