@@ -231,10 +231,9 @@ int acs__msp_mii(const struct acs_msp *m, struct acs_mii *out, const volatile si
   for (int32_t i = 0; i < m->n; i++)
     nops[m->cls[i]]++;
   for (int32_t c = 0; c < m->nclasses; c++) {
-    int64_t occ = m->loop->classes[c].blocking > 0 ? m->loop->classes[c].blocking : 1;
-    int64_t u = m->units[c], res, fine;
-    if (u == ACS_LOOP_UNLIMITED || nops[c] == 0)
-      continue;
+    int64_t u = m->units[c], occ = acs_loop_blocking(m->loop, c, u), res, fine;
+    if (occ == 0 || nops[c] == 0)
+      continue; /* unlimited, or no op */
     res = (nops[c] * occ + u - 1) / u;
     fine = occ * ((nops[c] + u - 1) / u);
     if (res > out->res) {

@@ -260,7 +260,7 @@ void acs__mstate_fail(struct acs_mstate *s, const struct acs_msp *m, int32_t i, 
   f->order = order;
   f->stage = lo / s->ii;
   snprintf(f->arm, sizeof(f->arm), "%s", arm);
-  f->row_lo = ((lo % s->ii) + s->ii) % s->ii;
+  f->row_lo = acs_mod_i64(lo, s->ii);
   f->row_hi = f->row_lo;
   if (hi >= lo && m->units[c] != ACS_LOOP_UNLIMITED) {
     /* The window was not empty, so the class's rows refused every start in
@@ -293,8 +293,7 @@ void acs__mstate_normalize(struct acs_mstate *s, const struct acs_msp *m)
 /* The least start >= v in residue r (mod ii). */
 static inline int64_t round_to(int64_t v, int64_t r, int64_t ii)
 {
-  int64_t d = ((r - v) % ii + ii) % ii;
-  return v + d;
+  return v + acs_mod_i64(r - v, ii);
 }
 
 int acs__mstate_compact(struct acs_mstate *s, const struct acs_msp *m)
@@ -315,7 +314,7 @@ int acs__mstate_compact(struct acs_mstate *s, const struct acs_msp *m)
   }
   for (int32_t i = 0; i < m->n; i++) {
     int lim = s->unit[i] >= 0;
-    res[i] = lim ? ((s->t[i] % s->ii) + s->ii) % s->ii : -1;
+    res[i] = lim ? acs_mod_i64(s->t[i], s->ii) : -1;
     val[i] = lim ? res[i] : 0;
   }
   /* Queue-based relaxation; an op raised more than n times means the
