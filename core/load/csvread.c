@@ -472,6 +472,22 @@ int acs__lines_first_content(const char *path, void (*look)(const char *s, void 
   return rc < 0 ? rc : ACS_OK;
 }
 
+int32_t acs__lines_add_task(const struct acs__lines *lr, struct acs_graph *g, char prefix,
+                            int64_t number, int kind, int64_t cycles)
+{
+  char name[32];
+  struct acs_op op;
+
+  memset(&op, 0, sizeof(op));
+  snprintf(name, sizeof(name), "%c%lld", prefix, (long long)number);
+  op.name = name;
+  op.kind = (uint8_t)kind;
+  op.cycles = cycles;
+  op.slots = 1;
+  op.line = lr->line;
+  return acs_graph_add_op(g, &op);
+}
+
 int acs__tokens(char *line, struct acs__tok **toks, size_t *cap, size_t *n)
 {
   size_t k = 0;

@@ -139,6 +139,11 @@ int acs__tokens(char *line, struct acs__tok **toks, size_t *cap, size_t *n);
  */
 int acs__parse_int(const char *path, int line, int col, const char *text, const char *what,
                    int64_t min, int64_t max, int64_t *out, struct acs_diag *d);
+/* Adds the op of a task-graph file's task (PSPLIB, STG), named prefix and
+ * number ("j12", "t7"), of kind and cycles, one slot, at the reader's
+ * line. Its id, or a negative code. */
+int32_t acs__lines_add_task(const struct acs__lines *lr, struct acs_graph *g, char prefix,
+                            int64_t number, int kind, int64_t cycles);
 /* Token t as acs__parse_int does, located at the token's column. */
 int acs__tok_int(const char *path, int line, const struct acs__tok *t, const char *what,
                  int64_t min, int64_t max, int64_t *out, struct acs_diag *d);

@@ -221,15 +221,7 @@ static int precedence_row(struct sm_reader *r, int64_t i, struct acs_diag *d)
                        "jobnr, #modes, #successors and the successors", d);
   if (rc != 0)
     return rc;
-  char name[32];
-  struct acs_op op;
-  memset(&op, 0, sizeof(op));
-  snprintf(name, sizeof(name), "j%lld", (long long)i);
-  op.name = name;
-  op.kind = ACS_OP_SYNC;
-  op.slots = 1;
-  op.line = r->lr.line;
-  int32_t id = acs_graph_add_op(r->g, &op);
+  int32_t id = acs__lines_add_task(&r->lr, r->g, 'j', i, ACS_OP_SYNC, 0);
   if (id < 0)
     return id;
   for (size_t k = 3; k < r->lr.ntok; k++) {

@@ -46,16 +46,8 @@ static int next_content(struct stg_reader *r, struct acs_diag *d)
 
 static int add_task(struct stg_reader *r, int64_t id, int64_t time)
 {
-  char name[32];
-  struct acs_op op;
-  memset(&op, 0, sizeof(op));
-  snprintf(name, sizeof(name), "t%lld", (long long)id);
-  op.name = name;
-  op.kind = time == 0 ? ACS_OP_SYNC : ACS_OP_SHAVE;
-  op.cycles = time;
-  op.slots = 1;
-  op.line = r->lr.line;
-  int32_t op_id = acs_graph_add_op(r->g, &op);
+  int32_t op_id = acs__lines_add_task(&r->lr, r->g, 't', id,
+                                      time == 0 ? ACS_OP_SYNC : ACS_OP_SHAVE, time);
   if (op_id < 0)
     return op_id;
   return acs_graph_set_demand(r->g, op_id, r->res_pe, time > 0);
