@@ -74,6 +74,9 @@ struct acs_cli_platforms {
 int acs_cli_load_platforms(const char *path, char **sets, size_t nsets,
                            struct acs_cli_platforms *out);
 
+/* 1 when s ends with suffix (a file's extension, a benchmark's "opt.sm"). */
+int acs_cli_ends_with(const char *s, const char *suffix);
+
 /* Workload paths from -w arguments: a .txt argument is a suite. */
 int acs_cli_expand_workloads(char **args, size_t nargs, char ***paths, size_t *n);
 

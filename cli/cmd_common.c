@@ -123,7 +123,7 @@ out_with_rows:
   return err;
 }
 
-static int ends_with(const char *s, const char *suffix)
+int acs_cli_ends_with(const char *s, const char *suffix)
 {
   size_t n = strlen(s), m = strlen(suffix);
 
@@ -176,7 +176,7 @@ int acs_cli_expand_workloads(char **args, size_t nargs, char ***paths, size_t *n
   acs_diag_init(&d);
   for (size_t i = 0; i < nargs && err == ACS_OK; i++) {
     const char *p = acs_cli_resolve(args[i], buf, sizeof(buf));
-    if (ends_with(p, ".txt")) {
+    if (acs_cli_ends_with(p, ".txt")) {
       char **suite;
       size_t ns;
       if ((err = acs_suite_load(p, &suite, &ns, &d)) < 0) {

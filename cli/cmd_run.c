@@ -202,61 +202,63 @@ static int add_trace(struct run_state *st, const struct acs_platform *p, const c
   return acs_sim_trace_add(st->trace, pname, p, s, ACS_SIM_TIMES_SIMULATED);
 }
 
+/* Where the runs of one pair go: the trace, the table printed and the
+ * results file. */
+struct pair_out {
+  struct run_state *st;
+  const struct acs_platform *p;
+  const struct acs_workload *w;
+};
+
+static int on_run(void *arg, size_t k, const struct acs_schedule *s, struct acs_run_row *row,
+                  int keep)
+{
+  struct pair_out *o = arg;
+  struct run_state *st = o->st;
+  int err;
+
+  (void)k;
+  if (keep && st->trace && !isnan(row->sim_makespan_cycles) &&
+      (err = add_trace(st, o->p, o->w->name, s, row)) < 0)
+    return err;
+  st->nruns++;
+  if (strcmp(row->status, "error") == 0)
+    st->nerror++;
+  print_row(o->p->name, o->w->name, row);
+  /* The family's own result (II, plans, schedule vectors) when it
+   * marks a table as shown. */
+  for (int32_t t = 0; keep && t < s->ntables; t++)
+    if (s->tables[t]->show)
+      acs_cli_print_rtab(stdout, s->tables[t], "    ");
+  return st->res ? acs_results_add_run(st->res, row, keep ? s : NULL) : ACS_OK;
+}
+
 /* All schedulers on one (platform, workload) pair. */
 static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t pid,
                     const struct acs_workload *w)
 {
   struct acs_sched_ctx ctx = {st->args.c.seed, st->args.c.time_limit, &acs_cli_interrupted};
+  struct pair_out out = {st, p, w};
   struct acs_workload_row wrow;
   struct acs_problem pb;
   struct acs_graph g;
   struct acs_diag d;
-  int32_t wid = -1;
-  int64_t bound;
+  struct acs_job_pair pair = {&pb, &g, w->kind, pid, -1, 0};
   int err;
 
   acs_diag_init(&d);
   d.warn = NULL; /* build warnings were already shown at load time */
-  if ((err = acs_job_prepare(w, p, &g, &pb, &bound, &d)) < 0) {
+  if ((err = acs_job_prepare(w, p, &g, &pb, &pair.bound, &d)) < 0) {
     acs_cli_error(&d);
     st->reported = 1;
     return err;
   }
   if (st->res) {
     acs_results_workload_row(w, g.nops, g.nedges, &wrow);
-    if ((err = acs_results_add_workload(st->res, &wrow, &wid)) < 0)
+    if ((err = acs_results_add_workload(st->res, &wrow, &pair.wid)) < 0)
       goto out_with_problem;
   }
-  for (size_t k = 0; k < st->nsel && !acs_cli_interrupted; k++) {
-    struct acs_schedule s;
-    struct acs_run_row row;
-    int keep;
-    if (!acs_sched_accepts(st->sel[k].ops, w->kind))
-      continue;
-    acs_job_row_init(&row, pid, wid, bound, &g);
-    err = acs_job_run(&pb, &st->sel[k], &ctx, !st->args.c.no_sim, &s, &row, &keep);
-    if (err == ACS_OK && keep && st->trace && !isnan(row.sim_makespan_cycles))
-      err = add_trace(st, p, w->name, &s, &row);
-    if (err < 0) {
-      acs_schedule_destroy(&s);
-      goto out_with_problem;
-    }
-    st->nruns++;
-    if (strcmp(row.status, "error") == 0)
-      st->nerror++;
-    print_row(p->name, w->name, &row);
-    /* The family's own result (II, plans, schedule vectors) when it
-     * marks a table as shown. */
-    for (int32_t t = 0; keep && t < s.ntables; t++)
-      if (s.tables[t]->show)
-        acs_cli_print_rtab(stdout, s.tables[t], "    ");
-    err = st->res ? acs_results_add_run(st->res, &row, keep ? &s : NULL) : ACS_OK;
-    /* Safe whatever acs_job_run reached: a failed init leaves s zeroed. */
-    acs_schedule_destroy(&s);
-    if (err < 0)
-      goto out_with_problem;
-  }
-  err = ACS_OK;
+  err = acs_job_run_pair(&pair, st->sel, st->nsel, &ctx, !st->args.c.no_sim, on_run, &out);
 out_with_problem:
   acs_problem_destroy(&pb);
   acs_graph_destroy(&g);

@@ -141,12 +141,6 @@ static void path_join(char *buf, size_t size, const char *dir, const char *name)
     buf[size - 1] = '\0';
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-  size_t n = strlen(s), k = strlen(suffix);
-  return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 /* The sorted names in dir ending with suffix; *n of them, malloc'd. */
 static int list_dir(const char *dir, const char *suffix, char ***names, size_t *n)
 {
@@ -159,7 +153,7 @@ static int list_dir(const char *dir, const char *suffix, char ***names, size_t *
   if (k < 0)
     return ACS_OK;
   for (int i = 0; i < k; i++) {
-    if (ends_with(ents[i]->d_name, suffix) &&
+    if (acs_cli_ends_with(ents[i]->d_name, suffix) &&
         acs_grow((void **)names, sizeof(**names), &cap, *n + 1) == 0 &&
         ((*names)[*n] = strdup(ents[i]->d_name)) != NULL)
       (*n)++;
@@ -239,7 +233,7 @@ static int find_psplib(struct inst_list *l, const char *dir)
       char set[64];
       size_t len = strlen(names[i]);
       /* "<set>opt.sm" names the set; lb and hrs tables only when no opt. */
-      if (len < 7 || len - 6 >= sizeof(set) || !ends_with(names[i], "opt.sm"))
+      if (len < 7 || len - 6 >= sizeof(set) || !acs_cli_ends_with(names[i], "opt.sm"))
         continue;
       snprintf(set, sizeof(set), "%.*s", (int)(len - 6), names[i]);
       psplib_table(odirs[k], set, table, sizeof(table));
@@ -249,7 +243,7 @@ static int find_psplib(struct inst_list *l, const char *dir)
     for (size_t i = 0; err == ACS_OK && i < n; i++) {
       char set[64];
       size_t len = strlen(names[i]);
-      if (len < 6 || len - 5 >= sizeof(set) || !ends_with(names[i], "lb.sm"))
+      if (len < 6 || len - 5 >= sizeof(set) || !acs_cli_ends_with(names[i], "lb.sm"))
         continue;
       snprintf(set, sizeof(set), "%.*s", (int)(len - 5), names[i]);
       snprintf(table, sizeof(table), "%s/%sopt.sm", odirs[k], set);
@@ -317,7 +311,7 @@ static int find_modulo(struct inst_list *l, const char *dir, const char *top)
       path_join(path, sizeof(path), dir, ents[i]->d_name);
       if (is_dir(path))
         err = find_modulo(l, path, top);
-      else if (ends_with(path, ".graphml"))
+      else if (acs_cli_ends_with(path, ".graphml"))
         err = add_instance(l, path, "modulo", -1, &none);
     }
     free(ents[i]);
@@ -673,6 +667,26 @@ static void progress(const struct val_state *st, size_t i, const struct instance
   fflush(stderr);
 }
 
+/* Where the runs of one instance go: the tallies and the results file. */
+struct instance_out {
+  struct val_state *st;
+  const struct instance *in;
+  const struct acs_graph *g;
+  int kind;
+};
+
+static int on_run(void *arg, size_t k, const struct acs_schedule *s, struct acs_run_row *row,
+                  int keep)
+{
+  struct instance_out *o = arg;
+
+  if (o->kind == ACS_WL_LOOP)
+    count_modulo(o->st, o->in, k, o->g, s, row, keep);
+  else
+    count_run(o->st, o->in, k, row);
+  return o->st->res ? acs_results_add_run(o->st->res, row, NULL) : ACS_OK;
+}
+
 /* Every selected scheduler on one instance. */
 static int run_instance(struct val_state *st, const struct instance *in)
 {
@@ -682,8 +696,8 @@ static int run_instance(struct val_state *st, const struct instance *in)
   struct acs_problem pb;
   struct acs_graph g;
   struct acs_diag d;
-  int32_t pid, wid;
-  int64_t bound;
+  struct acs_job_pair pair = {&pb, &g, 0, -1, -1, 0};
+  struct instance_out out = {st, in, &g, 0};
   int err;
 
   acs_diag_init(&d);
@@ -693,29 +707,13 @@ static int run_instance(struct val_state *st, const struct instance *in)
     acs_cli_error(&d);
     return err;
   }
-  if ((err = acs_job_prepare(w, &p, &g, &pb, &bound, &d)) < 0) {
+  if ((err = acs_job_prepare(w, &p, &g, &pb, &pair.bound, &d)) < 0) {
     acs_cli_error(&d);
     goto out_with_workload;
   }
-  err = store_ids(st, &p, w, &g, &pid, &wid);
-  for (size_t k = 0; err == ACS_OK && k < st->nsel && !acs_cli_interrupted; k++) {
-    struct acs_schedule s;
-    struct acs_run_row row;
-    int keep;
-    if (!acs_sched_accepts(st->sel[k].ops, w->kind))
-      continue;
-    acs_job_row_init(&row, pid, wid, bound, &g);
-    err = acs_job_run(&pb, &st->sel[k], &ctx, 0, &s, &row, &keep);
-    if (err == ACS_OK && w->kind == ACS_WL_LOOP)
-      count_modulo(st, in, k, &g, &s, &row, keep);
-    acs_schedule_destroy(&s);
-    if (err < 0)
-      break;
-    if (w->kind != ACS_WL_LOOP)
-      count_run(st, in, k, &row);
-    if (st->res)
-      err = acs_results_add_run(st->res, &row, NULL);
-  }
+  pair.kind = out.kind = w->kind;
+  if ((err = store_ids(st, &p, w, &g, &pair.pid, &pair.wid)) == ACS_OK)
+    err = acs_job_run_pair(&pair, st->sel, st->nsel, &ctx, 0, on_run, &out);
   acs_problem_destroy(&pb);
   acs_graph_destroy(&g);
 out_with_workload:

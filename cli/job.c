@@ -500,3 +500,24 @@ int acs_job_select(const char *cmd, const char *spec, struct acs_sched_sel **sel
     free(o);
   return ACS_OK;
 }
+
+int acs_job_run_pair(const struct acs_job_pair *pair, const struct acs_sched_sel *sel,
+                     size_t nsel, const struct acs_sched_ctx *ctx, int simulate,
+                     acs_job_run_fn on_run, void *arg)
+{
+  int err = ACS_OK;
+
+  for (size_t k = 0; err == ACS_OK && k < nsel && !acs_cli_interrupted; k++) {
+    struct acs_schedule s;
+    struct acs_run_row row;
+    int keep;
+    if (!acs_sched_accepts(sel[k].ops, pair->kind))
+      continue;
+    acs_job_row_init(&row, pair->pid, pair->wid, pair->bound, pair->g);
+    if ((err = acs_job_run(pair->pb, &sel[k], ctx, simulate, &s, &row, &keep)) == ACS_OK)
+      err = on_run(arg, k, &s, &row, keep);
+    /* Safe whatever acs_job_run reached: a failed init leaves s zeroed. */
+    acs_schedule_destroy(&s);
+  }
+  return err < 0 ? err : ACS_OK;
+}

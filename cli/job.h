@@ -75,4 +75,30 @@ int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
                 const struct acs_sched_ctx *ctx, int simulate,
                 struct acs_schedule *s, struct acs_run_row *row, int *keep);
 
+/* A (platform, workload) pair ready for runs: what acs_job_prepare built,
+ * the workload's kind and the ids the results file gave the pair (-1
+ * without one). */
+struct acs_job_pair {
+  const struct acs_problem *pb;
+  const struct acs_graph *g;
+  int kind;                      /* ACS_WL_* */
+  int32_t pid, wid;
+  int64_t bound;
+};
+/* What a command does with one run that acs_job_run finished (ACS_OK): s
+ * and *keep as acs_job_run left them, k the scheduler's index in sel. */
+typedef int (*acs_job_run_fn)(void *arg, size_t k, const struct acs_schedule *s,
+                              struct acs_run_row *row, int keep);
+/*
+ * Runs every scheduler of sel[0..nsel) that takes the pair's kind, in
+ * order, until the CLI is interrupted: each run's row is initialised
+ * (acs_job_row_init), run (acs_job_run) and handed to on_run; its schedule
+ * is destroyed after. `acsim run` and `acsim validate` run pairs through
+ * this one loop. Returns ACS_OK or the first negative code of a run or of
+ * on_run.
+ */
+int acs_job_run_pair(const struct acs_job_pair *pair, const struct acs_sched_sel *sel,
+                     size_t nsel, const struct acs_sched_ctx *ctx, int simulate,
+                     acs_job_run_fn on_run, void *arg);
+
 #endif

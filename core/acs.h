@@ -129,10 +129,16 @@ static inline int64_t acs_sat_mul_i64(int64_t a, int64_t b)
   int64_t r;
   return acs_mul_i64(a, b, &r) ? INT64_MAX : r;
 }
-/* a / b rounded up, for a >= 0 and b > 0. */
+/* a / b rounded up and rounded down, for any a and b > 0 (C's / rounds
+ * toward zero, which is the ceiling only below zero and the floor only
+ * above). */
 static inline int64_t acs_ceil_div_i64(int64_t a, int64_t b)
 {
-  return a / b + (a % b != 0);
+  return a / b + (a % b != 0 && a > 0);
+}
+static inline int64_t acs_floor_div_i64(int64_t a, int64_t b)
+{
+  return a / b - (a % b != 0 && a < 0);
 }
 /* a mod m in [0, m), for m > 0 (C's % keeps the sign of a). */
 static inline int64_t acs_mod_i64(int64_t a, int64_t m)

@@ -1,7 +1,8 @@
 /*
  * csv.c - DIR/runs.csv of `acsim report`: every run, one row each, with its
  * figures, its platform's parameters and unit counts as columns, for
- * spreadsheets and pandas. Empty fields are missing values.
+ * spreadsheets and pandas. Empty fields are missing values. The rows are in
+ * the report's order (study_int.h), not the order the runs were stored in.
  */
 #include "config.h"
 
@@ -158,22 +159,27 @@ int acs_report_write_csv(const struct acs_results_data *data, const char *path,
 {
   char tmp[4200];
   struct classes *c = malloc(sizeof(*c));
+  size_t *order = NULL;
   FILE *f;
   int bad, e;
 
-  if (!c)
+  if (!c || acs__run_order(data, &order) < 0) {
+    free(c);
     return ACS_ENOMEM;
+  }
   snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
   if (!(f = fopen(tmp, "w"))) {
     e = errno;
     free(c);
+    free(order);
     return acs_diag_set(d, ACS_EIO, path, 0, 0, "cannot write: %s", strerror(e));
   }
   collect_classes(data, c);
   csv_header(f, c);
   for (size_t i = 0; i < data->nruns; i++)
-    csv_row(f, data, &data->runs[i], c);
+    csv_row(f, data, &data->runs[order[i]], c);
   free(c);
+  free(order);
   bad = ferror(f);
   bad |= fclose(f) != 0;
   if (bad || rename(tmp, path) != 0) {

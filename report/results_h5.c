@@ -66,21 +66,45 @@ void acs__h5_set_unit(struct acs__h5table *t, const char *name, const char *unit
       t->f[i].unit = unit;
 }
 
-#define FIELD(t, type, member, kind, dflt)                                   \
-  add_field((t), #member, offsetof(type, member), sizeof(((type *)0)->member), \
-            (kind), (dflt))
+/* A column that is a member of the record's struct; unit as in struct
+ * acs__h5field (NULL: from the name). */
+struct fdesc {
+  const char *name;
+  size_t off, size;
+  int kind;
+  double dflt;
+  const char *unit;
+};
+
+#define FIELD(type, member, kind, dflt, unit) \
+  {#member, offsetof(type, member), sizeof(((type *)0)->member), (kind), (dflt), (unit)}
+
+/* Starts t as a table of `size`-byte records whose first columns are
+ * fd[0..n). */
+static void table_start(struct acs__h5table *t, size_t size, const struct fdesc *fd, size_t n)
+{
+  memset(t, 0, sizeof *t);
+  t->size = size;
+  for (size_t i = 0; i < n; i++) {
+    add_field(t, fd[i].name, fd[i].off, fd[i].size, fd[i].kind, fd[i].dflt);
+    t->f[t->nfields - 1].unit = fd[i].unit;
+  }
+}
+
+#define TABLE_START(t, type, fd) table_start((t), sizeof(type), (fd), sizeof(fd) / sizeof((fd)[0]))
 
 _Static_assert(3 + ACS_PARAM_COUNT <= ACS__H5_MAXF, "too many platform columns");
 _Static_assert(20 + ACS_MAX_RES <= ACS__H5_MAXF, "too many ops columns");
 
 void acs__tbl_platforms(struct acs__h5table *t)
 {
+  static const struct fdesc fd[] = {
+    FIELD(struct acs_platform_row, platform_id, ACS__H5_I32, -1, NULL),
+  };
   size_t base = offsetof(struct acs_platform_row, plat.v);
   int i;
 
-  memset(t, 0, sizeof *t);
-  t->size = sizeof(struct acs_platform_row);
-  FIELD(t, struct acs_platform_row, platform_id, ACS__H5_I32, -1);
+  TABLE_START(t, struct acs_platform_row, fd);
   add_field(t, "name", offsetof(struct acs_platform_row, plat.name),
             ACS_PLATFORM_NAME_MAX, ACS__H5_STR, 0);
   /* One float64 column per parameter, named as in ACS_PARAM_MAP, so adding a
@@ -104,57 +128,52 @@ void acs__tbl_platforms(struct acs__h5table *t)
 
 void acs__tbl_workloads(struct acs__h5table *t)
 {
-  memset(t, 0, sizeof *t);
-  t->size = sizeof(struct acs_workload_row);
-  FIELD(t, struct acs_workload_row, workload_id, ACS__H5_I32, -1);
-  FIELD(t, struct acs_workload_row, name, ACS__H5_STR, 0);
-  FIELD(t, struct acs_workload_row, path, ACS__H5_STR, 0);
-  FIELD(t, struct acs_workload_row, kind, ACS__H5_STR, 0);
-  FIELD(t, struct acs_workload_row, ops, ACS__H5_I64, -1);
-  FIELD(t, struct acs_workload_row, edges, ACS__H5_I64, -1);
-  FIELD(t, struct acs_workload_row, digest, ACS__H5_STR, 0);
-  acs__h5_set_unit(t, "ops", "ops");
-  acs__h5_set_unit(t, "edges", "edges");
+  static const struct fdesc fd[] = {
+    FIELD(struct acs_workload_row, workload_id, ACS__H5_I32, -1, NULL),
+    FIELD(struct acs_workload_row, name, ACS__H5_STR, 0, NULL),
+    FIELD(struct acs_workload_row, path, ACS__H5_STR, 0, NULL),
+    FIELD(struct acs_workload_row, kind, ACS__H5_STR, 0, NULL),
+    FIELD(struct acs_workload_row, ops, ACS__H5_I64, -1, "ops"),
+    FIELD(struct acs_workload_row, edges, ACS__H5_I64, -1, "edges"),
+    FIELD(struct acs_workload_row, digest, ACS__H5_STR, 0, NULL),
+  };
+
+  TABLE_START(t, struct acs_workload_row, fd);
 }
 
+/* Counts say what they count; the loop figures are in cycles. */
 void acs__tbl_runs(struct acs__h5table *t)
 {
-  memset(t, 0, sizeof *t);
-  t->size = sizeof(struct acs_run_row);
-  FIELD(t, struct acs_run_row, run_id, ACS__H5_I64, -1);
-  FIELD(t, struct acs_run_row, platform_id, ACS__H5_I32, -1);
-  FIELD(t, struct acs_run_row, workload_id, ACS__H5_I32, -1);
-  FIELD(t, struct acs_run_row, scheduler, ACS__H5_STR, 0);
-  FIELD(t, struct acs_run_row, options, ACS__H5_STR, 0);
-  FIELD(t, struct acs_run_row, status, ACS__H5_STR, 0);
-  FIELD(t, struct acs_run_row, memory_model, ACS__H5_STR, 0);
-  FIELD(t, struct acs_run_row, makespan_cycles, ACS__H5_F64, NAN);
-  FIELD(t, struct acs_run_row, sim_makespan_cycles, ACS__H5_F64, NAN);
-  FIELD(t, struct acs_run_row, lower_bound_cycles, ACS__H5_F64, NAN);
-  FIELD(t, struct acs_run_row, network_bound_cycles, ACS__H5_F64, NAN);
-  FIELD(t, struct acs_run_row, peak_cmx_bytes, ACS__H5_I64, -1);
-  FIELD(t, struct acs_run_row, spill_bytes, ACS__H5_I64, -1);
-  FIELD(t, struct acs_run_row, ddr_bytes, ACS__H5_I64, -1);
-  FIELD(t, struct acs_run_row, barriers_used, ACS__H5_I32, -1);
-  FIELD(t, struct acs_run_row, control_edges, ACS__H5_I64, -1);
-  FIELD(t, struct acs_run_row, sched_seconds, ACS__H5_F64, NAN);
-  FIELD(t, struct acs_run_row, sim_seconds, ACS__H5_F64, NAN);
-  FIELD(t, struct acs_run_row, pe_utilization, ACS__H5_F64, NAN);
-  FIELD(t, struct acs_run_row, dma_utilization, ACS__H5_F64, NAN);
-  FIELD(t, struct acs_run_row, ii, ACS__H5_F64, NAN);
-  FIELD(t, struct acs_run_row, mii, ACS__H5_F64, NAN);
-  FIELD(t, struct acs_run_row, cycles_per_iter, ACS__H5_F64, NAN);
-  FIELD(t, struct acs_run_row, ops, ACS__H5_I64, -1);
-  FIELD(t, struct acs_run_row, edges, ACS__H5_I64, -1);
-  FIELD(t, struct acs_run_row, message, ACS__H5_STR, 0);
-  /* Counts say what they count; the loop figures are in cycles. */
-  acs__h5_set_unit(t, "barriers_used", "barriers");
-  acs__h5_set_unit(t, "control_edges", "edges");
-  acs__h5_set_unit(t, "ii", "cycles");
-  acs__h5_set_unit(t, "mii", "cycles");
-  acs__h5_set_unit(t, "cycles_per_iter", "cycles");
-  acs__h5_set_unit(t, "ops", "ops");
-  acs__h5_set_unit(t, "edges", "edges");
+  static const struct fdesc fd[] = {
+    FIELD(struct acs_run_row, run_id, ACS__H5_I64, -1, NULL),
+    FIELD(struct acs_run_row, platform_id, ACS__H5_I32, -1, NULL),
+    FIELD(struct acs_run_row, workload_id, ACS__H5_I32, -1, NULL),
+    FIELD(struct acs_run_row, scheduler, ACS__H5_STR, 0, NULL),
+    FIELD(struct acs_run_row, options, ACS__H5_STR, 0, NULL),
+    FIELD(struct acs_run_row, status, ACS__H5_STR, 0, NULL),
+    FIELD(struct acs_run_row, memory_model, ACS__H5_STR, 0, NULL),
+    FIELD(struct acs_run_row, makespan_cycles, ACS__H5_F64, NAN, NULL),
+    FIELD(struct acs_run_row, sim_makespan_cycles, ACS__H5_F64, NAN, NULL),
+    FIELD(struct acs_run_row, lower_bound_cycles, ACS__H5_F64, NAN, NULL),
+    FIELD(struct acs_run_row, network_bound_cycles, ACS__H5_F64, NAN, NULL),
+    FIELD(struct acs_run_row, peak_cmx_bytes, ACS__H5_I64, -1, NULL),
+    FIELD(struct acs_run_row, spill_bytes, ACS__H5_I64, -1, NULL),
+    FIELD(struct acs_run_row, ddr_bytes, ACS__H5_I64, -1, NULL),
+    FIELD(struct acs_run_row, barriers_used, ACS__H5_I32, -1, "barriers"),
+    FIELD(struct acs_run_row, control_edges, ACS__H5_I64, -1, "edges"),
+    FIELD(struct acs_run_row, sched_seconds, ACS__H5_F64, NAN, NULL),
+    FIELD(struct acs_run_row, sim_seconds, ACS__H5_F64, NAN, NULL),
+    FIELD(struct acs_run_row, pe_utilization, ACS__H5_F64, NAN, NULL),
+    FIELD(struct acs_run_row, dma_utilization, ACS__H5_F64, NAN, NULL),
+    FIELD(struct acs_run_row, ii, ACS__H5_F64, NAN, "cycles"),
+    FIELD(struct acs_run_row, mii, ACS__H5_F64, NAN, "cycles"),
+    FIELD(struct acs_run_row, cycles_per_iter, ACS__H5_F64, NAN, "cycles"),
+    FIELD(struct acs_run_row, ops, ACS__H5_I64, -1, "ops"),
+    FIELD(struct acs_run_row, edges, ACS__H5_I64, -1, "edges"),
+    FIELD(struct acs_run_row, message, ACS__H5_STR, 0, NULL),
+  };
+
+  TABLE_START(t, struct acs_run_row, fd);
 }
 
 void acs__tbl_runs_id(struct acs__h5table *t)
@@ -166,34 +185,38 @@ void acs__tbl_runs_id(struct acs__h5table *t)
 
 void acs__tbl_ops(struct acs__h5table *t, int nres, const char *const *res_names, int res_cmx)
 {
-  static const char *const in_cycles[] = {"start", "end", "sim_start", "sim_end",
-                                          "cmx_alloc", "cmx_free", "dur"};
+  static const struct fdesc fd[] = {
+    FIELD(struct acs__oprec, op, ACS__H5_STR, 0, NULL),
+    FIELD(struct acs__oprec, kind, ACS__H5_STR, 0, NULL),
+    FIELD(struct acs__oprec, unit, ACS__H5_I32, -1, NULL),
+    FIELD(struct acs__oprec, start, ACS__H5_F64, -1, "cycles"),
+    FIELD(struct acs__oprec, end, ACS__H5_F64, -1, "cycles"),
+    FIELD(struct acs__oprec, sim_start, ACS__H5_F64, NAN, "cycles"),
+    FIELD(struct acs__oprec, sim_end, ACS__H5_F64, NAN, "cycles"),
+    FIELD(struct acs__oprec, cmx_offset, ACS__H5_I64, -1, "bytes"),
+    FIELD(struct acs__oprec, cmx_bytes, ACS__H5_I64, -1, NULL),
+    FIELD(struct acs__oprec, cmx_alloc, ACS__H5_F64, NAN, "cycles"),
+    FIELD(struct acs__oprec, cmx_free, ACS__H5_F64, NAN, "cycles"),
+    FIELD(struct acs__oprec, update_barrier, ACS__H5_I32, -1, NULL),
+    FIELD(struct acs__oprec, dur, ACS__H5_I64, -1, "cycles"),
+    FIELD(struct acs__oprec, bytes, ACS__H5_I64, 0, NULL),
+    FIELD(struct acs__oprec, src, ACS__H5_STR, 0, NULL),
+    FIELD(struct acs__oprec, dst, ACS__H5_STR, 0, NULL),
+    FIELD(struct acs__oprec, slots, ACS__H5_I32, 1, NULL),
+    FIELD(struct acs__oprec, out_bytes, ACS__H5_I64, 0, NULL),
+  };
   char name[ACS__H5_FNAME];
   int i;
 
-  memset(t, 0, sizeof *t);
-  FIELD(t, struct acs__oprec, op, ACS__H5_STR, 0);
-  FIELD(t, struct acs__oprec, kind, ACS__H5_STR, 0);
-  FIELD(t, struct acs__oprec, unit, ACS__H5_I32, -1);
-  FIELD(t, struct acs__oprec, start, ACS__H5_F64, -1);
-  FIELD(t, struct acs__oprec, end, ACS__H5_F64, -1);
-  FIELD(t, struct acs__oprec, sim_start, ACS__H5_F64, NAN);
-  FIELD(t, struct acs__oprec, sim_end, ACS__H5_F64, NAN);
-  FIELD(t, struct acs__oprec, cmx_offset, ACS__H5_I64, -1);
-  FIELD(t, struct acs__oprec, cmx_bytes, ACS__H5_I64, -1);
-  FIELD(t, struct acs__oprec, cmx_alloc, ACS__H5_F64, NAN);
-  FIELD(t, struct acs__oprec, cmx_free, ACS__H5_F64, NAN);
-  FIELD(t, struct acs__oprec, update_barrier, ACS__H5_I32, -1);
-  FIELD(t, struct acs__oprec, dur, ACS__H5_I64, -1);
-  FIELD(t, struct acs__oprec, bytes, ACS__H5_I64, 0);
-  FIELD(t, struct acs__oprec, src, ACS__H5_STR, 0);
-  FIELD(t, struct acs__oprec, dst, ACS__H5_STR, 0);
-  FIELD(t, struct acs__oprec, slots, ACS__H5_I32, 1);
-  FIELD(t, struct acs__oprec, out_bytes, ACS__H5_I64, 0);
+  /* The record ends after the last used demand column, so a file stores no
+   * unused padding; the offset of demand[] is a multiple of 8, hence so is
+   * the stride. */
   if (nres < 0)
     nres = 0;
   if (nres > ACS_MAX_RES)
     nres = ACS_MAX_RES;
+  table_start(t, offsetof(struct acs__oprec, demand) + (size_t)nres * sizeof(double), fd,
+              sizeof fd / sizeof fd[0]);
   for (i = 0; i < nres; i++) {
     snprintf(name, sizeof name, "demand_%s", res_names[i] ? res_names[i] : "");
     add_field(t, name, offsetof(struct acs__oprec, demand) + (size_t)i * sizeof(double),
@@ -201,39 +224,38 @@ void acs__tbl_ops(struct acs__h5table *t, int nres, const char *const *res_names
     /* CMX demand is bytes; other resources count units of their own. */
     t->f[t->nfields - 1].unit = i == res_cmx ? "bytes" : "";
   }
-  for (size_t k = 0; k < sizeof in_cycles / sizeof in_cycles[0]; k++)
-    acs__h5_set_unit(t, in_cycles[k], "cycles");
-  acs__h5_set_unit(t, "cmx_offset", "bytes");
-  /* The record ends after the last used demand column, so a file stores no
-   * unused padding; the offset of demand[] is a multiple of 8, hence so is
-   * the stride. */
-  t->size = offsetof(struct acs__oprec, demand) + (size_t)nres * sizeof(double);
 }
 
 void acs__tbl_resources(struct acs__h5table *t)
 {
-  memset(t, 0, sizeof *t);
-  t->size = sizeof(struct acs__resrec);
-  FIELD(t, struct acs__resrec, name, ACS__H5_STR, 0);
-  FIELD(t, struct acs__resrec, kind, ACS__H5_STR, 0);
-  FIELD(t, struct acs__resrec, capacity, ACS__H5_F64, 0);
+  static const struct fdesc fd[] = {
+    FIELD(struct acs__resrec, name, ACS__H5_STR, 0, NULL),
+    FIELD(struct acs__resrec, kind, ACS__H5_STR, 0, NULL),
+    FIELD(struct acs__resrec, capacity, ACS__H5_F64, 0, NULL),
+  };
+
+  TABLE_START(t, struct acs__resrec, fd);
 }
 
 void acs__tbl_edges(struct acs__h5table *t)
 {
-  memset(t, 0, sizeof *t);
-  t->size = sizeof(struct acs__edgerec);
-  FIELD(t, struct acs__edgerec, src, ACS__H5_I32, -1);
-  FIELD(t, struct acs__edgerec, dst, ACS__H5_I32, -1);
-  FIELD(t, struct acs__edgerec, kind, ACS__H5_STR, 0);
+  static const struct fdesc fd[] = {
+    FIELD(struct acs__edgerec, src, ACS__H5_I32, -1, NULL),
+    FIELD(struct acs__edgerec, dst, ACS__H5_I32, -1, NULL),
+    FIELD(struct acs__edgerec, kind, ACS__H5_STR, 0, NULL),
+  };
+
+  TABLE_START(t, struct acs__edgerec, fd);
 }
 
 void acs__tbl_waits(struct acs__h5table *t)
 {
-  memset(t, 0, sizeof *t);
-  t->size = sizeof(struct acs_wait);
-  FIELD(t, struct acs_wait, op, ACS__H5_I32, -1);
-  FIELD(t, struct acs_wait, barrier, ACS__H5_I32, -1);
+  static const struct fdesc fd[] = {
+    FIELD(struct acs_wait, op, ACS__H5_I32, -1, NULL),
+    FIELD(struct acs_wait, barrier, ACS__H5_I32, -1, NULL),
+  };
+
+  TABLE_START(t, struct acs_wait, fd);
 }
 
 /* ---- general ---- */

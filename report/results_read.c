@@ -333,20 +333,51 @@ static int op_from_record(const struct acs__oprec *rec, struct acs_sop *op,
   return ACS_OK;
 }
 
-static int add_op(struct acs_schedule *s, const struct acs__oprec *rec,
-                  const struct where *w, int32_t i)
+/*
+ * Reads run table `name` (records described by t) and hands record i, of
+ * t->size bytes, to add(s, rec, size, w, i) in row order, up to the first
+ * error. O(records) besides what add costs.
+ */
+static int read_records(hid_t g, const char *name, const struct acs__h5table *t,
+                        struct acs_schedule *s, const struct where *w,
+                        int (*add)(struct acs_schedule *s, const char *rec, size_t size,
+                                   const struct where *w, int32_t i))
 {
+  char *buf, what[32];
+  size_t n;
+  int rc;
+
+  if ((rc = read_run_table(g, name, t, (void **)&buf, &n, w)) < 0)
+    return rc;
+  if (n > INT32_MAX) {
+    snprintf(what, sizeof what, "too many %s", name);
+    rc = bad(w, name, (int64_t)n, what);
+  }
+  for (size_t i = 0; rc == ACS_OK && i < n; i++)
+    rc = add(s, buf + i * t->size, t->size, w, (int32_t)i);
+  free(buf);
+  return rc;
+}
+
+/* O(resources). */
+static int add_op(struct acs_schedule *s, const char *data, size_t size, const struct where *w,
+                  int32_t i)
+{
+  struct acs__oprec rec;
   struct acs_sop op;
   int64_t v;
   int k, rc;
 
-  rc = op_from_record(rec, &op, w, i);
+  /* The record stops after the file's demand columns (acs__tbl_ops). */
+  memset(&rec, 0, sizeof rec);
+  memcpy(&rec, data, size);
+  rc = op_from_record(&rec, &op, w, i);
   if (rc < 0)
     return rc;
   if (acs_schedule_add_op(s, &op) != i)
     return ACS_ENOMEM;
   for (k = 0; k < s->nres; k++) {
-    if (to_i64(rec->demand[k], &v) < 0 || v < 0)
+    if (to_i64(rec.demand[k], &v) < 0 || v < 0)
       return bad(w, "ops", i, "a demand is not a whole number >= 0");
     if (v != 0 && acs_schedule_set_demand(s, i, k, v) < 0)
       return ACS_ENOMEM;
@@ -354,70 +385,47 @@ static int add_op(struct acs_schedule *s, const struct acs__oprec *rec,
   return ACS_OK;
 }
 
-/* O(ops * resources). */
-static int read_ops(hid_t g, struct acs_schedule *s, const struct where *w)
+static int add_edge(struct acs_schedule *s, const char *data, size_t size, const struct where *w,
+                    int32_t i)
+{
+  const struct acs__edgerec *rec = (const void *)data;
+  int kind = strcmp(rec->kind, "control") == 0                 ? ACS_EDGE_CONTROL
+             : strcmp(rec->kind, "data") == 0 || !rec->kind[0] ? ACS_EDGE_DATA
+                                                               : -1;
+
+  (void)size;
+  if (kind < 0)
+    return bad(w, "edges", i, "kind is neither data nor control");
+  if (rec->src < 0 || rec->src >= s->nops || rec->dst < 0 || rec->dst >= s->nops)
+    return bad(w, "edges", i, "src or dst is not an op row");
+  return acs_schedule_add_edge(s, rec->src, rec->dst, kind) < 0 ? ACS_ENOMEM : ACS_OK;
+}
+
+static int add_wait(struct acs_schedule *s, const char *data, size_t size, const struct where *w,
+                    int32_t i)
+{
+  const struct acs_wait *rec = (const void *)data;
+
+  (void)size;
+  if (rec->op < 0 || rec->op >= s->nops || rec->barrier < 0)
+    return bad(w, "waits", i, "op is not an op row or barrier is negative");
+  return acs_schedule_add_wait(s, rec->op, rec->barrier) < 0 ? ACS_ENOMEM : ACS_OK;
+}
+
+/* The ops, then the edges and waits between them. */
+static int read_graph(hid_t g, struct acs_schedule *s, const struct where *w)
 {
   struct acs__h5table t;
-  struct acs__oprec rec;
-  char *buf;
-  size_t n, i;
   int rc;
 
   acs__tbl_ops(&t, s->nres, s->res_name, s->res_cmx);
-  if ((rc = read_run_table(g, "ops", &t, (void **)&buf, &n, w)) < 0)
-    return rc;
-  if (n > INT32_MAX)
-    rc = bad(w, "ops", (int64_t)n, "too many ops");
-  memset(&rec, 0, sizeof rec);
-  for (i = 0; rc == ACS_OK && i < n; i++) {
-    memcpy(&rec, buf + i * t.size, t.size);
-    rc = add_op(s, &rec, w, (int32_t)i);
-  }
-  free(buf);
-  return rc;
-}
-
-static int read_edges(hid_t g, struct acs_schedule *s, const struct where *w)
-{
-  struct acs__h5table t;
-  struct acs__edgerec *rec;
-  size_t n, i;
-  int kind, rc;
-
+  rc = read_records(g, "ops", &t, s, w, add_op);
   acs__tbl_edges(&t);
-  if ((rc = read_run_table(g, "edges", &t, (void **)&rec, &n, w)) < 0)
-    return rc;
-  for (i = 0; rc == ACS_OK && i < n; i++) {
-    kind = strcmp(rec[i].kind, "control") == 0 ? ACS_EDGE_CONTROL
-           : strcmp(rec[i].kind, "data") == 0 || !rec[i].kind[0] ? ACS_EDGE_DATA : -1;
-    if (kind < 0)
-      rc = bad(w, "edges", (int64_t)i, "kind is neither data nor control");
-    else if (rec[i].src < 0 || rec[i].src >= s->nops || rec[i].dst < 0 || rec[i].dst >= s->nops)
-      rc = bad(w, "edges", (int64_t)i, "src or dst is not an op row");
-    else if (acs_schedule_add_edge(s, rec[i].src, rec[i].dst, kind) < 0)
-      rc = ACS_ENOMEM;
-  }
-  free(rec);
-  return rc;
-}
-
-static int read_waits(hid_t g, struct acs_schedule *s, const struct where *w)
-{
-  struct acs__h5table t;
-  struct acs_wait *rec;
-  size_t n, i;
-  int rc;
-
+  if (rc == ACS_OK)
+    rc = read_records(g, "edges", &t, s, w, add_edge);
   acs__tbl_waits(&t);
-  if ((rc = read_run_table(g, "waits", &t, (void **)&rec, &n, w)) < 0)
-    return rc;
-  for (i = 0; rc == ACS_OK && i < n; i++) {
-    if (rec[i].op < 0 || rec[i].op >= s->nops || rec[i].barrier < 0)
-      rc = bad(w, "waits", (int64_t)i, "op is not an op row or barrier is negative");
-    else if (acs_schedule_add_wait(s, rec[i].op, rec[i].barrier) < 0)
-      rc = ACS_ENOMEM;
-  }
-  free(rec);
+  if (rc == ACS_OK)
+    rc = read_records(g, "waits", &t, s, w, add_wait);
   return rc;
 }
 
@@ -445,11 +453,7 @@ static int read_group(hid_t f, hid_t g, struct acs_schedule *s, const struct whe
     limits_from_platform(f, w->run, s);
   rc = read_resources(g, s, w);
   if (rc == ACS_OK)
-    rc = read_ops(g, s, w);
-  if (rc == ACS_OK)
-    rc = read_edges(g, s, w);
-  if (rc == ACS_OK)
-    rc = read_waits(g, s, w);
+    rc = read_graph(g, s, w);
   if (rc == ACS_OK)
     rc = read_rtabs(g, s, w);
   if (rc == ACS_OK && (s->norig < 0 || s->norig > s->nops))

@@ -101,15 +101,6 @@ struct acs_keyset {
   int64_t *val;
 };
 
-static uint64_t fnv1a(const char *s)
-{
-  uint64_t h = 1469598103934665603ULL;
-
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-  return h;
-}
-
 struct acs_keyset *acs_keyset_new(void)
 {
   struct acs_keyset *ks = calloc(1, sizeof(*ks));
@@ -139,7 +130,7 @@ void acs_keyset_free(struct acs_keyset *ks)
 
 static size_t slot_of(const struct acs_keyset *ks, const char *key)
 {
-  size_t i = (size_t)fnv1a(key) & (ks->cap - 1);
+  size_t i = (size_t)acs_str_hash(key) & (ks->cap - 1);
 
   while (ks->key[i] && strcmp(ks->key[i], key) != 0)
     i = (i + 1) & (ks->cap - 1);

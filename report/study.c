@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,174 @@ size_t acs__study_loosest_y(const struct acs__study *s)
   return s->ny ? s->ny - 1 : 0;
 }
 
+/* ---- the report's order (study_int.h) ---- */
+
+/* A scheduler's or a family's place in the order: rank, then name, then
+ * options ("" first). */
+struct place {
+  int rank;
+  const char *name, *opts;
+};
+
+/* A scheduler ranks by its registry position (the registry's size for a
+ * name it lacks: a file from another acsim). */
+static struct place sched_place(const char *name, const char *opts)
+{
+  size_t n;
+  const struct acs_sched_ops *const *all = acs_sched_list(&n);
+  struct place p = {(int)n, name, opts};
+
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(all[i]->name, name) == 0)
+      p.rank = (int)i;
+  return p;
+}
+
+static int cmp_place(const struct place *a, const struct place *b)
+{
+  int c;
+
+  if (a->rank != b->rank)
+    return a->rank < b->rank ? -1 : 1;
+  if ((c = strcmp(a->name, b->name)) != 0)
+    return c;
+  return acs__natcmp(a->opts, b->opts);
+}
+
+struct run_place {
+  const struct acs_run_row *r;
+  struct place sp;
+  size_t i;
+};
+
+static int cmp_i64(int64_t a, int64_t b)
+{
+  return (a > b) - (a < b);
+}
+
+static int cmp_run_place(const void *a, const void *b)
+{
+  const struct run_place *x = a, *y = b;
+  int c;
+
+  if ((c = cmp_i64(x->r->workload_id, y->r->workload_id)) != 0 ||
+      (c = cmp_i64(x->r->platform_id, y->r->platform_id)) != 0 ||
+      (c = cmp_place(&x->sp, &y->sp)) != 0)
+    return c;
+  return cmp_i64(x->r->run_id, y->r->run_id);
+}
+
+int acs__run_order(const struct acs_results_data *data, size_t **order)
+{
+  size_t n = data->nruns;
+  struct run_place *pl = malloc((n ? n : 1) * sizeof(*pl));
+
+  *order = malloc((n ? n : 1) * sizeof(**order));
+  if (!pl || !*order) {
+    free(pl);
+    free(*order);
+    *order = NULL;
+    return ACS_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++) {
+    pl[i].r = &data->runs[i];
+    pl[i].sp = sched_place(data->runs[i].scheduler, data->runs[i].options);
+    pl[i].i = i;
+  }
+  qsort(pl, n, sizeof(*pl), cmp_run_place);
+  for (size_t i = 0; i < n; i++)
+    (*order)[i] = pl[i].i;
+  free(pl);
+  return ACS_OK;
+}
+
+/* A list entry's place (a family ranks by the least platform_id of its
+ * runs); `old` its index as interned. */
+struct entry_place {
+  struct place sp;
+  int old;
+};
+
+static int cmp_entry_place(const void *a, const void *b)
+{
+  return cmp_place(&((const struct entry_place *)a)->sp,
+                         &((const struct entry_place *)b)->sp);
+}
+
+/* Puts list[0..n) in the order of pl[] (one per entry) and renumbers the
+ * runs' indices into it, *at(run). O(n log n + R). */
+static int sort_list(struct acs__study *s, char (*list)[ACS__LABEL], struct entry_place *pl,
+                     size_t n, int *(*at)(struct acs__srun *r))
+{
+  char (*copy)[ACS__LABEL] = malloc((n ? n : 1) * sizeof(*copy));
+  int *to = malloc((n ? n : 1) * sizeof(*to));
+
+  if (!copy || !to) {
+    free(copy);
+    free(to);
+    return ACS_ENOMEM;
+  }
+  qsort(pl, n, sizeof(*pl), cmp_entry_place);
+  for (size_t i = 0; i < n; i++) {
+    to[pl[i].old] = (int)i;
+    memcpy(copy[i], list[pl[i].old], sizeof(copy[i]));
+  }
+  memcpy(list, copy, n * sizeof(*copy));
+  for (size_t i = 0; i < s->nruns; i++)
+    *at(&s->runs[i]) = to[*at(&s->runs[i])];
+  free(copy);
+  free(to);
+  return ACS_OK;
+}
+
+static int *sched_of(struct acs__srun *r)
+{
+  return &r->sched;
+}
+
+static int *fam_of(struct acs__srun *r)
+{
+  return &r->fam;
+}
+
+/* The schedulers in registry order, then by options. */
+static int sort_schedulers(struct acs__study *s)
+{
+  struct entry_place *pl = calloc(s->nsched ? s->nsched : 1, sizeof(*pl));
+  int err;
+
+  if (!pl)
+    return ACS_ENOMEM;
+  for (size_t i = 0; i < s->nruns; i++) {
+    const struct acs__srun *r = &s->runs[i];
+    pl[r->sched].sp = sched_place(r->r->scheduler, r->r->options);
+    pl[r->sched].old = r->sched;
+  }
+  err = sort_list(s, s->sched, pl, s->nsched, sched_of);
+  free(pl);
+  return err;
+}
+
+/* The families by the least platform_id of their runs. */
+static int sort_families(struct acs__study *s)
+{
+  struct entry_place *pl = calloc(s->nfam ? s->nfam : 1, sizeof(*pl));
+  int err;
+
+  if (!pl)
+    return ACS_ENOMEM;
+  for (size_t i = 0; i < s->nfam; i++)
+    pl[i] = (struct entry_place){{INT_MAX, s->fam[i], ""}, (int)i};
+  for (size_t i = 0; i < s->nruns; i++) {
+    struct place *sp = &pl[s->runs[i].fam].sp;
+    if (s->runs[i].r->platform_id < sp->rank)
+      sp->rank = s->runs[i].r->platform_id;
+  }
+  err = sort_list(s, s->fam, pl, s->nfam, fam_of);
+  free(pl);
+  return err;
+}
+
 /* Index of name in list (appended when new). */
 static int intern(char (*list)[ACS__LABEL], size_t *n, const char *name)
 {
@@ -247,14 +416,13 @@ static void family_label(const struct acs__study *s, const struct acs__srun *r, 
 }
 
 /*
- * The unit counts of a run's platform ("mem:2;mul:-1", the canonical
- * list of platform.h) into the study's classes, adding classes as they
- * are seen; a class left alone reads 0 ("as in the workload").
+ * The unit counts of a platform ("mem:2;mul:-1", the canonical list of
+ * platform.h) into the study's classes, adding classes as they are seen,
+ * and into uval[] unless it is NULL; a class left alone reads 0 ("as in
+ * the workload").
  */
-static void unit_values(struct acs__study *s, struct acs__srun *r)
+static void unit_values(struct acs__study *s, const char *p, double *uval)
 {
-  const char *p = r->p->units;
-
   while (*p) {
     const char *colon = strchr(p, ':'), *end = strchr(p, ';');
     size_t len, c;
@@ -271,8 +439,8 @@ static void unit_values(struct acs__study *s, struct acs__srun *r)
       snprintf(s->utitle[c], sizeof(s->utitle[c]), "%.*s units", (int)len, p);
       s->nuclass++;
     }
-    if (c < s->nuclass)
-      r->uval[c] = strtod(colon + 1, NULL);
+    if (c < s->nuclass && uval)
+      uval[c] = strtod(colon + 1, NULL);
     p = *end ? end + 1 : end;
   }
 }
@@ -319,24 +487,62 @@ static int ambiguous_names(const struct acs_results_data *data, unsigned char *a
   return ACS_OK;
 }
 
+static int cmp_platform_id(const void *a, const void *b)
+{
+  return cmp_i64((*(const struct acs_platform_row *const *)a)->platform_id,
+                 (*(const struct acs_platform_row *const *)b)->platform_id);
+}
+
+/* The unit classes of the runs' platforms, by platform_id, then each run's
+ * counts. O(P log P + R). */
+static int unit_classes(struct acs__study *s)
+{
+  const struct acs_results_data *data = &s->data;
+  const struct acs_platform_row **by_id = malloc((data->nplatforms + 1) * sizeof(*by_id));
+  unsigned char *used = calloc(data->nplatforms + 1, 1);
+
+  if (!by_id || !used) {
+    free(by_id);
+    free(used);
+    return ACS_ENOMEM;
+  }
+  for (size_t i = 0; i < s->nruns; i++)
+    used[acs_results_platform_of(data, s->runs[i].r) - data->platforms] = 1;
+  for (size_t i = 0; i < data->nplatforms; i++)
+    by_id[i] = &data->platforms[i];
+  qsort(by_id, data->nplatforms, sizeof(*by_id), cmp_platform_id);
+  for (size_t i = 0; i < data->nplatforms; i++)
+    if (used[by_id[i] - data->platforms])
+      unit_values(s, by_id[i]->plat.units, NULL);
+  for (size_t i = 0; i < s->nruns; i++)
+    unit_values(s, s->runs[i].p->units, s->runs[i].uval);
+  free(by_id);
+  free(used);
+  return ACS_OK;
+}
+
 static int join_runs(struct acs__study *s, struct acs_diag *d)
 {
   struct acs_results_data *data = &s->data;
   unsigned char *amb = calloc(data->nworkloads + 1, 1);
   char label[ACS__LABEL];
+  size_t *order = NULL;
+  int err;
 
-  if (!amb || ambiguous_names(data, amb) < 0) {
+  if (!amb || ambiguous_names(data, amb) < 0 || acs__run_order(data, &order) < 0) {
     free(amb);
     return ACS_ENOMEM;
   }
-
+  /* In the report's order, so that the workloads are interned by
+   * workload_id and every walk over the runs meets them alike. */
   for (size_t i = 0; i < data->nruns; i++) {
     struct acs__srun *r = &s->runs[i];
-    const struct acs_platform_row *p = acs_results_platform_of(data, &data->runs[i]);
-    r->r = &data->runs[i];
+    const struct acs_platform_row *p = acs_results_platform_of(data, &data->runs[order[i]]);
+    r->r = &data->runs[order[i]];
     r->w = acs_results_workload_of(data, r->r);
     if (!p || !r->w) {
       free(amb);
+      free(order);
       return acs_diag_set(d, ACS_EFORMAT, s->path, 0, 0,
                           "run %lld refers to a platform or workload the file does not have",
                           (long long)r->r->run_id);
@@ -360,10 +566,12 @@ static int join_runs(struct acs__study *s, struct acs_diag *d)
       r->mk = NAN;
     if (!isnan(r->r->sim_makespan_cycles))
       s->simulated = 1;
-    unit_values(s, r);
   }
   free(amb);
-  return ACS_OK;
+  free(order);
+  if ((err = unit_classes(s)) < 0)
+    return err;
+  return sort_schedulers(s);
 }
 
 /* The one definition of "best" (study_int.h): once every run is joined, the
@@ -431,6 +639,8 @@ int acs__study_load(const char *path, struct acs__study *s, struct acs_diag *d)
     r->xi = s->xparam >= 0 ? value_index(s->xv, s->nx, acs__param(s, r, s->xparam)) : 0;
     r->yi = s->yparam >= 0 ? value_index(s->yv, s->ny, acs__param(s, r, s->yparam)) : 0;
   }
+  if ((err = sort_families(s)) < 0)
+    goto out_with_study;
   return ACS_OK;
 
 out_with_study:

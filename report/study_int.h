@@ -46,19 +46,27 @@ struct acs__srun {
   double uval[ACS__MAXUCLASS]; /* unit counts per study class; 0: the workload's own */
 };
 
+/*
+ * The report's order, the same however the runs were stored (a sweep of -j
+ * 2 stores them as they finish): workloads by workload_id (the file's
+ * workloads table), schedulers in registry order (`acsim list`; names the
+ * registry lacks after, by name) and a scheduler's option sets in natural
+ * order after its defaults, platforms by platform_id. Runs go by workload,
+ * platform, scheduler, options, then run_id.
+ */
 struct acs__study {
   const char *path;
   struct acs_results_data data;
-  struct acs__srun *runs;
+  struct acs__srun *runs;    /* in the report's order */
   size_t nruns;
-  char (*wl)[ACS__LABEL];    /* workload names, in order of first run */
+  char (*wl)[ACS__LABEL];    /* workload names, by workload_id */
   size_t nwl;
   unsigned char *wl_resident;/* per workload: some ok run has a resident memory model */
-  char (*sched)[ACS__LABEL]; /* "list" or "list[rule=lpath]", in order of first run */
+  char (*sched)[ACS__LABEL]; /* "list" or "list[rule=lpath]", in registry order */
   size_t nsched;
-  char (*fam)[ACS__LABEL];
+  char (*fam)[ACS__LABEL];   /* by their first platform_id */
   size_t nfam;
-  char uclass[ACS__MAXUCLASS][ACS_UNIT_CLASS_MAX]; /* unit classes, in order seen */
+  char uclass[ACS__MAXUCLASS][ACS_UNIT_CLASS_MAX]; /* unit classes, by platform_id */
   char utitle[ACS__MAXUCLASS][ACS_UNIT_CLASS_MAX + 8]; /* "mem units" */
   size_t nuclass;
   int varies[ACS__NPARAM];
@@ -71,6 +79,11 @@ struct acs__study {
 };
 
 int acs__study_load(const char *path, struct acs__study *s, struct acs_diag *d);
+
+/* The runs of data in the report's order (above), as indices into
+ * data->runs: *order is malloc'd, nruns entries. runs.csv and the study
+ * share it. O(R log R). */
+int acs__run_order(const struct acs_results_data *data, size_t **order);
 void acs__study_free(struct acs__study *s);
 
 /* The value of parameter k (ACS_P_* or a unit class) for run r. */

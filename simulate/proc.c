@@ -96,31 +96,44 @@ static int make_pipe(int fds[2])
 
 /* ---- the zygote and the simulation process (children) ---- */
 
+/* A request on the zygote's socket: the magic word, and the plan, result
+ * and output descriptors as SCM_RIGHTS. Both ends lay it out here. */
+struct request {
+  uint32_t magic;
+  struct iovec iov;
+  struct msghdr m;
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(3 * sizeof(int))];
+  } ctl;                 /* last: to clang its size is not a constant expression */
+};
+
+static void request_init(struct request *r)
+{
+  memset(r, 0, sizeof(*r));
+  r->iov.iov_base = &r->magic;
+  r->iov.iov_len = sizeof(r->magic);
+  r->m.msg_iov = &r->iov;
+  r->m.msg_iovlen = 1;
+  r->m.msg_control = r->ctl.buf;
+  r->m.msg_controllen = sizeof(r->ctl.buf);
+}
+
 /* Receives a request and its three descriptors (plan, result, output).
  * 0 ok, 1 at end of file, -1 malformed. */
 static int recv_request(int sock, int fds[3])
 {
-  uint32_t magic;
-  struct iovec iov = {&magic, sizeof(magic)};
-  union {
-    struct cmsghdr h;
-    char buf[CMSG_SPACE(3 * sizeof(int))];
-  } ctl;
-  struct msghdr m;
+  struct request r;
   struct cmsghdr *c;
   ssize_t got;
 
-  memset(&m, 0, sizeof(m));
-  m.msg_iov = &iov;
-  m.msg_iovlen = 1;
-  m.msg_control = ctl.buf;
-  m.msg_controllen = sizeof(ctl.buf);
-  while ((got = recvmsg(sock, &m, 0)) < 0 && errno == EINTR)
+  request_init(&r);
+  while ((got = recvmsg(sock, &r.m, 0)) < 0 && errno == EINTR)
     ;
   if (got == 0)
     return 1;
-  c = CMSG_FIRSTHDR(&m);
-  if (got != sizeof(magic) || magic != REQ_MAGIC || !c || c->cmsg_type != SCM_RIGHTS ||
+  c = CMSG_FIRSTHDR(&r.m);
+  if (got != sizeof(r.magic) || r.magic != REQ_MAGIC || !c || c->cmsg_type != SCM_RIGHTS ||
       c->cmsg_len != CMSG_LEN(3 * sizeof(int)))
     return -1;
   memcpy(fds, CMSG_DATA(c), 3 * sizeof(int));
@@ -515,28 +528,18 @@ static int plan_file(const void *plan, size_t len, struct acs_diag *d)
 /* Sends the request with the three descriptors. */
 static int send_request(int sock, int plan_fd, int res_w, int out_w)
 {
-  uint32_t magic = REQ_MAGIC;
-  struct iovec iov = {&magic, sizeof(magic)};
-  union {
-    struct cmsghdr h;
-    char buf[CMSG_SPACE(3 * sizeof(int))];
-  } ctl;
-  struct msghdr m;
+  struct request r;
   struct cmsghdr *c;
   int fds[3] = {plan_fd, res_w, out_w};
 
-  memset(&m, 0, sizeof(m));
-  memset(&ctl, 0, sizeof(ctl));
-  m.msg_iov = &iov;
-  m.msg_iovlen = 1;
-  m.msg_control = ctl.buf;
-  m.msg_controllen = sizeof(ctl.buf);
-  c = CMSG_FIRSTHDR(&m);
+  request_init(&r);
+  r.magic = REQ_MAGIC;
+  c = CMSG_FIRSTHDR(&r.m);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(fds));
   memcpy(CMSG_DATA(c), fds, sizeof(fds));
-  while (sendmsg(sock, &m, MSG_NOSIGNAL) < 0)
+  while (sendmsg(sock, &r.m, MSG_NOSIGNAL) < 0)
     if (errno != EINTR)
       return -1;
   return 0;

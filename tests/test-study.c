@@ -11,14 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/sched/sched.h"
 #include "report/plots_int.h"
 #include "tests/testutil.h"
 
 /* One run: its platform (cmx_kib, barriers, pe_count), workload and
- * scheduler with its memory model, and its simulated makespan (0: not ok). */
+ * scheduler ("list", or "list[rule=lpath]" with options) with its memory
+ * model, and its simulated makespan (0: not ok). */
 struct run {
   double cmx, barriers, pes;
   const char *workload, *sched, *mm;
@@ -27,43 +30,67 @@ struct run {
   double slow;            /* simulated = planned x (1 + slow) */
 };
 
-static void write_study(const char *path, const struct run *v, size_t n)
+/* Run v's platform, workload and row; the row's ids are the caller's. */
+static void make_run(const struct run *v, struct acs_platform *p, struct acs_workload_row *w,
+                     struct acs_run_row *row)
 {
+  const char *br = strchr(v->sched, '[');
+
+  acs_platform_init(p);
+  p->v[ACS_P_CMX_KIB] = v->cmx;
+  p->v[ACS_P_BARRIERS] = v->barriers;
+  p->v[ACS_P_PE_COUNT] = v->pes;
+  snprintf(p->name, sizeof(p->name), "p[cmx_kib=%g,barriers=%g,pe_count=%g]", v->cmx,
+           v->barriers, v->pes);
+  memset(w, 0, sizeof(*w));
+  snprintf(w->name, sizeof(w->name), "%s", v->workload);
+  snprintf(w->path, sizeof(w->path), "%s.csv", v->workload);
+  snprintf(w->kind, sizeof(w->kind), "dnn");
+  w->ops = w->edges = 4;
+  acs_run_row_init(row);
+  snprintf(row->scheduler, sizeof(row->scheduler), "%.*s",
+           (int)(br ? (size_t)(br - v->sched) : strlen(v->sched)), v->sched);
+  if (br)
+    snprintf(row->options, sizeof(row->options), "%.*s", (int)strlen(br + 1) - 1, br + 1);
+  snprintf(row->memory_model, sizeof(row->memory_model), "%s", v->mm);
+  snprintf(row->status, sizeof(row->status), "%s", v->mk > 0 ? "ok" : "infeasible");
+  if (v->mk > 0) {
+    row->makespan_cycles = v->mk;
+    row->sim_makespan_cycles = v->mk * (1 + v->slow);
+    row->spill_bytes = v->spill;
+    row->ddr_bytes = v->ddr;
+  }
+}
+
+/* The platforms and workloads of v[0..n) in v's order (their ids), then
+ * the runs in the order perm[] gives (NULL: v's). */
+static void write_study_in(const char *path, const struct run *v, size_t n, const size_t *perm)
+{
+  struct acs_platform p;
+  struct acs_workload_row w;
+  struct acs_run_row row;
   struct acs_results *r;
   struct acs_diag d;
 
   acs_diag_init(&d);
   cr_assert_eq(acs_results_open(path, "test", &r, &d), ACS_OK, "%s", d.msg);
   for (size_t i = 0; i < n; i++) {
-    struct acs_platform p;
-    struct acs_workload_row w;
-    struct acs_run_row row;
-    acs_platform_init(&p);
-    p.v[ACS_P_CMX_KIB] = v[i].cmx;
-    p.v[ACS_P_BARRIERS] = v[i].barriers;
-    p.v[ACS_P_PE_COUNT] = v[i].pes;
-    snprintf(p.name, sizeof(p.name), "p[cmx_kib=%g,barriers=%g,pe_count=%g]", v[i].cmx,
-             v[i].barriers, v[i].pes);
-    memset(&w, 0, sizeof(w));
-    snprintf(w.name, sizeof(w.name), "%s", v[i].workload);
-    snprintf(w.path, sizeof(w.path), "%s.csv", v[i].workload);
-    snprintf(w.kind, sizeof(w.kind), "dnn");
-    w.ops = w.edges = 4;
-    acs_run_row_init(&row);
+    make_run(&v[i], &p, &w, &row);
     cr_assert_eq(acs_results_add_platform(r, &p, &row.platform_id), ACS_OK);
     cr_assert_eq(acs_results_add_workload(r, &w, &row.workload_id), ACS_OK);
-    snprintf(row.scheduler, sizeof(row.scheduler), "%s", v[i].sched);
-    snprintf(row.memory_model, sizeof(row.memory_model), "%s", v[i].mm);
-    snprintf(row.status, sizeof(row.status), "%s", v[i].mk > 0 ? "ok" : "infeasible");
-    if (v[i].mk > 0) {
-      row.makespan_cycles = v[i].mk;
-      row.sim_makespan_cycles = v[i].mk * (1 + v[i].slow);
-      row.spill_bytes = v[i].spill;
-      row.ddr_bytes = v[i].ddr;
-    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    make_run(&v[perm ? perm[i] : i], &p, &w, &row);
+    cr_assert_eq(acs_results_add_platform(r, &p, &row.platform_id), ACS_OK);
+    cr_assert_eq(acs_results_add_workload(r, &w, &row.workload_id), ACS_OK);
     cr_assert_eq(acs_results_add_run(r, &row, NULL), ACS_OK);
   }
   cr_assert_eq(acs_results_commit(r, &d), ACS_OK, "%s", d.msg);
+}
+
+static void write_study(const char *path, const struct run *v, size_t n)
+{
+  write_study_in(path, v, n, NULL);
 }
 
 static char *slurp(const char *path)
@@ -451,6 +478,157 @@ Test(netbound, the_gap_is_shown_where_runs_have_a_bound)
   csv = slurp(path);
   cr_assert(strstr(csv, ",lower_bound_cycles,network_bound_cycles,"), "%s", csv);
   cr_assert(strstr(csv, ",800,"), "%s", csv);
+  free(csv);
+  free(html);
+}
+
+/* ---- the report's order ---- */
+
+TestSuite(order, .init = tu_scratch_init);
+
+/* Two workloads on four platform variants, each with five schedulers (an
+ * option set and a name the registry lacks among them), every makespan
+ * its own so that no tie picks a run by where it was stored. */
+#define ORDER_RUNS 40
+static void order_study(struct run *v)
+{
+  static const char *const wl[] = {"net", "cnn"};
+  static const char *const sched[] = {"zeta", "spill", "list[rule=lpath]", "list", "sequential"};
+  static const char *const mm[] = {"transient", "resident", "transient", "transient", "transient"};
+
+  for (size_t i = 0; i < ORDER_RUNS; i++) {
+    size_t k = i % 5, pl = (i / 5) % 4;
+    v[i] = (struct run){pl % 2 ? 512 : 256, pl / 2 ? 8 : 0, 4, wl[i / 20], sched[k], mm[k],
+                        i == 7 ? 0 : 1000 + 37.0 * (double)((i * 13) % ORDER_RUNS), 0,
+                        1000 + 10 * (int64_t)i, 0.01 * (double)(i % 3)};
+  }
+}
+
+/* The file's text with every "run N" as "run #": a run's id is the order
+ * it was stored in. */
+static char *text_of(const char *path)
+{
+  char *t = slurp(path), *o = t;
+
+  for (const char *s = t; *s;) {
+    if (strncmp(s, "run ", 4) == 0 && s[4] >= '0' && s[4] <= '9') {
+      for (s += 4; *s >= '0' && *s <= '9'; s++)
+        ;
+      memcpy(o, "run #", 5); /* never past s: "run " and a digit are behind it */
+      o += 5;
+    } else {
+      *o++ = *s++;
+    }
+  }
+  *o = '\0';
+  return t;
+}
+
+static void assert_same_file(const char *a, const char *b)
+{
+  char *ta = text_of(a), *tb = text_of(b);
+
+  cr_assert_str_eq(ta, tb, "%s and %s differ", a, b);
+  free(ta);
+  free(tb);
+}
+
+/* runs.csv without its run_id column: the ids are the order of storage. */
+static char *csv_without_ids(const char *path)
+{
+  char *t = slurp(path), *out = malloc(strlen(t) + 1), *o = out;
+
+  cr_assert_not_null(out);
+  for (const char *line = t; *line;) {
+    const char *comma = strchr(line, ','), *nl = strchr(line, '\n');
+    const char *end = nl ? nl + 1 : line + strlen(line);
+    const char *from = comma && comma < end ? comma : line;
+    memcpy(o, from, (size_t)(end - from));
+    o += end - from;
+    line = end;
+  }
+  *o = '\0';
+  free(t);
+  return out;
+}
+
+Test(order, runs_stored_in_any_order_give_the_same_tables)
+{
+  struct run v[ORDER_RUNS];
+  size_t perm[ORDER_RUNS], n = 0;
+  char a[1024], b[1024], *ca, *cb;
+  struct dirent *e;
+  DIR *dir;
+
+  order_study(v);
+  for (size_t i = 0; i < ORDER_RUNS; i++)
+    perm[i] = (i * 17 + 5) % ORDER_RUNS; /* 17 is prime to 40: a shuffle */
+  /* One path for both, which the page names. */
+  write_study_in(tu_at("study.h5"), v, ORDER_RUNS, NULL);
+  free(report(tu_at("study.h5"), tu_at("ra")));
+  cr_assert_eq(unlink(tu_at("study.h5")), 0);
+  write_study_in(tu_at("study.h5"), v, ORDER_RUNS, perm);
+  free(report(tu_at("study.h5"), tu_at("rb")));
+  snprintf(a, sizeof(a), "%s/index.html", tu_at("ra"));
+  snprintf(b, sizeof(b), "%s/index.html", tu_at("rb"));
+  assert_same_file(a, b);
+  snprintf(a, sizeof(a), "%s/runs.csv", tu_at("ra"));
+  snprintf(b, sizeof(b), "%s/runs.csv", tu_at("rb"));
+  ca = csv_without_ids(a);
+  cb = csv_without_ids(b);
+  cr_assert_str_eq(ca, cb);
+  free(ca);
+  free(cb);
+  /* Every plot's script and data. */
+  snprintf(a, sizeof(a), "%s/plots", tu_at("ra"));
+  cr_assert_not_null(dir = opendir(a));
+  while ((e = readdir(dir)) != NULL) {
+    if (e->d_name[0] == '.')
+      continue;
+    snprintf(a, sizeof(a), "%s/plots/%s", tu_at("ra"), e->d_name);
+    snprintf(b, sizeof(b), "%s/plots/%s", tu_at("rb"), e->d_name);
+    assert_same_file(a, b);
+    n++;
+  }
+  closedir(dir);
+  cr_assert_gt(n, 10, "only %zu plot files", n);
+}
+
+/* Schedulers in registry order (an unknown name after them, a variant's
+ * option sets after its defaults), workloads by workload_id, platforms by
+ * platform_id: in the scheduler table and in runs.csv. */
+Test(order, schedulers_by_registry_workloads_and_platforms_by_id)
+{
+  struct run v[ORDER_RUNS];
+  const char *want[] = {"<code>sequential</code>", "<code>list</code>",
+                        "<code>list[rule=lpath]</code>", "<code>spill</code>",
+                        "<code>zeta</code>"};
+  char path[1024], *html, *csv, *at;
+
+  order_study(v);
+  write_study_in(tu_at("o.h5"), v, ORDER_RUNS, NULL);
+  html = report(tu_at("o.h5"), tu_at("o"));
+  at = strstr(html, "id=\"schedulers\"");
+  cr_assert_not_null(at);
+  for (size_t k = 0; k < 5; k++) {
+    char *next = strstr(at, want[k]);
+    cr_assert_not_null(next, "%s not after %s", want[k], k ? want[k - 1] : "the heading");
+    at = next + 1;
+  }
+  snprintf(path, sizeof(path), "%s/runs.csv", tu_at("o"));
+  csv = slurp(path);
+  /* net (workload 1) before cnn (2); in net, 256 KiB without a limit
+   * (platform 1) first, its schedulers in registry order. */
+  at = strchr(csv, '\n') + 1;
+  cr_assert(strstr(at, ",\"p[cmx_kib=256,barriers=0,pe_count=4]\",net,") == strchr(at, ','),
+            "%s", csv);
+  cr_assert(strstr(at, ",sequential,,") < strstr(at, ",list,,") &&
+            strstr(at, ",list,,") < strstr(at, ",list,rule=lpath,") &&
+            strstr(at, ",list,rule=lpath,") < strstr(at, ",spill,,") &&
+            strstr(at, ",spill,,") < strstr(at, ",zeta,,") &&
+            strstr(at, ",zeta,,") < strstr(at, ",\"p[cmx_kib=512,barriers=0,pe_count=4]\",net,") &&
+            strstr(at, ",\"p[cmx_kib=512,barriers=8,pe_count=4]\",net,") < strstr(at, ",cnn,"),
+            "%s", csv);
   free(csv);
   free(html);
 }

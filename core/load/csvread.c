@@ -316,6 +316,60 @@ out_with_file:
   return rc;
 }
 
+/* ---- tables: a header row, then data rows ---- */
+
+static int table_record(void *ctx, const struct acs_csv_field *f, size_t n, int line,
+                        struct acs_diag *d)
+{
+  struct acs__csv_table *t = ctx;
+  int rc;
+
+  if (t->header_line == 0) {
+    if ((rc = t->header(t->ctx, f, n, line, d)) == 0)
+      t->header_line = line;
+    return rc;
+  }
+  if ((rc = t->row(t->ctx, f, n, line, d)) == 0)
+    t->nrows++;
+  return rc;
+}
+
+int acs__csv_table_read(const char *path, struct acs__csv_table *t, struct acs_diag *d)
+{
+  int rc;
+
+  t->header_line = 0;
+  t->nrows = 0;
+  if ((rc = acs_csv_read(path, table_record, t, d)) != 0)
+    return rc;
+  if (t->header_line == 0)
+    return acs_diag_set(d, ACS_EPARSE, path, 1, 1, "empty file: no header row");
+  if (t->nrows == 0)
+    return acs_diag_set(d, ACS_EPARSE, path, t->header_line, 1, "no %s after the header",
+                        t->rows);
+  return ACS_OK;
+}
+
+int acs__csv_columns(const char *path, const struct acs_csv_field *f, size_t n, size_t size,
+                     void **cols, int (*column)(void *ctx, const struct acs_csv_field *f, size_t i,
+                                                struct acs_diag *d),
+                     void *ctx, struct acs_diag *d)
+{
+  if (!(*cols = calloc(n ? n : 1, size)))
+    return ACS_ENOMEM;
+  for (size_t i = 0; i < n; i++) {
+    int rc;
+    /* A blank name is a mistake, unless nothing but blanks follows: the
+     * trailing commas a spreadsheet leaves. */
+    for (size_t j = i + 1; f[i].text[0] == '\0' && j < n; j++)
+      if (f[j].text[0] != '\0')
+        return acs_diag_set(d, ACS_EPARSE, path, f[i].line, f[i].col, "empty column name");
+    if ((rc = column(ctx, f, i, d)) != 0)
+      return rc;
+  }
+  return ACS_OK;
+}
+
 /* ---- whitespace-separated formats ---- */
 
 int acs__lines_read_graph(const char *path, struct acs_graph *g, struct acs__lines *lr,
@@ -376,7 +430,27 @@ void acs__lines_close(struct acs__lines *lr)
   if (lr->f)
     fclose((FILE *)lr->f);
   free(lr->buf);
+  free(lr->tok);
   memset(lr, 0, sizeof(*lr));
+}
+
+int acs__lines_split(struct acs__lines *lr)
+{
+  return acs__tokens(lr->buf, &lr->tok, &lr->cap_tok, &lr->ntok);
+}
+
+int acs__lines_expect(const struct acs__lines *lr, size_t n, const char *layout,
+                      struct acs_diag *d)
+{
+  const struct acs__tok *last = lr->ntok > 0 ? &lr->tok[lr->ntok - 1] : NULL;
+  int col;
+
+  if (lr->ntok == n)
+    return ACS_OK;
+  /* too many: at the first extra field; too few: just after the last one */
+  col = lr->ntok > n ? lr->tok[n].col : last ? last->col + (int)strlen(last->s) : 1;
+  return acs_diag_set(d, ACS_EPARSE, lr->path, lr->line, col, "expected %zu fields (%s), got %zu",
+                      n, layout, lr->ntok);
 }
 
 int acs__lines_first_content(const char *path, void (*look)(const char *s, void *arg), void *arg,
@@ -396,6 +470,22 @@ int acs__lines_first_content(const char *path, void (*look)(const char *s, void 
   }
   acs__lines_close(&lr);
   return rc < 0 ? rc : ACS_OK;
+}
+
+int32_t acs__lines_add_task(const struct acs__lines *lr, struct acs_graph *g, char prefix,
+                            int64_t number, int kind, int64_t cycles)
+{
+  char name[32];
+  struct acs_op op;
+
+  memset(&op, 0, sizeof(op));
+  snprintf(name, sizeof(name), "%c%lld", prefix, (long long)number);
+  op.name = name;
+  op.kind = (uint8_t)kind;
+  op.cycles = cycles;
+  op.slots = 1;
+  op.line = lr->line;
+  return acs_graph_add_op(g, &op);
 }
 
 int acs__tokens(char *line, struct acs__tok **toks, size_t *cap, size_t *n)
@@ -423,20 +513,10 @@ int acs__tokens(char *line, struct acs__tok **toks, size_t *cap, size_t *n)
 
 /* ---- name index ---- */
 
-static uint64_t fnv1a(const char *s)
-{
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) {
-    h ^= (unsigned char)*s;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 /* Slot of key, or of the empty slot where it would go (cap is a power of 2). */
 static size_t names_slot(const struct acs__names *m, const char *key)
 {
-  size_t i = (size_t)fnv1a(key) & (m->cap - 1);
+  size_t i = (size_t)acs_str_hash(key) & (m->cap - 1);
   while (m->key[i] && strcmp(m->key[i], key) != 0)
     i = (i + 1) & (m->cap - 1);
   return i;

@@ -34,7 +34,6 @@ static const char *const dnn_col_name[F__COUNT] = {
 struct dnn_reader {
   struct acs_workload *w;
   const char *path;
-  int have_header, header_line;
   struct acs_dnn_layer *layers;
   size_t n, cap;
   struct acs__names names;
@@ -52,11 +51,13 @@ static void norm(const char *s, char *out, size_t size)
   out[n] = '\0';
 }
 
-static int read_header(struct dnn_reader *r, const struct acs_csv_field *f, size_t n,
-                       int line, struct acs_diag *d)
+static int read_header(void *ctx, const struct acs_csv_field *f, size_t n, int line,
+                       struct acs_diag *d)
 {
+  struct dnn_reader *r = ctx;
   char want[64], got[64];
 
+  (void)line;
   if (strcasecmp(f[0].text, "Layer name") != 0)
     return acs_diag_set(d, ACS_EPARSE, r->path, f[0].line, f[0].col,
                         "not a SCALE-Sim topology table: the header must start "
@@ -77,8 +78,6 @@ static int read_header(struct dnn_reader *r, const struct acs_csv_field *f, size
                           "column %zu of the header is '%s'; a SCALE-Sim table has '%s' there",
                           i + 1, f[i].text, dnn_col_name[i]);
   }
-  r->have_header = 1;
-  r->header_line = line;
   return ACS_OK;
 }
 
@@ -181,9 +180,10 @@ static int check_sizes(struct dnn_reader *r, const struct acs_csv_field *f, cons
                       msg);
 }
 
-static int read_layer(struct dnn_reader *r, const struct acs_csv_field *f,
-                      size_t n, int line, struct acs_diag *d)
+static int read_layer(void *ctx, const struct acs_csv_field *f, size_t n, int line,
+                      struct acs_diag *d)
 {
+  struct dnn_reader *r = ctx;
   int64_t v[F__COUNT];
   struct acs_dnn_layer L;
   int rc;
@@ -219,35 +219,18 @@ static int read_layer(struct dnn_reader *r, const struct acs_csv_field *f,
   return ACS_OK;
 }
 
-static int on_record(void *ctx, const struct acs_csv_field *f, size_t n,
-                     int line, struct acs_diag *d)
-{
-  struct dnn_reader *r = ctx;
-  if (!r->have_header)
-    return read_header(r, f, n, line, d);
-  return read_layer(r, f, n, line, d);
-}
-
 int acs_dnn_load(const char *path, struct acs_workload *w, struct acs_diag *d)
 {
   struct dnn_reader r;
+  struct acs__csv_table t = {read_header, read_layer, &r, "layer rows", 0, 0};
   struct acs_lgraph *lg;
+  int rc;
+
   memset(&r, 0, sizeof(r));
   r.w = w;
   r.path = path;
-
-  int rc = acs_csv_read(path, on_record, &r, d);
-  if (rc != 0)
+  if ((rc = acs__csv_table_read(path, &t, d)) != 0)
     goto out_with_layers;
-  if (!r.have_header) {
-    rc = acs_diag_set(d, ACS_EPARSE, path, 1, 1, "empty file: no header row");
-    goto out_with_layers;
-  }
-  if (r.n == 0) {
-    rc = acs_diag_set(d, ACS_EPARSE, path, r.header_line, 1,
-                      "no layer rows after the header");
-    goto out_with_layers;
-  }
   w->layers = acs_arena_calloc(&w->arena, r.n, sizeof(*w->layers));
   if (!w->layers) {
     rc = ACS_ENOMEM;

@@ -40,13 +40,17 @@ struct grow {
   int has_cmx;
 };
 
+/* What a header column is. */
+struct gcolumn {
+  int col;                      /* enum gcol */
+  int res;                      /* resource index of C_RES/C_PE/C_DMA/C_CMX columns, else -1 */
+};
+
 struct gcsv {
   const char *path;
   struct acs_graph *g;
-  int have_header, header_line;
   size_t ncols;
-  int *col;                     /* enum gcol per column */
-  int *col_res;                 /* resource index of C_RES/C_PE/C_DMA/C_CMX columns */
+  struct gcolumn *cols;
   int res_pe, res_dma, res_cmx;
   struct grow *rows;            /* one per op */
   size_t cap_rows;
@@ -87,22 +91,19 @@ static int parse_res_column(struct gcsv *r, const struct acs_csv_field *f,
   return *res < 0 ? *res : ACS_OK;
 }
 
-static int header_column(struct gcsv *r, const struct acs_csv_field *f,
-                         size_t i, size_t n, struct acs_diag *d)
+static int header_column(void *ctx, const struct acs_csv_field *f, size_t i,
+                         struct acs_diag *d)
 {
+  struct gcsv *r = ctx;
   const char *t = f[i].text;
-  r->col_res[i] = -1;
+  r->cols[i].res = -1;
   if (*t == '\0') {
-    for (size_t j = i + 1; j < n; j++)
-      if (f[j].text[0] != '\0')
-        return acs_diag_set(d, ACS_EPARSE, r->path, f[i].line, f[i].col,
-                            "empty column name");
-    r->col[i] = C_IGNORED;
+    r->cols[i].col = C_IGNORED; /* trailing comma(s) */
     return ACS_OK;
   }
   if (strncmp(t, "res:", 4) == 0) {
-    r->col[i] = C_RES;
-    return parse_res_column(r, &f[i], &r->col_res[i], d);
+    r->cols[i].col = C_RES;
+    return parse_res_column(r, &f[i], &r->cols[i].res, d);
   }
   int c = 0;
   while (c < C__FIXED && strcmp(gcol_name[c], t) != 0)
@@ -111,35 +112,29 @@ static int header_column(struct gcsv *r, const struct acs_csv_field *f,
     return acs_diag_set(d, ACS_EPARSE, r->path, f[i].line, f[i].col,
                         "unknown column '%s' (known: " KNOWN_COLUMNS ")", t);
   for (size_t j = 0; j < i; j++)
-    if (r->col[j] == c)
+    if (r->cols[j].col == c)
       return acs_diag_set(d, ACS_EPARSE, r->path, f[i].line, f[i].col,
                           "duplicate column '%s' (also at column %d)", t, f[j].col);
-  r->col[i] = c;
-  r->col_res[i] = c == C_PE ? r->res_pe : c == C_DMA ? r->res_dma
-                : c == C_CMX ? r->res_cmx : -1;
+  r->cols[i].col = c;
+  r->cols[i].res = c == C_PE ? r->res_pe : c == C_DMA ? r->res_dma
+                 : c == C_CMX ? r->res_cmx : -1;
   return ACS_OK;
 }
 
-static int read_header(struct gcsv *r, const struct acs_csv_field *f, size_t n,
-                       int line, struct acs_diag *d)
+static int read_header(void *ctx, const struct acs_csv_field *f, size_t n, int line,
+                       struct acs_diag *d)
 {
-  int have_name = 0;
-  r->col = calloc(n, sizeof(*r->col));
-  r->col_res = calloc(n, sizeof(*r->col_res));
-  if (!r->col || !r->col_res)
-    return ACS_ENOMEM;
+  struct gcsv *r = ctx;
+  int rc;
+
   r->ncols = n;
-  r->have_header = 1;
-  r->header_line = line;
-  for (size_t i = 0; i < n; i++) {
-    int rc = header_column(r, f, i, n, d);
-    if (rc != 0)
-      return rc;
-    have_name |= r->col[i] == C_NAME;
-  }
-  if (!have_name)
-    return acs_diag_set(d, ACS_EPARSE, r->path, line, 1, "missing column 'name'");
-  return ACS_OK;
+  if ((rc = acs__csv_columns(r->path, f, n, sizeof(*r->cols), (void **)&r->cols, header_column,
+                             r, d)) != 0)
+    return rc;
+  for (size_t i = 0; i < n; i++)
+    if (r->cols[i].col == C_NAME)
+      return ACS_OK;
+  return acs_diag_set(d, ACS_EPARSE, r->path, line, 1, "missing column 'name'");
 }
 
 /* ---- rows ---- */
@@ -181,11 +176,11 @@ static int split_row(struct gcsv *r, const struct acs_csv_field *f, size_t n,
   for (size_t i = 0; i < n; i++) {
     if (f[i].text[0] == '\0')
       continue;
-    if (i >= r->ncols || r->col[i] == C_IGNORED)
+    if (i >= r->ncols || r->cols[i].col == C_IGNORED)
       return acs_diag_set(d, ACS_EPARSE, r->path, f[i].line, f[i].col,
                           "more fields than the header names (%zu columns)",
                           r->ncols);
-    int c = r->col[i];
+    int c = r->cols[i].col;
     if (c == C_RES)
       continue;
     v->f[c] = &f[i];
@@ -306,11 +301,11 @@ static int set_demands(struct gcsv *r, int32_t id, const struct acs_csv_field *f
     rc = acs_graph_set_demand(r->g, id, r->res_cmx, v->num[C_CMX]);
   for (size_t i = 0; i < n && i < r->ncols && rc == 0; i++) {
     int64_t amount;
-    if (r->col[i] != C_RES || f[i].text[0] == '\0')
+    if (r->cols[i].col != C_RES || f[i].text[0] == '\0')
       continue;
-    rc = parse_count(r, &f[i], r->g->res[r->col_res[i]].name, 0, ACS_QTY_MAX, &amount, d);
+    rc = parse_count(r, &f[i], r->g->res[r->cols[i].res].name, 0, ACS_QTY_MAX, &amount, d);
     if (rc == 0)
-      rc = acs_graph_set_demand(r->g, id, r->col_res[i], amount);
+      rc = acs_graph_set_demand(r->g, id, r->cols[i].res, amount);
   }
   return rc;
 }
@@ -326,9 +321,10 @@ static int keep_list(struct gcsv *r, const struct acs_csv_field *f,
   return *text ? ACS_OK : ACS_ENOMEM;
 }
 
-static int read_row(struct gcsv *r, const struct acs_csv_field *f, size_t n,
-                    int line, struct acs_diag *d)
+static int read_row(void *ctx, const struct acs_csv_field *f, size_t n, int line,
+                    struct acs_diag *d)
 {
+  struct gcsv *r = ctx;
   struct rowv v;
   struct acs_op op;
   int rc = split_row(r, f, n, &v, d);
@@ -366,15 +362,6 @@ static int add_std_resources(struct gcsv *r)
   if (r->res_pe < 0 || r->res_dma < 0 || r->res_cmx < 0)
     return ACS_ENOMEM;
   return ACS_OK;
-}
-
-static int on_record(void *ctx, const struct acs_csv_field *f, size_t n,
-                     int line, struct acs_diag *d)
-{
-  struct gcsv *r = ctx;
-  if (!r->have_header)
-    return read_header(r, f, n, line, d);
-  return read_row(r, f, n, line, d);
 }
 
 /* ---- pass 2: edges and default CMX demands ---- */
@@ -453,6 +440,7 @@ static int link_all(struct gcsv *r, struct acs_diag *d)
 int acs_graphcsv_load(const char *path, struct acs_graph *g, struct acs_diag *d)
 {
   struct gcsv r;
+  struct acs__csv_table t = {read_header, read_row, &r, "ops", 0, 0};
   char stem[ACS_NAME_MAX];
   int rc;
 
@@ -465,19 +453,9 @@ int acs_graphcsv_load(const char *path, struct acs_graph *g, struct acs_diag *d)
   r.g = g;
   rc = add_std_resources(&r);
   if (rc == 0)
-    rc = acs_csv_read(path, on_record, &r, d);
-  if (rc != 0)
-    goto out_with_graph;
-  if (!r.have_header) {
-    rc = acs_diag_set(d, ACS_EPARSE, path, 1, 1, "empty file: no header row");
-    goto out_with_graph;
-  }
-  if (g->nops == 0) {
-    rc = acs_diag_set(d, ACS_EPARSE, path, r.header_line, 1,
-                      "no ops after the header");
-    goto out_with_graph;
-  }
-  rc = link_all(&r, d);
+    rc = acs__csv_table_read(path, &t, d);
+  if (rc == 0)
+    rc = link_all(&r, d);
   if (rc == 0)
     rc = acs_graph_finalize(g, d);
   if (rc != 0)
@@ -487,7 +465,6 @@ out_with_graph:
   acs_graph_destroy(g);
 out_with_reader:
   free(r.rows);
-  free(r.col);
-  free(r.col_res);
+  free(r.cols);
   return rc;
 }

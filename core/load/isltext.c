@@ -51,24 +51,23 @@ static const char *const puncts[] = {"->", "<=", ">=", "==", "!=", "&&", "||", "
                                      "{",  "}",  "(",  ")",  ",",  ":",  "+",  "-", "*",
                                      "/",  "<",  ">",  "=",  "&",  "|",  "%",  "!", NULL};
 
-static void skip_blank(struct parser *p)
+int acs__isltext_skip_blank(const char *s, int off, int end)
 {
-  while (p->pos < p->len) {
-    char c = p->s[p->pos];
-    if (c == '#') {
-      while (p->pos < p->len && p->s[p->pos] != '\n')
-        p->pos++;
-    } else if (isspace((unsigned char)c)) {
-      p->pos++;
-    } else {
+  while (off < end) {
+    if (s[off] == '#')
+      while (off < end && s[off] != '\n')
+        off++;
+    else if (isspace((unsigned char)s[off]))
+      off++;
+    else
       break;
-    }
   }
+  return off;
 }
 
 static void next(struct parser *p)
 {
-  skip_blank(p);
+  p->pos = acs__isltext_skip_blank(p->s, p->pos, p->len);
   p->off = p->pos;
   if (p->pos >= p->len) {
     p->type = T_END;

@@ -54,4 +54,9 @@ int acs__isltext_check(const char *text, int kind, const char *const *known_para
                        int32_t nknown, struct acs__isltext *info, int *err_off, char *msg,
                        size_t size);
 
+/* The offset of the first character of s[off..end) that is neither a blank
+ * nor inside a '#' comment (to the end of its line), or end. The .sare
+ * statements and the isl text inside them skip the same way. */
+int acs__isltext_skip_blank(const char *s, int off, int end);
+
 #endif

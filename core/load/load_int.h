@@ -50,6 +50,34 @@ int acs__workload_note_text(struct acs_workload *w, const char *label, const cha
 /* Sets w->digest from w->files (acs_workload_load, after the reader). */
 void acs__workload_seal_digest(struct acs_workload *w);
 
+/*
+ * A CSV table: a header row naming the columns, then one record per data
+ * row. acs__csv_table_read hands the first record to header(ctx, ...) and
+ * every later one to row(ctx, ...), then refuses a file without a header
+ * ("empty file: no header row", at 1:1) or without data rows ("no <rows>
+ * after the header", at the header's line). The readers differ in their
+ * columns and rows only; these errors read the same in all of them.
+ */
+struct acs__csv_table {
+  acs_csv_record_fn header, row;
+  void *ctx;
+  const char *rows;      /* what the data rows are, for the error: "layer rows" */
+  int header_line;       /* set when the header is read, 0 before */
+  size_t nrows;          /* data rows read */
+};
+int acs__csv_table_read(const char *path, struct acs__csv_table *t, struct acs_diag *d);
+/*
+ * The columns of header row f[0..n): *cols gets n zeroed entries of `size`
+ * bytes (the caller frees it, also on error), then column(ctx, f, i, d)
+ * reads field i into entry i, in order. A blank name is an error ("empty
+ * column name"), unless only blanks follow it (trailing commas): column()
+ * gets those to mark as ignored.
+ */
+int acs__csv_columns(const char *path, const struct acs_csv_field *f, size_t n, size_t size,
+                     void **cols, int (*column)(void *ctx, const struct acs_csv_field *f, size_t i,
+                                                struct acs_diag *d),
+                     void *ctx, struct acs_diag *d);
+
 /* Writes the file name of `path` without directory and extension into buf. */
 void acs__path_stem(const char *path, char *buf, size_t size);
 
@@ -62,6 +90,8 @@ struct acs__tok {
 /*
  * Line reader for the whitespace-separated formats (PSPLIB, STG): strips the
  * newline, a CR before it and a UTF-8 byte-order mark, and counts lines.
+ * It keeps the tokens of the current line too, so that the readers share
+ * their buffer and the errors located at them.
  */
 struct acs__lines {
   void *f;               /* FILE * */
@@ -69,12 +99,20 @@ struct acs__lines {
   char *buf;
   size_t cap;
   int line;              /* number of the line last returned, 1-based */
+  struct acs__tok *tok;  /* the line's tokens, after acs__lines_split */
+  size_t cap_tok, ntok;
 };
 int acs__lines_open(struct acs__lines *lr, const char *path, struct acs_diag *d);
 /* Returns 1 with lr->buf holding the next line, 0 at end of file, or a
  * negative error (filled into d). */
 int acs__lines_next(struct acs__lines *lr, struct acs_diag *d);
 void acs__lines_close(struct acs__lines *lr);
+/* Splits the current line in place into lr->tok[0 .. lr->ntok) (acs__tokens). */
+int acs__lines_split(struct acs__lines *lr);
+/* ACS_OK when the current line has n tokens; else "expected n fields
+ * (layout), got m" at the first token too many, or just after the last. */
+int acs__lines_expect(const struct acs__lines *lr, size_t n, const char *layout,
+                      struct acs_diag *d);
 /*
  * For telling a CSV's kind by its header: gives look(s, arg) the first line
  * of path that holds anything (not blank, a # comment or commas alone), s
@@ -101,13 +139,18 @@ int acs__tokens(char *line, struct acs__tok **toks, size_t *cap, size_t *n);
  */
 int acs__parse_int(const char *path, int line, int col, const char *text, const char *what,
                    int64_t min, int64_t max, int64_t *out, struct acs_diag *d);
+/* Adds the op of a task-graph file's task (PSPLIB, STG), named prefix and
+ * number ("j12", "t7"), of kind and cycles, one slot, at the reader's
+ * line. Its id, or a negative code. */
+int32_t acs__lines_add_task(const struct acs__lines *lr, struct acs_graph *g, char prefix,
+                            int64_t number, int kind, int64_t cycles);
 /* Token t as acs__parse_int does, located at the token's column. */
 int acs__tok_int(const char *path, int line, const struct acs__tok *t, const char *what,
                  int64_t min, int64_t max, int64_t *out, struct acs_diag *d);
-/* Token k of a line reader r (a struct with path, lr and tok, as the
- * PSPLIB and STG readers have) as a quantity, at most ACS_QTY_MAX. */
+/* Token k of a line reader r (a struct with path and lr, as the PSPLIB and
+ * STG readers have) as a quantity, at most ACS_QTY_MAX. */
 #define ACS__RTOK_INT(r, k, what, min, out, d) \
-  acs__tok_int((r)->path, (r)->lr.line, &(r)->tok[k], what, min, ACS_QTY_MAX, out, d)
+  acs__tok_int((r)->path, (r)->lr.line, &(r)->lr.tok[k], what, min, ACS_QTY_MAX, out, d)
 
 /*
  * A name -> id index (open addressing, FNV-1a): O(1) expected per call.
@@ -124,6 +167,9 @@ int acs__names_put(struct acs__names *m, const char *key, int32_t val, int32_t *
 int32_t acs__names_get(const struct acs__names *m, const char *key); /* -1 if absent */
 void acs__names_free(struct acs__names *m);
 
+/* A libxml2 error message for a diagnostic, into buf: without the newline
+ * and blanks libxml2 ends it with, "malformed XML" when there is none. */
+void acs__xml_message(const char *message, char *buf, size_t size);
 /* A libxml2 generic error handler that drops the text: libxml2's encoding
  * layer reports through the generic handler, which would print; the XML
  * readers' structured handler has the error already. */

@@ -50,16 +50,16 @@ struct lrow {
 struct lcsv {
   const char *path;
   struct acs_loop *l;
-  int have_header, header_line;
   size_t ncols;
   int col[64 + L__COUNT];       /* enum lcol per header column */
   struct lrow *rows;
   size_t nrows, cap_rows;
 };
 
-static int header(struct lcsv *r, const struct acs_csv_field *f, size_t n, int line,
+static int header(void *ctx, const struct acs_csv_field *f, size_t n, int line,
                   struct acs_diag *d)
 {
+  struct lcsv *r = ctx;
   int seen[L__COUNT] = {0};
 
   if (n > sizeof(r->col) / sizeof(r->col[0]))
@@ -88,8 +88,6 @@ static int header(struct lcsv *r, const struct acs_csv_field *f, size_t n, int l
                         "a loop CSV needs the columns 'kind' and 'name' (has %s%s)",
                         seen[L_KIND] ? "kind" : "", seen[L_NAME] ? "name" : "");
   r->ncols = n;
-  r->have_header = 1;
-  r->header_line = line;
   return ACS_OK;
 }
 
@@ -102,9 +100,10 @@ static int allowed(int is_class, int c)
                   : (c == L_CLASS || c == L_INPUTS);
 }
 
-static int row(struct lcsv *r, const struct acs_csv_field *f, size_t n, int line,
+static int row(void *ctx, const struct acs_csv_field *f, size_t n, int line,
                struct acs_diag *d)
 {
+  struct lcsv *r = ctx;
   struct lrow w;
   int kind_col = -1;
 
@@ -157,13 +156,6 @@ static int row(struct lcsv *r, const struct acs_csv_field *f, size_t n, int line
     return ACS_ENOMEM;
   r->rows[r->nrows++] = w;
   return ACS_OK;
-}
-
-static int on_record(void *ctx, const struct acs_csv_field *f, size_t n, int line,
-                     struct acs_diag *d)
-{
-  struct lcsv *r = ctx;
-  return r->have_header ? row(r, f, n, line, d) : header(r, f, n, line, d);
 }
 
 /* An integer field in [lo, ACS_LOOP_VALUE_MAX] (or -1 when allow_unlimited). */
@@ -303,6 +295,7 @@ int acs__loop_load_csv(const char *path, struct acs_loop *l, struct acs_diag *d)
 {
   struct acs__names classes, ops;
   struct lcsv r;
+  struct acs__csv_table t = {header, row, &r, "rows", 0, 0};
   int err;
 
   memset(&r, 0, sizeof(r));
@@ -310,17 +303,13 @@ int acs__loop_load_csv(const char *path, struct acs_loop *l, struct acs_diag *d)
   memset(&ops, 0, sizeof(ops));
   r.path = path;
   r.l = l;
-  err = acs_csv_read(path, on_record, &r, d);
-  if (err == ACS_OK && !r.have_header)
-    err = acs_diag_set(d, ACS_EPARSE, path, 1, 1, "empty file: no header row");
-  if (err == ACS_OK && r.nrows == 0)
-    err = acs_diag_set(d, ACS_EPARSE, path, r.header_line, 1, "no rows after the header");
+  err = acs__csv_table_read(path, &t, d);
   if (err == ACS_OK)
     err = add_classes(&r, &classes, d);
   if (err == ACS_OK)
     err = add_ops(&r, &classes, &ops, d);
   if (err == ACS_OK && l->nops == 0)
-    err = acs_diag_set(d, ACS_EPARSE, path, r.header_line, 1, "the loop has no op rows");
+    err = acs_diag_set(d, ACS_EPARSE, path, t.header_line, 1, "the loop has no op rows");
   if (err == ACS_OK)
     err = add_edges(&r, &ops, d);
   acs__names_free(&classes);

@@ -101,16 +101,22 @@ static void on_xml_error(void *arg, xmlErrorPtr err)
 {
   struct xml_in *in = arg;
   char msg[512];
-  size_t n;
 
   if (in->failed || !err || err->level < XML_ERR_ERROR)
     return;
-  snprintf(msg, sizeof(msg), "%s", err->message ? err->message : "malformed XML");
-  n = strlen(msg);
-  while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
-    msg[--n] = '\0';
+  acs__xml_message(err->message, msg, sizeof(msg));
   acs_diag_set(in->d, ACS_EPARSE, in->path, err->line, err->int2, "XML: %s", msg);
   in->failed = 1;
+}
+
+void acs__xml_message(const char *message, char *buf, size_t size)
+{
+  size_t n;
+
+  snprintf(buf, size, "%s", message ? message : "malformed XML");
+  n = strlen(buf);
+  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+    buf[--n] = '\0';
 }
 
 void acs__xml_drop_generic(void *ctx, const char *msg, ...)

@@ -83,8 +83,6 @@ enum { COLS_EXACT, COLS_BOUNDS, COLS_UPPER };
 struct sm_table {
   const char *path;
   struct acs__lines lr;
-  struct acs__tok *tok;
-  size_t cap_tok, ntok;
   int kind;                 /* COLS_* */
   size_t c_value, c_lb;     /* Makespan or UB column; LB column */
 };
@@ -95,10 +93,10 @@ static int sm_header(struct sm_table *t, struct acs_diag *d)
   int have_cpu = 0;
   size_t c_mk = 0, c_ub = 0, c_lb = 0;
 
-  if (t->ntok == 0 || strncasecmp(t->tok[0].s, "par", 3) != 0)
+  if (t->lr.ntok == 0 || strncasecmp(t->lr.tok[0].s, "par", 3) != 0)
     return 0;
-  for (size_t k = 1; k < t->ntok; k++) {
-    const char *s = t->tok[k].s;
+  for (size_t k = 1; k < t->lr.ntok; k++) {
+    const char *s = t->lr.tok[k].s;
     if (strcasecmp(s, "makespan") == 0 && !c_mk)
       c_mk = k;
     else if (strcasecmp(s, "ub") == 0 && !c_ub)
@@ -116,7 +114,7 @@ static int sm_header(struct sm_table *t, struct acs_diag *d)
     t->kind = have_cpu ? COLS_EXACT : COLS_UPPER;
     t->c_value = c_mk;
   } else {
-    return acs_diag_set(d, ACS_EPARSE, t->path, t->lr.line, t->tok[0].col,
+    return acs_diag_set(d, ACS_EPARSE, t->path, t->lr.line, t->lr.tok[0].col,
                         "optima table header names neither Makespan nor UB and LB columns");
   }
   return 1;
@@ -125,12 +123,12 @@ static int sm_header(struct sm_table *t, struct acs_diag *d)
 static int sm_int(struct sm_table *t, size_t k, const char *what, int64_t *out,
                   struct acs_diag *d)
 {
-  if (k >= t->ntok) {
-    const struct acs__tok *last = &t->tok[t->ntok - 1];
+  if (k >= t->lr.ntok) {
+    const struct acs__tok *last = &t->lr.tok[t->lr.ntok - 1];
     return acs_diag_set(d, ACS_EPARSE, t->path, t->lr.line,
                         last->col + (int)strlen(last->s), "missing %s", what);
   }
-  return acs__tok_int(t->path, t->lr.line, &t->tok[k], what, 0, ACS_QTY_MAX, out, d);
+  return acs__tok_int(t->path, t->lr.line, &t->lr.tok[k], what, 0, ACS_QTY_MAX, out, d);
 }
 
 static int sm_row(struct sm_table *t, struct acs_optima *o, struct acs_diag *d)
@@ -147,14 +145,14 @@ static int sm_row(struct sm_table *t, struct acs_optima *o, struct acs_diag *d)
   if (t->kind == COLS_BOUNDS && (err = sm_int(t, t->c_lb, "LB", &lb, d)) < 0)
     return err;
   if (g > INT32_MAX || i > INT32_MAX)
-    return acs_diag_set(d, ACS_EPARSE, t->path, t->lr.line, t->tok[0].col,
+    return acs_diag_set(d, ACS_EPARSE, t->path, t->lr.line, t->lr.tok[0].col,
                         "instance number out of range");
   if (t->kind == COLS_BOUNDS && lb > v)
-    return acs_diag_set(d, ACS_EPARSE, t->path, t->lr.line, t->tok[t->c_lb].col,
+    return acs_diag_set(d, ACS_EPARSE, t->path, t->lr.line, t->lr.tok[t->c_lb].col,
                         "LB %lld is above UB %lld", (long long)lb, (long long)v);
   dup = acs_optima_find_psplib(o, (int32_t)g, (int32_t)i);
   if (dup)
-    return acs_diag_set(d, ACS_EPARSE, t->path, t->lr.line, t->tok[0].col,
+    return acs_diag_set(d, ACS_EPARSE, t->path, t->lr.line, t->lr.tok[0].col,
                         "instance %lld %lld is listed twice (first at line %d)",
                         (long long)g, (long long)i, dup->line);
   e.group = (int32_t)g;
@@ -174,8 +172,8 @@ int acs_optima_load_psplib(const char *path, struct acs_optima *o, struct acs_di
   if ((rc = acs__lines_open(&t.lr, path, d)) < 0)
     return rc;
   while ((rc = acs__lines_next(&t.lr, d)) > 0) {
-    rc = acs__tokens(t.lr.buf, &t.tok, &t.cap_tok, &t.ntok);
-    if (rc < 0 || t.ntok == 0)
+    rc = acs__lines_split(&t.lr);
+    if (rc < 0 || t.lr.ntok == 0)
       continue;
     if (!header) {
       rc = sm_header(&t, d);
@@ -184,7 +182,7 @@ int acs_optima_load_psplib(const char *path, struct acs_optima *o, struct acs_di
       header = rc;
       continue;
     }
-    if (!isdigit((unsigned char)t.tok[0].s[0]))
+    if (!isdigit((unsigned char)t.lr.tok[0].s[0]))
       continue;
     if ((rc = sm_row(&t, o, d)) < 0)
       break;
@@ -192,7 +190,6 @@ int acs_optima_load_psplib(const char *path, struct acs_optima *o, struct acs_di
   if (rc == 0 && !header)
     rc = acs_diag_set(d, ACS_EPARSE, path, 0, 0,
                       "no header row (\"Par Inst Makespan ...\" or \"Par Inst UB LB\")");
-  free(t.tok);
   acs__lines_close(&t.lr);
   return rc < 0 ? rc : ACS_OK;
 }

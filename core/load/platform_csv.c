@@ -22,13 +22,16 @@
 #define COL_IGNORED (-3) /* an empty trailing header field */
 #define COL_KEY (-4)     /* `units` or `units.CLASS`: set by acs_platform_set_key */
 
+/* What a header column is. */
+struct pcol {
+  int param;             /* parameter index or COL_* */
+  char *key;             /* the header text of a COL_KEY column, else NULL */
+};
+
 struct plat_reader {
   const char *path;
-  int have_header;
-  int header_line;
   size_t ncols;
-  int *col_param;        /* per column: parameter index or COL_* */
-  char **col_key;        /* per column: the header text of COL_KEY columns, else NULL */
+  struct pcol *cols;
   struct acs_platform *rows;
   int32_t *row_line;     /* line of each row, for duplicate names */
   size_t nrows, cap_rows, cap_lines;
@@ -57,27 +60,24 @@ static void known_columns(char *buf, size_t size)
     snprintf(buf + len, size - len, ", units, units.CLASS");
 }
 
-static int header_column(struct plat_reader *r, const struct acs_csv_field *f,
-                         size_t i, size_t nfields, struct acs_diag *d)
+static int header_column(void *ctx, const struct acs_csv_field *f, size_t i,
+                         struct acs_diag *d)
 {
+  struct plat_reader *r = ctx;
   const char *t = f[i].text;
   if (*t == '\0') {
-    for (size_t j = i + 1; j < nfields; j++)
-      if (f[j].text[0] != '\0')
-        return acs_diag_set(d, ACS_EPARSE, r->path, f[i].line, f[i].col,
-                            "empty column name");
-    r->col_param[i] = COL_IGNORED; /* trailing comma(s) */
+    r->cols[i].param = COL_IGNORED; /* trailing comma(s) */
     return ACS_OK;
   }
   int param = strcmp(t, "name") == 0 ? COL_NAME : acs_param_find(t);
   if (param == -1 && (strcmp(t, "units") == 0 || acs_platform_units_key(t))) {
     for (size_t j = 0; j < i; j++)
-      if (r->col_key[j] && strcmp(r->col_key[j], t) == 0)
+      if (r->cols[j].key && strcmp(r->cols[j].key, t) == 0)
         return acs_diag_set(d, ACS_EPARSE, r->path, f[i].line, f[i].col,
                             "duplicate column '%s' (also at column %d)", t, f[j].col);
-    if (!(r->col_key[i] = strdup(t)))
+    if (!(r->cols[i].key = strdup(t)))
       return ACS_ENOMEM;
-    r->col_param[i] = COL_KEY;
+    r->cols[i].param = COL_KEY;
     return ACS_OK;
   }
   if (param == -1) {
@@ -89,30 +89,23 @@ static int header_column(struct plat_reader *r, const struct acs_csv_field *f,
                         acs_param_suggest(t, hint, sizeof(hint)), known);
   }
   for (size_t j = 0; j < i; j++)
-    if (r->col_param[j] == param)
+    if (r->cols[j].param == param)
       return acs_diag_set(d, ACS_EPARSE, r->path, f[i].line, f[i].col,
                           "duplicate column '%s' (also at column %d)", t,
                           f[j].col);
-  r->col_param[i] = param;
+  r->cols[i].param = param;
   return ACS_OK;
 }
 
-static int read_header(struct plat_reader *r, const struct acs_csv_field *f,
-                       size_t n, int line, struct acs_diag *d)
+static int read_header(void *ctx, const struct acs_csv_field *f, size_t n, int line,
+                       struct acs_diag *d)
 {
-  r->col_param = calloc(n, sizeof(*r->col_param));
-  r->col_key = calloc(n, sizeof(*r->col_key));
-  if (!r->col_param || !r->col_key)
-    return ACS_ENOMEM;
+  struct plat_reader *r = ctx;
+
+  (void)line;
   r->ncols = n;
-  r->have_header = 1;
-  r->header_line = line;
-  for (size_t i = 0; i < n; i++) {
-    int rc = header_column(r, f, i, n, d);
-    if (rc != 0)
-      return rc;
-  }
-  return ACS_OK;
+  return acs__csv_columns(r->path, f, n, sizeof(*r->cols), (void **)&r->cols, header_column, r,
+                          d);
 }
 
 /* Sets the row's name; names must be unique within the file (O(1)
@@ -145,16 +138,17 @@ static int index_name(struct plat_reader *r, size_t i)
   return acs__names_put(&r->names, key, (int32_t)i, &old) < 0 ? ACS_ENOMEM : ACS_OK;
 }
 
-static int read_row(struct plat_reader *r, const struct acs_csv_field *f,
-                    size_t n, int line, struct acs_diag *d)
+static int read_row(void *ctx, const struct acs_csv_field *f, size_t n, int line,
+                    struct acs_diag *d)
 {
+  struct plat_reader *r = ctx;
   struct acs_platform p;
   int rc;
 
   acs_platform_init(&p);
   snprintf(p.name, sizeof(p.name), "row%zu", r->nrows + 1);
   for (size_t i = 0; i < n; i++) {
-    if (i >= r->ncols || r->col_param[i] == COL_IGNORED) {
+    if (i >= r->ncols || r->cols[i].param == COL_IGNORED) {
       if (f[i].text[0] == '\0')
         continue;
       return acs_diag_set(d, ACS_EPARSE, r->path, f[i].line, f[i].col,
@@ -163,12 +157,12 @@ static int read_row(struct plat_reader *r, const struct acs_csv_field *f,
     }
     if (f[i].text[0] == '\0')
       continue; /* empty field: the default */
-    if (r->col_param[i] == COL_NAME)
+    if (r->cols[i].param == COL_NAME)
       rc = set_name(r, &p, &f[i], d);
-    else if (r->col_param[i] == COL_KEY)
-      rc = acs_platform_set_key(&p, r->col_key[i], f[i].text, d, r->path, f[i].line, f[i].col);
+    else if (r->cols[i].param == COL_KEY)
+      rc = acs_platform_set_key(&p, r->cols[i].key, f[i].text, d, r->path, f[i].line, f[i].col);
     else
-      rc = acs_platform_set(&p, r->col_param[i], f[i].text, d, r->path,
+      rc = acs_platform_set(&p, r->cols[i].param, f[i].text, d, r->path,
                             f[i].line, f[i].col);
     if (rc != 0)
       return rc;
@@ -191,47 +185,28 @@ static int read_row(struct plat_reader *r, const struct acs_csv_field *f,
   return index_name(r, r->nrows - 1);
 }
 
-static int on_record(void *ctx, const struct acs_csv_field *f, size_t n,
-                     int line, struct acs_diag *d)
-{
-  struct plat_reader *r = ctx;
-  if (!r->have_header)
-    return read_header(r, f, n, line, d);
-  return read_row(r, f, n, line, d);
-}
-
 int acs_platform_load(const char *path, struct acs_platform **out, size_t *n,
                       struct acs_diag *d)
 {
   struct plat_reader r;
+  struct acs__csv_table t = {read_header, read_row, &r, "platform rows", 0, 0};
+  int rc;
+
   memset(&r, 0, sizeof(r));
   r.path = path;
   acs_arena_init(&r.name_arena);
   *out = NULL;
   *n = 0;
-
-  int rc = acs_csv_read(path, on_record, &r, d);
-  if (rc != 0)
-    goto out_with_rows;
-  if (!r.have_header) {
-    rc = acs_diag_set(d, ACS_EPARSE, path, 1, 1, "empty file: no header row");
-    goto out_with_rows;
+  if ((rc = acs__csv_table_read(path, &t, d)) == 0) {
+    *out = r.rows;
+    *n = r.nrows;
+    r.rows = NULL;
   }
-  if (r.nrows == 0) {
-    rc = acs_diag_set(d, ACS_EPARSE, path, r.header_line, 1,
-                      "no platform rows after the header");
-    goto out_with_rows;
-  }
-  *out = r.rows;
-  *n = r.nrows;
-  r.rows = NULL;
-out_with_rows:
   free(r.rows);
   free(r.row_line);
-  for (size_t i = 0; r.col_key && i < r.ncols; i++)
-    free(r.col_key[i]);
-  free(r.col_key);
-  free(r.col_param);
+  for (size_t i = 0; r.cols && i < r.ncols; i++)
+    free(r.cols[i].key);
+  free(r.cols);
   acs__names_free(&r.names);
   acs_arena_destroy(&r.name_arena);
   return rc;

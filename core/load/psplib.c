@@ -31,8 +31,6 @@ struct sm_reader {
   struct acs__lines lr;
   char *raw;             /* the current line, untokenized */
   size_t cap_raw;
-  struct acs__tok *tok;
-  size_t cap_tok, ntok;
   struct acs_graph *g;
   int64_t njobs;         /* -1 until the header line is seen */
   int64_t nres;          /* -1 likewise */
@@ -50,7 +48,7 @@ static int next_line(struct sm_reader *r, struct acs_diag *d)
   if (acs_grow((void **)&r->raw, 1, &r->cap_raw, len + 1) != 0)
     return ACS_ENOMEM;
   memcpy(r->raw, r->lr.buf, len + 1);
-  rc = acs__tokens(r->lr.buf, &r->tok, &r->cap_tok, &r->ntok);
+  rc = acs__lines_split(&r->lr);
   return rc < 0 ? rc : 1;
 }
 
@@ -77,15 +75,15 @@ static int line_before_end(struct sm_reader *r, struct acs_diag *d, const char *
 static int header_value(struct sm_reader *r, const char *what, int64_t *out,
                         struct acs_diag *d)
 {
-  for (size_t k = 0; k < r->ntok; k++) {
-    const char *colon = strchr(r->tok[k].s, ':');
+  for (size_t k = 0; k < r->lr.ntok; k++) {
+    const char *colon = strchr(r->lr.tok[k].s, ':');
     if (!colon)
       continue;
     if (colon[1] != '\0') /* "key:value" */
       return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line,
-                          r->tok[k].col + (int)(colon - r->tok[k].s) + 1,
+                          r->lr.tok[k].col + (int)(colon - r->lr.tok[k].s) + 1,
                           "expected a blank after ':'");
-    if (k + 1 >= r->ntok)
+    if (k + 1 >= r->lr.ntok)
       return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, 0,
                           "missing value for %s", what);
     return ACS__RTOK_INT(r, k + 1, what, 0, out, d);
@@ -107,11 +105,11 @@ static int header_line(struct sm_reader *r, struct acs_diag *d)
   if (starts_with(s, "jobs")) {
     int rc = header_value(r, "the number of jobs", &r->njobs, d);
     if (rc == 0 && r->njobs < 2)
-      rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[r->ntok - 1].col,
+      rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->lr.tok[r->lr.ntok - 1].col,
                         "a project needs at least 2 jobs (source and sink)");
     if (rc == 0)
       rc = acs_limit_check(ACS_LIMIT_OPS, r->njobs, d, r->path, r->lr.line,
-                           r->tok[r->ntok - 1].col, "a project of %lld jobs",
+                           r->lr.tok[r->lr.ntok - 1].col, "a project of %lld jobs",
                            (long long)r->njobs);
     return rc;
   }
@@ -180,29 +178,16 @@ static int table_row(struct sm_reader *r, const char *section, int64_t done,
                              (long long)r->njobs, (long long)done);
     if (rc < 0)
       return rc;
-    if (r->ntok == 0)
+    if (r->lr.ntok == 0)
       continue;
-    if (r->tok[0].s[0] == '*')
+    if (r->lr.tok[0].s[0] == '*')
       return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, 1,
                           "%s ends after %lld of %lld jobs", section,
                           (long long)done, (long long)r->njobs);
-    if (done == 0 && (r->tok[0].s[0] < '0' || r->tok[0].s[0] > '9'))
+    if (done == 0 && (r->lr.tok[0].s[0] < '0' || r->lr.tok[0].s[0] > '9'))
       continue;
     return ACS_OK;
   }
-}
-
-static int expect_fields(struct sm_reader *r, size_t n, const char *layout,
-                         struct acs_diag *d)
-{
-  if (r->ntok == n)
-    return ACS_OK;
-  /* too many: at the first extra field; too few: just after the last one */
-  int col = r->ntok > n ? r->tok[n].col
-          : r->ntok > 0 ? r->tok[r->ntok - 1].col + (int)strlen(r->tok[r->ntok - 1].s)
-          : 1;
-  return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, col,
-                      "expected %zu fields (%s), got %zu", n, layout, r->ntok);
 }
 
 static int job_number(struct sm_reader *r, int64_t expect, struct acs_diag *d)
@@ -210,7 +195,7 @@ static int job_number(struct sm_reader *r, int64_t expect, struct acs_diag *d)
   int64_t job;
   int rc = ACS__RTOK_INT(r, 0, "the job number", 1, &job, d);
   if (rc == 0 && job != expect)
-    rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[0].col,
+    rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->lr.tok[0].col,
                       "expected job %lld, got %lld (jobs must be listed in order)",
                       (long long)expect, (long long)job);
   return rc;
@@ -221,42 +206,34 @@ static int precedence_row(struct sm_reader *r, int64_t i, struct acs_diag *d)
 {
   int64_t modes, nsucc;
   int rc = job_number(r, i, d);
-  if (rc == 0 && r->ntok < 3)
-    rc = expect_fields(r, 3, "jobnr, #modes, #successors and the successors", d);
+  if (rc == 0 && r->lr.ntok < 3)
+    rc = acs__lines_expect(&r->lr, 3, "jobnr, #modes, #successors and the successors", d);
   if (rc == 0)
     rc = ACS__RTOK_INT(r, 1, "the number of modes", 1, &modes, d);
   if (rc == 0 && modes != 1)
-    rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[1].col,
+    rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->lr.tok[1].col,
                       "job %lld has %lld modes; only single-mode (.sm) "
                       "instances are supported", (long long)i, (long long)modes);
   if (rc == 0)
     rc = ACS__RTOK_INT(r, 2, "the number of successors", 0, &nsucc, d);
-  if (rc == 0 && (size_t)nsucc != r->ntok - 3)
-    rc = expect_fields(r, (size_t)nsucc + 3,
+  if (rc == 0 && (size_t)nsucc != r->lr.ntok - 3)
+    rc = acs__lines_expect(&r->lr, (size_t)nsucc + 3,
                        "jobnr, #modes, #successors and the successors", d);
   if (rc != 0)
     return rc;
-  char name[32];
-  struct acs_op op;
-  memset(&op, 0, sizeof(op));
-  snprintf(name, sizeof(name), "j%lld", (long long)i);
-  op.name = name;
-  op.kind = ACS_OP_SYNC;
-  op.slots = 1;
-  op.line = r->lr.line;
-  int32_t id = acs_graph_add_op(r->g, &op);
+  int32_t id = acs__lines_add_task(&r->lr, r->g, 'j', i, ACS_OP_SYNC, 0);
   if (id < 0)
     return id;
-  for (size_t k = 3; k < r->ntok; k++) {
+  for (size_t k = 3; k < r->lr.ntok; k++) {
     int64_t s;
     rc = ACS__RTOK_INT(r, k, "a successor", 1, &s, d);
     if (rc == 0 && s > r->njobs)
-      rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[k].col,
+      rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->lr.tok[k].col,
                         "successor %lld of job %lld is out of range 1..%lld",
                         (long long)s, (long long)i, (long long)r->njobs);
     if (rc == 0)
       rc = acs_graph_check_cost(r->njobs, (int64_t)r->nedges + 1, (int)r->nres, d, r->path,
-                                r->lr.line, r->tok[k].col, "the precedence relations so far");
+                                r->lr.line, r->lr.tok[k].col, "the precedence relations so far");
     if (rc == 0 && acs_grow((void **)&r->edges, sizeof(*r->edges), &r->cap_edges,
                             r->nedges + 1) != 0)
       rc = ACS_ENOMEM;
@@ -278,7 +255,7 @@ static int request_row(struct sm_reader *r, int64_t i, struct acs_diag *d)
            (long long)r->nres);
   int rc = job_number(r, i, d);
   if (rc == 0)
-    rc = expect_fields(r, 3 + (size_t)r->nres, layout, d);
+    rc = acs__lines_expect(&r->lr, 3 + (size_t)r->nres, layout, d);
   if (rc == 0)
     rc = ACS__RTOK_INT(r, 1, "the mode", 1, &mode, d);
   if (rc == 0)
@@ -304,16 +281,16 @@ static int read_availabilities(struct sm_reader *r, struct acs_diag *d)
   while (rc == 0) {
     if ((rc = line_before_end(r, d, "the resource capacities")) < 0)
       return rc;
-    if (r->ntok > 0 && r->tok[0].s[0] == '*')
+    if (r->lr.ntok > 0 && r->lr.tok[0].s[0] == '*')
       return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, 1,
                           "RESOURCEAVAILABILITIES has no capacities");
-    if (r->ntok > 0 && r->tok[0].s[0] >= '0' && r->tok[0].s[0] <= '9')
+    if (r->lr.ntok > 0 && r->lr.tok[0].s[0] >= '0' && r->lr.tok[0].s[0] <= '9')
       break;
     rc = ACS_OK; /* the "R 1 R 2 ..." title line */
   }
   if (rc < 0)
     return rc;
-  rc = expect_fields(r, (size_t)r->nres, "one capacity per resource", d);
+  rc = acs__lines_expect(&r->lr, (size_t)r->nres, "one capacity per resource", d);
   for (int64_t k = 0; k < r->nres && rc == 0; k++)
     rc = ACS__RTOK_INT(r, (size_t)k, "a resource capacity", 1, &r->g->res[k].capacity, d);
   return rc;
@@ -360,7 +337,6 @@ int acs_psplib_load(const char *path, struct acs_graph *g, struct acs_diag *d)
   r.njobs = r.nres = -1;
   rc = acs__lines_read_graph(path, g, &r.lr, read_file, &r, d);
   free(r.raw);
-  free(r.tok);
   free(r.edges);
   return rc;
 }

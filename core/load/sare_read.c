@@ -156,16 +156,7 @@ static void warn_at(struct reader *r, int off, const char *fmt, ...)
  * from off. */
 static int skip_blank(const struct reader *r, int off, int end)
 {
-  while (off < end) {
-    if (r->t.buf[off] == '#')
-      while (off < end && r->t.buf[off] != '\n')
-        off++;
-    else if (isspace((unsigned char)r->t.buf[off]))
-      off++;
-    else
-      break;
-  }
-  return off;
+  return acs__isltext_skip_blank(r->t.buf, off, end);
 }
 
 /*

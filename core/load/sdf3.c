@@ -104,17 +104,13 @@ struct xml_err {
 static void on_xml_error(void *ctx, xmlErrorPtr e)
 {
   struct xml_err *xe = ctx;
-  size_t len;
 
   if (xe->have || !e || e->level < XML_ERR_ERROR)
     return;
   xe->have = 1;
   xe->line = e->line;
   xe->col = e->int2;
-  snprintf(xe->msg, sizeof(xe->msg), "%s", e->message ? e->message : "malformed XML");
-  len = strlen(xe->msg);
-  while (len > 0 && (xe->msg[len - 1] == '\n' || xe->msg[len - 1] == ' '))
-    xe->msg[--len] = '\0';
+  acs__xml_message(e->message, xe->msg, sizeof(xe->msg));
 }
 
 static int parse_xml(const char *path, xmlDocPtr *doc, struct acs_diag *d)

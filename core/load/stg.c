@@ -19,11 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What a task line holds, for the error of a line with the wrong count. */
+#define TASK_FIELDS "task id, processing time, number of predecessors and the predecessor ids"
+
 struct stg_reader {
   const char *path;
   struct acs__lines lr;
-  struct acs__tok *tok;
-  size_t cap_tok, ntok;
   struct acs_graph *g;
   int res_pe;
 };
@@ -35,40 +36,18 @@ static int next_content(struct stg_reader *r, struct acs_diag *d)
     int rc = acs__lines_next(&r->lr, d);
     if (rc <= 0)
       return rc;
-    rc = acs__tokens(r->lr.buf, &r->tok, &r->cap_tok, &r->ntok);
+    rc = acs__lines_split(&r->lr);
     if (rc < 0)
       return rc;
-    if (r->ntok > 0 && r->tok[0].s[0] != '#')
+    if (r->lr.ntok > 0 && r->lr.tok[0].s[0] != '#')
       return 1;
   }
 }
 
-static int expect_fields(struct stg_reader *r, size_t n, struct acs_diag *d)
-{
-  if (r->ntok == n)
-    return ACS_OK;
-  /* too many: at the first extra field; too few: just after the last one */
-  int col = r->ntok > n ? r->tok[n].col
-          : r->ntok > 0 ? r->tok[r->ntok - 1].col + (int)strlen(r->tok[r->ntok - 1].s)
-          : 1;
-  return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, col,
-                      "expected %zu fields (task id, processing time, number "
-                      "of predecessors and the predecessor ids), got %zu",
-                      n, r->ntok);
-}
-
 static int add_task(struct stg_reader *r, int64_t id, int64_t time)
 {
-  char name[32];
-  struct acs_op op;
-  memset(&op, 0, sizeof(op));
-  snprintf(name, sizeof(name), "t%lld", (long long)id);
-  op.name = name;
-  op.kind = time == 0 ? ACS_OP_SYNC : ACS_OP_SHAVE;
-  op.cycles = time;
-  op.slots = 1;
-  op.line = r->lr.line;
-  int32_t op_id = acs_graph_add_op(r->g, &op);
+  int32_t op_id = acs__lines_add_task(&r->lr, r->g, 't', id,
+                                      time == 0 ? ACS_OP_SYNC : ACS_OP_SHAVE, time);
   if (op_id < 0)
     return op_id;
   return acs_graph_set_demand(r->g, op_id, r->res_pe, time > 0);
@@ -78,31 +57,31 @@ static int add_task(struct stg_reader *r, int64_t id, int64_t time)
 static int task_line(struct stg_reader *r, int64_t expect, struct acs_diag *d)
 {
   int64_t id, time, npred, p;
-  int rc = r->ntok < 3 ? expect_fields(r, 3, d) : ACS_OK;
+  int rc = r->lr.ntok < 3 ? acs__lines_expect(&r->lr, 3, TASK_FIELDS, d) : ACS_OK;
   if (rc == 0)
     rc = ACS__RTOK_INT(r, 0, "the task id", 0, &id, d);
   if (rc == 0 && id != expect)
-    rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[0].col,
+    rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->lr.tok[0].col,
                       "expected task %lld, got %lld (tasks must be listed in order)",
                       (long long)expect, (long long)id);
   if (rc == 0)
     rc = ACS__RTOK_INT(r, 1, "the processing time", 0, &time, d);
   if (rc == 0)
     rc = ACS__RTOK_INT(r, 2, "the number of predecessors", 0, &npred, d);
-  if (rc == 0 && (uint64_t)npred != r->ntok - 3)
-    rc = expect_fields(r, (size_t)npred + 3, d);
+  if (rc == 0 && (uint64_t)npred != r->lr.ntok - 3)
+    rc = acs__lines_expect(&r->lr, (size_t)npred + 3, TASK_FIELDS, d);
   if (rc == 0)
     rc = add_task(r, id, time);
-  for (size_t k = 3; k < r->ntok && rc == 0; k++) {
+  for (size_t k = 3; k < r->lr.ntok && rc == 0; k++) {
     rc = ACS__RTOK_INT(r, k, "a predecessor id", 0, &p, d);
     if (rc == 0 && p >= id)
-      rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[k].col,
+      rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->lr.tok[k].col,
                         "predecessor %lld of task %lld is not an earlier task "
                         "(0..%lld)", (long long)p, (long long)id,
                         (long long)id - 1);
     if (rc == 0)
       rc = acs_graph_check_cost(r->g->nops, (int64_t)r->g->nedges + 1, 1, d, r->path,
-                                r->lr.line, r->tok[k].col, "the predecessors so far");
+                                r->lr.line, r->lr.tok[k].col, "the predecessors so far");
     if (rc == 0)
       rc = acs_graph_add_edge(r->g, (int32_t)p, (int32_t)id, ACS_EDGE_DATA);
   }
@@ -118,16 +97,16 @@ static int read_tasks(struct stg_reader *r, struct acs_diag *d)
                         "empty file: no task count");
   if (rc < 0)
     return rc;
-  if (r->ntok != 1)
-    rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[1].col,
+  if (r->lr.ntok != 1)
+    rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->lr.tok[1].col,
                       "the first line must hold only the number of tasks");
   else
     rc = ACS__RTOK_INT(r, 0, "the number of tasks", 1, &n, d);
   if (rc == 0 && n > INT32_MAX - 2)
-    rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[0].col,
+    rc = acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->lr.tok[0].col,
                       "too many tasks (%lld)", (long long)n);
   if (rc == 0)
-    rc = acs_limit_check(ACS_LIMIT_OPS, n + 2, d, r->path, r->lr.line, r->tok[0].col,
+    rc = acs_limit_check(ACS_LIMIT_OPS, n + 2, d, r->path, r->lr.line, r->lr.tok[0].col,
                          "%lld tasks and the entry and exit", (long long)n);
   for (int64_t i = 0; rc == 0 && i < n + 2; i++) {
     rc = next_content(r, d);
@@ -142,7 +121,7 @@ static int read_tasks(struct stg_reader *r, struct acs_diag *d)
     return rc;
   rc = next_content(r, d);
   if (rc > 0)
-    return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->tok[0].col,
+    return acs_diag_set(d, ACS_EPARSE, r->path, r->lr.line, r->lr.tok[0].col,
                         "unexpected content after the last task (%lld)",
                         (long long)n + 1);
   return rc;
@@ -161,12 +140,9 @@ static int read_file(void *arg, struct acs_diag *d)
 int acs_stg_load(const char *path, struct acs_graph *g, struct acs_diag *d)
 {
   struct stg_reader r;
-  int rc;
 
   memset(&r, 0, sizeof(r));
   r.path = path;
   r.g = g;
-  rc = acs__lines_read_graph(path, g, &r.lr, read_file, &r, d);
-  free(r.tok);
-  return rc;
+  return acs__lines_read_graph(path, g, &r.lr, read_file, &r, d);
 }

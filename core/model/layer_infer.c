@@ -587,16 +587,30 @@ static int infer_concat(struct ictx *c)
   return set_out(c, 0, x0->rank, out, x0->dtype);
 }
 
-/* Resize and Upsample: the given sizes, or floor(in * scale) per dim (the
- * product in double precision of the float scale, as ONNX computes it). */
-static int infer_resize(struct ictx *c)
+/*
+ * The ops whose one output keeps the rank and type of input 0 (of rank
+ * min_rank or more), each output dimension computed by dims() from the
+ * input's and the attributes: resize, transpose, pad.
+ */
+static int infer_dims(struct ictx *c, int min_rank,
+                      int (*dims)(struct ictx *c, const struct acs_ltensor *x, int64_t *out))
 {
-  struct acs_lattrs *a = &c->n->a;
   const struct acs_ltensor *x;
   int64_t out[ACS_LAYER_MAX_RANK];
-  int rc = need_in(c, 0, "input", 1, ACS_LAYER_MAX_RANK, &x);
-  if (rc != 0)
-    return rc;
+  int rc = need_in(c, 0, "input", min_rank, ACS_LAYER_MAX_RANK, &x);
+
+  if (rc == 0)
+    rc = dims(c, x, out);
+  return rc == 0 ? set_out(c, 0, x->rank, out, x->dtype) : rc;
+}
+
+/* Resize and Upsample: the given sizes, or floor(in * scale) per dim (the
+ * product in double precision of the float scale, as ONNX computes it). */
+static int resize_dims(struct ictx *c, const struct acs_ltensor *x, int64_t *out)
+{
+  struct acs_lattrs *a = &c->n->a;
+  int rc;
+
   if (a->nsizes) {
     if ((rc = need_per_dim(c, "sizes", a->nsizes, x->rank)) != 0)
       return rc;
@@ -614,7 +628,7 @@ static int infer_resize(struct ictx *c)
   } else {
     return nerr(c, ACS_EPARSE, "neither scales nor sizes are given");
   }
-  return set_out(c, 0, x->rank, out, x->dtype);
+  return ACS_OK;
 }
 
 static int infer_reshape(struct ictx *c, const struct acs_ltensor *x, int64_t *out, int *r)
@@ -718,15 +732,12 @@ static int infer_view(struct ictx *c)
   return rc == 0 ? set_out(c, 0, r, out, x->dtype) : rc;
 }
 
-static int infer_transpose(struct ictx *c)
+static int transpose_dims(struct ictx *c, const struct acs_ltensor *x, int64_t *out)
 {
   struct acs_lattrs *a = &c->n->a;
-  const struct acs_ltensor *x;
-  int64_t out[ACS_LAYER_MAX_RANK];
   uint8_t seen[ACS_LAYER_MAX_RANK] = { 0 };
-  int rc = need_in(c, 0, "input", 0, ACS_LAYER_MAX_RANK, &x);
-  if (rc != 0)
-    return rc;
+  int rc;
+
   if (a->nperm == 0) {
     for (int i = 0; i < x->rank; i++)
       a->perm[i] = x->rank - 1 - i;
@@ -740,17 +751,13 @@ static int infer_transpose(struct ictx *c)
     seen[a->perm[i]] = 1;
     out[i] = x->dims[a->perm[i]];
   }
-  return set_out(c, 0, x->rank, out, x->dtype);
+  return ACS_OK;
 }
 
-static int infer_pad(struct ictx *c)
+static int pad_dims(struct ictx *c, const struct acs_ltensor *x, int64_t *out)
 {
   struct acs_lattrs *a = &c->n->a;
-  const struct acs_ltensor *x;
-  int64_t out[ACS_LAYER_MAX_RANK];
-  int rc = need_in(c, 0, "input", 1, ACS_LAYER_MAX_RANK, &x);
-  if (rc != 0)
-    return rc;
+
   if (a->npads != 2 * x->rank)
     return nerr(c, ACS_EPARSE, "pads has %d values for rank %d (want %d)", a->npads,
                 x->rank, 2 * x->rank);
@@ -760,7 +767,7 @@ static int infer_pad(struct ictx *c)
       return nerr(c, ACS_ERANGE, "pads along dimension %d are out of range", i);
     out[i] = x->dims[i] + b + e;
   }
-  return set_out(c, 0, x->rank, out, x->dtype);
+  return ACS_OK;
 }
 
 static int infer_softmax(struct ictx *c)
@@ -783,10 +790,10 @@ static int infer_node(struct ictx *c)
   case ACS_LC_UNARY: return infer_same(c);
   case ACS_LC_NORM: return infer_norm(c);
   case ACS_LC_CONCAT: return infer_concat(c);
-  case ACS_LC_RESIZE: return infer_resize(c);
+  case ACS_LC_RESIZE: return infer_dims(c, 1, resize_dims);
   case ACS_LC_VIEW: return infer_view(c);
-  case ACS_LC_TRANSPOSE: return infer_transpose(c);
-  case ACS_LC_PAD: return infer_pad(c);
+  case ACS_LC_TRANSPOSE: return infer_dims(c, 0, transpose_dims);
+  case ACS_LC_PAD: return infer_dims(c, 1, pad_dims);
   case ACS_LC_SOFTMAX: return infer_softmax(c);
   case ACS_LC_REDUCE: return infer_reduce(c);
   default: return nerr(c, ACS_EINVAL, "unknown op class");

@@ -17,17 +17,6 @@
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* floor(a / b) and ceil(a / b) for b > 0 and any sign of a. */
-static int64_t floor_div(int64_t a, int64_t b)
-{
-  return a / b - (a % b != 0 && a < 0);
-}
-
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-  return a / b + (a % b != 0 && a > 0);
-}
-
 static void clip(struct acs_lbox *b, int i, int64_t lo, int64_t hi, int64_t dim)
 {
   b->lo[i] = max64(lo, 0);
@@ -70,8 +59,8 @@ static void convt_range(const struct acs_lattrs *a, int i, int64_t o0, int64_t o
                         int64_t in, int64_t *lo, int64_t *hi)
 {
   int64_t span = (a->kernel[i] - 1) * a->dilations[i];
-  *lo = max64(0, ceil_div(o0 + a->pads[i] - span, a->strides[i]));
-  *hi = min64(in, floor_div(o1 - 1 + a->pads[i], a->strides[i]) + 1);
+  *lo = max64(0, acs_ceil_div_i64(o0 + a->pads[i] - span, a->strides[i]));
+  *hi = min64(in, acs_floor_div_i64(o1 - 1 + a->pads[i], a->strides[i]) + 1);
   if (*hi < *lo)
     *hi = *lo;
 }
@@ -224,7 +213,7 @@ static void resize_box(const struct acs_lgraph *lg, const struct acs_lnode *n,
       in->hi[j] = out->hi[j];
       continue;
     }
-    int64_t m = ceil_div(di, dout) + 2;
+    int64_t m = acs_ceil_div_i64(di, dout) + 2;
     /* o * di fits: both are below 2^60 (inference bounds the elements). */
     int64_t lo = (int64_t)((__int128)out->lo[j] * di / dout) - m;
     int64_t hi = (int64_t)((__int128)(out->hi[j] - 1) * di / dout) + 1 + m;
@@ -422,8 +411,8 @@ static int64_t convt_pairs(const struct acs_lattrs *a, int sp, int64_t o0, int64
   int64_t s = a->strides[sp], count = 0;
   for (int64_t k = 0; k < a->kernel[sp]; k++) {
     int64_t off = k * a->dilations[sp] - a->pads[sp];
-    int64_t lo = max64(0, ceil_div(o0 - off, s));
-    int64_t hi = min64(in - 1, floor_div(o1 - 1 - off, s));
+    int64_t lo = max64(0, acs_ceil_div_i64(o0 - off, s));
+    int64_t hi = min64(in - 1, acs_floor_div_i64(o1 - 1 - off, s));
     if (hi >= lo)
       count += hi - lo + 1;
   }

@@ -134,24 +134,25 @@ static union acs_rtab_val *cell(struct acs_rtab *t, int64_t row, int32_t col, in
   return &t->cells[row * t->ncols + col];
 }
 
-int acs_rtab_set_i64(struct acs_rtab *t, int64_t row, int32_t col, int64_t v)
+/* Stores v in a cell of a column of `type`: the one check of the number setters. */
+static int set_number(struct acs_rtab *t, int64_t row, int32_t col, int type, union acs_rtab_val v)
 {
-  union acs_rtab_val *c = cell(t, row, col, ACS_RTAB_I64);
+  union acs_rtab_val *c = cell(t, row, col, type);
 
   if (!c)
     return ACS_EINVAL;
-  c->i = v;
+  *c = v;
   return ACS_OK;
+}
+
+int acs_rtab_set_i64(struct acs_rtab *t, int64_t row, int32_t col, int64_t v)
+{
+  return set_number(t, row, col, ACS_RTAB_I64, (union acs_rtab_val){ .i = v });
 }
 
 int acs_rtab_set_f64(struct acs_rtab *t, int64_t row, int32_t col, double v)
 {
-  union acs_rtab_val *c = cell(t, row, col, ACS_RTAB_F64);
-
-  if (!c)
-    return ACS_EINVAL;
-  c->f = v;
-  return ACS_OK;
+  return set_number(t, row, col, ACS_RTAB_F64, (union acs_rtab_val){ .f = v });
 }
 
 int acs_rtab_set_str(struct acs_rtab *t, int64_t row, int32_t col, const char *v)

@@ -201,18 +201,6 @@ static int scan_prepare(struct scan *s, struct acs_diag *d, int *empty)
 
 /* ---- the scan ---- */
 
-static int64_t floor_div(int64_t a, int64_t b)   /* b > 0 */
-{
-  int64_t q = a / b;
-  return (a % b != 0 && a < 0) ? q - 1 : q;
-}
-
-static int64_t ceil_div(int64_t a, int64_t b)    /* b > 0 */
-{
-  int64_t q = a / b;
-  return (a % b != 0 && a > 0) ? q + 1 : q;
-}
-
 static int over_budget(struct scan *s, int64_t cost)
 {
   const struct acs_sare_var *var = &s->m->vars[s->v];
@@ -247,10 +235,10 @@ static int piece_bounds(struct scan *s, int32_t i, int32_t k, int64_t *lo, int64
                             s->m->vars[s->v].name);
     /* a x_k + rest >= 0, |a| <= 2^31 (acs__sare_poly_from_bset) */
     if (a > 0) {
-      t = rest == INT64_MIN ? INT64_MAX : ceil_div(-rest, a);
+      t = rest == INT64_MIN ? INT64_MAX : acs_ceil_div_i64(-rest, a);
       *lo = t > *lo ? t : *lo;
     } else {
-      t = floor_div(rest, -a);
+      t = acs_floor_div_i64(rest, -a);
       *hi = t < *hi ? t : *hi;
     }
   }

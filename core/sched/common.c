@@ -57,6 +57,17 @@ struct acs__stop acs__stop_make(const struct acs_sched_ctx *ctx, double limit)
   return st;
 }
 
+struct acs__exact_stops acs__exact_stops_make(const struct acs_sched_ctx *ctx,
+                                              double default_limit)
+{
+  double limit = ctx && ctx->time_limit > 0 ? ctx->time_limit : default_limit;
+  struct acs__exact_stops st;
+
+  st.deadline = acs_now_seconds() + limit;
+  st.incumbent = acs__stop_make(ctx, limit / 10);
+  return st;
+}
+
 void *acs__sched_array(size_t n, size_t elem)
 {
   size_t bytes;

@@ -64,6 +64,19 @@ struct acs__stop {
  * context's interrupt flag. */
 struct acs__stop acs__stop_make(const struct acs_sched_ctx *ctx, double limit);
 
+/*
+ * The stops of an exact search that starts from a heuristic incumbent (ilp,
+ * strip): the search ends `limit` seconds from now (--time-limit, else the
+ * variant's default) at `deadline`; the incumbent gets a tenth of that at
+ * most, so that the search proper keeps most of the time.
+ */
+struct acs__exact_stops {
+  double deadline;
+  struct acs__stop incumbent;
+};
+struct acs__exact_stops acs__exact_stops_make(const struct acs_sched_ctx *ctx,
+                                              double default_limit);
+
 static inline int acs__stop_interrupted(const struct acs__stop *st)
 {
   return st && st->interrupted && *st->interrupted;

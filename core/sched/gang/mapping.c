@@ -47,15 +47,11 @@ struct mstate {
   int32_t *best_pe;
 };
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-  return (a + b - 1) / b;
-}
-
 /* The cost (eq. 5.1) of loads and cut so far. */
 static int64_t partial_cost(const struct mstate *m)
 {
-  int64_t c = ceil_div(m->fixed_ddr, m->lanes), dma = ceil_div(m->fixed_ddr + m->cut, m->ndma);
+  int64_t c = acs_ceil_div_i64(m->fixed_ddr, m->lanes);
+  int64_t dma = acs_ceil_div_i64(m->fixed_ddr + m->cut, m->ndma);
 
   if (dma > c)
     c = dma;
@@ -155,10 +151,11 @@ static void search(struct mstate *m, int32_t i, int32_t used)
     m->cut += dc;
     /* partial_cost(m) from the loads' maximum before this placement, and
      * the total work spread evenly. */
-    lb = ceil_div(m->fixed_ddr, m->lanes) > m->avg_work ? ceil_div(m->fixed_ddr, m->lanes)
-                                                         : m->avg_work;
-    if (ceil_div(m->fixed_ddr + m->cut, m->ndma) > lb)
-      lb = ceil_div(m->fixed_ddr + m->cut, m->ndma);
+    lb = acs_ceil_div_i64(m->fixed_ddr, m->lanes);
+    if (m->avg_work > lb)
+      lb = m->avg_work;
+    if (acs_ceil_div_i64(m->fixed_ddr + m->cut, m->ndma) > lb)
+      lb = acs_ceil_div_i64(m->fixed_ddr + m->cut, m->ndma);
     if (top > lb)
       lb = top;
     if (m->load[p] > lb)
@@ -387,10 +384,12 @@ int acs_gang_map(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act,
   }
   if ((rc = build_pairs(c, nact, act, pos_of, &m)) < 0 || (rc = build_adjacency(&m)) < 0)
     goto out_with_state;
-  m.avg_work = ceil_div(m.total_work, m.npe);
-  m.floor = ceil_div(m.fixed_ddr, m.lanes) > m.avg_work ? ceil_div(m.fixed_ddr, m.lanes) : m.avg_work;
-  if (ceil_div(m.fixed_ddr, m.ndma) > m.floor)
-    m.floor = ceil_div(m.fixed_ddr, m.ndma);
+  m.avg_work = acs_ceil_div_i64(m.total_work, m.npe);
+  m.floor = acs_ceil_div_i64(m.fixed_ddr, m.lanes);
+  if (m.avg_work > m.floor)
+    m.floor = m.avg_work;
+  if (acs_ceil_div_i64(m.fixed_ddr, m.ndma) > m.floor)
+    m.floor = acs_ceil_div_i64(m.fixed_ddr, m.ndma);
   if (nact > 0 && m.work[0] > m.floor)
     m.floor = m.work[0];
   greedy(&m);

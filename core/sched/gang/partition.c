@@ -220,6 +220,20 @@ static int gang_after(const struct pstate *ps, int32_t a, int32_t u, int32_t t)
   return ps->c->scc[a] == u ? t : ps->gang_of[a];
 }
 
+/* The gangs of channel ch's ends after moving unit u into slot t, when it
+ * joins two units (0 for a channel inside a unit or to the outside). */
+static int channel_gangs(const struct pstate *ps, int32_t ch, int32_t u, int32_t t, int32_t *gs,
+                         int32_t *gd)
+{
+  const struct acs_sdf_channel *cc = &ps->c->g->channels[ch];
+
+  if (cc->src < 0 || cc->dst < 0 || ps->c->scc[cc->src] == ps->c->scc[cc->dst])
+    return 0;
+  *gs = gang_after(ps, cc->src, u, t);
+  *gd = gang_after(ps, cc->dst, u, t);
+  return 1;
+}
+
 /* Pipelining constraints and an acyclic gang graph after moving unit u into
  * slot t: Kahn's algorithm over the gang graph's edges, listed once by
  * source (CSR in ps->qoff/qdst). O(C + G). */
@@ -239,14 +253,11 @@ static int move_allowed(struct pstate *ps, int32_t u, int32_t t, int32_t *indeg,
   for (int32_t s = 0; s <= ps->nslots; s++)
     ps->qoff[s] = 0;
   for (int32_t ch = 0; ch < g->nchannels; ch++) {
-    const struct acs_sdf_channel *cc = &g->channels[ch];
     int32_t gs, gd;
-    if (cc->src < 0 || cc->dst < 0 || ps->c->scc[cc->src] == ps->c->scc[cc->dst])
+    if (!channel_gangs(ps, ch, u, t, &gs, &gd))
       continue;
-    gs = gang_after(ps, cc->src, u, t);
-    gd = gang_after(ps, cc->dst, u, t);
     if (gs == gd) {
-      if (g->actors[cc->src].pipe != ACS_SDF_PIPE_FULL)
+      if (g->actors[g->channels[ch].src].pipe != ACS_SDF_PIPE_FULL)
         return 0;
       continue;
     }
@@ -259,13 +270,8 @@ static int move_allowed(struct pstate *ps, int32_t u, int32_t t, int32_t *indeg,
     ps->qfill[s] = ps->qoff[s];
   }
   for (int32_t ch = 0; ch < g->nchannels; ch++) {
-    const struct acs_sdf_channel *cc = &g->channels[ch];
     int32_t gs, gd;
-    if (cc->src < 0 || cc->dst < 0 || ps->c->scc[cc->src] == ps->c->scc[cc->dst])
-      continue;
-    gs = gang_after(ps, cc->src, u, t);
-    gd = gang_after(ps, cc->dst, u, t);
-    if (gs != gd) {
+    if (channel_gangs(ps, ch, u, t, &gs, &gd) && gs != gd) {
       ps->qdst[ps->qfill[gs]++] = gd;
       indeg[gd]++;
     }

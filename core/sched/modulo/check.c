@@ -43,7 +43,7 @@ static int check_class(const struct acs_loop *l, const int64_t *units, int32_t c
                        const int64_t *t, const int32_t *unit, int64_t *count, int32_t *holder,
                        struct acs_diag *d)
 {
-  int64_t occ = l->classes[c].blocking > 0 ? l->classes[c].blocking : 1, u = units[c];
+  int64_t occ = acs_loop_blocking(l, c, units[c]), u = units[c];
 
   memset(count, 0, (size_t)ii * sizeof(*count));
   for (size_t k = 0; k < (size_t)ii * (size_t)u; k++)

@@ -279,11 +279,10 @@ static int build(struct model *x, const struct acs_msp *m, int64_t ii)
   /* Resources: per class (or unit) and residue, every start of every op
    * whose footprint covers the residue. */
   for (int32_t c = 0; c < m->nclasses && err == ACS_OK; c++) {
-    int64_t units = m->units[c], occ;
+    int64_t units = m->units[c], occ = acs_loop_blocking(m->loop, c, units);
     int uv;
-    if (units == ACS_LOOP_UNLIMITED)
-      continue;
-    occ = m->loop->classes[c].blocking > 0 ? m->loop->classes[c].blocking : 1;
+    if (occ == 0)
+      continue; /* unlimited */
     uv = unit_vars(m, c, occ);
     for (int64_t u = 0; u < (uv ? units : 1) && err == ACS_OK; u++)
       for (int64_t rho = 0; rho < ii && err == ACS_OK; rho++) {
@@ -296,8 +295,7 @@ static int build(struct model *x, const struct acs_msp *m, int64_t ii)
           if (m->cls[i] != c || x->col[i] < 0)
             continue;
           for (int64_t k = 0; k < x->hi[i] - x->lo[i] + 1 && err == ACS_OK; k++) {
-            int64_t tau = x->lo[i] + k, off = ((rho - tau) % ii + ii) % ii;
-            if (off < occ)
+            if (acs_mod_i64(rho - (x->lo[i] + k), ii) < occ)
               err = acs__mip_coef(p, x->col[i] + (int32_t)(k * x->ny[i] + (uv ? u : 0)), 1);
           }
         }
@@ -326,7 +324,7 @@ static void units_by_residue(const struct acs_msp *m, int64_t ii, const int64_t 
       continue;
     for (int32_t j = 0; j < i; j++)
       if (m->cls[j] == m->cls[i] && unit[j] >= 0 &&
-          ((t[j] - t[i]) % ii + ii) % ii < m->occ[j] && unit[j] + 1 > next)
+          acs_mod_i64(t[j] - t[i], ii) < m->occ[j] && unit[j] + 1 > next)
         next = unit[j] + 1;
     unit[i] = next;
   }
@@ -563,10 +561,9 @@ static int build_step(struct model *x, const struct acs_msp *m, int64_t ii,
   if (!(coef = calloc((size_t)wmax + 1, sizeof(*coef))))
     return ACS_ENOMEM;
   for (int32_t c = 0; c < m->nclasses && err == ACS_OK; c++) {
-    int64_t units = m->units[c], occ;
-    if (units == ACS_LOOP_UNLIMITED)
-      continue;
-    occ = m->loop->classes[c].blocking > 0 ? m->loop->classes[c].blocking : 1;
+    int64_t units = m->units[c], occ = acs_loop_blocking(m->loop, c, units);
+    if (occ == 0)
+      continue; /* unlimited */
     for (int64_t rho = 0; rho < ii && err == ACS_OK; rho++) {
       double konst = 0;
       int32_t row = acs__mip_row(p, -HUGE_VAL, (double)units);
@@ -578,7 +575,7 @@ static int build_step(struct model *x, const struct acs_msp *m, int64_t ii,
         if (m->cls[i] != c || x->col[i] < 0)
           continue;
         for (int64_t tau = x->lo[i]; tau <= x->hi[i]; tau++)
-          if (((rho - tau) % ii + ii) % ii < occ)
+          if (acs_mod_i64(rho - tau, ii) < occ)
             add_start(x, i, tau, 1, coef, &konst);
         err = emit(p, x, i, coef);
       }

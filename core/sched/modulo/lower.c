@@ -152,8 +152,7 @@ static int unit_table(const struct acs_msp *m, const struct acs_mresult *r, stru
     if (n == 0)
       continue;
     memset(count, 0, (size_t)r->ii * sizeof(*count));
-    if (m->units[c] != ACS_LOOP_UNLIMITED)
-      occ = l->classes[c].blocking > 0 ? l->classes[c].blocking : 1;
+    occ = acs_loop_blocking(l, c, m->units[c]);
     for (int32_t i = 0; i < m->n; i++)
       if (m->cls[i] == c)
         for (int64_t k = 0; k < (occ ? occ : 1); k++)

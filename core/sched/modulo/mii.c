@@ -1,7 +1,8 @@
 /*
  * mii.c - lower bounds on the initiation interval (seed 001: resource,
  * recurrence, fine-density and dependency MII), and the longest paths the
- * schedulers use (ASAP starts, Rau's HeightR).
+ * schedulers use (ASAP starts, Rau's HeightR) with the work queue of their
+ * Bellman-Ford, which rrt.c's compaction shares.
  */
 #include "config.h"
 
@@ -24,30 +25,68 @@ static inline int64_t cost(const struct acs_msp *m, int32_t e, int64_t ii)
  * op was raised n times: a positive cycle exists, and *hit is an op whose
  * chain of pred edges leads into it. O(V E) worst case.
  */
+int acs__mqueue_init(struct acs__mqueue *q, int32_t n)
+{
+  size_t len = (size_t)n + 1;
+
+  memset(q, 0, sizeof(*q));
+  q->ring = malloc(len * sizeof(*q->ring));
+  q->count = calloc(len, sizeof(*q->count));
+  q->queued = calloc(len, 1);
+  if (!q->ring || !q->count || !q->queued) {
+    acs__mqueue_destroy(q);
+    return ACS_ENOMEM;
+  }
+  q->cap = n > 0 ? n : 1; /* a ring: each op waits once at most */
+  for (int32_t i = 0; i < n; i++) {
+    q->ring[q->size++] = i;
+    q->queued[i] = 1;
+  }
+  return ACS_OK;
+}
+
+void acs__mqueue_destroy(struct acs__mqueue *q)
+{
+  free(q->ring), free(q->count), free(q->queued);
+  memset(q, 0, sizeof(*q));
+}
+
+int32_t acs__mqueue_pop(struct acs__mqueue *q)
+{
+  int32_t v;
+
+  if (q->size == 0)
+    return -1;
+  v = q->ring[q->head];
+  q->head = (q->head + 1) % q->cap;
+  q->size--;
+  q->queued[v] = 0;
+  return v;
+}
+
+int32_t acs__mqueue_raise(struct acs__mqueue *q, int32_t u)
+{
+  if (!q->queued[u]) {
+    q->ring[(q->head + q->size) % q->cap] = u;
+    q->size++;
+    q->queued[u] = 1;
+  }
+  return ++q->count[u];
+}
+
 static int spfa(const struct acs_msp *m, int64_t ii, int reverse, int scc_only, int64_t *val,
                 int32_t *pred, int32_t *hit)
 {
-  size_t n = (size_t)m->n + 1;
-  int32_t *queue = malloc(n * sizeof(*queue)), *count = calloc(n, sizeof(*count));
-  char *inq = calloc(n, 1);
-  int32_t head = 0, size = 0, cap = m->n > 0 ? m->n : 1; /* a ring: each op queued once */
+  const int32_t *off = reverse ? m->in_off : m->out_off, *ids = reverse ? m->in : m->out;
+  struct acs__mqueue q;
+  int32_t v;
   int rc = 0;
 
-  if (!queue || !count || !inq) {
-    free(queue), free(count), free(inq);
+  if (acs__mqueue_init(&q, m->n) < 0)
     return ACS_ENOMEM;
-  }
-  for (int32_t i = 0; i < m->n; i++) {
+  for (int32_t i = 0; i < m->n; i++)
     pred[i] = -1;
-    queue[size++] = i;
-    inq[i] = 1;
-  }
-  while (size > 0 && rc == 0) {
-    int32_t v = queue[head];
-    const int32_t *off = reverse ? m->in_off : m->out_off, *ids = reverse ? m->in : m->out;
-    head = (head + 1) % cap;
-    size--;
-    inq[v] = 0;
+  while (rc == 0 && (v = acs__mqueue_pop(&q)) >= 0) {
     for (int32_t k = off[v]; k < off[v + 1]; k++) {
       int32_t e = ids[k], u = reverse ? m->src[e] : m->dst[e];
       int64_t cand = val[v] + cost(m, e, ii);
@@ -57,19 +96,14 @@ static int spfa(const struct acs_msp *m, int64_t ii, int reverse, int scc_only, 
         continue;
       val[u] = cand;
       pred[u] = e;
-      if (++count[u] >= m->n + 1) {
+      if (acs__mqueue_raise(&q, u) >= m->n + 1) {
         *hit = u;
         rc = 1;
         break;
       }
-      if (!inq[u]) {
-        queue[(head + size) % cap] = u;
-        size++;
-        inq[u] = 1;
-      }
     }
   }
-  free(queue), free(count), free(inq);
+  acs__mqueue_destroy(&q);
   return rc;
 }
 
@@ -197,10 +231,9 @@ int acs__msp_mii(const struct acs_msp *m, struct acs_mii *out, const volatile si
   for (int32_t i = 0; i < m->n; i++)
     nops[m->cls[i]]++;
   for (int32_t c = 0; c < m->nclasses; c++) {
-    int64_t occ = m->loop->classes[c].blocking > 0 ? m->loop->classes[c].blocking : 1;
-    int64_t u = m->units[c], res, fine;
-    if (u == ACS_LOOP_UNLIMITED || nops[c] == 0)
-      continue;
+    int64_t u = m->units[c], occ = acs_loop_blocking(m->loop, c, u), res, fine;
+    if (occ == 0 || nops[c] == 0)
+      continue; /* unlimited, or no op */
     res = (nops[c] * occ + u - 1) / u;
     fine = occ * ((nops[c] + u - 1) / u);
     if (res > out->res) {

@@ -79,6 +79,25 @@ int acs__msp_asap(const struct acs_msp *m, int64_t ii, int64_t *asap);
  * the op's own latency as the base. 1 on a positive cycle. */
 int acs__msp_height(const struct acs_msp *m, int64_t ii, int64_t *height);
 
+/*
+ * The work list of a queue-based Bellman-Ford over n ops (the longest
+ * paths above, rrt.c's compaction): a ring in which an op waits at most
+ * once, all ops in order at first, and how often each op was raised (more
+ * than about n times: a positive cycle).
+ */
+struct acs__mqueue {
+  int32_t *ring, *count;
+  char *queued;
+  int32_t head, size, cap;
+};
+int acs__mqueue_init(struct acs__mqueue *q, int32_t n); /* ACS_ENOMEM leaves q empty */
+void acs__mqueue_destroy(struct acs__mqueue *q);
+/* The next op to relax, or -1 when none waits. */
+int32_t acs__mqueue_pop(struct acs__mqueue *q);
+/* Op u was raised: counts it, queues it unless it waits already, and
+ * returns how often it has been raised. */
+int32_t acs__mqueue_raise(struct acs__mqueue *q, int32_t u);
+
 /* ---- resource reservation table (rrt.c) ---- */
 
 /*

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/model/reach.h"
 #include "core/sched/modulo/modulo_int.h"
 
 void acs__msp_destroy(struct acs_msp *m)
@@ -31,7 +32,7 @@ void acs__msp_destroy(struct acs_msp *m)
   memset(m, 0, sizeof(*m));
 }
 
-/* CSR of edge ids keyed by end (src when by_src). O(V + E). */
+/* CSR of edge ids keyed by one end (acs_csr_fill). O(V + E). */
 static int csr(int32_t n, int32_t e, const int32_t *key, int32_t **off, int32_t **ids)
 {
   int32_t *o = calloc((size_t)n + 2, sizeof(*o)), *v = malloc(((size_t)e + 1) * sizeof(*v));
@@ -41,12 +42,7 @@ static int csr(int32_t n, int32_t e, const int32_t *key, int32_t **off, int32_t 
     free(v);
     return ACS_ENOMEM;
   }
-  for (int32_t k = 0; k < e; k++)
-    o[key[k] + 2]++;
-  for (int32_t i = 0; i < n; i++)
-    o[i + 2] += o[i + 1];
-  for (int32_t k = 0; k < e; k++)
-    v[o[key[k] + 1]++] = k;
+  acs_csr_fill(n, e, key, NULL, o, v, NULL);
   *off = o;
   *ids = v;
   return ACS_OK;

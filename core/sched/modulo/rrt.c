@@ -260,7 +260,7 @@ void acs__mstate_fail(struct acs_mstate *s, const struct acs_msp *m, int32_t i, 
   f->order = order;
   f->stage = lo / s->ii;
   snprintf(f->arm, sizeof(f->arm), "%s", arm);
-  f->row_lo = ((lo % s->ii) + s->ii) % s->ii;
+  f->row_lo = acs_mod_i64(lo, s->ii);
   f->row_hi = f->row_lo;
   if (hi >= lo && m->units[c] != ACS_LOOP_UNLIMITED) {
     /* The window was not empty, so the class's rows refused every start in
@@ -293,37 +293,33 @@ void acs__mstate_normalize(struct acs_mstate *s, const struct acs_msp *m)
 /* The least start >= v in residue r (mod ii). */
 static inline int64_t round_to(int64_t v, int64_t r, int64_t ii)
 {
-  int64_t d = ((r - v) % ii + ii) % ii;
-  return v + d;
+  return v + acs_mod_i64(r - v, ii);
 }
 
 int acs__mstate_compact(struct acs_mstate *s, const struct acs_msp *m)
 {
   size_t n = (size_t)m->n + 1;
-  int64_t *val = malloc(n * sizeof(*val)), *res = malloc(n * sizeof(*res));
-  int32_t *queue = malloc(n * sizeof(*queue)), *count = calloc(n, sizeof(*count));
-  char *inq = calloc(n, 1);
-  int32_t head = 0, size = 0, cap = m->n > 0 ? m->n : 1;
-  int rc = 0;
+  struct acs__mqueue q;
+  int64_t *val, *res;
+  int32_t v;
+  int rc;
 
-  if (!val || !res || !queue || !count || !inq) {
+  if ((rc = acs__mqueue_init(&q, m->n)) < 0)
+    return rc;
+  val = malloc(n * sizeof(*val));
+  res = malloc(n * sizeof(*res));
+  if (!val || !res) {
     rc = ACS_ENOMEM;
     goto out;
   }
   for (int32_t i = 0; i < m->n; i++) {
     int lim = s->unit[i] >= 0;
-    res[i] = lim ? ((s->t[i] % s->ii) + s->ii) % s->ii : -1;
+    res[i] = lim ? acs_mod_i64(s->t[i], s->ii) : -1;
     val[i] = lim ? res[i] : 0;
-    queue[size++] = i;
-    inq[i] = 1;
   }
   /* Queue-based relaxation; an op raised more than n times means the
    * residues admit no schedule. */
-  while (size > 0 && rc == 0) {
-    int32_t v = queue[head];
-    head = (head + 1) % cap;
-    size--;
-    inq[v] = 0;
+  while (rc == 0 && (v = acs__mqueue_pop(&q)) >= 0) {
     for (int32_t k = m->out_off[v]; k < m->out_off[v + 1]; k++) {
       int32_t e = m->out[k], u = m->dst[e];
       int64_t need = val[v] + m->w[e] - m->dist[e] * s->ii;
@@ -332,20 +328,16 @@ int acs__mstate_compact(struct acs_mstate *s, const struct acs_msp *m)
       if (need <= val[u])
         continue;
       val[u] = need;
-      if (++count[u] > m->n + 1) {
+      if (acs__mqueue_raise(&q, u) > m->n + 1) {
         rc = 1;
         break;
-      }
-      if (!inq[u]) {
-        queue[(head + size) % cap] = u;
-        size++;
-        inq[u] = 1;
       }
     }
   }
   if (rc == 0)
     memcpy(s->t, val, (size_t)m->n * sizeof(*val));
 out:
-  free(val), free(res), free(queue), free(count), free(inq);
+  free(val), free(res);
+  acs__mqueue_destroy(&q);
   return rc;
 }

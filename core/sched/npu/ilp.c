@@ -866,11 +866,8 @@ static int ilp_schedule(const struct acs_problem *pb, const void *opts,
                         struct acs_diag *d)
 {
   const struct ilp_opts *o = opts;
-  double limit = ctx && ctx->time_limit > 0 ? ctx->time_limit : ILP_DEFAULT_LIMIT;
-  double t0 = acs_now_seconds();
+  struct acs__exact_stops stops = acs__exact_stops_make(ctx, ILP_DEFAULT_LIMIT);
   uint64_t seed = ctx ? ctx->seed : 1;
-  /* The incumbent gets a tenth of the time at most. */
-  struct acs__stop hstop = acs__stop_make(ctx, limit / 10);
   struct ilp_run run;
   int64_t *cyc;
   int err;
@@ -883,8 +880,8 @@ static int ilp_schedule(const struct acs_problem *pb, const void *opts,
   memset(&run, 0, sizeof(run));
   run.pb = pb;
   run.o = o;
-  run.deadline = t0 + limit;
-  run.interrupted = hstop.interrupted;
+  run.deadline = stops.deadline;
+  run.interrupted = stops.incumbent.interrupted;
   cyc = acs__sched_array((size_t)pb->nops, sizeof(*cyc));
   run.best = acs__sched_array((size_t)pb->nops, sizeof(int64_t));
   run.cell = acs__sched_array((size_t)pb->nops, sizeof(int64_t));
@@ -892,7 +889,7 @@ static int ilp_schedule(const struct acs_problem *pb, const void *opts,
     err = ACS_ENOMEM;
     goto out_with_arrays;
   }
-  err = acs__list_heuristic(pb, o->iterations, seed, &hstop, cyc, d);
+  err = acs__list_heuristic(pb, o->iterations, seed, &stops.incumbent, cyc, d);
   if (err != ACS_OK)
     goto out_with_arrays;
   if (acs__sched_makespan(pb, cyc) <= acs_bound_best(pb) && !o->contiguous) {
@@ -910,7 +907,7 @@ static int ilp_schedule(const struct acs_problem *pb, const void *opts,
   if (err == ACS_OK && o->contiguous)
     contiguous_start(&run, o->cmx_slots);
   else if (err == ACS_OK)
-    err = step_incumbent(&run, cyc, seed, &hstop, d);
+    err = step_incumbent(&run, cyc, seed, &stops.incumbent, d);
   if (err == ACS_OK)
     err = ilp_solve(&run, cyc, out, d);
   tmodel_destroy(&run.m);

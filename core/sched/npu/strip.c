@@ -512,10 +512,8 @@ static int strip_schedule(const struct acs_problem *pb, const void *opts,
                           struct acs_diag *d)
 {
   const struct strip_opts *o = opts;
-  double limit = ctx && ctx->time_limit > 0 ? ctx->time_limit : STRIP_DEFAULT_LIMIT;
-  double t0 = acs_now_seconds(), bound = -HUGE_VAL;
-  /* The incumbent gets a tenth of the time at most. */
-  struct acs__stop hstop = acs__stop_make(ctx, limit / 10);
+  struct acs__exact_stops stops = acs__exact_stops_make(ctx, STRIP_DEFAULT_LIMIT);
+  double bound = -HUGE_VAL;
   int64_t lb, cols;
   struct strip st;
   int err, proven = 0;
@@ -527,7 +525,7 @@ static int strip_schedule(const struct acs_problem *pb, const void *opts,
                         "strip: the strip is the CMX and this workload has no CMX resource");
   err = strip_init(&st, pb);
   if (err == ACS_OK)
-    err = strip_incumbent(&st, o->iterations, ctx ? ctx->seed : 1, &hstop, d);
+    err = strip_incumbent(&st, o->iterations, ctx ? ctx->seed : 1, &stops.incumbent, d);
   if (err != ACS_OK)
     goto out_with_strip;
   lb = acs_bound_best(pb);
@@ -535,7 +533,7 @@ static int strip_schedule(const struct acs_problem *pb, const void *opts,
   if (st.best > lb && cols <= o->max_vars) {
     err = strip_build(&st);
     if (err == ACS_OK)
-      err = strip_solve(&st, t0 + limit, hstop.interrupted, &proven, &bound, d);
+      err = strip_solve(&st, stops.deadline, stops.incumbent.interrupted, &proven, &bound, d);
   }
   if (err != ACS_OK)
     goto out_with_strip;
