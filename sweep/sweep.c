@@ -895,10 +895,46 @@ int acs_sweep_open(struct acs_sweep *sw, const char *cmdline, struct acs_diag *d
   return acs_results_open(sw->cfg.output, cmdline, &sw->e->res, d);
 }
 
+/*
+ * The /platforms and /workloads rows of every variant and workload some
+ * task runs, in the order of the grid, before any result arrives: with
+ * several workers results arrive in any order, and ids given on arrival
+ * would differ from one sweep to the next (the report orders its columns
+ * by them). A workload whose graph does not depend on the platform has
+ * its size in its row (acs_results_workload_row), known from its graph.
+ * Rows already in a resumed file keep their ids. O(T + P + W).
+ */
+static int store_ids(struct acs_sweep *sw)
+{
+  unsigned char *used_p = calloc(sw->cfg.nplats + 1, 1), *used_w = calloc(sw->cfg.nwls + 1, 1);
+  int err = used_p && used_w ? ACS_OK : ACS_ENOMEM;
+
+  for (size_t t = 0; err == ACS_OK && t < sw->n.ntasks; t++)
+    used_p[sw->e->tasks[t].plat] = used_w[sw->e->tasks[t].wl] = 1;
+  for (size_t p = 0; err == ACS_OK && p < sw->cfg.nplats; p++)
+    if (used_p[p])
+      err = acs_results_add_platform(sw->e->res, &sw->cfg.plats[p], &sw->e->pid_of[p]);
+  for (size_t k = 0; err == ACS_OK && k < sw->cfg.nwls; k++) {
+    const struct acs_workload *w = sw->cfg.wls[k];
+    struct acs_workload_row wrow;
+    int32_t id;
+    if (!used_w[k])
+      continue;
+    acs_results_workload_row(w, w->graph ? w->graph->nops : -1, w->graph ? w->graph->nedges : -1,
+                             &wrow);
+    err = acs_results_add_workload(sw->e->res, &wrow, &id);
+  }
+  free(used_p);
+  free(used_w);
+  return err;
+}
+
 int acs_sweep_run(struct acs_sweep *sw)
 {
   int err;
 
+  if (sw->n.ntasks > 0 && (err = store_ids(sw)) < 0)
+    return err;
   sw->e->tty = isatty(STDERR_FILENO);
   sw->n.t0 = sw->e->last_checkpoint = acs_now_seconds();
   err = sw->n.ntasks > 0 ? run_workers(sw) : ACS_OK;

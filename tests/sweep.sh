@@ -100,6 +100,17 @@ for path in sys.argv[2:]:
 same = sum(1 for k, v in swept.items() if own.get(k) == v)
 print("%d runs, %d as in their own process" % (len(swept), same))
 ' "$T/memo.h5" "$T/memo_0.h5" "$T/memo_4.h5" "$T/memo_8.h5"
+  # Ids follow the grid, not the order results arrive in from two workers:
+  # platforms as --vary lists them, workloads as -w gives them.
+  "$ACSIM" sweep -q -j 2 -w workloads/graphs/isp_pipeline.csv -w workloads/dnn/alexnet.csv \
+    -s list --vary cmx_kib=1024,256,512 --no-sim -o "$T/ids.h5" >/dev/null 2>&1
+  expect ids_follow_the_grid 0 '^1024 256 512 / isp_pipeline alexnet$' -- "$PY" -c '
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+p = sorted(f["platforms"][:], key=lambda x: x["platform_id"])
+w = sorted(f["workloads"][:], key=lambda x: x["workload_id"])
+print(" ".join(str(int(x["cmx_kib"])) for x in p), "/", " ".join(x["name"].decode() for x in w))
+' "$T/ids.h5"
   # A graph that does not depend on the platform keeps its size in its row
   # (isp_pipeline: 10 ops, 12 edges, as `acsim list` says).
   "$ACSIM" sweep -q -j 1 -w workloads/graphs/isp_pipeline.csv -s list --vary cmx_kib=256,512 \
