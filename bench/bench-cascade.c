@@ -325,6 +325,13 @@ static void bench_nets(long nets, long first)
                sets[0], sets[1], r.msg);
     }
     acs_lgraph_destroy(&lg);
+    /* A tally every 100 networks: a long run stopped early still tells. */
+    if ((i + 1) % 100 == 0 && i + 1 < nets) {
+      printf("  after %ld networks: %ld ok, %ld infeasible, %ld error (%.0f s)\n", i + 1,
+             count[ACS_NETGEN_OK], count[ACS_NETGEN_INFEASIBLE], count[ACS_NETGEN_ERROR],
+             acs_now_seconds() - t0);
+      fflush(stdout);
+    }
   }
   printf("  %ld runs: %ld ok, %ld infeasible, %ld error (%.0f s)\n", 3 * nets,
          count[ACS_NETGEN_OK], count[ACS_NETGEN_INFEASIBLE], count[ACS_NETGEN_ERROR],
