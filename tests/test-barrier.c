@@ -822,9 +822,9 @@ Test(barrier, a_stolen_use_takes_the_rest_of_its_class)
 #include "core/sched/npu/barrier_int.h"
 
 static int start_always(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int force,
-                        int64_t *retry)
+                        int64_t *retry, int32_t *wake)
 {
-  (void)ctx, (void)g, (void)v, (void)t, (void)force, (void)retry;
+  (void)ctx, (void)g, (void)v, (void)t, (void)force, (void)retry, (void)wake;
   return 1;
 }
 

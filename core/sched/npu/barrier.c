@@ -117,24 +117,47 @@
 
 /* ---- what an op already has ---- */
 
-/* The barriers of v's reduced predecessors, distinct, in wb; returns how
- * many, or -1 when the use v would consume on one of them still has a
- * producer running at t: v must wait for it, until *retry at least. */
-static int32_t base_waits(struct acs__balloc *a, int32_t v, int64_t t, int64_t *retry)
+/* The distinct barriers of v's reduced predecessors, in the order of
+ * those, kept in a->pbar from v's first request on (its predecessors have
+ * all started then, so their barriers are fixed): an op asked again and
+ * again while the barriers run short costs O(its distinct barriers) per
+ * request, not O(in-degree). Returns their number. */
+static int32_t pred_barriers(struct acs__balloc *a, int32_t v)
 {
   const struct acs__bprep *p = a->p;
-  int32_t nw = 0;
+  int32_t n = 0, *l = a->pbar + p->rp_off[v];
 
+  if (a->npbar[v] >= 0)
+    return a->npbar[v];
   for (int32_t k = p->rp_off[v]; k < p->rp_off[v + 1]; k++) {
     int32_t b = a->use[a->use_of[p->rp[k]]].barrier;
+    if (a->bar_mark[b] != a->epoch) {
+      a->bar_mark[b] = a->epoch;
+      l[n++] = b;
+    }
+  }
+  return a->npbar[v] = n;
+}
+
+/* The barriers of v's reduced predecessors, distinct, in wb; returns how
+ * many, or -1 when the use v would consume on one of them still has a
+ * producer running at t: v must wait for it, until *retry at least, when
+ * the producer *wake ends (the one of that use that ends last). */
+static int32_t base_waits(struct acs__balloc *a, int32_t v, int64_t t, int64_t *retry,
+                          int32_t *wake)
+{
+  int32_t nw = 0, n = pred_barriers(a, v), *l = a->pbar + a->p->rp_off[v];
+
+  for (int32_t k = 0; k < n; k++) {
+    int32_t b = l[k];
     int64_t end = a->bar_pend[b];
-    if (a->bar_mark[b] == a->epoch)
-      continue;
     a->bar_mark[b] = a->epoch;
     if (end > t)
       nw = -1;
-    if (end > t && end < *retry)
+    if (end > t && end < *retry) {
       *retry = end;
+      *wake = a->use[a->bar[b].cur].last;
+    }
     if (nw >= 0)
       a->wb[nw++] = b;
   }
@@ -649,7 +672,7 @@ static struct acs_ba_choice choose(struct acs__balloc *a, int32_t v, int64_t t)
 /* ---- the hook ---- */
 
 static int try_start(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int force,
-                     int64_t *retry)
+                     int64_t *retry, int32_t *wake)
 {
   struct acs__balloc *a = ctx;
   struct acs_ba_choice c;
@@ -662,7 +685,7 @@ static int try_start(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int fo
     a->st->attempts++;
   if ((err = acs__bars_advance(a, t)) < 0)
     return err;
-  if ((nw = base_waits(a, v, t, retry)) < 0) {
+  if ((nw = base_waits(a, v, t, retry, wake)) < 0) {
     if (a->st)
       a->st->blocked++;
     return 0; /* a use it must consume still has a producer running */

@@ -19,6 +19,7 @@ struct acs_ba_use {
   int64_t open_t;         /* when its first producer started */
   int64_t slots;          /* slot demand of its producers */
   int64_t prod_end;       /* latest end among its producers */
+  int32_t last;           /* the producer that ends then (-1: none ends after open_t) */
   int64_t cons_end;       /* latest end among its consumers */
   int32_t cbar;           /* the barriers its consumers update: entries of
                            * a->cbar (barrier, consumers on it, one of them) */
@@ -79,6 +80,9 @@ struct acs__balloc {
   int32_t nuse;
   size_t ucap;
   int32_t *use_of, *prod_next, *open_cls, open_sink;
+  int32_t *pbar, *npbar;  /* per op: the distinct barriers of its reduced
+                           * predecessors (at p->rp_off), their number or -1
+                           * (barrier.c, pred_barriers) */
   int64_t *end;           /* planned end of each started op */
   int32_t *unstarted;     /* per op: direct predecessors not started yet */
   int64_t *ready_at;      /* per op: latest end among its started predecessors */

@@ -43,14 +43,17 @@ struct acs__sgs;
  * allocator has taken its barrier and recorded what it added), 0 when v
  * must wait for a later decision time, or an error. When v cannot start
  * before some time, the allocator says so in *retry (> t; left as is, the
- * next decision time); the sweep does not ask again before then. `force` is
+ * next decision time); the sweep does not ask again before then. When that
+ * time is the end of an op that runs, the allocator names it in *wake (left
+ * as is, -1: none): the sweep then hangs v on that op, to be ready again
+ * when it ends, in O(1) instead of a heap's O(log V) each way. `force` is
  * set when nothing runs and nothing is due for release, so that refusing
  * would stall: the allocator must then start v.
  */
 struct acs__sgs_hooks {
   void *ctx;
   int (*try_start)(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int force,
-                   int64_t *retry);
+                   int64_t *retry, int32_t *wake);
   const volatile sig_atomic_t *interrupted;  /* polled at every decision time; may be NULL */
   /* With p set, the sweep stops (acs__sgs_run returns ACS__SGS_CUT) at the
    * first decision time at which its makespan cannot come out below

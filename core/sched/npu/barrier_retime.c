@@ -59,6 +59,9 @@ struct acs__sgs {
   int release;               /* ops start no earlier than their old start */
   int32_t *succ_off, *succ, *indeg, *aside;
   int32_t *dhead, *dnext, *ddst;  /* added edges from ops not yet ended */
+  /* Ops the allocator turned away until a running op ends, hung on it:
+   * whead[x] the first, wnext[v] the next (hooks' *wake). */
+  int32_t *whead, *wnext;
   int32_t nd;
   size_t dcap;
   int64_t *start;            /* -1 until started */
@@ -70,6 +73,11 @@ struct acs__sgs {
    * setting its ops aside one by one: on wide graphs most ready ops wait
    * for a unit. */
   struct acs_heap ready[3];
+  /* With each queue, the ops a decision set aside (they did not fit, or
+   * the allocator refused them), in (start, id) order, linked through
+   * lnext: the next decision reads them merged with the heap, O(1) each
+   * instead of a pop and a push, in the same order (decide, pop_ready). */
+  int32_t lhead[3], *lnext;
   struct acs_heap run, wait;
   int64_t max_tail;          /* the latest start + tail (hk->p) of an op started */
   int64_t work[ACS_MAX_RES]; /* per resource: duration x demand of the ops not started */
@@ -128,25 +136,88 @@ static int push_ready(struct acs__sgs *g, int32_t v)
   return acs_heap_push(&g->ready[queue_of(g, v)], g->s->ops[v].start, v);
 }
 
+/* The ready heaps' order: (planned start, id). */
+static int before(const struct acs__sgs *g, int32_t v, int32_t w)
+{
+  int64_t a = g->s->ops[v].start, b = g->s->ops[w].start;
+
+  return a < b || (a == b && v < w);
+}
+
+/* The first op of queue q (its heap and its list of ops set aside), or -1;
+ * *from_list tells which. */
+static int32_t first_ready(const struct acs__sgs *g, int q, int *from_list)
+{
+  int32_t h = acs_heap_empty(&g->ready[q]) ? -1 : acs_heap_peek(&g->ready[q]).id;
+  int32_t l = g->lhead[q];
+
+  *from_list = l >= 0 && (h < 0 || before(g, l, h));
+  return *from_list ? l : h;
+}
+
+static int32_t pop_ready(struct acs__sgs *g, int q)
+{
+  int from_list;
+  int32_t v = first_ready(g, q, &from_list);
+
+  if (from_list)
+    g->lhead[q] = g->lnext[v];
+  else
+    acs_heap_pop(&g->ready[q]);
+  return v;
+}
+
 /* The queue whose first op comes first among those with a free unit, or -1. */
 static int next_queue(const struct acs__sgs *g)
 {
-  int best = -1;
+  int best = -1, from_list;
+  int32_t bv = -1;
 
   for (int q = 0; q < 3; q++) {
-    if (acs_heap_empty(&g->ready[q]))
+    int32_t v = first_ready(g, q, &from_list);
+    if (v < 0)
       continue;
     if (q < 2) {
       int r = q == 0 ? g->s->res_pe : g->s->res_dma;
       if (g->use[r] >= g->s->res_cap[r])
         continue;
     }
-    if (best < 0 || acs_heap_peek(&g->ready[q]).key < acs_heap_peek(&g->ready[best]).key ||
-        (acs_heap_peek(&g->ready[q]).key == acs_heap_peek(&g->ready[best]).key &&
-         acs_heap_peek(&g->ready[q]).id < acs_heap_peek(&g->ready[best]).id))
+    if (best < 0 || before(g, v, bv)) {
       best = q;
+      bv = v;
+    }
   }
   return best;
+}
+
+/*
+ * Puts the ops a decision set aside (aside[0 .. n), in the order it took
+ * them) back in front of their queues' lists. Within a queue it took them
+ * in order, before every op left in its list, except those made ready
+ * during the decision (a zero-length op ended), which are inserted where
+ * they belong: so each list stays in (start, id) order.
+ */
+static void put_aside(struct acs__sgs *g, const int32_t *aside, int32_t n)
+{
+  int32_t head[3] = {-1, -1, -1}, tail[3] = {-1, -1, -1};
+
+  for (int32_t k = 0; k < n; k++) {
+    int32_t v = aside[k], q = queue_of(g, v), *at = &head[q];
+    if (tail[q] >= 0 && before(g, v, tail[q]))
+      while (*at >= 0 && before(g, *at, v))
+        at = &g->lnext[*at];
+    else if (tail[q] >= 0)
+      at = &g->lnext[tail[q]];
+    g->lnext[v] = *at;
+    *at = v;
+    if (g->lnext[v] < 0)
+      tail[q] = v;
+  }
+  for (int q = 0; q < 3; q++)
+    if (head[q] >= 0) {
+      g->lnext[tail[q]] = g->lhead[q];
+      g->lhead[q] = head[q];
+    }
 }
 
 int acs__sgs_add_edge(struct acs__sgs *g, int32_t src, int32_t dst)
@@ -214,6 +285,15 @@ static int begin(struct acs__sgs *g, int32_t v, int64_t t)
   return acs_heap_push(&g->run, t + dur, v) < 0 ? ACS_ENOMEM : ACS_OK;
 }
 
+/* v is ready again when x, which runs and ends at the time the allocator
+ * gave, ends (advance): the same decision time as a retry in the wait heap,
+ * so the same decisions, in O(1). */
+static void hang(struct acs__sgs *g, int32_t v, int32_t x)
+{
+  g->wnext[v] = g->whead[x];
+  g->whead[x] = v;
+}
+
 /*
  * Starts what can start at t; returns the number of ops started or < 0.
  * With `force`, the first op that fits is started whatever its barriers.
@@ -227,7 +307,7 @@ static int32_t decide(struct acs__sgs *g, int64_t t, int force)
     int q = next_queue(g);
     if (q < 0)
       break;
-    int32_t v = acs_heap_pop(&g->ready[q]).id;
+    int32_t v = pop_ready(g, q), wake = -1;
     int64_t retry = INT64_MAX;
     int ok;
     if (g->start[v] >= 0 || g->indeg[v] > 0)
@@ -240,8 +320,12 @@ static int32_t decide(struct acs__sgs *g, int64_t t, int force)
       g->aside[naside++] = v;
       continue;
     }
-    if ((ok = g->hk->try_start(g->hk->ctx, g, v, t, force && placed == 0, &retry)) < 0)
+    if ((ok = g->hk->try_start(g->hk->ctx, g, v, t, force && placed == 0, &retry, &wake)) < 0)
       return ok;
+    if (!ok && wake >= 0 && retry > t && retry != INT64_MAX) {
+      hang(g, v, wake); /* ready again at retry, when wake ends */
+      continue;
+    }
     if (!ok && retry > t && retry != INT64_MAX) {
       err = acs_heap_push(&g->wait, retry, v) < 0 ? ACS_ENOMEM : ACS_OK;
       continue;
@@ -254,9 +338,7 @@ static int32_t decide(struct acs__sgs *g, int64_t t, int force)
     err = begin(g, v, t);
     placed++;
   }
-  for (int32_t k = 0; k < naside && err == ACS_OK; k++)
-    if (push_ready(g, g->aside[k]) < 0)
-      err = ACS_ENOMEM;
+  put_aside(g, g->aside, naside);
   return err < 0 ? err : placed;
 }
 
@@ -284,7 +366,11 @@ static int advance(struct acs__sgs *g, int64_t t)
     for (int r = 0; r < g->s->nres; r++)
       g->use[r] -= acs_schedule_demand(g->s, v, r);
     g->lanes_used -= g->lanes > 0 && on_link(g->s, v);
-    err = finish(g, v);
+    for (int32_t w = g->whead[v]; w >= 0 && err == ACS_OK; w = g->wnext[w])
+      err = push_ready(g, w) < 0 ? ACS_ENOMEM : ACS_OK;
+    g->whead[v] = -1;
+    if (err == ACS_OK)
+      err = finish(g, v);
   }
   return err;
 }
@@ -362,9 +448,14 @@ static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int releas
   g->indeg = calloc(n, sizeof(int32_t));
   g->aside = malloc((SET_ASIDE_MAX + 1) * sizeof(int32_t));
   g->dhead = malloc(n * sizeof(int32_t));
+  g->whead = malloc(n * sizeof(int32_t));
+  g->lnext = malloc(n * sizeof(int32_t));
+  g->lhead[0] = g->lhead[1] = g->lhead[2] = -1;
+  g->wnext = malloc(n * sizeof(int32_t));
   g->done = calloc(n, 1);
   fill = malloc(n * sizeof(int32_t));
-  if (!g->succ_off || !g->succ || !g->indeg || !g->aside || !g->dhead || !g->done || !fill ||
+  if (!g->succ_off || !g->succ || !g->indeg || !g->aside || !g->dhead || !g->whead || !g->lnext ||
+      !g->wnext || !g->done || !fill ||
       acs_heap_init(&g->ready[0], n) < 0 || acs_heap_init(&g->ready[1], n) < 0 ||
       acs_heap_init(&g->ready[2], n) < 0 || acs_heap_init(&g->run, n) < 0 ||
       acs_heap_init(&g->wait, n) < 0) {
@@ -380,7 +471,7 @@ static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int releas
       g->work[r] += acs__sgs_dur(s, v) * acs_schedule_demand(s, v, r);
   for (int32_t v = 0; v < s->nops; v++) {
     g->succ_off[v + 1] += g->succ_off[v];
-    g->dhead[v] = -1;
+    g->dhead[v] = g->whead[v] = -1;
     start[v] = -1;
   }
   memcpy(fill, g->succ_off, (size_t)s->nops * sizeof(int32_t));
@@ -393,6 +484,7 @@ static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int releas
 static void sgs_free(struct acs__sgs *g)
 {
   free(g->succ_off), free(g->succ), free(g->indeg), free(g->aside), free(g->dhead);
+  free(g->whead), free(g->wnext), free(g->lnext);
   free(g->dnext), free(g->ddst), free(g->done);
   for (int q = 0; q < 3; q++)
     acs_heap_destroy(&g->ready[q]);
@@ -534,9 +626,9 @@ int acs__sgs_apply(struct acs_schedule *s, const int64_t *start)
 /* ---- re-timing without barriers ---- */
 
 static int always(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int force,
-                  int64_t *retry)
+                  int64_t *retry, int32_t *wake)
 {
-  (void)ctx, (void)g, (void)v, (void)t, (void)force, (void)retry;
+  (void)ctx, (void)g, (void)v, (void)t, (void)force, (void)retry, (void)wake;
   return 1;
 }
 

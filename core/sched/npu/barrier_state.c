@@ -399,7 +399,7 @@ static int open_use(struct acs__balloc *a, int32_t v, int64_t t, const struct ac
     a->ucap = cap;
   }
   y = a->nuse++;
-  a->use[y] = (struct acs_ba_use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, t, -1, 1, -1, -1, -1, 0, 0};
+  a->use[y] = (struct acs_ba_use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, -1, t, -1, 1, -1, -1, -1, 0, 0};
   /* By planned starts alone, a use that took its barrier from waiters
    * takes no other producer: joining it is not priced. */
   a->use[y].joinable = !a->by_plan || c->kind != ACS_BA_K_STEAL;
@@ -498,8 +498,10 @@ int acs__commit(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int64_t t,
   a->use[y].prod = v;
   a->use[y].nprod++;
   a->use[y].slots += acs_barrier_slot_demand(&a->s->ops[v]);
-  if (a->end[v] > a->use[y].prod_end)
+  if (a->end[v] > a->use[y].prod_end) {
     a->use[y].prod_end = a->end[v];
+    a->use[y].last = v;
+  }
   a->bar_pend[a->use[y].barrier] = a->use[y].prod_end; /* y is its barrier's current use */
   if ((err = touch(a, a->use[y].barrier)) < 0)
     return err;
@@ -539,6 +541,8 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->bar = calloc(nb, sizeof(*a->bar));
   a->use_of = malloc(n * sizeof(int32_t));
   a->prod_next = malloc(n * sizeof(int32_t));
+  a->pbar = malloc(((size_t)p->reduced + 1) * sizeof(int32_t));
+  a->npbar = malloc(n * sizeof(int32_t));
   a->open_cls = malloc(((size_t)p->ncls + 1) * sizeof(int32_t));
   a->end = calloc(n, sizeof(int64_t));
   a->unstarted = malloc(n * sizeof(int32_t));
@@ -556,7 +560,7 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->queue = malloc((ACS_BA_ANC_BUDGET + 1) * sizeof(int32_t));
   a->wb = malloc(n * sizeof(int32_t));
   a->wz = malloc(n * sizeof(int32_t));
-  if (!a->bar || !a->use_of || !a->prod_next || !a->open_cls || !a->end || !a->unstarted ||
+  if (!a->bar || !a->use_of || !a->prod_next || !a->pbar || !a->npbar || !a->open_cls || !a->end || !a->unstarted ||
       !a->ready_at || !a->reg_head ||
       !a->add_in || !a->opcons_head || !a->pred_mark || !a->anc_mark || !a->bar_mark || !a->bar_pend ||
       !a->pull_mark || !a->succ_mark || !a->try_mark || !a->queue || !a->wb || !a->wz ||
@@ -570,6 +574,7 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   }
   for (int32_t v = 0; v < a->n; v++) {
     a->use_of[v] = a->prod_next[v] = a->reg_head[v] = a->add_in[v] = a->opcons_head[v] = -1;
+    a->npbar[v] = -1;
     a->unstarted[v] = p->g.pred_off[v + 1] - p->g.pred_off[v];
   }
   for (int32_t c = 0; c < p->ncls; c++)
@@ -589,6 +594,7 @@ void acs__balloc_destroy(struct acs__balloc *a)
   acs_heap_destroy(&a->busy);
   acs_heap_destroy(&a->idle);
   free(a->bar), free(a->use), free(a->use_of), free(a->prod_next), free(a->open_cls);
+  free(a->pbar), free(a->npbar);
   free(a->end), free(a->unstarted), free(a->ready_at), free(a->reg_head), free(a->add_in), free(a->opcons_head);
   free(a->pred_mark), free(a->anc_mark), free(a->bar_mark), free(a->bar_pend), free(a->pull_mark);
   free(a->try_mark), free(a->succ_mark), free(a->queue), free(a->wb), free(a->wz);
