@@ -833,7 +833,8 @@ static int start_always(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int
 static int sweep_cut(const struct acs_schedule *s, const struct acs__bprep *p, int64_t cutoff,
                      int64_t *start)
 {
-  struct acs__sgs_hooks hk = {NULL, start_always, NULL, cutoff < INT64_MAX ? p : NULL, cutoff};
+  struct acs__sgs_hooks hk = {NULL, start_always, NULL, cutoff < INT64_MAX ? p : NULL, cutoff,
+                               NULL};
   struct acs_diag d;
 
   acs_diag_init(&d);

@@ -190,9 +190,12 @@ static int32_t end_count(const struct acs__balloc *a, int32_t x)
  * is not done, so no new use replaces it before t moves on. Such a refusal
  * is kept in x->refused_at and answers every later request at t in O(1);
  * on a tight program most barriers are refused this way for most ops. The
- * count itself is kept until the next op starts (x->rk). Otherwise
- * O(barriers of x's consumers) once per use and start, plus O(members
- * looked at), or O(consumers) when two of them share a busy barrier.
+ * count itself is kept (x->rk) until a barrier of x's consumers gets a
+ * producer running or x gets a consumer (barrier_state.c, busy_now and
+ * note_consumer), the only changes within a decision time that can raise
+ * it. Otherwise O(barriers of x's consumers) once per use and such change,
+ * plus O(members looked at), or O(consumers) when two of them share a busy
+ * barrier.
  */
 static int followable(struct acs__balloc *a, int32_t x, int32_t v, int64_t t)
 {
@@ -214,27 +217,26 @@ static int followable(struct acs__balloc *a, int32_t x, int32_t v, int64_t t)
         return 0;
     return 1;
   }
-  if (u->rk_t == t && u->rk_ver == a->ver) {
-    risky = u->rk; /* counted for another op since the last start */
+  if (u->rk_t == t) {
+    risky = u->rk; /* counted for another op, and still so */
   } else {
     u->rk_several = 0;
-    for (int32_t e = u->cbar; e >= 0; e = a->cbar.next[e])
-      if (a->bar_pend[a->cbar.a[e]] > t) {
-        u->rk_several |= a->cbar.b[e] > 1;
-        if ((risky += a->cbar.b[e]) > RISKY_MAX) {
+    for (int32_t e = u->cbar; e >= 0; e = a->cbar[e].next)
+      if (a->bar_pend[a->cbar[e].bar] > t) {
+        u->rk_several |= a->cbar[e].count > 1;
+        if ((risky += a->cbar[e].count) > RISKY_MAX) {
           u->refused_at = t;
           return 0;
         }
       }
     u->rk_t = t;
-    u->rk_ver = a->ver;
     u->rk = risky;
   }
   if (risky == 0)
     return 1;
-  for (int32_t e = u->cbar; e >= 0; e = a->cbar.next[e])
-    if (a->bar_pend[a->cbar.a[e]] > t && a->cbar.b[e] == 1 &&
-        !acs__ordered_before(a, a->cbar_member[e], v))
+  for (int32_t e = u->cbar; e >= 0; e = a->cbar[e].next)
+    if (a->bar_pend[a->cbar[e].bar] > t && a->cbar[e].count == 1 &&
+        !acs__ordered_before(a, a->cbar[e].member, v))
       return 0;
   if (!u->rk_several)
     return 1; /* each member on a busy barrier was looked at above */

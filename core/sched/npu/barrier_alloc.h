@@ -11,6 +11,9 @@
 
 /* Ops the backward search for existing paths visits at most. */
 #define ACS_BA_ANC_BUDGET 64
+/* Ops whose search is kept (barrier_state.c, mark_ancestors): about the ops
+ * ready at once, which are those asked again. */
+#define ACS_BA_ANC_SLOTS 1024
 
 struct acs_ba_use {
   int32_t barrier, prev;  /* physical barrier; previous use of it, -1 */
@@ -21,12 +24,12 @@ struct acs_ba_use {
   int64_t prod_end;       /* latest end among its producers */
   int32_t last;           /* the producer that ends then (-1: none ends after open_t) */
   int64_t cons_end;       /* latest end among its consumers */
-  int32_t cbar;           /* the barriers its consumers update: entries of
-                           * a->cbar (barrier, consumers on it, one of them) */
+  int32_t cbar;           /* the barriers its consumers update: first entry
+                           * of a->cbar, -1 */
   uint8_t joinable;       /* open: no consumer has started, more producers may join */
   int64_t refused_at;     /* a decision time at which no op can follow it
                            * (followable, barrier.c); -1 */
-  int64_t rk_t, rk_ver;   /* when rk was counted: decision time, a->ver */
+  int64_t rk_t;           /* the decision time rk was counted at; -1: count again */
   int32_t rk;             /* its members on a barrier with a producer running */
   uint8_t rk_several;     /* ... two or more of them on one such barrier */
 };
@@ -50,6 +53,10 @@ struct acs_ba_bar {
   int32_t prev, next;     /* links in that list */
   int32_t oprev, onext;   /* links in the list of open uses, when on it */
   uint8_t open;
+  /* Uses with a consumer that updates this barrier (their rk counts it when
+   * it has a producer running), pruned of those no request can price any
+   * more (barrier_state.c, busy_now). */
+  int32_t *rev, nrev, caprev;
 };
 
 /* Pairs grown together, with a link: per-use and per-op lists. */
@@ -94,8 +101,14 @@ struct acs__balloc {
   struct acs_ba_list waits;      /* (op, barrier) */
   struct acs_ba_list opcons;     /* a: a use an op consumed; next: per op */
   int32_t *opcons_head;
-  struct acs_ba_list cbar;       /* a: barrier, b: count; next: per use (use.cbar) */
-  int32_t *cbar_member;   /* per entry of cbar: a consumer updating it */
+  /* Per use (use.cbar, linked through next): a barrier its consumers
+   * update, how many of them, one of them. One record per entry, so that
+   * followable (barrier.c), which walks these lists on most requests,
+   * reads one cache line per entry. */
+  struct acs_ba_cbar {
+    int32_t bar, count, next, member;
+  } *cbar;
+  int32_t ncbar;
   size_t cbar_cap;
   int64_t ver;            /* one more per op started */
   int64_t scan_t, scan_ver; /* when every free and stealable barrier priced
@@ -104,6 +117,7 @@ struct acs__balloc {
   int32_t epoch, pstamp;
   int32_t *pred_mark, *anc_mark, *bar_mark, *pull_mark, *try_mark, *queue, *wb, *wz;
   int32_t *succ_mark;     /* the requesting op's direct successors */
+  int32_t *anc_cache;     /* ACS_BA_ANC_SLOTS x (op, ops its search marked, -1) */
   int anc_done;
 };
 

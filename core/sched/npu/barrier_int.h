@@ -26,6 +26,7 @@ struct acs__bprep {
   int32_t ncls;
   int64_t *lst;               /* latest start that keeps the planned makespan */
   int64_t *tail;              /* longest path from the op's start to the end */
+  int32_t *rank;              /* place in (planned start, id) order (acs__plan_ranks) */
   int32_t *by_tail;           /* the ops by decreasing tail (ties: id) */
   int64_t edges, reduced;     /* distinct edges, and those the reduction keeps */
 };
@@ -62,6 +63,9 @@ struct acs__sgs_hooks {
    * allocator only adds to. */
   const struct acs__bprep *p;
   int64_t cutoff;
+  /* Each op's rank in (planned start, id) order (acs__plan_ranks), or
+   * NULL: the sweep ranks them itself. */
+  const int32_t *plan_rank;
 };
 
 #define ACS__SGS_CUT 1
@@ -86,6 +90,10 @@ int acs__sgs_done(const struct acs__sgs *g, int32_t v);
  */
 int acs__sgs_run(const struct acs_schedule *s, int release, const struct acs__sgs_hooks *hk,
                  int64_t *start, struct acs_diag *d);
+
+/* rank[v] = v's place among s's ops by (planned start, id): the order the
+ * sweep takes ready ops in. O(V log V). ACS_OK or ACS_ENOMEM. */
+int acs__plan_ranks(const struct acs_schedule *s, int32_t *rank);
 
 /* Writes new starts into s: ends, CMX ranges moved with their ops, units
  * reassigned, makespan. */

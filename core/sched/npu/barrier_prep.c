@@ -213,7 +213,10 @@ int acs__bprep_init(struct acs__bprep *p, const struct acs_schedule *s)
   memset(p, 0, sizeof(*p));
   p->n = s->nops;
   if ((err = acs_schedule_edge_dag(s, &p->g)) < 0 || (err = build_reduced(p)) < 0 ||
-      (err = build_classes(p)) < 0 || (err = build_latest(p, s)) < 0) {
+      (err = build_classes(p)) < 0 || (err = build_latest(p, s)) < 0 ||
+      !(p->rank = malloc(((size_t)p->n + 1) * sizeof(int32_t))) ||
+      (err = acs__plan_ranks(s, p->rank)) < 0) {
+    err = err < 0 ? err : ACS_ENOMEM;
     acs__bprep_destroy(p);
     return err;
   }
@@ -224,6 +227,6 @@ void acs__bprep_destroy(struct acs__bprep *p)
 {
   acs_dag_destroy(&p->g);
   free(p->rp_off), free(p->rp), free(p->rs_off), free(p->rs), free(p->cls), free(p->lst);
-  free(p->tail), free(p->by_tail);
+  free(p->tail), free(p->by_tail), free(p->rank);
   memset(p, 0, sizeof(*p));
 }

@@ -53,6 +53,13 @@
  * on wide graphs. */
 #define REFUSED_MAX 8
 
+#define ACS__RSET_LEVELS 6 /* 64^6 > INT32_MAX ranks */
+
+struct acs__rset {
+  int nl;
+  uint64_t *w[ACS__RSET_LEVELS];
+};
+
 struct acs__sgs {
   const struct acs_schedule *s;
   const struct acs__sgs_hooks *hk;
@@ -72,12 +79,11 @@ struct acs__sgs {
    * time). A decision skips a queue whose units are all busy instead of
    * setting its ops aside one by one: on wide graphs most ready ops wait
    * for a unit. */
-  struct acs_heap ready[3];
-  /* With each queue, the ops a decision set aside (they did not fit, or
-   * the allocator refused them), in (start, id) order, linked through
-   * lnext: the next decision reads them merged with the heap, O(1) each
-   * instead of a pop and a push, in the same order (decide, pop_ready). */
-  int32_t lhead[3], *lnext;
+  struct acs__rset ready[3];
+  const int32_t *rank;       /* per op: its place in (planned start, id) order */
+  int32_t *own_rank;         /* that, when the hooks have none (sgs_init) */
+  int32_t *by_rank;          /* the ops in that order */
+  uint8_t *queue;            /* per op: its queue (queue_of) */
   struct acs_heap run, wait;
   int64_t max_tail;          /* the latest start + tail (hk->p) of an op started */
   int64_t work[ACS_MAX_RES]; /* per resource: duration x demand of the ops not started */
@@ -131,50 +137,107 @@ static int queue_of(const struct acs__sgs *g, int32_t v)
   return 2;
 }
 
+/* ---- the ready queues ---- */
+
+/*
+ * A set of ranks in [0, n) that finds its least in O(L) for L = log_64 n
+ * levels: level 0 has a bit per rank, each level above a bit per nonzero
+ * word of the one below, the top one word. Adding and removing are O(L)
+ * too (they stop at the first level where the word was, or stays,
+ * nonzero). For 10^5 ops L = 3: a few word operations where a heap of
+ * ready ops spends O(log V) comparisons on scattered memory, and the sweep
+ * makes one or two of them per request to the allocator.
+ */
+static int rset_init(struct acs__rset *r, int32_t n)
+{
+  size_t words = n > 0 ? ((size_t)n + 63) / 64 : 1;
+
+  memset(r, 0, sizeof(*r));
+  for (;;) {
+    if (r->nl == ACS__RSET_LEVELS || !(r->w[r->nl] = calloc(words, sizeof(uint64_t))))
+      return ACS_ENOMEM;
+    r->nl++;
+    if (words == 1)
+      return ACS_OK; /* the top: one word */
+    words = (words + 63) / 64;
+  }
+}
+
+static void rset_free(struct acs__rset *r)
+{
+  for (int l = 0; l < r->nl; l++)
+    free(r->w[l]);
+}
+
+static void rset_add(struct acs__rset *r, int32_t x)
+{
+  for (int l = 0; l < r->nl; l++, x >>= 6) {
+    uint64_t *w = &r->w[l][x >> 6];
+    int was = *w != 0;
+    *w |= (uint64_t)1 << (x & 63);
+    if (was)
+      break;
+  }
+}
+
+static void rset_del(struct acs__rset *r, int32_t x)
+{
+  for (int l = 0; l < r->nl; l++, x >>= 6) {
+    uint64_t *w = &r->w[l][x >> 6];
+    *w &= ~((uint64_t)1 << (x & 63));
+    if (*w)
+      break;
+  }
+}
+
+/* The least rank in r, or -1. */
+static int32_t rset_min(const struct acs__rset *r)
+{
+  uint64_t top = r->w[r->nl - 1][0];
+  int32_t x;
+
+  if (!top)
+    return -1;
+  x = __builtin_ctzll(top);
+  for (int l = r->nl - 2; l >= 0; l--)
+    x = (x << 6) | __builtin_ctzll(r->w[l][x]);
+  return x;
+}
+
+/* Ready ops are kept by their rank in (planned start, id) order, the order
+ * a heap keyed so would give: an op is in at most one place at a time
+ * (ready, hung on a running op, or waiting in the wait heap), so a set of
+ * ranks holds them. */
 static int push_ready(struct acs__sgs *g, int32_t v)
 {
-  return acs_heap_push(&g->ready[queue_of(g, v)], g->s->ops[v].start, v);
+  rset_add(&g->ready[g->queue[v]], g->rank[v]);
+  return ACS_OK;
 }
 
-/* The ready heaps' order: (planned start, id). */
-static int before(const struct acs__sgs *g, int32_t v, int32_t w)
+/* The first op of queue q, or -1. */
+static int32_t first_ready(const struct acs__sgs *g, int q)
 {
-  int64_t a = g->s->ops[v].start, b = g->s->ops[w].start;
+  int32_t k = rset_min(&g->ready[q]);
 
-  return a < b || (a == b && v < w);
-}
-
-/* The first op of queue q (its heap and its list of ops set aside), or -1;
- * *from_list tells which. */
-static int32_t first_ready(const struct acs__sgs *g, int q, int *from_list)
-{
-  int32_t h = acs_heap_empty(&g->ready[q]) ? -1 : acs_heap_peek(&g->ready[q]).id;
-  int32_t l = g->lhead[q];
-
-  *from_list = l >= 0 && (h < 0 || before(g, l, h));
-  return *from_list ? l : h;
+  return k < 0 ? -1 : g->by_rank[k];
 }
 
 static int32_t pop_ready(struct acs__sgs *g, int q)
 {
-  int from_list;
-  int32_t v = first_ready(g, q, &from_list);
+  int32_t v = first_ready(g, q);
 
-  if (from_list)
-    g->lhead[q] = g->lnext[v];
-  else
-    acs_heap_pop(&g->ready[q]);
+  rset_del(&g->ready[q], g->rank[v]);
   return v;
 }
 
 /* The queue whose first op comes first among those with a free unit, or -1. */
 static int next_queue(const struct acs__sgs *g)
 {
-  int best = -1, from_list;
+  int best = -1;
   int32_t bv = -1;
 
   for (int q = 0; q < 3; q++) {
-    int32_t v = first_ready(g, q, &from_list);
+    int32_t v = first_ready(g, q);
     if (v < 0)
       continue;
     if (q < 2) {
@@ -182,42 +245,12 @@ static int next_queue(const struct acs__sgs *g)
       if (g->use[r] >= g->s->res_cap[r])
         continue;
     }
-    if (best < 0 || before(g, v, bv)) {
+    if (best < 0 || g->rank[v] < g->rank[bv]) {
       best = q;
       bv = v;
     }
   }
   return best;
-}
-
-/*
- * Puts the ops a decision set aside (aside[0 .. n), in the order it took
- * them) back in front of their queues' lists. Within a queue it took them
- * in order, before every op left in its list, except those made ready
- * during the decision (a zero-length op ended), which are inserted where
- * they belong: so each list stays in (start, id) order.
- */
-static void put_aside(struct acs__sgs *g, const int32_t *aside, int32_t n)
-{
-  int32_t head[3] = {-1, -1, -1}, tail[3] = {-1, -1, -1};
-
-  for (int32_t k = 0; k < n; k++) {
-    int32_t v = aside[k], q = queue_of(g, v), *at = &head[q];
-    if (tail[q] >= 0 && before(g, v, tail[q]))
-      while (*at >= 0 && before(g, *at, v))
-        at = &g->lnext[*at];
-    else if (tail[q] >= 0)
-      at = &g->lnext[tail[q]];
-    g->lnext[v] = *at;
-    *at = v;
-    if (g->lnext[v] < 0)
-      tail[q] = v;
-  }
-  for (int q = 0; q < 3; q++)
-    if (head[q] >= 0) {
-      g->lnext[tail[q]] = g->lhead[q];
-      g->lhead[q] = head[q];
-    }
 }
 
 int acs__sgs_add_edge(struct acs__sgs *g, int32_t src, int32_t dst)
@@ -338,7 +371,8 @@ static int32_t decide(struct acs__sgs *g, int64_t t, int force)
     err = begin(g, v, t);
     placed++;
   }
-  put_aside(g, g->aside, naside);
+  for (int32_t k = 0; k < naside; k++)
+    push_ready(g, g->aside[k]);
   return err < 0 ? err : placed;
 }
 
@@ -431,6 +465,24 @@ static int sweep(struct acs__sgs *g, struct acs_diag *d)
   return ACS_OK;
 }
 
+/* The ops' ranks in (planned start, id) order, from the hooks or sorted
+ * here (O(V log V)), their inverse and their queues. */
+static int plan_ranks(struct acs__sgs *g, const int32_t *rank)
+{
+  if (!rank) {
+    g->own_rank = malloc(((size_t)g->s->nops + 1) * sizeof(int32_t));
+    if (!g->own_rank || acs__plan_ranks(g->s, g->own_rank) < 0)
+      return ACS_ENOMEM;
+    rank = g->own_rank;
+  }
+  g->rank = rank;
+  for (int32_t v = 0; v < g->s->nops; v++) {
+    g->by_rank[rank[v]] = v;
+    g->queue[v] = (uint8_t)queue_of(g, v);
+  }
+  return ACS_OK;
+}
+
 static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int release,
                     const struct acs__sgs_hooks *hk, int64_t *start)
 {
@@ -449,16 +501,16 @@ static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int releas
   g->aside = malloc((SET_ASIDE_MAX + 1) * sizeof(int32_t));
   g->dhead = malloc(n * sizeof(int32_t));
   g->whead = malloc(n * sizeof(int32_t));
-  g->lnext = malloc(n * sizeof(int32_t));
-  g->lhead[0] = g->lhead[1] = g->lhead[2] = -1;
+  g->by_rank = malloc(n * sizeof(int32_t));
+  g->queue = malloc(n);
   g->wnext = malloc(n * sizeof(int32_t));
   g->done = calloc(n, 1);
   fill = malloc(n * sizeof(int32_t));
-  if (!g->succ_off || !g->succ || !g->indeg || !g->aside || !g->dhead || !g->whead || !g->lnext ||
-      !g->wnext || !g->done || !fill ||
-      acs_heap_init(&g->ready[0], n) < 0 || acs_heap_init(&g->ready[1], n) < 0 ||
-      acs_heap_init(&g->ready[2], n) < 0 || acs_heap_init(&g->run, n) < 0 ||
-      acs_heap_init(&g->wait, n) < 0) {
+  if (!g->succ_off || !g->succ || !g->indeg || !g->aside || !g->dhead || !g->whead ||
+      !g->wnext || !g->by_rank || !g->queue || !g->done || !fill ||
+      rset_init(&g->ready[0], s->nops) < 0 || rset_init(&g->ready[1], s->nops) < 0 ||
+      rset_init(&g->ready[2], s->nops) < 0 || acs_heap_init(&g->run, n) < 0 ||
+      acs_heap_init(&g->wait, n) < 0 || plan_ranks(g, hk->plan_rank) < 0) {
     free(fill);
     return ACS_ENOMEM;
   }
@@ -484,10 +536,10 @@ static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int releas
 static void sgs_free(struct acs__sgs *g)
 {
   free(g->succ_off), free(g->succ), free(g->indeg), free(g->aside), free(g->dhead);
-  free(g->whead), free(g->wnext), free(g->lnext);
+  free(g->whead), free(g->wnext), free(g->own_rank), free(g->by_rank), free(g->queue);
   free(g->dnext), free(g->ddst), free(g->done);
   for (int q = 0; q < 3; q++)
-    acs_heap_destroy(&g->ready[q]);
+    rset_free(&g->ready[q]);
   acs_heap_destroy(&g->run);
   acs_heap_destroy(&g->wait);
 }
@@ -518,6 +570,21 @@ static int cmp_by_start(const void *x, const void *y)
   if (a->start != b->start)
     return a->start < b->start ? -1 : 1;
   return (a->op > b->op) - (a->op < b->op);
+}
+
+int acs__plan_ranks(const struct acs_schedule *s, int32_t *rank)
+{
+  struct by_start *o = malloc(((size_t)s->nops + 1) * sizeof(*o));
+
+  if (!o)
+    return ACS_ENOMEM;
+  for (int32_t v = 0; v < s->nops; v++)
+    o[v] = (struct by_start){s->ops[v].start, v};
+  qsort(o, (size_t)s->nops, sizeof(*o), cmp_by_start);
+  for (int32_t k = 0; k < s->nops; k++)
+    rank[o[k].op] = k;
+  free(o);
+  return ACS_OK;
 }
 
 /* The resource whose instances an op's unit indexes, or -1 (as verify.c). */
@@ -644,7 +711,7 @@ static int64_t makespan_of(const struct acs_schedule *s, const int64_t *start)
 
 int acs__barrier_retime(struct acs_schedule *s, int32_t first_new_edge, struct acs_diag *d)
 {
-  struct acs__sgs_hooks hk = {NULL, always, NULL, NULL, INT64_MAX};
+  struct acs__sgs_hooks hk = {NULL, always, NULL, NULL, INT64_MAX, NULL};
   int64_t *start[2];
   int need = 0, err = ACS_ENOMEM;
 

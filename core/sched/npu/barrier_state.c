@@ -192,15 +192,28 @@ void acs__mark_preds(struct acs__balloc *a, int32_t v)
  * every edge so far): a mark proves a path, so the edge it would replace
  * is implied. An unmarked op may still be an ancestor; then an edge is
  * added that was not needed, which costs nothing but an edge.
+ *
+ * The search only reads edges into v's ancestors, which have all started
+ * (v is asked once its predecessors have ended), and edges are added only
+ * into the op that starts: so it finds the same ops at every request of v
+ * until v starts. An op turned away is asked again and again, so the ops
+ * found are kept in a small cache (a->anc_cache, ACS_BA_ANC_SLOTS slots
+ * by op id) and marked again from there in O(ACS_BA_ANC_BUDGET).
  */
 static void mark_ancestors(struct acs__balloc *a, int32_t v)
 {
   const struct acs_dag *g = &a->p->g;
-  int32_t head = 0, tail = 0;
+  int32_t head = 0, tail = 0, *slot = a->anc_cache + (size_t)(v % ACS_BA_ANC_SLOTS) *
+                                                       (ACS_BA_ANC_BUDGET + 1);
 
   if (a->anc_done)
     return;
   a->anc_done = 1;
+  if (slot[0] == v) {
+    for (int32_t k = 1; k < ACS_BA_ANC_BUDGET && slot[k] >= 0; k++)
+      a->anc_mark[slot[k]] = a->epoch;
+    return;
+  }
   a->queue[tail++] = v;
   while (head < tail && tail < ACS_BA_ANC_BUDGET) {
     int32_t x = a->queue[head++];
@@ -215,6 +228,9 @@ static void mark_ancestors(struct acs__balloc *a, int32_t v)
         a->queue[tail++] = a->add.a[e];
       }
   }
+  memcpy(slot, a->queue, (size_t)tail * sizeof(int32_t));
+  if (tail < ACS_BA_ANC_BUDGET)
+    slot[tail] = -1;
 }
 
 /* Does a path of edges lead from x to v? Yes when x is a direct
@@ -399,7 +415,7 @@ static int open_use(struct acs__balloc *a, int32_t v, int64_t t, const struct ac
     a->ucap = cap;
   }
   y = a->nuse++;
-  a->use[y] = (struct acs_ba_use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, -1, t, -1, 1, -1, -1, -1, 0, 0};
+  a->use[y] = (struct acs_ba_use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, -1, t, -1, 1, -1, -1, 0, 0};
   /* By planned starts alone, a use that took its barrier from waiters
    * takes no other producer: joining it is not priced. */
   a->use[y].joinable = !a->by_plan || c->kind != ACS_BA_K_STEAL;
@@ -434,28 +450,72 @@ static int consume_all(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int
   return ACS_OK;
 }
 
+/* Can a request still price use z (followable, barrier.c)? Only while it
+ * is its barrier's current use or the one before it; the current use only
+ * moves on, so once not, never again. */
+static int priceable(const struct acs__balloc *a, int32_t z)
+{
+  int32_t c = a->bar[a->use[z].barrier].cur;
+
+  return c == z || a->use[c].prev == z;
+}
+
+/* Barrier b got a producer running at the current decision time: the
+ * counts of the uses whose consumers update it are stale. O(uses listed),
+ * those no request can price dropped for good. */
+static void busy_now(struct acs__balloc *a, int32_t b)
+{
+  struct acs_ba_bar *x = &a->bar[b];
+  int32_t k = 0;
+
+  while (k < x->nrev) {
+    int32_t z = x->rev[k];
+    if (!priceable(a, z)) {
+      x->rev[k] = x->rev[--x->nrev];
+      continue;
+    }
+    a->use[z].rk_t = -1;
+    k++;
+  }
+}
+
+static int rev_push(struct acs_ba_bar *x, int32_t z)
+{
+  if (x->nrev == x->caprev) {
+    int32_t cap = x->caprev ? 2 * x->caprev : 4, *r = realloc(x->rev, (size_t)cap * sizeof(*r));
+    if (!r)
+      return ACS_ENOMEM;
+    x->rev = r;
+    x->caprev = cap;
+  }
+  x->rev[x->nrev++] = z;
+  return ACS_OK;
+}
+
 /* v, a consumer of use z, updates barrier b: counted in z's consumer
  * barriers (what the reuse of z's barrier must check, barrier.c). */
 static int note_consumer(struct acs__balloc *a, int32_t z, int32_t b, int32_t v)
 {
   int32_t e;
 
-  for (e = a->use[z].cbar; e >= 0; e = a->cbar.next[e])
-    if (a->cbar.a[e] == b) {
-      a->cbar.b[e]++;
+  a->use[z].rk_t = -1; /* its count may change */
+  for (e = a->use[z].cbar; e >= 0; e = a->cbar[e].next)
+    if (a->cbar[e].bar == b) {
+      a->cbar[e].count++;
       return ACS_OK;
     }
-  if ((e = list_push(&a->cbar, b, 1, a->use[z].cbar)) < 0)
-    return e;
-  if ((size_t)a->cbar.n > a->cbar_cap) {
-    size_t cap = a->cbar.cap;
-    int32_t *m = realloc(a->cbar_member, cap * sizeof(*m));
-    if (!m)
+  if (rev_push(&a->bar[b], z) < 0)
+    return ACS_ENOMEM;
+  if ((size_t)a->ncbar == a->cbar_cap) {
+    size_t cap = a->cbar_cap ? 2 * a->cbar_cap : 256;
+    struct acs_ba_cbar *c = realloc(a->cbar, cap * sizeof(*c));
+    if (!c || a->ncbar == INT32_MAX)
       return ACS_ENOMEM;
-    a->cbar_member = m;
+    a->cbar = c;
     a->cbar_cap = cap;
   }
-  a->cbar_member[e] = v;
+  e = a->ncbar++;
+  a->cbar[e] = (struct acs_ba_cbar){b, 1, a->use[z].cbar, v};
   a->use[z].cbar = e;
   return ACS_OK;
 }
@@ -502,6 +562,8 @@ int acs__commit(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int64_t t,
     a->use[y].prod_end = a->end[v];
     a->use[y].last = v;
   }
+  if (a->bar_pend[a->use[y].barrier] <= t && a->use[y].prod_end > t)
+    busy_now(a, a->use[y].barrier);
   a->bar_pend[a->use[y].barrier] = a->use[y].prod_end; /* y is its barrier's current use */
   if ((err = touch(a, a->use[y].barrier)) < 0)
     return err;
@@ -558,12 +620,14 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->succ_mark = calloc(n, sizeof(int32_t));
   a->try_mark = calloc(nb, sizeof(int32_t));
   a->queue = malloc((ACS_BA_ANC_BUDGET + 1) * sizeof(int32_t));
+  a->anc_cache = malloc((size_t)ACS_BA_ANC_SLOTS * (ACS_BA_ANC_BUDGET + 1) * sizeof(int32_t));
   a->wb = malloc(n * sizeof(int32_t));
   a->wz = malloc(n * sizeof(int32_t));
   if (!a->bar || !a->use_of || !a->prod_next || !a->pbar || !a->npbar || !a->open_cls || !a->end || !a->unstarted ||
       !a->ready_at || !a->reg_head ||
       !a->add_in || !a->opcons_head || !a->pred_mark || !a->anc_mark || !a->bar_mark || !a->bar_pend ||
-      !a->pull_mark || !a->succ_mark || !a->try_mark || !a->queue || !a->wb || !a->wz ||
+      !a->pull_mark || !a->succ_mark || !a->try_mark || !a->queue || !a->anc_cache || !a->wb ||
+      !a->wz ||
       acs_heap_init(&a->busy, 64) < 0 || acs_heap_init(&a->idle, 64) < 0)
     return ACS_ENOMEM;
   for (size_t b = 0; b + 1 < nb; b++) {
@@ -579,6 +643,8 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   }
   for (int32_t c = 0; c < p->ncls; c++)
     a->open_cls[c] = -1;
+  for (int32_t k = 0; k < ACS_BA_ANC_SLOTS; k++)
+    a->anc_cache[(size_t)k * (ACS_BA_ANC_BUDGET + 1)] = -1;
   return ACS_OK;
 }
 
@@ -590,6 +656,7 @@ void acs__balloc_destroy(struct acs__balloc *a)
     acs_heap_destroy(&a->bar[b].by_ready);
     acs_heap_destroy(&a->bar[b].by_lst);
     acs_heap_destroy(&a->bar[b].by_start);
+    free(a->bar[b].rev);
   }
   acs_heap_destroy(&a->busy);
   acs_heap_destroy(&a->idle);
@@ -597,10 +664,11 @@ void acs__balloc_destroy(struct acs__balloc *a)
   free(a->pbar), free(a->npbar);
   free(a->end), free(a->unstarted), free(a->ready_at), free(a->reg_head), free(a->add_in), free(a->opcons_head);
   free(a->pred_mark), free(a->anc_mark), free(a->bar_mark), free(a->bar_pend), free(a->pull_mark);
-  free(a->try_mark), free(a->succ_mark), free(a->queue), free(a->wb), free(a->wz);
+  free(a->try_mark), free(a->succ_mark), free(a->queue), free(a->anc_cache), free(a->wb);
+  free(a->wz);
   list_free(&a->cons), list_free(&a->reg), list_free(&a->add), list_free(&a->waits);
-  list_free(&a->opcons), list_free(&a->cbar);
-  free(a->cbar_member);
+  list_free(&a->opcons);
+  free(a->cbar);
   free(a);
 }
 
