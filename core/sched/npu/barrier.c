@@ -78,12 +78,17 @@
  * its producers. Where paths made every such edge unnecessary, one is
  * added anyway (a marker edge; it is implied, so it needs no wait).
  *
- * Cost: per request, at most CANDIDATES barriers of each kind are priced,
- * each in O(EXACT_MAX) (or O(1) for a use with more members) once it can
- * be followed (followable: O(1) for a use refused for every op at this
- * decision time, else the barriers of its consumers counted once per use
- * and start), plus a backward search of at most ACS_BA_ANC_BUDGET ops for
- * the paths that make edges unnecessary, O(HELD_MAX) per take priced
+ * Cost: per request, O(distinct barriers of v's reduced predecessors)
+ * (kept from v's first request, pred_barriers) to find its waits; a request
+ * turned away because a use v must consume has a producer running ends
+ * there, and v is asked again only when that producer ends (the sweep
+ * hangs it on it). Otherwise at most CANDIDATES barriers of each kind are
+ * priced, each in O(EXACT_MAX) (or O(1) for a use with more members) once
+ * it can be followed (followable: O(1) for a use refused for every op at
+ * this decision time, else the barriers of its consumers counted once per
+ * use and change of their state), plus a backward search of at most
+ * ACS_BA_ANC_BUDGET ops for the paths that make edges unnecessary (kept
+ * per op while it waits, barrier_state.c), O(HELD_MAX) per take priced
  * (hold_waiters; a refused take only tidies its heaps) and O(degree) for
  * the waits; a scan of the free and stealable barriers that every op is
  * refused is not repeated before the next start. The barrier lists cost

@@ -13,7 +13,10 @@
  * plan that the barriers never delay comes out unchanged. An op that cannot
  * start is set aside until the next decision time, and a decision stops
  * after 64 such ops in a row, which bounds the work per event without
- * affecting validity (an op may only start later than it could). When
+ * affecting validity (an op may only start later than it could). An op the
+ * allocator turns away until a running producer ends (it must consume that
+ * producer's use) is not asked again before then: it is hung on that
+ * producer and made ready when it ends, an event, not a poll. When
  * nothing runs and nothing is due, the allocator is told to start the first
  * op that fits, so the sweep never stalls. Units are then reassigned as
  * every scheduler does (lowest free PE or channel at its start, by start,
@@ -34,8 +37,11 @@
  * that assigns ranges (spill) keep ranges that share addresses apart in any
  * execution respecting the edges, so the moved ranges stay disjoint.
  *
- * O((V + E + A) log V + V R) for A added edges, plus 64 log V per decision
- * time and what the allocator spends.
+ * Cost: O((V + E + A) log V + V R) for A added edges (the running ops'
+ * heap), plus O(log_64 V) per op taken from, or put back into, the ready
+ * queues (a bitmap of plan ranks): at most 64 + 8 per decision time, and
+ * one per wake of a turned-away op (O(1) to hang it on its producer), plus
+ * what the allocator spends per request (barrier.c).
  */
 #include "config.h"
 
