@@ -178,7 +178,84 @@ static int32_t end_count(const struct acs__balloc *a, int32_t x)
 
 /* Members on a barrier with a producer running that followable() looks at
  * one by one; a use with more is refused at once. */
-#define RISKY_MAX 4
+#define RISKY_MAX ACS_BA_RISKY_MAX
+
+/*
+ * How many of use u's consumers are on a barrier with a producer running
+ * at t (u->rk, and u->rk_several: two or more of them on one). When more
+ * than RISKY_MAX are, also until when at least that many will be, in
+ * u->rk_until: the (RISKY_MAX + 1)-th latest end of those producers, the
+ * consumers counted with their multiplicity. A barrier's current producers
+ * only end later as time goes (a new use opens once the old one is done,
+ * so its producers end no earlier), and u only gains consumers, so the
+ * count at any later time is at least what these ends say: u is refused
+ * before u->rk_until in O(1), and counted again only after it. When at
+ * most RISKY_MAX are, they are kept (u->rk_e): until a barrier of u's
+ * consumers gets a producer running or u a consumer (which clear them,
+ * barrier_state.c), the count at a later time is theirs whose producers
+ * still run (recount_risky, O(RISKY_MAX)). O(entries).
+ */
+static int32_t count_risky(struct acs__balloc *a, struct acs_ba_use *u, int64_t t)
+{
+  int64_t top[RISKY_MAX + 1];
+  int32_t cnt[RISKY_MAX + 1], ntop = 0, risky = 0, cum = 0;
+
+  u->rk_several = 0;
+  for (int32_t e = u->cbar; e >= 0; e = a->cbar[e].next) {
+    int64_t end = a->bar_pend[a->cbar[e].bar];
+    int32_t j;
+    if (end <= t)
+      continue;
+    u->rk_several |= a->cbar[e].count > 1;
+    risky += a->cbar[e].count;
+    /* keep the RISKY_MAX + 1 latest ends, latest first */
+    if (ntop == RISKY_MAX + 1 && end <= top[RISKY_MAX])
+      continue;
+    for (j = ntop < RISKY_MAX + 1 ? ntop++ : RISKY_MAX; j > 0 && top[j - 1] < end; j--) {
+      top[j] = top[j - 1];
+      cnt[j] = cnt[j - 1];
+    }
+    top[j] = end;
+    cnt[j] = a->cbar[e].count;
+  }
+  u->rk_t = t;
+  u->rk = risky;
+  u->rk_n = -1;
+  for (int32_t j = 0; j < ntop && risky > RISKY_MAX; j++)
+    if ((cum += cnt[j]) > RISKY_MAX) {
+      u->rk_until = top[j];
+      break;
+    }
+  if (risky <= RISKY_MAX) { /* each busy entry counts at least one */
+    u->rk_n = 0;
+    for (int32_t e = u->cbar; e >= 0; e = a->cbar[e].next)
+      if (a->bar_pend[a->cbar[e].bar] > t)
+        u->rk_e[u->rk_n++] = e;
+  }
+  return risky;
+}
+
+/* The same from the entries kept at the last count (u->rk_n >= 0). */
+static int32_t recount_risky(struct acs__balloc *a, struct acs_ba_use *u, int64_t t)
+{
+  int32_t risky = 0, n = 0;
+
+  u->rk_several = 0;
+  for (int32_t k = 0; k < u->rk_n; k++) {
+    int32_t e = u->rk_e[k];
+    if (a->bar_pend[a->cbar[e].bar] <= t)
+      continue;
+    u->rk_several |= a->cbar[e].count > 1;
+    risky += a->cbar[e].count;
+    u->rk_e[n++] = e;
+  }
+  u->rk_n = (int8_t)n;
+  u->rk_t = t;
+  u->rk = risky;
+  /* a kept entry gained consumers: too many now, the full count says
+   * until when (rk_until) */
+  return risky > RISKY_MAX ? count_risky(a, u, t) : risky;
+}
 
 /*
  * Can v follow every member of x's end at t, as far as their barriers go?
@@ -222,27 +299,24 @@ static int followable(struct acs__balloc *a, int32_t x, int32_t v, int64_t t)
         return 0;
     return 1;
   }
+  if (t < u->rk_until) {
+    u->refused_at = t; /* still too many members on busy barriers */
+    return 0;
+  }
   if (u->rk_t == t) {
     risky = u->rk; /* counted for another op, and still so */
-  } else {
-    u->rk_several = 0;
-    for (int32_t e = u->cbar; e >= 0; e = a->cbar[e].next)
-      if (a->bar_pend[a->cbar[e].bar] > t) {
-        u->rk_several |= a->cbar[e].count > 1;
-        if ((risky += a->cbar[e].count) > RISKY_MAX) {
-          u->refused_at = t;
-          return 0;
-        }
-      }
-    u->rk_t = t;
-    u->rk = risky;
+  } else if ((risky = u->rk_n >= 0 ? recount_risky(a, u, t) : count_risky(a, u, t)) >
+             RISKY_MAX) {
+    u->refused_at = t;
+    return 0;
   }
   if (risky == 0)
     return 1;
-  for (int32_t e = u->cbar; e >= 0; e = a->cbar[e].next)
-    if (a->bar_pend[a->cbar[e].bar] > t && a->cbar[e].count == 1 &&
-        !acs__ordered_before(a, a->cbar[e].member, v))
+  for (int32_t k = 0; k < u->rk_n; k++) { /* the entries on busy barriers */
+    const struct acs_ba_cbar *c = &a->cbar[u->rk_e[k]];
+    if (c->count == 1 && !acs__ordered_before(a, c->member, v))
       return 0;
+  }
   if (!u->rk_several)
     return 1; /* each member on a busy barrier was looked at above */
   for (int32_t k = u->cons; k >= 0; k = a->cons.next[k]) {

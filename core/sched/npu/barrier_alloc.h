@@ -9,6 +9,9 @@
 #include "core/sched/npu/barrier_int.h"
 #include "core/sched/heap.h"
 
+/* Members of a use on busy barriers that a request checks one by one
+ * (followable, barrier.c). */
+#define ACS_BA_RISKY_MAX 4
 /* Ops the backward search for existing paths visits at most. */
 #define ACS_BA_ANC_BUDGET 64
 /* Ops whose search is kept (barrier_state.c, mark_ancestors): about the ops
@@ -30,8 +33,11 @@ struct acs_ba_use {
   int64_t refused_at;     /* a decision time at which no op can follow it
                            * (followable, barrier.c); -1 */
   int64_t rk_t;           /* the decision time rk was counted at; -1: count again */
+  int64_t rk_until;       /* refused before then (count_risky, barrier.c); -1 */
   int32_t rk;             /* its members on a barrier with a producer running */
   uint8_t rk_several;     /* ... two or more of them on one such barrier */
+  int8_t rk_n;            /* those entries of a->cbar, kept when few; -1: not kept */
+  int32_t rk_e[ACS_BA_RISKY_MAX];
 };
 
 /* The lists a physical barrier is on while its current use is done (its
@@ -53,9 +59,9 @@ struct acs_ba_bar {
   int32_t prev, next;     /* links in that list */
   int32_t oprev, onext;   /* links in the list of open uses, when on it */
   uint8_t open;
-  /* Uses with a consumer that updates this barrier (their rk counts it when
-   * it has a producer running), pruned of those no request can price any
-   * more (barrier_state.c, busy_now). */
+  /* The entries of a->cbar on this barrier (their uses' rk counts them
+   * when it has a producer running), pruned of those of uses no request
+   * can price any more (barrier_state.c, busy_now). */
   int32_t *rev, nrev, caprev;
 };
 
@@ -102,11 +108,11 @@ struct acs__balloc {
   struct acs_ba_list opcons;     /* a: a use an op consumed; next: per op */
   int32_t *opcons_head;
   /* Per use (use.cbar, linked through next): a barrier its consumers
-   * update, how many of them, one of them. One record per entry, so that
+   * update, how many of them, one of them, the use. One record per entry, so that
    * followable (barrier.c), which walks these lists on most requests,
    * reads one cache line per entry. */
   struct acs_ba_cbar {
-    int32_t bar, count, next, member;
+    int32_t bar, count, next, member, use;
   } *cbar;
   int32_t ncbar;
   size_t cbar_cap;

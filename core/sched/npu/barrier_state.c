@@ -415,7 +415,8 @@ static int open_use(struct acs__balloc *a, int32_t v, int64_t t, const struct ac
     a->ucap = cap;
   }
   y = a->nuse++;
-  a->use[y] = (struct acs_ba_use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, -1, t, -1, 1, -1, -1, 0, 0};
+  a->use[y] = (struct acs_ba_use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, -1, t, -1, 1, -1, -1, -1,
+                                  0, 0, -1, {0}};
   /* By planned starts alone, a use that took its barrier from waiters
    * takes no other producer: joining it is not priced. */
   a->use[y].joinable = !a->by_plan || c->kind != ACS_BA_K_STEAL;
@@ -460,21 +461,50 @@ static int priceable(const struct acs__balloc *a, int32_t z)
   return c == z || a->use[c].prev == z;
 }
 
+/*
+ * Entry e of use z's consumer barriers has a producer running now: z's
+ * count is stale, and e joins the entries kept for recounting it
+ * (barrier.c, count_risky), so that they stay a superset of those with a
+ * producer running; when more than ACS_BA_RISKY_MAX would be kept, none
+ * is, and z is counted in full again. O(ACS_BA_RISKY_MAX).
+ */
+static void keep_busy(struct acs__balloc *a, int32_t z, int32_t e)
+{
+  struct acs_ba_use *u = &a->use[z];
+  int32_t n = 0;
+
+  u->rk_t = -1;
+  if (u->rk_n < 0)
+    return;
+  for (int32_t k = 0; k < u->rk_n; k++) {
+    if (u->rk_e[k] == e)
+      return;
+    if (a->bar_pend[a->cbar[u->rk_e[k]].bar] > a->now)
+      u->rk_e[n++] = u->rk_e[k]; /* the others no longer count */
+  }
+  u->rk_n = (int8_t)n;
+  if (n == ACS_BA_RISKY_MAX)
+    u->rk_n = -1;
+  else
+    u->rk_e[u->rk_n++] = e;
+}
+
 /* Barrier b got a producer running at the current decision time: the
- * counts of the uses whose consumers update it are stale. O(uses listed),
- * those no request can price dropped for good. */
+ * uses whose consumers update it count one more consumer on a busy
+ * barrier (keep_busy). O(entries listed), those of uses no request can
+ * price any more dropped for good. */
 static void busy_now(struct acs__balloc *a, int32_t b)
 {
   struct acs_ba_bar *x = &a->bar[b];
   int32_t k = 0;
 
   while (k < x->nrev) {
-    int32_t z = x->rev[k];
-    if (!priceable(a, z)) {
+    int32_t e = x->rev[k];
+    if (!priceable(a, a->cbar[e].use)) {
       x->rev[k] = x->rev[--x->nrev];
       continue;
     }
-    a->use[z].rk_t = -1;
+    keep_busy(a, a->cbar[e].use, e);
     k++;
   }
 }
@@ -502,10 +532,10 @@ static int note_consumer(struct acs__balloc *a, int32_t z, int32_t b, int32_t v)
   for (e = a->use[z].cbar; e >= 0; e = a->cbar[e].next)
     if (a->cbar[e].bar == b) {
       a->cbar[e].count++;
+      if (a->bar_pend[b] > a->now)
+        keep_busy(a, z, e);
       return ACS_OK;
     }
-  if (rev_push(&a->bar[b], z) < 0)
-    return ACS_ENOMEM;
   if ((size_t)a->ncbar == a->cbar_cap) {
     size_t cap = a->cbar_cap ? 2 * a->cbar_cap : 256;
     struct acs_ba_cbar *c = realloc(a->cbar, cap * sizeof(*c));
@@ -515,9 +545,11 @@ static int note_consumer(struct acs__balloc *a, int32_t z, int32_t b, int32_t v)
     a->cbar_cap = cap;
   }
   e = a->ncbar++;
-  a->cbar[e] = (struct acs_ba_cbar){b, 1, a->use[z].cbar, v};
+  a->cbar[e] = (struct acs_ba_cbar){b, 1, a->use[z].cbar, v, z};
   a->use[z].cbar = e;
-  return ACS_OK;
+  if (a->bar_pend[b] > a->now)
+    keep_busy(a, z, e);
+  return rev_push(&a->bar[b], e);
 }
 
 static void count_refused(struct acs__balloc *a, int32_t v, int join)
