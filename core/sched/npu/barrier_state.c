@@ -193,12 +193,13 @@ void acs__mark_preds(struct acs__balloc *a, int32_t v)
  * is implied. An unmarked op may still be an ancestor; then an edge is
  * added that was not needed, which costs nothing but an edge.
  *
- * The search only reads edges into v's ancestors, which have all started
- * (v is asked once its predecessors have ended), and edges are added only
- * into the op that starts: so it finds the same ops at every request of v
- * until v starts. An op turned away is asked again and again, so the ops
- * found are kept in a small cache (a->anc_cache, ACS_BA_ANC_SLOTS slots
- * by op id) and marked again from there in O(ACS_BA_ANC_BUDGET).
+ * The search only reads edges into v and its ancestors, which have all
+ * started (v is asked once its predecessors have ended), and edges are
+ * added only into the op that starts: so until edges into v are added
+ * (when it starts) it finds the same ops at every request of v. An op
+ * turned away is asked again and again, so the ops found are kept in a
+ * small cache (a->anc_cache, ACS_BA_ANC_SLOTS slots by op id) and marked
+ * again from there in O(ACS_BA_ANC_BUDGET).
  */
 static void mark_ancestors(struct acs__balloc *a, int32_t v)
 {
@@ -209,7 +210,7 @@ static void mark_ancestors(struct acs__balloc *a, int32_t v)
   if (a->anc_done)
     return;
   a->anc_done = 1;
-  if (slot[0] == v) {
+  if (slot[0] == v && a->add_in[v] < 0) { /* no edge into v added yet (commit adds them) */
     for (int32_t k = 1; k < ACS_BA_ANC_BUDGET && slot[k] >= 0; k++)
       a->anc_mark[slot[k]] = a->epoch;
     return;
