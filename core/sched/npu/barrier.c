@@ -183,9 +183,10 @@ static int32_t end_count(const struct acs__balloc *a, int32_t x)
 /*
  * How many of use u's consumers are on a barrier with a producer running
  * at t (u->rk, and u->rk_several: two or more of them on one). When more
- * than RISKY_MAX are, also until when at least that many will be, in
- * u->rk_until: the (RISKY_MAX + 1)-th latest end of those producers, the
- * consumers counted with their multiplicity. A barrier's current producers
+ * than RISKY_MAX are (the count stops there), also until when at least
+ * that many will be, in u->rk_until: the (RISKY_MAX + 1)-th latest end of
+ * the producers of those counted, the consumers counted with their
+ * multiplicity (those not counted could only make it later). A barrier's current producers
  * only end later as time goes (a new use opens once the old one is done,
  * so its producers end no earlier), and u only gains consumers, so the
  * count at any later time is at least what these ends say: u is refused
@@ -198,7 +199,7 @@ static int32_t end_count(const struct acs__balloc *a, int32_t x)
 static int32_t count_risky(struct acs__balloc *a, struct acs_ba_use *u, int64_t t)
 {
   int64_t top[RISKY_MAX + 1];
-  int32_t cnt[RISKY_MAX + 1], ntop = 0, risky = 0, cum = 0;
+  int32_t cnt[RISKY_MAX + 1], seen[RISKY_MAX + 1], ntop = 0, risky = 0, cum = 0;
 
   u->rk_several = 0;
   for (int32_t e = u->cbar; e >= 0; e = a->cbar[e].next) {
@@ -208,15 +209,18 @@ static int32_t count_risky(struct acs__balloc *a, struct acs_ba_use *u, int64_t 
       continue;
     u->rk_several |= a->cbar[e].count > 1;
     risky += a->cbar[e].count;
-    /* keep the RISKY_MAX + 1 latest ends, latest first */
-    if (ntop == RISKY_MAX + 1 && end <= top[RISKY_MAX])
-      continue;
-    for (j = ntop < RISKY_MAX + 1 ? ntop++ : RISKY_MAX; j > 0 && top[j - 1] < end; j--) {
+    /* the busy entries seen, latest end first: at most RISKY_MAX + 1 of
+     * them, as the walk stops once they are too many (the ends of those
+     * seen bound when the count falls from below, as all of them do) */
+    seen[ntop] = e;
+    for (j = ntop++; j > 0 && top[j - 1] < end; j--) {
       top[j] = top[j - 1];
       cnt[j] = cnt[j - 1];
     }
     top[j] = end;
     cnt[j] = a->cbar[e].count;
+    if (risky > RISKY_MAX)
+      break;
   }
   u->rk_t = t;
   u->rk = risky;
@@ -226,11 +230,9 @@ static int32_t count_risky(struct acs__balloc *a, struct acs_ba_use *u, int64_t 
       u->rk_until = top[j];
       break;
     }
-  if (risky <= RISKY_MAX) { /* each busy entry counts at least one */
-    u->rk_n = 0;
-    for (int32_t e = u->cbar; e >= 0; e = a->cbar[e].next)
-      if (a->bar_pend[a->cbar[e].bar] > t)
-        u->rk_e[u->rk_n++] = e;
+  if (risky <= RISKY_MAX) { /* every busy entry was seen: at most RISKY_MAX */
+    memcpy(u->rk_e, seen, (size_t)ntop * sizeof(int32_t));
+    u->rk_n = (int8_t)ntop;
   }
   return risky;
 }

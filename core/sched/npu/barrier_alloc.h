@@ -113,9 +113,12 @@ struct acs__balloc {
    * reads one cache line per entry. */
   struct acs_ba_cbar {
     int32_t bar, count, next, member, use;
+    int32_t dead;         /* its use can no longer be priced (retire) */
   } *cbar;
   int32_t ncbar;
   size_t cbar_cap;
+  int32_t *chash;         /* entries of cbar by (use, barrier) (cbar_slot), -1 */
+  size_t chash_cap;       /* a power of two */
   int64_t ver;            /* one more per op started */
   int64_t scan_t, scan_ver; /* when every free and stealable barrier priced
                              * was refused for any op (choose, barrier.c) */

@@ -398,6 +398,15 @@ static int note_started(struct acs__balloc *a, int32_t v)
   return ACS_OK;
 }
 
+/* Use z can no longer be priced (followable, barrier.c, prices a
+ * barrier's current use and the one before it; the current use only moves
+ * on): its entries are dead, and busy_now drops them. O(its entries), once. */
+static void retire(struct acs__balloc *a, int32_t z)
+{
+  for (int32_t e = a->use[z].cbar; e >= 0; e = a->cbar[e].next)
+    a->cbar[e].dead = 1;
+}
+
 /* Opens a new use on c->bar for v after its current use; returns it. */
 static int open_use(struct acs__balloc *a, int32_t v, int64_t t, const struct acs_ba_choice *c)
 {
@@ -415,6 +424,8 @@ static int open_use(struct acs__balloc *a, int32_t v, int64_t t, const struct ac
     a->use = u;
     a->ucap = cap;
   }
+  if (a->bar[b].cur >= 0 && a->use[a->bar[b].cur].prev >= 0)
+    retire(a, a->use[a->bar[b].cur].prev);
   y = a->nuse++;
   a->use[y] = (struct acs_ba_use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, -1, t, -1, 1, -1, -1, -1,
                                   0, 0, -1, {0}};
@@ -452,16 +463,6 @@ static int consume_all(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int
   return ACS_OK;
 }
 
-/* Can a request still price use z (followable, barrier.c)? Only while it
- * is its barrier's current use or the one before it; the current use only
- * moves on, so once not, never again. */
-static int priceable(const struct acs__balloc *a, int32_t z)
-{
-  int32_t c = a->bar[a->use[z].barrier].cur;
-
-  return c == z || a->use[c].prev == z;
-}
-
 /*
  * Entry e of use z's consumer barriers has a producer running now: z's
  * count is stale, and e joins the entries kept for recounting it
@@ -493,7 +494,7 @@ static void keep_busy(struct acs__balloc *a, int32_t z, int32_t e)
 /* Barrier b got a producer running at the current decision time: the
  * uses whose consumers update it count one more consumer on a busy
  * barrier (keep_busy). O(entries listed), those of uses no request can
- * price any more dropped for good. */
+ * price any more (dead, retire) dropped for good. */
 static void busy_now(struct acs__balloc *a, int32_t b)
 {
   struct acs_ba_bar *x = &a->bar[b];
@@ -501,7 +502,7 @@ static void busy_now(struct acs__balloc *a, int32_t b)
 
   while (k < x->nrev) {
     int32_t e = x->rev[k];
-    if (!priceable(a, a->cbar[e].use)) {
+    if (a->cbar[e].dead) {
       x->rev[k] = x->rev[--x->nrev];
       continue;
     }
@@ -523,15 +524,46 @@ static int rev_push(struct acs_ba_bar *x, int32_t z)
   return ACS_OK;
 }
 
+/* Where entry (z, b) of a->cbar is, or would go, in a->chash: open
+ * addressing, linear probing, at most half full. */
+static size_t cbar_slot(const struct acs__balloc *a, int32_t z, int32_t b)
+{
+  uint64_t k = ((uint64_t)(uint32_t)z << 32 | (uint32_t)b) * 0x9E3779B97F4A7C15u;
+
+  return (size_t)(k >> 32) & (a->chash_cap - 1);
+}
+
+static int cbar_rehash(struct acs__balloc *a)
+{
+  size_t cap = a->chash_cap ? 2 * a->chash_cap : 1024;
+  int32_t *t = malloc(cap * sizeof(*t));
+
+  if (!t)
+    return ACS_ENOMEM;
+  for (size_t k = 0; k < cap; k++)
+    t[k] = -1;
+  free(a->chash);
+  a->chash = t;
+  a->chash_cap = cap;
+  for (int32_t e = 0; e < a->ncbar; e++) {
+    size_t h = cbar_slot(a, a->cbar[e].use, a->cbar[e].bar);
+    while (t[h] >= 0)
+      h = (h + 1) & (cap - 1);
+    t[h] = e;
+  }
+  return ACS_OK;
+}
+
 /* v, a consumer of use z, updates barrier b: counted in z's consumer
  * barriers (what the reuse of z's barrier must check, barrier.c). */
 static int note_consumer(struct acs__balloc *a, int32_t z, int32_t b, int32_t v)
 {
-  int32_t e;
+  int32_t e = -1;
+  size_t h;
 
   a->use[z].rk_t = -1; /* its count may change */
-  for (e = a->use[z].cbar; e >= 0; e = a->cbar[e].next)
-    if (a->cbar[e].bar == b) {
+  for (h = cbar_slot(a, z, b); (e = a->chash[h]) >= 0; h = (h + 1) & (a->chash_cap - 1))
+    if (a->cbar[e].use == z && a->cbar[e].bar == b) {
       a->cbar[e].count++;
       if (a->bar_pend[b] > a->now)
         keep_busy(a, z, e);
@@ -546,8 +578,11 @@ static int note_consumer(struct acs__balloc *a, int32_t z, int32_t b, int32_t v)
     a->cbar_cap = cap;
   }
   e = a->ncbar++;
-  a->cbar[e] = (struct acs_ba_cbar){b, 1, a->use[z].cbar, v, z};
+  a->cbar[e] = (struct acs_ba_cbar){b, 1, a->use[z].cbar, v, z, 0};
   a->use[z].cbar = e;
+  a->chash[h] = e;
+  if (2 * (size_t)a->ncbar > a->chash_cap && cbar_rehash(a) < 0)
+    return ACS_ENOMEM;
   if (a->bar_pend[b] > a->now)
     keep_busy(a, z, e);
   return rev_push(&a->bar[b], e);
@@ -654,6 +689,8 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->try_mark = calloc(nb, sizeof(int32_t));
   a->queue = malloc((ACS_BA_ANC_BUDGET + 1) * sizeof(int32_t));
   a->anc_cache = malloc((size_t)ACS_BA_ANC_SLOTS * (ACS_BA_ANC_BUDGET + 1) * sizeof(int32_t));
+  if (cbar_rehash(a) < 0)
+    return ACS_ENOMEM;
   a->wb = malloc(n * sizeof(int32_t));
   a->wz = malloc(n * sizeof(int32_t));
   if (!a->bar || !a->use_of || !a->prod_next || !a->pbar || !a->npbar || !a->open_cls || !a->end || !a->unstarted ||
@@ -701,7 +738,7 @@ void acs__balloc_destroy(struct acs__balloc *a)
   free(a->wz);
   list_free(&a->cons), list_free(&a->reg), list_free(&a->add), list_free(&a->waits);
   list_free(&a->opcons);
-  free(a->cbar);
+  free(a->cbar), free(a->chash);
   free(a);
 }
 
