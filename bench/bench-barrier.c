@@ -14,7 +14,9 @@
  * the planned makespan before and after. With BENCH_STATS set in the
  * environment it also prints what the pass did (acs_barrier_stats) and the
  * producers and consumers per use of the program read back; BENCH_B=b
- * measures that barrier count only. Figures, not tests.
+ * measures that barrier count only. The last column is a hash of the
+ * program and times (starts, update barriers, waits, edges): two builds
+ * chose the same program when it matches. Figures, not tests.
  */
 #include "config.h"
 
@@ -43,6 +45,29 @@ static void print_stats(const struct acs_barrier_stats *st)
          (long long)st->attempts, (long long)st->blocked, (long long)st->starved,
          (long long)st->reuse_edges, (long long)st->coproducer_edges,
          (long long)st->marker_edges, st->retimed, st->released, st->policy, st->sweeps);
+}
+
+/* FNV-1a over the starts, update barriers, waits and edges of s. */
+static uint64_t program_hash(const struct acs_schedule *s)
+{
+  uint64_t h = 1469598103934665603u;
+  int64_t x[3];
+
+  for (int32_t i = 0; i < s->nops + s->nwaits + s->nedges; i++) {
+    if (i < s->nops) {
+      x[0] = s->ops[i].start, x[1] = s->ops[i].update_barrier, x[2] = s->ops[i].unit;
+    } else if (i < s->nops + s->nwaits) {
+      const struct acs_wait *w = &s->waits[i - s->nops];
+      x[0] = w->op, x[1] = w->barrier, x[2] = -2;
+    } else {
+      const struct acs_edge *e = &s->edges[i - s->nops - s->nwaits];
+      x[0] = e->src, x[1] = e->dst, x[2] = e->kind;
+    }
+    for (int k = 0; k < 3; k++)
+      for (int j = 0; j < 8; j++)
+        h = (h ^ (uint8_t)((uint64_t)x[k] >> (8 * j))) * 1099511628211u;
+  }
+  return h;
 }
 
 /* Producers and consumers per use of the program, read back (bprog.h). */
@@ -98,9 +123,10 @@ static int measure(const struct acs_problem *pb, int32_t b, int32_t p)
   t0 = acs_now_seconds();
   err = acs_schedule_verify(&s, &d);
   verify = acs_now_seconds() - t0;
-  printf("%8d %4d %5d %9.3f %9.3f %9.3f %5s %9d %5d %12lld %12lld %6.3f\n", s.nops, b, p, pass,
-         cpu, verify, err == ACS_OK ? "ok" : "FAIL", s.nedges - e0, barriers_used(&s), (long long)m0,
-         (long long)s.makespan, (double)s.makespan / (double)(m0 ? m0 : 1));
+  printf("%8d %4d %5d %9.3f %9.3f %9.3f %5s %9d %5d %12lld %12lld %6.3f %016llx\n", s.nops, b, p,
+         pass, cpu, verify, err == ACS_OK ? "ok" : "FAIL", s.nedges - e0, barriers_used(&s),
+         (long long)m0, (long long)s.makespan, (double)s.makespan / (double)(m0 ? m0 : 1),
+         (unsigned long long)program_hash(&s));
   if (err != ACS_OK)
     fprintf(stderr, "bench-barrier: verifier: %s\n", d.msg);
   if (getenv("BENCH_STATS")) {
@@ -122,8 +148,9 @@ int main(int argc, char **argv)
 
   printf("barrier pass (preparation, sweeps, re-timing) and verifier, random layered DAGs, "
          "list schedules on the default platform\n");
-  printf("%8s %4s %5s %9s %9s %9s %5s %9s %5s %12s %12s %6s\n", "ops", "b", "slots", "pass_s",
-         "pass_cpu", "verify_s", "ok", "edges+", "used", "makespan0", "makespan", "ratio");
+  printf("%8s %4s %5s %9s %9s %9s %5s %9s %5s %12s %12s %6s %16s\n", "ops", "b", "slots",
+         "pass_s", "pass_cpu", "verify_s", "ok", "edges+", "used", "makespan0", "makespan", "ratio",
+         "program");
   for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]) && sizes[k] <= max; k++) {
     struct acs_graph g;
     struct acs_platform plat;

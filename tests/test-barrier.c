@@ -822,9 +822,9 @@ Test(barrier, a_stolen_use_takes_the_rest_of_its_class)
 #include "core/sched/npu/barrier_int.h"
 
 static int start_always(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int force,
-                        int64_t *retry)
+                        int64_t *retry, int32_t *wake)
 {
-  (void)ctx, (void)g, (void)v, (void)t, (void)force, (void)retry;
+  (void)ctx, (void)g, (void)v, (void)t, (void)force, (void)retry, (void)wake;
   return 1;
 }
 
@@ -833,7 +833,8 @@ static int start_always(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int
 static int sweep_cut(const struct acs_schedule *s, const struct acs__bprep *p, int64_t cutoff,
                      int64_t *start)
 {
-  struct acs__sgs_hooks hk = {NULL, start_always, NULL, cutoff < INT64_MAX ? p : NULL, cutoff};
+  struct acs__sgs_hooks hk = {NULL, start_always, NULL, cutoff < INT64_MAX ? p : NULL, cutoff,
+                               NULL};
   struct acs_diag d;
 
   acs_diag_init(&d);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/model/bprog.h"
+#include "core/model/bprog_int.h"
 #include "core/model/reach.h"
 
 /* Kahn's algorithm taking the ready op of smallest (start, id): an order
@@ -296,4 +297,42 @@ int acs_bprog_present(const struct acs_schedule *s)
     if (s->ops[i].update_barrier >= 0)
       return 1;
   return 0;
+}
+
+/* Where each edge went in the successor and predecessor lists (both filled
+ * in edge order, acs_csr_fill) gives pred_edge; bp->order is Kahn's order
+ * by (start, id), as acs_dag_build computes it. */
+int acs__bprog_edge_dag(const struct acs_schedule *s, const struct acs_bprog *bp,
+                        struct acs_dag *g)
+{
+  size_t nn = (size_t)s->nops + 2, mm = (size_t)s->nedges + 1;
+  int32_t *fs = calloc(nn, sizeof(int32_t)), *fp = calloc(nn, sizeof(int32_t));
+  int err = ACS_ENOMEM;
+
+  memset(g, 0, sizeof(*g));
+  g->n = s->nops;
+  g->succ_off = malloc(nn * sizeof(int32_t)), g->pred_off = malloc(nn * sizeof(int32_t));
+  g->succ = malloc(mm * sizeof(int32_t)), g->pred = malloc(mm * sizeof(int32_t));
+  g->pred_edge = malloc(mm * sizeof(int32_t));
+  g->topo = malloc(nn * sizeof(int32_t)), g->pos = malloc(nn * sizeof(int32_t));
+  if (!fs || !fp || !g->succ_off || !g->pred_off || !g->succ || !g->pred || !g->pred_edge ||
+      !g->topo || !g->pos)
+    goto out_with_fill;
+  memcpy(g->succ_off, bp->succ_off, nn * sizeof(int32_t));
+  memcpy(g->pred_off, bp->pred_off, nn * sizeof(int32_t));
+  memcpy(g->succ, bp->succ, (size_t)s->nedges * sizeof(int32_t));
+  memcpy(g->pred, bp->pred, (size_t)s->nedges * sizeof(int32_t));
+  memcpy(g->topo, bp->order, (size_t)s->nops * sizeof(int32_t));
+  for (int32_t e = 0; e < s->nedges; e++) {
+    int32_t u = s->edges[e].src, v = s->edges[e].dst;
+    g->pred_edge[g->pred_off[v] + fp[v]++] = g->succ_off[u] + fs[u]++;
+  }
+  for (int32_t k = 0; k < s->nops; k++)
+    g->pos[g->topo[k]] = k;
+  err = ACS_OK;
+out_with_fill:
+  free(fs), free(fp);
+  if (err < 0)
+    acs_dag_destroy(g);
+  return err;
 }

@@ -370,10 +370,9 @@ static int order_failure(const struct acs_schedule *s, const struct acs_bprog *b
 }
 
 static int check_orders(const struct acs_schedule *s, const struct acs_bprog *bp,
-                        struct acs_diag *d)
+                        const struct acs_dag *g, struct acs_diag *d)
 {
   struct questions q = {0};
-  struct acs_dag g;
   int32_t *mark = malloc(((size_t)s->nops + 1) * sizeof(int32_t));
   int err = ACS_ENOMEM;
 
@@ -383,9 +382,7 @@ static int check_orders(const struct acs_schedule *s, const struct acs_bprog *bp
     mark[v] = -1;
   if ((err = order_questions(bp, &q, mark)) < 0 || q.n == 0)
     goto out_with_questions;
-  if ((err = acs_schedule_edge_dag(s, &g)) < 0)
-    goto out_with_questions;
-  if ((err = answer(&q, &g)) == ACS_OK) {
+  if ((err = answer(&q, g)) == ACS_OK) {
     int32_t worst = -1;
     /* Report in the order of the uses: the first use's failure first. */
     for (int32_t i = 0; i < q.n; i++)
@@ -394,10 +391,24 @@ static int check_orders(const struct acs_schedule *s, const struct acs_bprog *bp
     if (worst >= 0)
       err = order_failure(s, bp, &q, worst, d);
   }
-  acs_dag_destroy(&g);
 out_with_questions:
   questions_free(&q);
   free(mark);
+  return err;
+}
+
+/* The checks on the schedule's edges, which share one DAG of them. */
+static int check_edges(const struct acs_schedule *s, const struct acs_bprog *bp,
+                       struct acs_diag *d)
+{
+  struct acs_dag g;
+  int err;
+
+  if ((err = acs__bprog_edge_dag(s, bp, &g)) < 0)
+    return err;
+  if ((err = check_orders(s, bp, &g, d)) == ACS_OK && s->barriers > 0)
+    err = acs__bprog_check_width(s, bp, &g, d);
+  acs_dag_destroy(&g);
   return err;
 }
 
@@ -414,9 +425,8 @@ int acs__bprog_verify(const struct acs_schedule *s, struct acs_diag *d)
     return err == ACS_EINVAL ? FAIL(d, "an edge or a wait refers to a missing op") : err;
   if ((err = check_slots(s, &bp, d)) == ACS_OK && (err = check_plan_waits(s, &bp, d)) == ACS_OK &&
       (err = check_plan_reuse(s, &bp, d)) == ACS_OK &&
-      (err = check_coverage(s, &bp, d)) == ACS_OK && (err = check_orders(s, &bp, d)) == ACS_OK &&
-      s->barriers > 0)
-    err = acs__bprog_check_width(s, &bp, d);
+      (err = check_coverage(s, &bp, d)) == ACS_OK)
+    err = check_edges(s, &bp, d);
   acs_bprog_destroy(&bp);
   return err;
 }

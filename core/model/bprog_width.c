@@ -406,7 +406,7 @@ static int exact_width(const struct acs_bprog *bp, const struct chains *ch, cons
   return err;
 }
 
-/* g (the schedule's edges, acs_schedule_edge_dag) transitively reduced,
+/* g (the schedule's edges, acs__bprog_edge_dag) transitively reduced,
  * as a DAG in the same order: the reduction (reach.h) plus O(V + E). */
 static int reduced_dag(const struct acs_schedule *s, const struct acs_dag *g, struct acs_dag *r)
 {
@@ -438,29 +438,28 @@ static int labels_fit(const struct acs_dag *g, int64_t words)
   return (int64_t)(g->n + g->succ_off[g->n]) * words <= LABEL_WORK_MAX;
 }
 
-/* The DAG the labels run on: the schedule's edges as they are when their
- * label work fits, else reduced (ACS_ERANGE when even that does not fit).
- * The labels are a minimum and a union over successors, so an edge implied
- * by a path changes neither: the reduction only saves label work, and
- * costs more than it saves unless the labels are large. */
-static int label_dag(const struct acs_schedule *s, int64_t words, struct acs_dag *g)
+/* The DAG the labels run on: the schedule's edges `all` as they are when
+ * their label work fits (*g = all, *own = 0), else reduced into *r (*g = r,
+ * *own = 1; ACS_ERANGE when even that does not fit). The labels are a
+ * minimum and a union over successors, so an edge implied by a path
+ * changes neither: the reduction only saves label work, and costs more
+ * than it saves unless the labels are large. */
+static int label_dag(const struct acs_schedule *s, const struct acs_dag *all, int64_t words,
+                     struct acs_dag *r, const struct acs_dag **g)
 {
-  struct acs_dag all;
   int err;
 
-  if ((err = acs_schedule_edge_dag(s, &all)) < 0)
-    return err;
-  if (labels_fit(&all, words)) {
-    *g = all;
+  *g = all;
+  if (labels_fit(all, words))
     return ACS_OK;
+  if ((err = reduced_dag(s, all, r)) < 0)
+    return err;
+  *g = r;
+  if (!labels_fit(r, words)) {
+    acs_dag_destroy(r);
+    return ACS_ERANGE;
   }
-  err = reduced_dag(s, &all, g);
-  acs_dag_destroy(&all);
-  if (err == ACS_OK && !labels_fit(g, words)) {
-    acs_dag_destroy(g);
-    err = ACS_ERANGE;
-  }
-  return err;
+  return ACS_OK;
 }
 
 /*
@@ -468,11 +467,12 @@ static int label_dag(const struct acs_schedule *s, int64_t words, struct acs_dag
  * (room for nuses; may be NULL), given that bprog_check.c's order checks
  * hold. ACS_ERANGE when first[][] would exceed WIDTH_EXACT_MAX entries.
  */
-static int width_of(const struct acs_schedule *s, const struct acs_bprog *bp, int32_t *width,
-                    int32_t *members, int32_t *nchains)
+static int width_of(const struct acs_schedule *s, const struct acs_bprog *bp,
+                    const struct acs_dag *all, int32_t *width, int32_t *members, int32_t *nchains)
 {
   struct chains ch;
-  struct acs_dag g;
+  struct acs_dag r;
+  const struct acs_dag *g;
   int32_t *first = NULL;
   int err;
 
@@ -487,12 +487,13 @@ static int width_of(const struct acs_schedule *s, const struct acs_bprog *bp, in
   int64_t words = 0;
   for (int32_t c = 0; c < ch.k; c++)
     words += 1 + ch.words[c];
-  if ((err = label_dag(s, words, &g)) == ACS_OK) {
+  if ((err = label_dag(s, all, words, &r, &g)) == ACS_OK) {
     first = malloc(((size_t)bp->nuses * (size_t)ch.k + 1) * sizeof(int32_t));
-    err = !first ? ACS_ENOMEM : compute_firsts(bp, &ch, &g, first);
+    err = !first ? ACS_ENOMEM : compute_firsts(bp, &ch, g, first);
     if (err == ACS_OK)
       err = exact_width(bp, &ch, first, width, members);
-    acs_dag_destroy(&g);
+    if (g == &r)
+      acs_dag_destroy(&r);
   }
   free(first);
   chains_free(&ch);
@@ -500,7 +501,7 @@ static int width_of(const struct acs_schedule *s, const struct acs_bprog *bp, in
 }
 
 int acs__bprog_check_width(const struct acs_schedule *s, const struct acs_bprog *bp,
-                           struct acs_diag *d)
+                           const struct acs_dag *g, struct acs_diag *d)
 {
   int32_t width = 0, k = 0, *members = malloc(((size_t)bp->nuses + 1) * sizeof(int32_t));
   char list[256] = "";
@@ -509,7 +510,7 @@ int acs__bprog_check_width(const struct acs_schedule *s, const struct acs_bprog 
 
   if (!members)
     return ACS_ENOMEM;
-  err = width_of(s, bp, &width, members, &k);
+  err = width_of(s, bp, g, &width, members, &k);
   if (err == ACS_ERANGE) /* too large to match: the chain cover bounds it */
     err = k > s->barriers ? FAIL(d, "%d barriers carry uses, more than the %d barriers", k,
                                  s->barriers)
@@ -530,12 +531,16 @@ int acs__bprog_check_width(const struct acs_schedule *s, const struct acs_bprog 
 int acs_bprog_use_width(const struct acs_schedule *s, int32_t *width)
 {
   struct acs_bprog bp;
+  struct acs_dag g;
   int32_t k;
   int err;
 
   if ((err = acs_bprog_build(s, &bp)) < 0)
     return err;
-  err = width_of(s, &bp, width, NULL, &k);
+  if ((err = acs__bprog_edge_dag(s, &bp, &g)) == ACS_OK) {
+    err = width_of(s, &bp, &g, width, NULL, &k);
+    acs_dag_destroy(&g);
+  }
   acs_bprog_destroy(&bp);
   return err;
 }

@@ -78,12 +78,17 @@
  * its producers. Where paths made every such edge unnecessary, one is
  * added anyway (a marker edge; it is implied, so it needs no wait).
  *
- * Cost: per request, at most CANDIDATES barriers of each kind are priced,
- * each in O(EXACT_MAX) (or O(1) for a use with more members) once it can
- * be followed (followable: O(1) for a use refused for every op at this
- * decision time, else the barriers of its consumers counted once per use
- * and start), plus a backward search of at most ACS_BA_ANC_BUDGET ops for
- * the paths that make edges unnecessary, O(HELD_MAX) per take priced
+ * Cost: per request, O(distinct barriers of v's reduced predecessors)
+ * (kept from v's first request, pred_barriers) to find its waits; a request
+ * turned away because a use v must consume has a producer running ends
+ * there, and v is asked again only when that producer ends (the sweep
+ * hangs it on it). Otherwise at most CANDIDATES barriers of each kind are
+ * priced, each in O(EXACT_MAX) (or O(1) for a use with more members) once
+ * it can be followed (followable: O(1) for a use refused for every op at
+ * this decision time, else the barriers of its consumers counted once per
+ * use and change of their state), plus a backward search of at most
+ * ACS_BA_ANC_BUDGET ops for the paths that make edges unnecessary (kept
+ * per op while it waits, barrier_state.c), O(HELD_MAX) per take priced
  * (hold_waiters; a refused take only tidies its heaps) and O(degree) for
  * the waits; a scan of the free and stealable barriers that every op is
  * refused is not repeated before the next start. The barrier lists cost
@@ -117,24 +122,47 @@
 
 /* ---- what an op already has ---- */
 
-/* The barriers of v's reduced predecessors, distinct, in wb; returns how
- * many, or -1 when the use v would consume on one of them still has a
- * producer running at t: v must wait for it, until *retry at least. */
-static int32_t base_waits(struct acs__balloc *a, int32_t v, int64_t t, int64_t *retry)
+/* The distinct barriers of v's reduced predecessors, in the order of
+ * those, kept in a->pbar from v's first request on (its predecessors have
+ * all started then, so their barriers are fixed): an op asked again and
+ * again while the barriers run short costs O(its distinct barriers) per
+ * request, not O(in-degree). Returns their number. */
+static int32_t pred_barriers(struct acs__balloc *a, int32_t v)
 {
   const struct acs__bprep *p = a->p;
-  int32_t nw = 0;
+  int32_t n = 0, *l = a->pbar + p->rp_off[v];
 
+  if (a->npbar[v] >= 0)
+    return a->npbar[v];
   for (int32_t k = p->rp_off[v]; k < p->rp_off[v + 1]; k++) {
     int32_t b = a->use[a->use_of[p->rp[k]]].barrier;
+    if (a->bar_mark[b] != a->epoch) {
+      a->bar_mark[b] = a->epoch;
+      l[n++] = b;
+    }
+  }
+  return a->npbar[v] = n;
+}
+
+/* The barriers of v's reduced predecessors, distinct, in wb; returns how
+ * many, or -1 when the use v would consume on one of them still has a
+ * producer running at t: v must wait for it, until *retry at least, when
+ * the producer *wake ends (the one of that use that ends last). */
+static int32_t base_waits(struct acs__balloc *a, int32_t v, int64_t t, int64_t *retry,
+                          int32_t *wake)
+{
+  int32_t nw = 0, n = pred_barriers(a, v), *l = a->pbar + a->p->rp_off[v];
+
+  for (int32_t k = 0; k < n; k++) {
+    int32_t b = l[k];
     int64_t end = a->bar_pend[b];
-    if (a->bar_mark[b] == a->epoch)
-      continue;
     a->bar_mark[b] = a->epoch;
     if (end > t)
       nw = -1;
-    if (end > t && end < *retry)
+    if (end > t && end < *retry) {
       *retry = end;
+      *wake = a->use[a->bar[b].cur].last;
+    }
     if (nw >= 0)
       a->wb[nw++] = b;
   }
@@ -150,7 +178,86 @@ static int32_t end_count(const struct acs__balloc *a, int32_t x)
 
 /* Members on a barrier with a producer running that followable() looks at
  * one by one; a use with more is refused at once. */
-#define RISKY_MAX 4
+#define RISKY_MAX ACS_BA_RISKY_MAX
+
+/*
+ * How many of use u's consumers are on a barrier with a producer running
+ * at t (u->rk, and u->rk_several: two or more of them on one). When more
+ * than RISKY_MAX are (the count stops there), also until when at least
+ * that many will be, in u->rk_until: the (RISKY_MAX + 1)-th latest end of
+ * the producers of those counted, the consumers counted with their
+ * multiplicity (those not counted could only make it later). A barrier's current producers
+ * only end later as time goes (a new use opens once the old one is done,
+ * so its producers end no earlier), and u only gains consumers, so the
+ * count at any later time is at least what these ends say: u is refused
+ * before u->rk_until in O(1), and counted again only after it. When at
+ * most RISKY_MAX are, they are kept (u->rk_e): until a barrier of u's
+ * consumers gets a producer running or u a consumer (which clear them,
+ * barrier_state.c), the count at a later time is theirs whose producers
+ * still run (recount_risky, O(RISKY_MAX)). O(entries).
+ */
+static int32_t count_risky(struct acs__balloc *a, struct acs_ba_use *u, int64_t t)
+{
+  int64_t top[RISKY_MAX + 1];
+  int32_t cnt[RISKY_MAX + 1], seen[RISKY_MAX + 1], ntop = 0, risky = 0, cum = 0;
+
+  u->rk_several = 0;
+  for (int32_t e = u->cbar; e >= 0; e = a->cbar[e].next) {
+    int64_t end = a->bar_pend[a->cbar[e].bar];
+    int32_t j;
+    if (end <= t)
+      continue;
+    u->rk_several |= a->cbar[e].count > 1;
+    risky += a->cbar[e].count;
+    /* the busy entries seen, latest end first: at most RISKY_MAX + 1 of
+     * them, as the walk stops once they are too many (the ends of those
+     * seen bound when the count falls from below, as all of them do) */
+    seen[ntop] = e;
+    for (j = ntop++; j > 0 && top[j - 1] < end; j--) {
+      top[j] = top[j - 1];
+      cnt[j] = cnt[j - 1];
+    }
+    top[j] = end;
+    cnt[j] = a->cbar[e].count;
+    if (risky > RISKY_MAX)
+      break;
+  }
+  u->rk_t = t;
+  u->rk = risky;
+  u->rk_n = -1;
+  for (int32_t j = 0; j < ntop && risky > RISKY_MAX; j++)
+    if ((cum += cnt[j]) > RISKY_MAX) {
+      u->rk_until = top[j];
+      break;
+    }
+  if (risky <= RISKY_MAX) { /* every busy entry was seen: at most RISKY_MAX */
+    memcpy(u->rk_e, seen, (size_t)ntop * sizeof(int32_t));
+    u->rk_n = (int8_t)ntop;
+  }
+  return risky;
+}
+
+/* The same from the entries kept at the last count (u->rk_n >= 0). */
+static int32_t recount_risky(struct acs__balloc *a, struct acs_ba_use *u, int64_t t)
+{
+  int32_t risky = 0, n = 0;
+
+  u->rk_several = 0;
+  for (int32_t k = 0; k < u->rk_n; k++) {
+    int32_t e = u->rk_e[k];
+    if (a->bar_pend[a->cbar[e].bar] <= t)
+      continue;
+    u->rk_several |= a->cbar[e].count > 1;
+    risky += a->cbar[e].count;
+    u->rk_e[n++] = e;
+  }
+  u->rk_n = (int8_t)n;
+  u->rk_t = t;
+  u->rk = risky;
+  /* a kept entry gained consumers: too many now, the full count says
+   * until when (rk_until) */
+  return risky > RISKY_MAX ? count_risky(a, u, t) : risky;
+}
 
 /*
  * Can v follow every member of x's end at t, as far as their barriers go?
@@ -167,9 +274,12 @@ static int32_t end_count(const struct acs__balloc *a, int32_t x)
  * is not done, so no new use replaces it before t moves on. Such a refusal
  * is kept in x->refused_at and answers every later request at t in O(1);
  * on a tight program most barriers are refused this way for most ops. The
- * count itself is kept until the next op starts (x->rk). Otherwise
- * O(barriers of x's consumers) once per use and start, plus O(members
- * looked at), or O(consumers) when two of them share a busy barrier.
+ * count itself is kept (x->rk) until a barrier of x's consumers gets a
+ * producer running or x gets a consumer (barrier_state.c, busy_now and
+ * note_consumer), the only changes within a decision time that can raise
+ * it. Otherwise O(barriers of x's consumers) once per use and such change,
+ * plus O(members looked at), or O(consumers) when two of them share a busy
+ * barrier.
  */
 static int followable(struct acs__balloc *a, int32_t x, int32_t v, int64_t t)
 {
@@ -191,28 +301,24 @@ static int followable(struct acs__balloc *a, int32_t x, int32_t v, int64_t t)
         return 0;
     return 1;
   }
-  if (u->rk_t == t && u->rk_ver == a->ver) {
-    risky = u->rk; /* counted for another op since the last start */
-  } else {
-    u->rk_several = 0;
-    for (int32_t e = u->cbar; e >= 0; e = a->cbar.next[e])
-      if (a->bar_pend[a->cbar.a[e]] > t) {
-        u->rk_several |= a->cbar.b[e] > 1;
-        if ((risky += a->cbar.b[e]) > RISKY_MAX) {
-          u->refused_at = t;
-          return 0;
-        }
-      }
-    u->rk_t = t;
-    u->rk_ver = a->ver;
-    u->rk = risky;
+  if (t < u->rk_until) {
+    u->refused_at = t; /* still too many members on busy barriers */
+    return 0;
+  }
+  if (u->rk_t == t) {
+    risky = u->rk; /* counted for another op, and still so */
+  } else if ((risky = u->rk_n >= 0 ? recount_risky(a, u, t) : count_risky(a, u, t)) >
+             RISKY_MAX) {
+    u->refused_at = t;
+    return 0;
   }
   if (risky == 0)
     return 1;
-  for (int32_t e = u->cbar; e >= 0; e = a->cbar.next[e])
-    if (a->bar_pend[a->cbar.a[e]] > t && a->cbar.b[e] == 1 &&
-        !acs__ordered_before(a, a->cbar_member[e], v))
+  for (int32_t k = 0; k < u->rk_n; k++) { /* the entries on busy barriers */
+    const struct acs_ba_cbar *c = &a->cbar[u->rk_e[k]];
+    if (c->count == 1 && !acs__ordered_before(a, c->member, v))
       return 0;
+  }
   if (!u->rk_several)
     return 1; /* each member on a busy barrier was looked at above */
   for (int32_t k = u->cons; k >= 0; k = a->cons.next[k]) {
@@ -649,7 +755,7 @@ static struct acs_ba_choice choose(struct acs__balloc *a, int32_t v, int64_t t)
 /* ---- the hook ---- */
 
 static int try_start(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int force,
-                     int64_t *retry)
+                     int64_t *retry, int32_t *wake)
 {
   struct acs__balloc *a = ctx;
   struct acs_ba_choice c;
@@ -662,7 +768,7 @@ static int try_start(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int fo
     a->st->attempts++;
   if ((err = acs__bars_advance(a, t)) < 0)
     return err;
-  if ((nw = base_waits(a, v, t, retry)) < 0) {
+  if ((nw = base_waits(a, v, t, retry, wake)) < 0) {
     if (a->st)
       a->st->blocked++;
     return 0; /* a use it must consume still has a producer running */

@@ -67,6 +67,10 @@ struct acs_barrier_stats {
  * allocator work per request (barrier.c), and each cut short once it
  * cannot beat the best so far (barrier_pass.c); memory O(V + E + A +
  * min(barriers, V)). No part's work per op grows with the barrier count.
+ * An op that must wait for a use whose producer runs is woken when that
+ * producer ends (an event: O(1) to wait, O(log_64 V) to be ready again,
+ * O(distinct barriers of its predecessors) to be asked again), not polled
+ * (barrier_retime.c).
  *
  * ctx (may be NULL) gives the interrupt flag, polled at every decision
  * time: the pass then returns ACS_EINTERRUPTED with s as it was.

@@ -9,8 +9,14 @@
 #include "core/sched/npu/barrier_int.h"
 #include "core/sched/heap.h"
 
+/* Members of a use on busy barriers that a request checks one by one
+ * (followable, barrier.c). */
+#define ACS_BA_RISKY_MAX 4
 /* Ops the backward search for existing paths visits at most. */
 #define ACS_BA_ANC_BUDGET 64
+/* Ops whose search is kept (barrier_state.c, mark_ancestors): about the ops
+ * ready at once, which are those asked again. */
+#define ACS_BA_ANC_SLOTS 1024
 
 struct acs_ba_use {
   int32_t barrier, prev;  /* physical barrier; previous use of it, -1 */
@@ -19,15 +25,19 @@ struct acs_ba_use {
   int64_t open_t;         /* when its first producer started */
   int64_t slots;          /* slot demand of its producers */
   int64_t prod_end;       /* latest end among its producers */
+  int32_t last;           /* the producer that ends then (-1: none ends after open_t) */
   int64_t cons_end;       /* latest end among its consumers */
-  int32_t cbar;           /* the barriers its consumers update: entries of
-                           * a->cbar (barrier, consumers on it, one of them) */
+  int32_t cbar;           /* the barriers its consumers update: first entry
+                           * of a->cbar, -1 */
   uint8_t joinable;       /* open: no consumer has started, more producers may join */
   int64_t refused_at;     /* a decision time at which no op can follow it
                            * (followable, barrier.c); -1 */
-  int64_t rk_t, rk_ver;   /* when rk was counted: decision time, a->ver */
+  int64_t rk_t;           /* the decision time rk was counted at; -1: count again */
+  int64_t rk_until;       /* refused before then (count_risky, barrier.c); -1 */
   int32_t rk;             /* its members on a barrier with a producer running */
   uint8_t rk_several;     /* ... two or more of them on one such barrier */
+  int8_t rk_n;            /* those entries of a->cbar, kept when few; -1: not kept */
+  int32_t rk_e[ACS_BA_RISKY_MAX];
 };
 
 /* The lists a physical barrier is on while its current use is done (its
@@ -49,6 +59,10 @@ struct acs_ba_bar {
   int32_t prev, next;     /* links in that list */
   int32_t oprev, onext;   /* links in the list of open uses, when on it */
   uint8_t open;
+  /* The entries of a->cbar on this barrier (their uses' rk counts them
+   * when it has a producer running), pruned of those of uses no request
+   * can price any more (barrier_state.c, busy_now). */
+  int32_t *rev, nrev, caprev;
 };
 
 /* Pairs grown together, with a link: per-use and per-op lists. */
@@ -79,6 +93,9 @@ struct acs__balloc {
   int32_t nuse;
   size_t ucap;
   int32_t *use_of, *prod_next, *open_cls, open_sink;
+  int32_t *pbar, *npbar;  /* per op: the distinct barriers of its reduced
+                           * predecessors (at p->rp_off), their number or -1
+                           * (barrier.c, pred_barriers) */
   int64_t *end;           /* planned end of each started op */
   int32_t *unstarted;     /* per op: direct predecessors not started yet */
   int64_t *ready_at;      /* per op: latest end among its started predecessors */
@@ -90,9 +107,18 @@ struct acs__balloc {
   struct acs_ba_list waits;      /* (op, barrier) */
   struct acs_ba_list opcons;     /* a: a use an op consumed; next: per op */
   int32_t *opcons_head;
-  struct acs_ba_list cbar;       /* a: barrier, b: count; next: per use (use.cbar) */
-  int32_t *cbar_member;   /* per entry of cbar: a consumer updating it */
+  /* Per use (use.cbar, linked through next): a barrier its consumers
+   * update, how many of them, one of them, the use. One record per entry, so that
+   * followable (barrier.c), which walks these lists on most requests,
+   * reads one cache line per entry. */
+  struct acs_ba_cbar {
+    int32_t bar, count, next, member, use;
+    int32_t dead;         /* its use can no longer be priced (retire) */
+  } *cbar;
+  int32_t ncbar;
   size_t cbar_cap;
+  int32_t *chash;         /* entries of cbar by (use, barrier) (cbar_slot), -1 */
+  size_t chash_cap;       /* a power of two */
   int64_t ver;            /* one more per op started */
   int64_t scan_t, scan_ver; /* when every free and stealable barrier priced
                              * was refused for any op (choose, barrier.c) */
@@ -100,6 +126,7 @@ struct acs__balloc {
   int32_t epoch, pstamp;
   int32_t *pred_mark, *anc_mark, *bar_mark, *pull_mark, *try_mark, *queue, *wb, *wz;
   int32_t *succ_mark;     /* the requesting op's direct successors */
+  int32_t *anc_cache;     /* ACS_BA_ANC_SLOTS x (op, ops its search marked, -1) */
   int anc_done;
 };
 

@@ -26,6 +26,7 @@ struct acs__bprep {
   int32_t ncls;
   int64_t *lst;               /* latest start that keeps the planned makespan */
   int64_t *tail;              /* longest path from the op's start to the end */
+  int32_t *rank;              /* place in (planned start, id) order (acs__plan_ranks) */
   int32_t *by_tail;           /* the ops by decreasing tail (ties: id) */
   int64_t edges, reduced;     /* distinct edges, and those the reduction keeps */
 };
@@ -43,14 +44,17 @@ struct acs__sgs;
  * allocator has taken its barrier and recorded what it added), 0 when v
  * must wait for a later decision time, or an error. When v cannot start
  * before some time, the allocator says so in *retry (> t; left as is, the
- * next decision time); the sweep does not ask again before then. `force` is
+ * next decision time); the sweep does not ask again before then. When that
+ * time is the end of an op that runs, the allocator names it in *wake (left
+ * as is, -1: none): the sweep then hangs v on that op, to be ready again
+ * when it ends, in O(1) instead of a heap's O(log V) each way. `force` is
  * set when nothing runs and nothing is due for release, so that refusing
  * would stall: the allocator must then start v.
  */
 struct acs__sgs_hooks {
   void *ctx;
   int (*try_start)(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int force,
-                   int64_t *retry);
+                   int64_t *retry, int32_t *wake);
   const volatile sig_atomic_t *interrupted;  /* polled at every decision time; may be NULL */
   /* With p set, the sweep stops (acs__sgs_run returns ACS__SGS_CUT) at the
    * first decision time at which its makespan cannot come out below
@@ -59,6 +63,9 @@ struct acs__sgs_hooks {
    * allocator only adds to. */
   const struct acs__bprep *p;
   int64_t cutoff;
+  /* Each op's rank in (planned start, id) order (acs__plan_ranks), or
+   * NULL: the sweep ranks them itself. */
+  const int32_t *plan_rank;
 };
 
 #define ACS__SGS_CUT 1
@@ -83,6 +90,10 @@ int acs__sgs_done(const struct acs__sgs *g, int32_t v);
  */
 int acs__sgs_run(const struct acs_schedule *s, int release, const struct acs__sgs_hooks *hk,
                  int64_t *start, struct acs_diag *d);
+
+/* rank[v] = v's place among s's ops by (planned start, id): the order the
+ * sweep takes ready ops in. O(V log V). ACS_OK or ACS_ENOMEM. */
+int acs__plan_ranks(const struct acs_schedule *s, int32_t *rank);
 
 /* Writes new starts into s: ends, CMX ranges moved with their ops, units
  * reassigned, makespan. */

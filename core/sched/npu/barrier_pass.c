@@ -86,6 +86,7 @@ static int sweep_run(struct sweep *w, const struct acs_schedule *s, const struct
   hk.interrupted = interrupted;
   hk.p = cutoff < INT64_MAX ? p : NULL;
   hk.cutoff = cutoff;
+  hk.plan_rank = p->rank;
   if ((err = acs__sgs_run(s, release, &hk, w->start, d)) != ACS_OK)
     return err;
   for (int32_t i = 0; i < s->nops; i++)

@@ -13,7 +13,10 @@
  * plan that the barriers never delay comes out unchanged. An op that cannot
  * start is set aside until the next decision time, and a decision stops
  * after 64 such ops in a row, which bounds the work per event without
- * affecting validity (an op may only start later than it could). When
+ * affecting validity (an op may only start later than it could). An op the
+ * allocator turns away until a running producer ends (it must consume that
+ * producer's use) is not asked again before then: it is hung on that
+ * producer and made ready when it ends, an event, not a poll. When
  * nothing runs and nothing is due, the allocator is told to start the first
  * op that fits, so the sweep never stalls. Units are then reassigned as
  * every scheduler does (lowest free PE or channel at its start, by start,
@@ -34,8 +37,11 @@
  * that assigns ranges (spill) keep ranges that share addresses apart in any
  * execution respecting the edges, so the moved ranges stay disjoint.
  *
- * O((V + E + A) log V + V R) for A added edges, plus 64 log V per decision
- * time and what the allocator spends.
+ * Cost: O((V + E + A) log V + V R) for A added edges (the running ops'
+ * heap), plus O(log_64 V) per op taken from, or put back into, the ready
+ * queues (a bitmap of plan ranks): at most 64 + 8 per decision time, and
+ * one per wake of a turned-away op (O(1) to hang it on its producer), plus
+ * what the allocator spends per request (barrier.c).
  */
 #include "config.h"
 
@@ -53,12 +59,22 @@
  * on wide graphs. */
 #define REFUSED_MAX 8
 
+#define ACS__RSET_LEVELS 6 /* 64^6 > INT32_MAX ranks */
+
+struct acs__rset {
+  int nl;
+  uint64_t *w[ACS__RSET_LEVELS];
+};
+
 struct acs__sgs {
   const struct acs_schedule *s;
   const struct acs__sgs_hooks *hk;
   int release;               /* ops start no earlier than their old start */
   int32_t *succ_off, *succ, *indeg, *aside;
   int32_t *dhead, *dnext, *ddst;  /* added edges from ops not yet ended */
+  /* Ops the allocator turned away until a running op ends, hung on it:
+   * whead[x] the first, wnext[v] the next (hooks' *wake). */
+  int32_t *whead, *wnext;
   int32_t nd;
   size_t dcap;
   int64_t *start;            /* -1 until started */
@@ -69,7 +85,11 @@ struct acs__sgs {
    * time). A decision skips a queue whose units are all busy instead of
    * setting its ops aside one by one: on wide graphs most ready ops wait
    * for a unit. */
-  struct acs_heap ready[3];
+  struct acs__rset ready[3];
+  const int32_t *rank;       /* per op: its place in (planned start, id) order */
+  int32_t *own_rank;         /* that, when the hooks have none (sgs_init) */
+  int32_t *by_rank;          /* the ops in that order */
+  uint8_t *queue;            /* per op: its queue (queue_of) */
   struct acs_heap run, wait;
   int64_t max_tail;          /* the latest start + tail (hk->p) of an op started */
   int64_t work[ACS_MAX_RES]; /* per resource: duration x demand of the ops not started */
@@ -123,28 +143,118 @@ static int queue_of(const struct acs__sgs *g, int32_t v)
   return 2;
 }
 
+/* ---- the ready queues ---- */
+
+/*
+ * A set of ranks in [0, n) that finds its least in O(L) for L = log_64 n
+ * levels: level 0 has a bit per rank, each level above a bit per nonzero
+ * word of the one below, the top one word. Adding and removing are O(L)
+ * too (they stop at the first level where the word was, or stays,
+ * nonzero). For 10^5 ops L = 3: a few word operations where a heap of
+ * ready ops spends O(log V) comparisons on scattered memory, and the sweep
+ * makes one or two of them per request to the allocator.
+ */
+static int rset_init(struct acs__rset *r, int32_t n)
+{
+  size_t words = n > 0 ? ((size_t)n + 63) / 64 : 1;
+
+  memset(r, 0, sizeof(*r));
+  for (;;) {
+    if (r->nl == ACS__RSET_LEVELS || !(r->w[r->nl] = calloc(words, sizeof(uint64_t))))
+      return ACS_ENOMEM;
+    r->nl++;
+    if (words == 1)
+      return ACS_OK; /* the top: one word */
+    words = (words + 63) / 64;
+  }
+}
+
+static void rset_free(struct acs__rset *r)
+{
+  for (int l = 0; l < r->nl; l++)
+    free(r->w[l]);
+}
+
+static void rset_add(struct acs__rset *r, int32_t x)
+{
+  for (int l = 0; l < r->nl; l++, x >>= 6) {
+    uint64_t *w = &r->w[l][x >> 6];
+    int was = *w != 0;
+    *w |= (uint64_t)1 << (x & 63);
+    if (was)
+      break;
+  }
+}
+
+static void rset_del(struct acs__rset *r, int32_t x)
+{
+  for (int l = 0; l < r->nl; l++, x >>= 6) {
+    uint64_t *w = &r->w[l][x >> 6];
+    *w &= ~((uint64_t)1 << (x & 63));
+    if (*w)
+      break;
+  }
+}
+
+/* The least rank in r, or -1. */
+static int32_t rset_min(const struct acs__rset *r)
+{
+  uint64_t top = r->w[r->nl - 1][0];
+  int32_t x;
+
+  if (!top)
+    return -1;
+  x = __builtin_ctzll(top);
+  for (int l = r->nl - 2; l >= 0; l--)
+    x = (x << 6) | __builtin_ctzll(r->w[l][x]);
+  return x;
+}
+
+/* Ready ops are kept by their rank in (planned start, id) order, the order
+ * a heap keyed so would give: an op is in at most one place at a time
+ * (ready, hung on a running op, or waiting in the wait heap), so a set of
+ * ranks holds them. */
 static int push_ready(struct acs__sgs *g, int32_t v)
 {
-  return acs_heap_push(&g->ready[queue_of(g, v)], g->s->ops[v].start, v);
+  rset_add(&g->ready[g->queue[v]], g->rank[v]);
+  return ACS_OK;
+}
+
+/* The first op of queue q, or -1. */
+static int32_t first_ready(const struct acs__sgs *g, int q)
+{
+  int32_t k = rset_min(&g->ready[q]);
+
+  return k < 0 ? -1 : g->by_rank[k];
+}
+
+static int32_t pop_ready(struct acs__sgs *g, int q)
+{
+  int32_t v = first_ready(g, q);
+
+  rset_del(&g->ready[q], g->rank[v]);
+  return v;
 }
 
 /* The queue whose first op comes first among those with a free unit, or -1. */
 static int next_queue(const struct acs__sgs *g)
 {
   int best = -1;
+  int32_t bv = -1;
 
   for (int q = 0; q < 3; q++) {
-    if (acs_heap_empty(&g->ready[q]))
+    int32_t v = first_ready(g, q);
+    if (v < 0)
       continue;
     if (q < 2) {
       int r = q == 0 ? g->s->res_pe : g->s->res_dma;
       if (g->use[r] >= g->s->res_cap[r])
         continue;
     }
-    if (best < 0 || acs_heap_peek(&g->ready[q]).key < acs_heap_peek(&g->ready[best]).key ||
-        (acs_heap_peek(&g->ready[q]).key == acs_heap_peek(&g->ready[best]).key &&
-         acs_heap_peek(&g->ready[q]).id < acs_heap_peek(&g->ready[best]).id))
+    if (best < 0 || g->rank[v] < g->rank[bv]) {
       best = q;
+      bv = v;
+    }
   }
   return best;
 }
@@ -214,6 +324,15 @@ static int begin(struct acs__sgs *g, int32_t v, int64_t t)
   return acs_heap_push(&g->run, t + dur, v) < 0 ? ACS_ENOMEM : ACS_OK;
 }
 
+/* v is ready again when x, which runs and ends at the time the allocator
+ * gave, ends (advance): the same decision time as a retry in the wait heap,
+ * so the same decisions, in O(1). */
+static void hang(struct acs__sgs *g, int32_t v, int32_t x)
+{
+  g->wnext[v] = g->whead[x];
+  g->whead[x] = v;
+}
+
 /*
  * Starts what can start at t; returns the number of ops started or < 0.
  * With `force`, the first op that fits is started whatever its barriers.
@@ -227,7 +346,7 @@ static int32_t decide(struct acs__sgs *g, int64_t t, int force)
     int q = next_queue(g);
     if (q < 0)
       break;
-    int32_t v = acs_heap_pop(&g->ready[q]).id;
+    int32_t v = pop_ready(g, q), wake = -1;
     int64_t retry = INT64_MAX;
     int ok;
     if (g->start[v] >= 0 || g->indeg[v] > 0)
@@ -240,8 +359,12 @@ static int32_t decide(struct acs__sgs *g, int64_t t, int force)
       g->aside[naside++] = v;
       continue;
     }
-    if ((ok = g->hk->try_start(g->hk->ctx, g, v, t, force && placed == 0, &retry)) < 0)
+    if ((ok = g->hk->try_start(g->hk->ctx, g, v, t, force && placed == 0, &retry, &wake)) < 0)
       return ok;
+    if (!ok && wake >= 0 && retry > t && retry != INT64_MAX) {
+      hang(g, v, wake); /* ready again at retry, when wake ends */
+      continue;
+    }
     if (!ok && retry > t && retry != INT64_MAX) {
       err = acs_heap_push(&g->wait, retry, v) < 0 ? ACS_ENOMEM : ACS_OK;
       continue;
@@ -254,9 +377,8 @@ static int32_t decide(struct acs__sgs *g, int64_t t, int force)
     err = begin(g, v, t);
     placed++;
   }
-  for (int32_t k = 0; k < naside && err == ACS_OK; k++)
-    if (push_ready(g, g->aside[k]) < 0)
-      err = ACS_ENOMEM;
+  for (int32_t k = 0; k < naside; k++)
+    push_ready(g, g->aside[k]);
   return err < 0 ? err : placed;
 }
 
@@ -284,7 +406,11 @@ static int advance(struct acs__sgs *g, int64_t t)
     for (int r = 0; r < g->s->nres; r++)
       g->use[r] -= acs_schedule_demand(g->s, v, r);
     g->lanes_used -= g->lanes > 0 && on_link(g->s, v);
-    err = finish(g, v);
+    for (int32_t w = g->whead[v]; w >= 0 && err == ACS_OK; w = g->wnext[w])
+      err = push_ready(g, w) < 0 ? ACS_ENOMEM : ACS_OK;
+    g->whead[v] = -1;
+    if (err == ACS_OK)
+      err = finish(g, v);
   }
   return err;
 }
@@ -345,6 +471,24 @@ static int sweep(struct acs__sgs *g, struct acs_diag *d)
   return ACS_OK;
 }
 
+/* The ops' ranks in (planned start, id) order, from the hooks or sorted
+ * here (O(V log V)), their inverse and their queues. */
+static int plan_ranks(struct acs__sgs *g, const int32_t *rank)
+{
+  if (!rank) {
+    g->own_rank = malloc(((size_t)g->s->nops + 1) * sizeof(int32_t));
+    if (!g->own_rank || acs__plan_ranks(g->s, g->own_rank) < 0)
+      return ACS_ENOMEM;
+    rank = g->own_rank;
+  }
+  g->rank = rank;
+  for (int32_t v = 0; v < g->s->nops; v++) {
+    g->by_rank[rank[v]] = v;
+    g->queue[v] = (uint8_t)queue_of(g, v);
+  }
+  return ACS_OK;
+}
+
 static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int release,
                     const struct acs__sgs_hooks *hk, int64_t *start)
 {
@@ -362,12 +506,17 @@ static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int releas
   g->indeg = calloc(n, sizeof(int32_t));
   g->aside = malloc((SET_ASIDE_MAX + 1) * sizeof(int32_t));
   g->dhead = malloc(n * sizeof(int32_t));
+  g->whead = malloc(n * sizeof(int32_t));
+  g->by_rank = malloc(n * sizeof(int32_t));
+  g->queue = malloc(n);
+  g->wnext = malloc(n * sizeof(int32_t));
   g->done = calloc(n, 1);
   fill = malloc(n * sizeof(int32_t));
-  if (!g->succ_off || !g->succ || !g->indeg || !g->aside || !g->dhead || !g->done || !fill ||
-      acs_heap_init(&g->ready[0], n) < 0 || acs_heap_init(&g->ready[1], n) < 0 ||
-      acs_heap_init(&g->ready[2], n) < 0 || acs_heap_init(&g->run, n) < 0 ||
-      acs_heap_init(&g->wait, n) < 0) {
+  if (!g->succ_off || !g->succ || !g->indeg || !g->aside || !g->dhead || !g->whead ||
+      !g->wnext || !g->by_rank || !g->queue || !g->done || !fill ||
+      rset_init(&g->ready[0], s->nops) < 0 || rset_init(&g->ready[1], s->nops) < 0 ||
+      rset_init(&g->ready[2], s->nops) < 0 || acs_heap_init(&g->run, n) < 0 ||
+      acs_heap_init(&g->wait, n) < 0 || plan_ranks(g, hk->plan_rank) < 0) {
     free(fill);
     return ACS_ENOMEM;
   }
@@ -380,7 +529,7 @@ static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int releas
       g->work[r] += acs__sgs_dur(s, v) * acs_schedule_demand(s, v, r);
   for (int32_t v = 0; v < s->nops; v++) {
     g->succ_off[v + 1] += g->succ_off[v];
-    g->dhead[v] = -1;
+    g->dhead[v] = g->whead[v] = -1;
     start[v] = -1;
   }
   memcpy(fill, g->succ_off, (size_t)s->nops * sizeof(int32_t));
@@ -393,9 +542,10 @@ static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int releas
 static void sgs_free(struct acs__sgs *g)
 {
   free(g->succ_off), free(g->succ), free(g->indeg), free(g->aside), free(g->dhead);
+  free(g->whead), free(g->wnext), free(g->own_rank), free(g->by_rank), free(g->queue);
   free(g->dnext), free(g->ddst), free(g->done);
   for (int q = 0; q < 3; q++)
-    acs_heap_destroy(&g->ready[q]);
+    rset_free(&g->ready[q]);
   acs_heap_destroy(&g->run);
   acs_heap_destroy(&g->wait);
 }
@@ -426,6 +576,21 @@ static int cmp_by_start(const void *x, const void *y)
   if (a->start != b->start)
     return a->start < b->start ? -1 : 1;
   return (a->op > b->op) - (a->op < b->op);
+}
+
+int acs__plan_ranks(const struct acs_schedule *s, int32_t *rank)
+{
+  struct by_start *o = malloc(((size_t)s->nops + 1) * sizeof(*o));
+
+  if (!o)
+    return ACS_ENOMEM;
+  for (int32_t v = 0; v < s->nops; v++)
+    o[v] = (struct by_start){s->ops[v].start, v};
+  qsort(o, (size_t)s->nops, sizeof(*o), cmp_by_start);
+  for (int32_t k = 0; k < s->nops; k++)
+    rank[o[k].op] = k;
+  free(o);
+  return ACS_OK;
 }
 
 /* The resource whose instances an op's unit indexes, or -1 (as verify.c). */
@@ -534,9 +699,9 @@ int acs__sgs_apply(struct acs_schedule *s, const int64_t *start)
 /* ---- re-timing without barriers ---- */
 
 static int always(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int force,
-                  int64_t *retry)
+                  int64_t *retry, int32_t *wake)
 {
-  (void)ctx, (void)g, (void)v, (void)t, (void)force, (void)retry;
+  (void)ctx, (void)g, (void)v, (void)t, (void)force, (void)retry, (void)wake;
   return 1;
 }
 
@@ -552,7 +717,7 @@ static int64_t makespan_of(const struct acs_schedule *s, const int64_t *start)
 
 int acs__barrier_retime(struct acs_schedule *s, int32_t first_new_edge, struct acs_diag *d)
 {
-  struct acs__sgs_hooks hk = {NULL, always, NULL, NULL, INT64_MAX};
+  struct acs__sgs_hooks hk = {NULL, always, NULL, NULL, INT64_MAX, NULL};
   int64_t *start[2];
   int need = 0, err = ACS_ENOMEM;
 

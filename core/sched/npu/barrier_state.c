@@ -192,15 +192,29 @@ void acs__mark_preds(struct acs__balloc *a, int32_t v)
  * every edge so far): a mark proves a path, so the edge it would replace
  * is implied. An unmarked op may still be an ancestor; then an edge is
  * added that was not needed, which costs nothing but an edge.
+ *
+ * The search only reads edges into v and its ancestors, which have all
+ * started (v is asked once its predecessors have ended), and edges are
+ * added only into the op that starts: so until edges into v are added
+ * (when it starts) it finds the same ops at every request of v. An op
+ * turned away is asked again and again, so the ops found are kept in a
+ * small cache (a->anc_cache, ACS_BA_ANC_SLOTS slots by op id) and marked
+ * again from there in O(ACS_BA_ANC_BUDGET).
  */
 static void mark_ancestors(struct acs__balloc *a, int32_t v)
 {
   const struct acs_dag *g = &a->p->g;
-  int32_t head = 0, tail = 0;
+  int32_t head = 0, tail = 0, *slot = a->anc_cache + (size_t)(v % ACS_BA_ANC_SLOTS) *
+                                                       (ACS_BA_ANC_BUDGET + 1);
 
   if (a->anc_done)
     return;
   a->anc_done = 1;
+  if (slot[0] == v && a->add_in[v] < 0) { /* no edge into v added yet (commit adds them) */
+    for (int32_t k = 1; k < ACS_BA_ANC_BUDGET && slot[k] >= 0; k++)
+      a->anc_mark[slot[k]] = a->epoch;
+    return;
+  }
   a->queue[tail++] = v;
   while (head < tail && tail < ACS_BA_ANC_BUDGET) {
     int32_t x = a->queue[head++];
@@ -215,6 +229,9 @@ static void mark_ancestors(struct acs__balloc *a, int32_t v)
         a->queue[tail++] = a->add.a[e];
       }
   }
+  memcpy(slot, a->queue, (size_t)tail * sizeof(int32_t));
+  if (tail < ACS_BA_ANC_BUDGET)
+    slot[tail] = -1;
 }
 
 /* Does a path of edges lead from x to v? Yes when x is a direct
@@ -381,6 +398,15 @@ static int note_started(struct acs__balloc *a, int32_t v)
   return ACS_OK;
 }
 
+/* Use z can no longer be priced (followable, barrier.c, prices a
+ * barrier's current use and the one before it; the current use only moves
+ * on): its entries are dead, and busy_now drops them. O(its entries), once. */
+static void retire(struct acs__balloc *a, int32_t z)
+{
+  for (int32_t e = a->use[z].cbar; e >= 0; e = a->cbar[e].next)
+    a->cbar[e].dead = 1;
+}
+
 /* Opens a new use on c->bar for v after its current use; returns it. */
 static int open_use(struct acs__balloc *a, int32_t v, int64_t t, const struct acs_ba_choice *c)
 {
@@ -398,8 +424,11 @@ static int open_use(struct acs__balloc *a, int32_t v, int64_t t, const struct ac
     a->use = u;
     a->ucap = cap;
   }
+  if (a->bar[b].cur >= 0 && a->use[a->bar[b].cur].prev >= 0)
+    retire(a, a->use[a->bar[b].cur].prev);
   y = a->nuse++;
-  a->use[y] = (struct acs_ba_use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, t, -1, 1, -1, -1, -1, 0, 0};
+  a->use[y] = (struct acs_ba_use){b, a->bar[b].cur, -1, 0, -1, 0, t, 0, t, -1, t, -1, 1, -1, -1, -1,
+                                  0, 0, -1, {0}};
   /* By planned starts alone, a use that took its barrier from waiters
    * takes no other producer: joining it is not priced. */
   a->use[y].joinable = !a->by_plan || c->kind != ACS_BA_K_STEAL;
@@ -434,30 +463,129 @@ static int consume_all(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int
   return ACS_OK;
 }
 
+/*
+ * Entry e of use z's consumer barriers has a producer running now: z's
+ * count is stale, and e joins the entries kept for recounting it
+ * (barrier.c, count_risky), so that they stay a superset of those with a
+ * producer running; when more than ACS_BA_RISKY_MAX would be kept, none
+ * is, and z is counted in full again. O(ACS_BA_RISKY_MAX).
+ */
+static void keep_busy(struct acs__balloc *a, int32_t z, int32_t e)
+{
+  struct acs_ba_use *u = &a->use[z];
+  int32_t n = 0;
+
+  u->rk_t = -1;
+  if (u->rk_n < 0)
+    return;
+  for (int32_t k = 0; k < u->rk_n; k++) {
+    if (u->rk_e[k] == e)
+      return;
+    if (a->bar_pend[a->cbar[u->rk_e[k]].bar] > a->now)
+      u->rk_e[n++] = u->rk_e[k]; /* the others no longer count */
+  }
+  u->rk_n = (int8_t)n;
+  if (n == ACS_BA_RISKY_MAX)
+    u->rk_n = -1;
+  else
+    u->rk_e[u->rk_n++] = e;
+}
+
+/* Barrier b got a producer running at the current decision time: the
+ * uses whose consumers update it count one more consumer on a busy
+ * barrier (keep_busy). O(entries listed), those of uses no request can
+ * price any more (dead, retire) dropped for good. */
+static void busy_now(struct acs__balloc *a, int32_t b)
+{
+  struct acs_ba_bar *x = &a->bar[b];
+  int32_t k = 0;
+
+  while (k < x->nrev) {
+    int32_t e = x->rev[k];
+    if (a->cbar[e].dead) {
+      x->rev[k] = x->rev[--x->nrev];
+      continue;
+    }
+    keep_busy(a, a->cbar[e].use, e);
+    k++;
+  }
+}
+
+static int rev_push(struct acs_ba_bar *x, int32_t z)
+{
+  if (x->nrev == x->caprev) {
+    int32_t cap = x->caprev ? 2 * x->caprev : 4, *r = realloc(x->rev, (size_t)cap * sizeof(*r));
+    if (!r)
+      return ACS_ENOMEM;
+    x->rev = r;
+    x->caprev = cap;
+  }
+  x->rev[x->nrev++] = z;
+  return ACS_OK;
+}
+
+/* Where entry (z, b) of a->cbar is, or would go, in a->chash: open
+ * addressing, linear probing, at most half full. */
+static size_t cbar_slot(const struct acs__balloc *a, int32_t z, int32_t b)
+{
+  uint64_t k = ((uint64_t)(uint32_t)z << 32 | (uint32_t)b) * 0x9E3779B97F4A7C15u;
+
+  return (size_t)(k >> 32) & (a->chash_cap - 1);
+}
+
+static int cbar_rehash(struct acs__balloc *a)
+{
+  size_t cap = a->chash_cap ? 2 * a->chash_cap : 1024;
+  int32_t *t = malloc(cap * sizeof(*t));
+
+  if (!t)
+    return ACS_ENOMEM;
+  for (size_t k = 0; k < cap; k++)
+    t[k] = -1;
+  free(a->chash);
+  a->chash = t;
+  a->chash_cap = cap;
+  for (int32_t e = 0; e < a->ncbar; e++) {
+    size_t h = cbar_slot(a, a->cbar[e].use, a->cbar[e].bar);
+    while (t[h] >= 0)
+      h = (h + 1) & (cap - 1);
+    t[h] = e;
+  }
+  return ACS_OK;
+}
+
 /* v, a consumer of use z, updates barrier b: counted in z's consumer
  * barriers (what the reuse of z's barrier must check, barrier.c). */
 static int note_consumer(struct acs__balloc *a, int32_t z, int32_t b, int32_t v)
 {
-  int32_t e;
+  int32_t e = -1;
+  size_t h;
 
-  for (e = a->use[z].cbar; e >= 0; e = a->cbar.next[e])
-    if (a->cbar.a[e] == b) {
-      a->cbar.b[e]++;
+  a->use[z].rk_t = -1; /* its count may change */
+  for (h = cbar_slot(a, z, b); (e = a->chash[h]) >= 0; h = (h + 1) & (a->chash_cap - 1))
+    if (a->cbar[e].use == z && a->cbar[e].bar == b) {
+      a->cbar[e].count++;
+      if (a->bar_pend[b] > a->now)
+        keep_busy(a, z, e);
       return ACS_OK;
     }
-  if ((e = list_push(&a->cbar, b, 1, a->use[z].cbar)) < 0)
-    return e;
-  if ((size_t)a->cbar.n > a->cbar_cap) {
-    size_t cap = a->cbar.cap;
-    int32_t *m = realloc(a->cbar_member, cap * sizeof(*m));
-    if (!m)
+  if ((size_t)a->ncbar == a->cbar_cap) {
+    size_t cap = a->cbar_cap ? 2 * a->cbar_cap : 256;
+    struct acs_ba_cbar *c = realloc(a->cbar, cap * sizeof(*c));
+    if (!c || a->ncbar == INT32_MAX)
       return ACS_ENOMEM;
-    a->cbar_member = m;
+    a->cbar = c;
     a->cbar_cap = cap;
   }
-  a->cbar_member[e] = v;
+  e = a->ncbar++;
+  a->cbar[e] = (struct acs_ba_cbar){b, 1, a->use[z].cbar, v, z, 0};
   a->use[z].cbar = e;
-  return ACS_OK;
+  a->chash[h] = e;
+  if (2 * (size_t)a->ncbar > a->chash_cap && cbar_rehash(a) < 0)
+    return ACS_ENOMEM;
+  if (a->bar_pend[b] > a->now)
+    keep_busy(a, z, e);
+  return rev_push(&a->bar[b], e);
 }
 
 static void count_refused(struct acs__balloc *a, int32_t v, int join)
@@ -498,8 +626,12 @@ int acs__commit(struct acs__balloc *a, struct acs__sgs *g, int32_t v, int64_t t,
   a->use[y].prod = v;
   a->use[y].nprod++;
   a->use[y].slots += acs_barrier_slot_demand(&a->s->ops[v]);
-  if (a->end[v] > a->use[y].prod_end)
+  if (a->end[v] > a->use[y].prod_end) {
     a->use[y].prod_end = a->end[v];
+    a->use[y].last = v;
+  }
+  if (a->bar_pend[a->use[y].barrier] <= t && a->use[y].prod_end > t)
+    busy_now(a, a->use[y].barrier);
   a->bar_pend[a->use[y].barrier] = a->use[y].prod_end; /* y is its barrier's current use */
   if ((err = touch(a, a->use[y].barrier)) < 0)
     return err;
@@ -539,6 +671,8 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->bar = calloc(nb, sizeof(*a->bar));
   a->use_of = malloc(n * sizeof(int32_t));
   a->prod_next = malloc(n * sizeof(int32_t));
+  a->pbar = malloc(((size_t)p->reduced + 1) * sizeof(int32_t));
+  a->npbar = malloc(n * sizeof(int32_t));
   a->open_cls = malloc(((size_t)p->ncls + 1) * sizeof(int32_t));
   a->end = calloc(n, sizeof(int64_t));
   a->unstarted = malloc(n * sizeof(int32_t));
@@ -554,12 +688,16 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->succ_mark = calloc(n, sizeof(int32_t));
   a->try_mark = calloc(nb, sizeof(int32_t));
   a->queue = malloc((ACS_BA_ANC_BUDGET + 1) * sizeof(int32_t));
+  a->anc_cache = malloc((size_t)ACS_BA_ANC_SLOTS * (ACS_BA_ANC_BUDGET + 1) * sizeof(int32_t));
+  if (cbar_rehash(a) < 0)
+    return ACS_ENOMEM;
   a->wb = malloc(n * sizeof(int32_t));
   a->wz = malloc(n * sizeof(int32_t));
-  if (!a->bar || !a->use_of || !a->prod_next || !a->open_cls || !a->end || !a->unstarted ||
+  if (!a->bar || !a->use_of || !a->prod_next || !a->pbar || !a->npbar || !a->open_cls || !a->end || !a->unstarted ||
       !a->ready_at || !a->reg_head ||
       !a->add_in || !a->opcons_head || !a->pred_mark || !a->anc_mark || !a->bar_mark || !a->bar_pend ||
-      !a->pull_mark || !a->succ_mark || !a->try_mark || !a->queue || !a->wb || !a->wz ||
+      !a->pull_mark || !a->succ_mark || !a->try_mark || !a->queue || !a->anc_cache || !a->wb ||
+      !a->wz ||
       acs_heap_init(&a->busy, 64) < 0 || acs_heap_init(&a->idle, 64) < 0)
     return ACS_ENOMEM;
   for (size_t b = 0; b + 1 < nb; b++) {
@@ -570,10 +708,13 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   }
   for (int32_t v = 0; v < a->n; v++) {
     a->use_of[v] = a->prod_next[v] = a->reg_head[v] = a->add_in[v] = a->opcons_head[v] = -1;
+    a->npbar[v] = -1;
     a->unstarted[v] = p->g.pred_off[v + 1] - p->g.pred_off[v];
   }
   for (int32_t c = 0; c < p->ncls; c++)
     a->open_cls[c] = -1;
+  for (int32_t k = 0; k < ACS_BA_ANC_SLOTS; k++)
+    a->anc_cache[(size_t)k * (ACS_BA_ANC_BUDGET + 1)] = -1;
   return ACS_OK;
 }
 
@@ -585,16 +726,19 @@ void acs__balloc_destroy(struct acs__balloc *a)
     acs_heap_destroy(&a->bar[b].by_ready);
     acs_heap_destroy(&a->bar[b].by_lst);
     acs_heap_destroy(&a->bar[b].by_start);
+    free(a->bar[b].rev);
   }
   acs_heap_destroy(&a->busy);
   acs_heap_destroy(&a->idle);
   free(a->bar), free(a->use), free(a->use_of), free(a->prod_next), free(a->open_cls);
+  free(a->pbar), free(a->npbar);
   free(a->end), free(a->unstarted), free(a->ready_at), free(a->reg_head), free(a->add_in), free(a->opcons_head);
   free(a->pred_mark), free(a->anc_mark), free(a->bar_mark), free(a->bar_pend), free(a->pull_mark);
-  free(a->try_mark), free(a->succ_mark), free(a->queue), free(a->wb), free(a->wz);
+  free(a->try_mark), free(a->succ_mark), free(a->queue), free(a->anc_cache), free(a->wb);
+  free(a->wz);
   list_free(&a->cons), list_free(&a->reg), list_free(&a->add), list_free(&a->waits);
-  list_free(&a->opcons), list_free(&a->cbar);
-  free(a->cbar_member);
+  list_free(&a->opcons);
+  free(a->cbar), free(a->chash);
   free(a);
 }
 
