@@ -202,4 +202,13 @@ int acs__rtab_read_all(hid_t g, struct acs_schedule *s, char *bad, size_t bad_si
 /* Copies src into a fixed-size field of `size` bytes, zero-padded. */
 void acs__strfill(char *dst, size_t size, const char *src);
 
+/* acs_results_read and acs_results_read_schedule (results_read.c) on a
+ * file already open and of this schema (as acs__h5_open leaves it; path
+ * names it in messages), so a caller holding the file in memory, such as
+ * the results fuzz harness, reads it through the same code once. */
+int acs__results_read_file(hid_t f, const char *path, struct acs_results_data *out,
+                           struct acs_diag *d);
+int acs__results_read_schedule_file(hid_t f, const char *path, int64_t run_id,
+                                    struct acs_schedule *s, struct acs_diag *d);
+
 #endif

@@ -71,18 +71,14 @@ static int read_root_attrs(hid_t f, struct acs_results_data *out)
   return ACS_OK;
 }
 
-int acs_results_read(const char *path, struct acs_results_data *out,
-                     struct acs_diag *d)
+int acs__results_read_file(hid_t f, const char *path, struct acs_results_data *out,
+                           struct acs_diag *d)
 {
   struct acs__h5table t;
   const char *what = "root attributes";
-  hid_t f;
   int rc;
 
   memset(out, 0, sizeof *out);
-  rc = acs__h5_open(path, path, H5F_ACC_RDONLY, &f, d);
-  if (rc < 0)
-    return rc;
   out->schema_version = ACS_SCHEMA_VERSION;
   rc = read_root_attrs(f, out);
   if (rc == ACS_OK) {
@@ -100,7 +96,6 @@ int acs_results_read(const char *path, struct acs_results_data *out,
     acs__tbl_runs(&t);
     rc = read_all(f, "runs", &t, (void **)&out->runs, &out->nruns);
   }
-  H5Fclose(f);
   if (rc < 0) {
     acs_results_data_free(out);
     if (rc == ACS_ELIMIT)
@@ -111,6 +106,21 @@ int acs_results_read(const char *path, struct acs_results_data *out,
                         rc == ACS_EFORMAT ? "missing or malformed" : acs_strerror(rc));
   }
   return ACS_OK;
+}
+
+int acs_results_read(const char *path, struct acs_results_data *out,
+                     struct acs_diag *d)
+{
+  hid_t f;
+  int rc;
+
+  memset(out, 0, sizeof *out);
+  rc = acs__h5_open(path, path, H5F_ACC_RDONLY, &f, d);
+  if (rc < 0)
+    return rc;
+  rc = acs__results_read_file(f, path, out, d);
+  H5Fclose(f);
+  return rc;
 }
 
 void acs_results_data_free(struct acs_results_data *data)
@@ -463,30 +473,24 @@ static int read_group(hid_t f, hid_t g, struct acs_schedule *s, const struct whe
   return rc;
 }
 
-int acs_results_read_schedule(const char *path, int64_t run_id,
-                              struct acs_schedule *s, struct acs_diag *d)
+int acs__results_read_schedule_file(hid_t f, const char *path, int64_t run_id,
+                                    struct acs_schedule *s, struct acs_diag *d)
 {
   struct where w = {path, d, run_id};
   char name[48];
-  hid_t f, g;
+  hid_t g;
   int rc;
 
   acs_schedule_init(s);
-  rc = acs__h5_open(path, path, H5F_ACC_RDONLY, &f, d);
-  if (rc < 0)
-    return rc;
   snprintf(name, sizeof name, "schedules/run_%" PRId64, run_id);
-  if (H5Lexists(f, "schedules", H5P_DEFAULT) <= 0 || H5Lexists(f, name, H5P_DEFAULT) <= 0) {
-    H5Fclose(f);
+  if (H5Lexists(f, "schedules", H5P_DEFAULT) <= 0 || H5Lexists(f, name, H5P_DEFAULT) <= 0)
     return acs__h5_fail(d, ACS_ENOTFOUND, path, "run %" PRId64 " has no stored schedule",
                         run_id);
-  }
   g = H5Gopen2(f, name, H5P_DEFAULT);
   rc = g < 0 ? acs__h5_fail(d, ACS_EFORMAT, path, "cannot open /%s", name)
              : read_group(f, g, s, &w);
   if (g >= 0)
     H5Gclose(g);
-  H5Fclose(f);
   if (rc < 0) {
     /* Leave s empty (and safe to destroy again). */
     acs_schedule_destroy(s);
@@ -494,5 +498,20 @@ int acs_results_read_schedule(const char *path, int64_t run_id,
     if (rc == ACS_ENOMEM)
       acs__h5_fail(d, rc, path, "out of memory reading run %" PRId64, run_id);
   }
+  return rc;
+}
+
+int acs_results_read_schedule(const char *path, int64_t run_id,
+                              struct acs_schedule *s, struct acs_diag *d)
+{
+  hid_t f;
+  int rc;
+
+  acs_schedule_init(s);
+  rc = acs__h5_open(path, path, H5F_ACC_RDONLY, &f, d);
+  if (rc < 0)
+    return rc;
+  rc = acs__results_read_schedule_file(f, path, run_id, s, d);
+  H5Fclose(f);
   return rc;
 }

@@ -804,6 +804,8 @@ static int init_builder(struct acs__lb *b, const struct acs_lgraph *lg,
                         const struct acs_platform *p, struct acs_graph *g, struct acs_diag *d)
 {
   struct acs_ddrlink link;
+  size_t memo_n = ACS__LMEMO_PER_NODE;
+  int32_t ncompute = 0;
 
   memset(b, 0, sizeof(*b));
   b->lg = lg;
@@ -846,7 +848,18 @@ static int init_builder(struct acs__lb *b, const struct acs_lgraph *lg,
     pv->nrt = pv->nfg = pv->nwl = 1;
     pv->split = -1;
     pv->w0 = pv->in0 = pv->wl0 = pv->st0 = pv->buf = -1;
+    ncompute += pv->compute;
   }
+  /* The tiling search's memos, sized to the network: a node's searches
+   * (one per residency candidate whose life covers it) visit a few dozen
+   * row and group counts each. */
+  while (memo_n < ACS__LMEMO_MAX && memo_n < (size_t)ncompute * ACS__LMEMO_PER_NODE)
+    memo_n *= 2;
+  b->ext = calloc(memo_n, sizeof(*b->ext));
+  b->split = calloc(memo_n, sizeof(*b->split));
+  if (!b->ext || !b->split)
+    return ACS_ENOMEM;
+  b->memo_mask = memo_n - 1;
   return ACS_OK;
 }
 
@@ -865,6 +878,8 @@ static void free_builder(struct acs__lb *b)
   }
   free(b->src_off);
   free(b->src);
+  free(b->ext);
+  free(b->split);
 }
 
 int acs_lgraph_build(const struct acs_lgraph *lg, const struct acs_platform *p,

@@ -78,7 +78,38 @@ struct acs__lb {
    * when its node's first workload could). */
   int32_t mirror_dst, mirror_to;
   int32_t line;              /* source line of the node being made, 0 unknown */
+  /* The tiling search's memos (layer_tile.c): direct-mapped, memo_mask + 1
+   * entries each (a power of two), allocated with the builder. */
+  struct acs__lext *ext;
+  struct acs__lsplit *split;
+  size_t memo_mask;
 };
+
+/*
+ * What the tiling search keeps of slot k of node v read by the parts of
+ * one output axis (s = 0: rows in `parts` parts, s = 1: channels in
+ * `parts` groups): the largest extent of the regions they read, per input
+ * dim. A function of the layer graph alone, so one entry serves every
+ * search of the build, whatever the budgets and residency; parts == 0
+ * marks an empty entry.
+ */
+struct acs__lext {
+  int64_t parts;
+  int32_t v;
+  int32_t k;                 /* a node may read any number of slots */
+  int8_t s;
+  int64_t ext[ACS_LAYER_MAX_RANK];
+};
+/* The workload split of the (R, G) cut of node v (choose_split), also a
+ * function of the layer graph alone; R == 0 marks an empty entry. */
+struct acs__lsplit {
+  int64_t R, G, work;
+  int32_t v, nwl;
+  int8_t split;
+};
+/* Entries of each memo: per compute node, and the most for any network. */
+#define ACS__LMEMO_PER_NODE 128
+#define ACS__LMEMO_MAX (1 << 14)
 
 /* Parts of an axis: `total` shared out in `parts` pieces whose sizes differ
  * by at most one, the larger ones first. */

@@ -92,6 +92,58 @@ static void part_box(const struct acs__lb *b, int32_t v, int axis, int64_t parts
   }
 }
 
+/* The entry of the builder's memos for the key (v, x, y). */
+static size_t memo_slot(const struct acs__lb *b, int32_t v, int64_t x, int64_t y)
+{
+  uint64_t h = ((uint64_t)y * UINT64_C(0x9e3779b97f4a7c15)) ^
+               ((uint64_t)x * UINT64_C(0xff51afd7ed558ccd)) ^
+               ((uint64_t)(uint32_t)v * UINT64_C(0xc2b2ae3d27d4eb4f));
+  return (size_t)(h ^ h >> 29) & b->memo_mask;
+}
+
+/*
+ * The largest extent, per input dim, of the regions of slot k that the
+ * parts of one output axis read (s = 0: the rows in `parts` parts, s = 1:
+ * the channels in `parts` groups), from the sampled parts. It depends on
+ * the layer graph alone, and a search asks for the same counts again and
+ * again (every group count's binary search over the rows starts with the
+ * same midpoints; a residency candidate re-plans every node of its life
+ * within a smaller budget), so it is kept in the builder's memo.
+ */
+static int axis_extents(struct acs__lb *b, int32_t v, int k, int s, int64_t parts,
+                        int64_t *ext)
+{
+  const struct acs__lplan *p = &b->pl[v];
+  int rank = b->lg->t[b->lg->n[v].in[k]].rank, axis = s == 0 ? p->ra : p->ca;
+  struct acs__lext *e = &b->ext[memo_slot(b, v, (int64_t)k << 1 | s, parts)];
+  int64_t idx[MAX_SAMPLES];
+  int n;
+
+  if (axis < 0)
+    parts = 1;  /* one part, the whole output, whatever the count */
+  if (e->parts == parts && e->v == v && e->k == k && e->s == s) {
+    memcpy(ext, e->ext, (size_t)rank * sizeof(*ext));
+    return ACS_OK;
+  }
+  n = axis >= 0 ? sample_parts(b->lg->t[b->lg->n[v].out[0]].dims[axis], parts, idx) : 1;
+  if (axis < 0)
+    idx[0] = 0;
+  for (int dd = 0; dd < rank; dd++)
+    ext[dd] = 0;
+  for (int i = 0; i < n; i++) {
+    struct acs_lbox out, in;
+    part_box(b, v, axis, parts, idx[i], &out);
+    if (acs_lnode_input_box(b->lg, v, k, &out, &in) != 0)
+      return ACS_EINVAL;
+    for (int dd = 0; dd < rank; dd++)
+      if (in.hi[dd] - in.lo[dd] > ext[dd])
+        ext[dd] = in.hi[dd] - in.lo[dd];
+  }
+  *e = (struct acs__lext){ .parts = parts, .v = v, .k = k, .s = (int8_t)s };
+  memcpy(e->ext, ext, (size_t)rank * sizeof(*ext));
+  return ACS_OK;
+}
+
 /*
  * A bound on the bytes of slot k that any tile of the (R, G) cut reads:
  * every input dim follows the row axis, the channel axis or neither
@@ -99,32 +151,15 @@ static void part_box(const struct acs__lb *b, int32_t v, int axis, int64_t parts
  * so per dim the smaller of the largest extents over the row parts and
  * over the channel parts bounds it.
  */
-static int slot_bound(const struct acs__lb *b, int32_t v, int k, int64_t R, int64_t G,
+static int slot_bound(struct acs__lb *b, int32_t v, int k, int64_t R, int64_t G,
                       int64_t *bytes)
 {
-  const struct acs__lplan *p = &b->pl[v];
-  const struct acs_ltensor *o = &b->lg->t[b->lg->n[v].out[0]];
-  int rank = b->lg->t[b->lg->n[v].in[k]].rank;
-  int64_t ext[2][ACS_LAYER_MAX_RANK], idx[MAX_SAMPLES], x = 1;
+  int rank = b->lg->t[b->lg->n[v].in[k]].rank, rc;
+  int64_t ext[2][ACS_LAYER_MAX_RANK], x = 1;
 
-  for (int s = 0; s < 2; s++) {
-    int axis = s == 0 ? p->ra : p->ca;
-    int64_t parts = s == 0 ? R : G;
-    int n = axis >= 0 ? sample_parts(o->dims[axis], parts, idx) : 1;
-    if (axis < 0)
-      idx[0] = 0;
-    for (int dd = 0; dd < rank; dd++)
-      ext[s][dd] = 0;
-    for (int i = 0; i < n; i++) {
-      struct acs_lbox out, in;
-      part_box(b, v, axis, axis >= 0 ? parts : 1, idx[i], &out);
-      if (acs_lnode_input_box(b->lg, v, k, &out, &in) != 0)
-        return ACS_EINVAL;
-      for (int dd = 0; dd < rank; dd++)
-        if (in.hi[dd] - in.lo[dd] > ext[s][dd])
-          ext[s][dd] = in.hi[dd] - in.lo[dd];
-    }
-  }
+  if ((rc = axis_extents(b, v, k, 0, R, ext[0])) != 0 ||
+      (rc = axis_extents(b, v, k, 1, G, ext[1])) != 0)
+    return rc;
   for (int dd = 0; dd < rank; dd++)
     if (acs_mul_i64(x, ext[0][dd] < ext[1][dd] ? ext[0][dd] : ext[1][dd], &x) != 0)
       return ACS_ERANGE;
@@ -136,7 +171,7 @@ struct tile_bytes {
   int64_t w, in, out;
 };
 
-static int tile_bytes(const struct acs__lb *b, int32_t v, int64_t R, int64_t G,
+static int tile_bytes(struct acs__lb *b, int32_t v, int64_t R, int64_t G,
                       struct tile_bytes *tb)
 {
   const struct acs_lnode *n = &b->lg->n[v];
@@ -255,7 +290,7 @@ static int split_cost(const struct acs__lb *b, int32_t v, int axis, int64_t w, i
 
 /* Chooses p->split and p->nwl for the current cut; *work is the largest
  * workload's. */
-static int choose_split(struct acs__lb *b, int32_t v, int64_t *work)
+static int split_search(struct acs__lb *b, int32_t v, int64_t *work)
 {
   struct acs__lplan *p = &b->pl[v];
   int rank = b->lg->t[b->lg->n[v].out[0]].rank;
@@ -286,6 +321,27 @@ static int choose_split(struct acs__lb *b, int32_t v, int64_t *work)
     }
   }
   return ACS_OK;
+}
+
+/* split_search through the builder's memo: the split is a function of the
+ * layer graph and the cut alone, and every search over the node (one per
+ * residency candidate whose life covers it) costs the same cuts again. */
+static int choose_split(struct acs__lb *b, int32_t v, int64_t *work)
+{
+  struct acs__lplan *p = &b->pl[v];
+  struct acs__lsplit *e = &b->split[memo_slot(b, v, p->nrt, p->nfg)];
+  int rc;
+
+  if (e->R == p->nrt && e->G == p->nfg && e->v == v) {
+    p->split = e->split;
+    p->nwl = e->nwl;
+    *work = e->work;
+    return ACS_OK;
+  }
+  if ((rc = split_search(b, v, work)) == ACS_OK)
+    *e = (struct acs__lsplit){ .R = p->nrt, .G = p->nfg, .work = *work, .v = v,
+                               .nwl = p->nwl, .split = p->split };
+  return rc;
 }
 
 /* ---- cost of a cut ---- */

@@ -29,10 +29,31 @@
 
 #define VARY_FILE "--vary"
 
+/* text[0, len) into buf as snprintf("%.*s") would put it: cut at size - 1
+ * bytes or at a NUL. Without printf: a 10,000-value range formats and
+ * copies each value several times. */
+static void copy_text(char *buf, size_t size, const char *text, size_t len)
+{
+  if (size == 0)
+    return;
+  len = strnlen(text, len < size - 1 ? len : size - 1);
+  memcpy(buf, text, len);
+  buf[len] = '\0';
+}
+
 void acs_vary_format_value(double x, char *buf, size_t size)
 {
   if (x == floor(x) && fabs(x) < 1e15) {
-    snprintf(buf, size, "%.0f", x);
+    /* What "%.0f" prints: the digits, and a '-' for any negative value
+     * (-0 included). */
+    char digits[24], *p = digits + sizeof(digits);
+    uint64_t u = (uint64_t)fabs(x);
+    do
+      *--p = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (signbit(x))
+      *--p = '-';
+    copy_text(buf, size, p, (size_t)(digits + sizeof(digits) - p));
     return;
   }
   for (int prec = 1; prec <= 17; prec++) {
@@ -44,10 +65,15 @@ void acs_vary_format_value(double x, char *buf, size_t size)
 
 const char *acs_vary_key(const struct acs_vary *v, char *buf, size_t size)
 {
-  if (v->param == ACS_VARY_UNITS) {
-    snprintf(buf, size, "units.%s", v->unit_class);
+  if (v->param == ACS_VARY_UNITS && size > 0) {
+    /* "units.CLASS", as snprintf would cut it. */
+    copy_text(buf, size, "units.", 6);
+    if (size > 7)
+      copy_text(buf + 6, size - 6, v->unit_class, sizeof(v->unit_class));
     return buf;
   }
+  if (v->param == ACS_VARY_UNITS)
+    return buf;
   return acs_param_table[v->param].name;
 }
 
@@ -168,8 +194,13 @@ static int check_text(const struct acs_vary *v, const char *text, size_t len, in
   int64_t n = 0;
   int err;
 
-  snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) ? len : sizeof(buf) - 1), text);
-  acs_platform_init(&scratch);
+  copy_text(buf, sizeof(buf), text, len);
+  /* The setters below touch the unit list or the parameter's value only:
+   * those start as acs_platform_init leaves them (a whole init per value
+   * was a tenth of a 10,000-value range). */
+  memset(scratch.units, 0, sizeof(scratch.units));
+  if (v->param >= 0 && v->param < ACS_PARAM_COUNT)
+    scratch.v[v->param] = acs_param_table[v->param].def;
   if (v->param == ACS_VARY_UNITS) {
     /* A unit count: checked as a `units.CLASS` column would be. */
     if ((err = acs_platform_set_key(&scratch, acs_vary_key(v, kbuf, sizeof(kbuf)), buf, d,
