@@ -218,6 +218,37 @@ Test(report, workload_digest_is_stored_and_tells_rows_apart)
   acs_results_data_free(&data);
 }
 
+/* Tables are laid out as H5TB lays out a table (PyTables and H5TB read
+ * them as theirs), and compressed: shuffled, then deflated. */
+Test(report, tables_have_the_h5tb_layout_and_are_compressed)
+{
+  struct acs_results *r = open_ok("layout");
+  struct acs_workload_row w;
+  char cls[16] = "", field[64] = "";
+  hsize_t nfields = 0, nrecords = 0;
+  int32_t id;
+  hid_t f, d, dcpl;
+
+  workload(&w, "net", 10);
+  cr_assert_eq(acs_results_add_workload(r, &w, &id), ACS_OK);
+  commit_ok(r);
+  cr_assert_geq(f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT), 0);
+  cr_assert_geq(H5TBget_table_info(f, "workloads", &nfields, &nrecords), 0);
+  cr_assert_eq(nrecords, 1);
+  cr_assert_geq(H5LTget_attribute_string(f, "workloads", "CLASS", cls), 0);
+  cr_assert_str_eq(cls, "TABLE");
+  cr_assert_geq(H5LTget_attribute_string(f, "workloads", "FIELD_0_NAME", field), 0);
+  cr_assert_str_eq(field, "workload_id");
+  cr_assert_geq(d = H5Dopen2(f, "workloads", H5P_DEFAULT), 0);
+  cr_assert_geq(dcpl = H5Dget_create_plist(d), 0);
+  cr_assert_eq(H5Pget_nfilters(dcpl), 2);
+  cr_assert_eq(H5Pget_filter2(dcpl, 0, NULL, NULL, NULL, 0, NULL, NULL), H5Z_FILTER_SHUFFLE);
+  cr_assert_eq(H5Pget_filter2(dcpl, 1, NULL, NULL, NULL, 0, NULL, NULL), H5Z_FILTER_DEFLATE);
+  H5Pclose(dcpl);
+  H5Dclose(d);
+  H5Fclose(f);
+}
+
 /* A /workloads table from before the digest column reads back with empty
  * digests, and a writer adds the column, keeping the old rows. */
 Test(report, older_workloads_table_without_digest_upgrades)
