@@ -120,10 +120,10 @@ static hid_t field_type(const struct acs__h5field *f)
  * Creates the extendible, chunked compound dataset `name` of n rows from
  * buf (none when n is 0), with the attributes H5TB gives a table (CLASS,
  * VERSION, TITLE, FIELD_<i>_NAME), so H5TB and PyTables read it as theirs.
- * Compressed tables are shuffled then deflated at level 1: on schedules
- * that writes in about half the CPU time of H5TB's level 6 and makes files
- * a third smaller (the default study's 7.1 MB to 4.7 MB), since the bytes
- * of a column of integers or doubles compress better side by side.
+ * Compressed tables are shuffled then deflated at level 1 rather than
+ * H5TB's fixed level 6: h5repack of the default study's file took 1.23 s
+ * of CPU instead of 1.88 s and made it 4.7 MB instead of 6.7 MB, since the
+ * bytes of a column of integers or doubles compress better side by side.
  */
 static int make_table(hid_t loc, const char *name, size_t nfields, const char *const *names,
                       const size_t *offs, const hid_t *types, size_t size, hsize_t n,

@@ -107,7 +107,7 @@ void acs_platform_init(struct acs_platform *p);
 int acs_param_find(const char *name);
 /* Whether only the barrier pass after scheduling reads parameter i (the
  * barrier count and slots): variants that differ in these alone plan the
- * same (the sweep's plan groups and its memo of schedules, cli/job_memo.c). */
+ * same (the sweep's plan groups and the runs' memo of schedules). */
 int acs_param_after_scheduling(int i);
 /* "; did you mean cmx_kib?" when an unknown key is a likely misspelling
  * of a parameter or of `units`, else "" (core/suggest.h); returns buf. */
