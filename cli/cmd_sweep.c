@@ -610,6 +610,7 @@ static int setup(struct sweep *sw)
   c->interrupted = &acs_cli_interrupted;
   c->run = run_task;
   c->run_ctx = sw;
+  c->worker_exit = acs_sim_shutdown;
   c->error = acs_cli_error;
   sw->pr.plat = sw->pr.wl = -1;
   return acs_sweep_plan(&sw->s);

@@ -419,6 +419,8 @@ static void worker_main(const struct acs_sweep *sw, int in, int out)
     if (worker_task(sw, idx, out, &buf) < 0)
       break;
   }
+  if (sw->cfg.worker_exit)
+    sw->cfg.worker_exit();
   /* _exit: no atexit handler of the parent (HDF5's among them) runs here. */
   _exit(0);
 }

@@ -98,6 +98,8 @@ struct acs_sweep_config {
   const volatile sig_atomic_t *interrupted; /* set by SIGINT/SIGTERM */
   acs_sweep_run_fn run;
   void *run_ctx;
+  void (*worker_exit)(void);               /* a worker's last call (may be NULL):
+                                            * ends and reaps what it started */
   void (*error)(const struct acs_diag *d); /* prints an error */
 };
 

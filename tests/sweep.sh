@@ -349,5 +349,15 @@ expect report_without_gnuplot 0 'gnuplot not found' -- "$ACSIM" report "$T/full.
 grep -q '\.svg' "$T/rep2/index.html" && bad "no_svg_without_gnuplot" || ok "no_svg_without_gnuplot"
 expect report_bad_file 2 'text.h5: not an HDF5 file' -- "$ACSIM" report "$T/text.h5" -o "$T/rep3"
 
+# Every process a command starts is reaped by it (the simulation zygotes
+# of `acsim run` and of each sweep worker), so `time acsim ...` counts
+# their CPU time.
+if [ -x "$PY" ]; then
+  expect run_reaps_its_processes 0 '^orphans 0$' -- "$PY" "$SRC/tests/reap.py" "$ACSIM" run -q \
+    -w workloads/dnn/alexnet.csv -s list
+  expect sweep_reaps_its_processes 0 '^orphans 0$' -- "$PY" "$SRC/tests/reap.py" "$ACSIM" sweep \
+    "${GRID[@]}" -j 2 -o "$T/reap.h5"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
