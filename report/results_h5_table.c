@@ -390,11 +390,18 @@ static int dset_types(hid_t did, const struct acs__h5table *t, hid_t *ftype, hid
   return rc;
 }
 
-int acs__h5_append_dset(hid_t did, const struct acs__h5table *t, hsize_t n,
-                        const void *buf)
+/*
+ * Writes n records of t at rows [start, start + n) of did, which must hold
+ * them; with `append`, at its end instead (start is ignored), the table
+ * grown by n first and shrunk back when the write fails. One body for
+ * appending and overwriting, so that both match columns by name and fail
+ * alike: ACS_EFORMAT when the types or rows do not fit, ACS_EIO writing.
+ */
+static int put_rows(hid_t did, const struct acs__h5table *t, hsize_t start, hsize_t n,
+                    const void *buf, int append)
 {
   hid_t ftype, mt;
-  hsize_t old, grown;
+  hsize_t rows, grown;
   int rc;
 
   if (n == 0)
@@ -402,38 +409,37 @@ int acs__h5_append_dset(hid_t did, const struct acs__h5table *t, hsize_t n,
   if ((rc = dset_types(did, t, &ftype, &mt)) < 0)
     return rc;
   rc = ACS_EFORMAT;
-  if (dset_rows(did, &old) < 0)
+  if (dset_rows(did, &rows) < 0)
     goto out_with_types;
-  rc = ACS_EIO;
-  grown = old + n;
-  if (H5Dset_extent(did, &grown) < 0)
-    goto out_with_types;
-  rc = write_rows(did, mt, old, n, buf);
-  if (rc < 0)
-    H5Dset_extent(did, &old); /* keep the table as it was */
+  if (append) {
+    rc = ACS_EIO;
+    start = rows;
+    grown = rows + n;
+    if (H5Dset_extent(did, &grown) < 0)
+      goto out_with_types;
+    rows = grown;
+  }
+  rc = ACS_EFORMAT;
+  if (start <= rows && n <= rows - start)
+    rc = write_rows(did, mt, start, n, buf);
+  if (rc < 0 && append)
+    H5Dset_extent(did, &start); /* keep the table as it was */
 out_with_types:
   H5Tclose(mt);
   H5Tclose(ftype);
   return rc;
 }
 
+int acs__h5_append_dset(hid_t did, const struct acs__h5table *t, hsize_t n,
+                        const void *buf)
+{
+  return put_rows(did, t, 0, n, buf, 1);
+}
+
 int acs__h5_write_dset(hid_t did, const struct acs__h5table *t, hsize_t start, hsize_t n,
                        const void *buf)
 {
-  hid_t ftype, mt;
-  hsize_t rows;
-  int rc;
-
-  if (n == 0)
-    return ACS_OK;
-  if ((rc = dset_types(did, t, &ftype, &mt)) < 0)
-    return rc;
-  rc = ACS_EFORMAT;
-  if (dset_rows(did, &rows) == ACS_OK && start <= rows && n <= rows - start)
-    rc = write_rows(did, mt, start, n, buf);
-  H5Tclose(mt);
-  H5Tclose(ftype);
-  return rc;
+  return put_rows(did, t, start, n, buf, 0);
 }
 
 int acs__h5_append(hid_t loc, const char *name, const struct acs__h5table *t,
@@ -585,6 +591,23 @@ static void fix_records(const struct acs__h5table *t, const int *present,
   }
 }
 
+/* Opens table `name` under loc and its file type, compound as every
+ * table's is; ACS_EFORMAT, with nothing left open, when either fails. The
+ * start of reading a table and of upgrading it. */
+static int open_table(hid_t loc, const char *name, hid_t *did, hid_t *ftype)
+{
+  *did = H5Dopen2(loc, name, H5P_DEFAULT);
+  if (*did < 0)
+    return ACS_EFORMAT;
+  *ftype = H5Dget_type(*did);
+  if (*ftype >= 0 && H5Tget_class(*ftype) == H5T_COMPOUND)
+    return ACS_OK;
+  if (*ftype >= 0)
+    H5Tclose(*ftype);
+  H5Dclose(*did);
+  return ACS_EFORMAT;
+}
+
 int acs__h5_read(hid_t loc, const char *name, const struct acs__h5table *t,
                  hsize_t start, hsize_t n, void *buf)
 {
@@ -593,24 +616,18 @@ int acs__h5_read(hid_t loc, const char *name, const struct acs__h5table *t,
   hid_t did, ftype, mt;
   int rc;
 
-  did = H5Dopen2(loc, name, H5P_DEFAULT);
-  if (did < 0)
-    return ACS_EFORMAT;
-  rc = ACS_EFORMAT;
-  ftype = H5Dget_type(did);
-  if (ftype < 0 || H5Tget_class(ftype) != H5T_COMPOUND)
-    goto out_with_ftype;
+  if ((rc = open_table(loc, name, &did, &ftype)) < 0)
+    return rc;
   rc = memtype_by_name(ftype, t, &mt, present, &npresent);
   if (rc < 0)
-    goto out_with_ftype;
+    goto out_with_table;
   if (n > 0 && npresent > 0)
     rc = read_rows(did, mt, start, n, buf);
   if (rc == ACS_OK)
     fix_records(t, present, n, buf);
   H5Tclose(mt);
-out_with_ftype:
-  if (ftype >= 0)
-    H5Tclose(ftype);
+out_with_table:
+  H5Tclose(ftype);
   H5Dclose(did);
   return rc;
 }
@@ -786,15 +803,11 @@ int acs__h5_upgrade(hid_t loc, const char *name, const struct acs__h5table *t,
   int missing[ACS__H5_MAXF];
   size_t i, nmissing = 0;
   hid_t did, ftype;
-  int rc = ACS_EFORMAT;
+  int rc;
 
   *changed = 0;
-  did = H5Dopen2(loc, name, H5P_DEFAULT);
-  if (did < 0)
-    return ACS_EFORMAT;
-  ftype = H5Dget_type(did);
-  if (ftype < 0 || H5Tget_class(ftype) != H5T_COMPOUND)
-    goto out_with_dset;
+  if ((rc = open_table(loc, name, &did, &ftype)) < 0)
+    return rc;
   for (i = 0; i < t->nfields; i++) {
     missing[i] = H5Tget_member_index(ftype, t->f[i].name) < 0;
     nmissing += (size_t)missing[i];
@@ -804,9 +817,7 @@ int acs__h5_upgrade(hid_t loc, const char *name, const struct acs__h5table *t,
     rc = rewrite_table(loc, name, did, ftype, t, missing, nmissing, chunk);
     *changed = rc == ACS_OK;
   }
-out_with_dset:
-  if (ftype >= 0)
-    H5Tclose(ftype);
+  H5Tclose(ftype);
   H5Dclose(did);
   if (rc == ACS_OK) {
     did = H5Dopen2(loc, name, H5P_DEFAULT);

@@ -13,9 +13,13 @@
 
 #include "core/sched/affine/affine.h"
 
+/* A walk over the instances of a system: what the point and dependence
+ * checks of both kinds of schedule read (s one-dimensional, or ms with
+ * its rows; the other NULL) and the counts they write. */
 struct walk {
   const struct acs_sare *m;
   const struct acs_affine_sched *s;
+  const struct acs_affine_msched *ms;
   const struct acs_sare_inst *in;
   struct acs_affine_check *r;
   struct acs_diag *d;
@@ -87,7 +91,7 @@ int acs_affine_check_values(const struct acs_sare *m, const struct acs_affine_sc
                             struct acs_diag *d)
 {
   struct acs_sare_inst in;
-  struct walk w = {m, s, &in, r, d};
+  struct walk w = {m, s, NULL, &in, r, d};
   int err;
 
   memset(r, 0, sizeof(*r));
@@ -107,18 +111,10 @@ int acs_affine_check_values(const struct acs_sare *m, const struct acs_affine_sc
 
 /* ---- multidimensional schedules ---- */
 
-struct mwalk {
-  const struct acs_sare *m;
-  const struct acs_affine_msched *ms;
-  const struct acs_sare_inst *in;
-  struct acs_affine_check *r;
-  struct acs_diag *d;
-};
-
 static int check_dep_multi(void *user, int32_t e, int64_t xr, const int64_t *x, int64_t yr,
                            const int64_t *y)
 {
-  struct mwalk *w = user;
+  struct walk *w = user;
   const struct acs_sare *m = w->m;
   const struct acs_sare_dep *dep = &m->deps[e];
   char a[ACS_NAME_MAX], b[ACS_NAME_MAX];
@@ -151,7 +147,7 @@ int acs_affine_check_multi(const struct acs_sare *m, const struct acs_affine_msc
                            struct acs_diag *d)
 {
   struct acs_sare_inst in;
-  struct mwalk w = {m, ms, &in, r, d};
+  struct walk w = {m, NULL, ms, &in, r, d};
   int err;
 
   memset(r, 0, sizeof(*r));
@@ -159,7 +155,7 @@ int acs_affine_check_multi(const struct acs_sare *m, const struct acs_affine_msc
     return err;
   for (int32_t k = 0; k < ms->ndims && err == ACS_OK; k++) {
     struct acs_affine_check rk;
-    struct walk pw = {m, &ms->row[k], &in, &rk, d};
+    struct walk pw = {m, &ms->row[k], NULL, &in, &rk, d};
     memset(&rk, 0, sizeof(rk));
     err = check_points(&pw);
     r->instances = rk.instances;

@@ -26,6 +26,27 @@ struct acs_gang_slack {
   int32_t crit;
 };
 
+/* The token counts of an edge that the readiness tests compare: arrived
+ * at the consumer, reserved by started producer firings after the
+ * producer's next start, released by the consumer, needed by the
+ * consumer's next firing. */
+struct acs_gang_etok {
+  int64_t arr, resv_next, rel, need;
+};
+
+/* A node's state while a segment runs: its next firing, when its running
+ * firing ends (running: one does), when its last firing ended, since when
+ * a ready firing has waited for space on edge blk_edge (-1: it has not);
+ * its hardware (PEs, then DMA channels); and its last readiness verdict
+ * while still valid (stale 1: none; a verdict changes only when the node
+ * starts, a producer on an input edge ends or a consumer on an output edge
+ * ends) with the blocking edge, stale_blk. */
+struct acs_gang_nstate {
+  int64_t nxt, run_end, last_end, blk_since;
+  int32_t blk_edge, hw, stale_blk;
+  char running, stale;
+};
+
 struct acs_gang_run {
   const struct acs_gang_ctx *c;
   const struct acs_gang *gg;
@@ -42,21 +63,12 @@ struct acs_gang_run {
   size_t nslack, cap_slack;
   int64_t *edge_block;   /* longest wait for space per edge */
   int32_t *edge_block_hw;
-  /* state: per node, and per edge the token counts that the readiness
-   * tests compare (arrived at the consumer, reserved by started producer
-   * firings, after the producer's next start, released by the consumer,
-   * needed by the consumer's next firing), kept up to date at each start
-   * and end so a test costs no token arithmetic */
-  int64_t *e_arr, *e_resv_next, *e_rel, *e_need;
-  int64_t *nxt, *ended, *run_end, *last_end, *blk_since, *idle_since;
-  int32_t *blk_edge;
-  char *running, *hw_busy;
-  int32_t *hw;           /* per node: its hardware (PEs, then DMA channels) */
-  /* per node: its last readiness verdict while still valid (1: stale; a
-   * verdict changes only when the node starts, a producer on an input edge
-   * ends or a consumer on an output edge ends), and the blocking edge */
-  char *stale;
-  int32_t *stale_blk;
+  /* state: per edge and per node, one record each, kept up to date at
+   * each start and end so a readiness test costs no token arithmetic */
+  struct acs_gang_etok *tok;
+  struct acs_gang_nstate *node;
+  int64_t *idle_since;   /* per hardware: since when it is idle */
+  char *hw_busy;
   int32_t *runq;         /* the running nodes (at most one per hardware), any order */
   int32_t nrun;
   int64_t ddr_busy;      /* DDR transfers running (the link carries xp.lanes at once) */

@@ -65,6 +65,7 @@ int acs_gang_run_init(struct acs_gang_run *r, const struct acs_gang_ctx *c,
                       const struct acs_gang *gg)
 {
   size_t n = (size_t)gg->nnodes + 1, nh = (size_t)(c->xp.npe + c->xp.ndma) + 1;
+  size_t ne = (size_t)gg->nedges + 1;
 
   memset(r, 0, sizeof(*r));
   r->c = c;
@@ -72,34 +73,22 @@ int acs_gang_run_init(struct acs_gang_run *r, const struct acs_gang_ctx *c,
   r->from = calloc(n, sizeof(int64_t));
   r->to = calloc(n, sizeof(int64_t));
   r->off = calloc(n + 1, sizeof(int64_t));
-  r->nxt = calloc(n, sizeof(int64_t));
-  r->ended = calloc(n, sizeof(int64_t));
-  r->run_end = calloc(n, sizeof(int64_t));
-  r->last_end = calloc(n, sizeof(int64_t));
-  r->blk_since = calloc(n, sizeof(int64_t));
-  r->blk_edge = calloc(n, sizeof(int32_t));
-  r->running = calloc(n, 1);
+  r->node = calloc(n, sizeof(*r->node));
   r->hw_busy = calloc(nh, 1);
   r->runq = calloc(nh, sizeof(int32_t));
-  r->hw = calloc(n, sizeof(int32_t));
-  r->stale = calloc(n, 1);
-  r->stale_blk = calloc(n, sizeof(int32_t));
   r->idle_since = calloc(nh, sizeof(int64_t));
   r->hw_end = calloc(nh, sizeof(int64_t));
-  r->edge_block = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
-  r->edge_block_hw = calloc((size_t)gg->nedges + 1, sizeof(int32_t));
-  r->e_arr = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
-  r->e_resv_next = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
-  r->e_rel = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
-  r->e_need = calloc((size_t)gg->nedges + 1, sizeof(int64_t));
-  if (!r->e_arr || !r->e_resv_next || !r->e_rel || !r->e_need || !r->from || !r->to || !r->off || !r->nxt || !r->ended || !r->run_end || !r->last_end ||
-      !r->blk_since || !r->blk_edge || !r->running || !r->hw_busy || !r->runq || !r->hw || !r->stale || !r->stale_blk || !r->idle_since ||
-      !r->hw_end || !r->edge_block || !r->edge_block_hw) {
+  r->tok = calloc(ne, sizeof(*r->tok));
+  r->edge_block = calloc(ne, sizeof(int64_t));
+  r->edge_block_hw = calloc(ne, sizeof(int32_t));
+  if (!r->from || !r->to || !r->off || !r->node || !r->hw_busy || !r->runq || !r->idle_since ||
+      !r->hw_end || !r->tok || !r->edge_block || !r->edge_block_hw) {
     acs_gang_run_free(r);
     return ACS_ENOMEM;
   }
   for (int32_t v = 0; v < gg->nnodes; v++)
-    r->hw[v] = gg->nodes[v].kind == ACS_GANG_N_PROC ? gg->nodes[v].hw : c->xp.npe + gg->nodes[v].hw;
+    r->node[v].hw = gg->nodes[v].kind == ACS_GANG_N_PROC ? gg->nodes[v].hw
+                                                         : c->xp.npe + gg->nodes[v].hw;
   return ACS_OK;
 }
 
@@ -108,28 +97,16 @@ void acs_gang_run_free(struct acs_gang_run *r)
   free(r->from);
   free(r->to);
   free(r->off);
-  free(r->nxt);
-  free(r->ended);
-  free(r->run_end);
-  free(r->last_end);
-  free(r->blk_since);
-  free(r->blk_edge);
-  free(r->running);
+  free(r->node);
   free(r->hw_busy);
   free(r->runq);
-  free(r->hw);
-  free(r->stale);
-  free(r->stale_blk);
   free(r->idle_since);
   free(r->hw_end);
+  free(r->tok);
   free(r->edge_block);
   free(r->edge_block_hw);
   free(r->t_start);
   free(r->slack);
-  free(r->e_arr);
-  free(r->e_resv_next);
-  free(r->e_rel);
-  free(r->e_need);
   memset(r, 0, sizeof(*r));
 }
 
@@ -147,7 +124,7 @@ static int ready(const struct acs_gang_run *r, int32_t v, int32_t *out_block)
   *out_block = -1;
   for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
     int32_t e = gg->in_e[i];
-    if (gg->edges[e].src >= 0 && r->e_arr[e] < r->e_need[e])
+    if (gg->edges[e].src >= 0 && r->tok[e].arr < r->tok[e].need)
       return 0;
   }
   if (!r->caps)
@@ -157,7 +134,7 @@ static int ready(const struct acs_gang_run *r, int32_t v, int32_t *out_block)
     const struct acs_gang_edge *ed = &gg->edges[e];
     if (ed->dst < 0 || ed->cap == INT64_MAX)
       continue;
-    if (r->e_resv_next[e] - r->e_rel[e] > ed->cap) {
+    if (r->tok[e].resv_next - r->tok[e].rel > ed->cap) {
       *out_block = e;
       return 0;
     }
@@ -174,11 +151,11 @@ static void edges_started(struct acs_gang_run *r, int32_t v, int64_t k)
   for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
     int32_t e = gg->in_e[i];
     if (k + 1 < r->to[v])
-      r->e_need[e] = acs_gang_e_need(r->c, gg, &gg->edges[e], k + 1);
+      r->tok[e].need = acs_gang_e_need(r->c, gg, &gg->edges[e], k + 1);
   }
   for (int32_t i = gg->out_off[v]; i < gg->out_off[v + 1]; i++) {
     int32_t e = gg->out_e[i];
-    r->e_resv_next[e] = acs_gang_e_arrived(r->c, gg, &gg->edges[e], k + 2);
+    r->tok[e].resv_next = acs_gang_e_arrived(r->c, gg, &gg->edges[e], k + 2);
   }
 }
 
@@ -190,15 +167,15 @@ static void edges_ended(struct acs_gang_run *r, int32_t v, int64_t k)
 
   for (int32_t i = gg->out_off[v]; i < gg->out_off[v + 1]; i++) {
     int32_t e = gg->out_e[i];
-    r->e_arr[e] = acs_gang_e_arrived(r->c, gg, &gg->edges[e], k + 1);
+    r->tok[e].arr = acs_gang_e_arrived(r->c, gg, &gg->edges[e], k + 1);
     if (gg->edges[e].dst >= 0)
-      r->stale[gg->edges[e].dst] = 1;
+      r->node[gg->edges[e].dst].stale = 1;
   }
   for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
     int32_t e = gg->in_e[i];
-    r->e_rel[e] = acs_gang_e_release(r->c, gg, &gg->edges[e], k);
+    r->tok[e].rel = acs_gang_e_release(r->c, gg, &gg->edges[e], k);
     if (gg->edges[e].src >= 0)
-      r->stale[gg->edges[e].src] = 1;
+      r->node[gg->edges[e].src].stale = 1;
   }
 }
 
@@ -210,12 +187,12 @@ static void edges_init(struct acs_gang_run *r)
   for (int32_t e = 0; e < gg->nedges; e++) {
     const struct acs_gang_edge *ed = &gg->edges[e];
     if (ed->src >= 0) {
-      r->e_arr[e] = acs_gang_e_arrived(r->c, gg, ed, r->from[ed->src]);
-      r->e_resv_next[e] = acs_gang_e_arrived(r->c, gg, ed, r->from[ed->src] + 1);
+      r->tok[e].arr = acs_gang_e_arrived(r->c, gg, ed, r->from[ed->src]);
+      r->tok[e].resv_next = acs_gang_e_arrived(r->c, gg, ed, r->from[ed->src] + 1);
     }
     if (ed->dst >= 0) {
-      r->e_rel[e] = acs_gang_e_release(r->c, gg, ed, r->from[ed->dst] - 1);
-      r->e_need[e] =
+      r->tok[e].rel = acs_gang_e_release(r->c, gg, ed, r->from[ed->dst] - 1);
+      r->tok[e].need =
           r->from[ed->dst] < r->to[ed->dst] ? acs_gang_e_need(r->c, gg, ed, r->from[ed->dst]) : 0;
     }
   }
@@ -229,7 +206,7 @@ static int32_t critical_pred(const struct acs_gang_run *r, int32_t v)
 
   for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
     int32_t s = gg->edges[gg->in_e[i]].src;
-    if (s >= 0 && (best < 0 || r->last_end[s] > r->last_end[best]))
+    if (s >= 0 && (best < 0 || r->node[s].last_end > r->node[best].last_end))
       best = s;
   }
   return best;
@@ -247,31 +224,31 @@ static int push_slack(struct acs_gang_run *r, int32_t hw, int32_t v, int64_t gap
 static int start_firing(struct acs_gang_run *r, int32_t v, int64_t t)
 {
   const struct acs_gang_node *n = &r->gg->nodes[v];
-  int32_t hw = r->hw[v];
-  int64_t k = r->nxt[v];
+  int32_t hw = r->node[v].hw;
+  int64_t k = r->node[v].nxt;
   int err;
 
   if (t > r->idle_since[hw] &&
       (err = push_slack(r, hw, v, t - r->idle_since[hw], critical_pred(r, v))) < 0)
     return err;
-  if (r->blk_since[v] >= 0) {
-    int32_t e = r->blk_edge[v];
-    if (t - r->blk_since[v] > r->edge_block[e]) {
-      r->edge_block[e] = t - r->blk_since[v];
+  if (r->node[v].blk_since >= 0) {
+    int32_t e = r->node[v].blk_edge;
+    if (t - r->node[v].blk_since > r->edge_block[e]) {
+      r->edge_block[e] = t - r->node[v].blk_since;
       r->edge_block_hw[e] = hw;
     }
-    r->blk_since[v] = -1;
+    r->node[v].blk_since = -1;
   }
   r->t_start[r->off[v] + (k - r->from[v])] = t;
   edges_started(r, v, k);
-  r->stale[v] = 1;
-  r->running[v] = 1;
+  r->node[v].stale = 1;
+  r->node[v].running = 1;
   r->runq[r->nrun++] = v;
-  r->run_end[v] = t + acs_gang_node_dur(r->c, n, k);
+  r->node[v].run_end = t + acs_gang_node_dur(r->c, n, k);
   r->hw_busy[hw] = 1;
   if (n->ddr)
     r->ddr_busy++;
-  r->nxt[v]++;
+  r->node[v].nxt++;
   return ACS_OK;
 }
 
@@ -279,12 +256,12 @@ static int start_firing(struct acs_gang_run *r, int32_t v, int64_t t)
  * has changed since. */
 static int ready_cached(struct acs_gang_run *r, int32_t v, int32_t *blk)
 {
-  if (r->stale[v]) {
-    if (ready(r, v, &r->stale_blk[v]))
+  if (r->node[v].stale) {
+    if (ready(r, v, &r->node[v].stale_blk))
       return 1;   /* it starts now, which makes it stale again */
-    r->stale[v] = 0;
+    r->node[v].stale = 0;
   }
-  *blk = r->stale_blk[v];
+  *blk = r->node[v].stale_blk;
   return 0;
 }
 
@@ -298,13 +275,13 @@ static int pass(struct acs_gang_run *r, int64_t t, int *started)
     int32_t v = gg->prio[i], blk;
     const struct acs_gang_node *n = &gg->nodes[v];
     /* Busy hardware first: it rejects most nodes (and covers running). */
-    if (r->hw_busy[r->hw[v]] || r->nxt[v] >= r->to[v] || r->running[v] ||
+    if (r->hw_busy[r->node[v].hw] || r->node[v].nxt >= r->to[v] || r->node[v].running ||
         (n->ddr && r->ddr_busy >= r->c->xp.lanes))
       continue;
     if (!ready_cached(r, v, &blk)) {
-      if (blk >= 0 && r->blk_since[v] < 0) {
-        r->blk_since[v] = t;
-        r->blk_edge[v] = blk;
+      if (blk >= 0 && r->node[v].blk_since < 0) {
+        r->node[v].blk_since = t;
+        r->node[v].blk_edge = blk;
       }
       continue;
     }
@@ -324,16 +301,15 @@ static void complete(struct acs_gang_run *r, int64_t t)
   for (int32_t i = 0; i < r->nrun;) {
     int32_t v = r->runq[i], hw;
     const struct acs_gang_node *n = &gg->nodes[v];
-    if (r->run_end[v] != t) {
+    if (r->node[v].run_end != t) {
       i++;
       continue;
     }
     r->runq[i] = r->runq[--r->nrun];
-    hw = r->hw[v];
-    r->running[v] = 0;
-    r->ended[v] = r->nxt[v];
-    edges_ended(r, v, r->nxt[v] - 1);
-    r->last_end[v] = t;
+    hw = r->node[v].hw;
+    r->node[v].running = 0;
+    edges_ended(r, v, r->node[v].nxt - 1);
+    r->node[v].last_end = t;
     r->hw_busy[hw] = 0;
     r->idle_since[hw] = t;
     if (t > r->hw_end[hw])
@@ -349,7 +325,7 @@ static int32_t deadlock_edge(const struct acs_gang_run *r)
 {
   for (int32_t i = 0; i < r->gg->nnodes; i++) {
     int32_t v = r->gg->prio[i], blk;
-    if (r->nxt[v] < r->to[v] && !ready(r, v, &blk) && blk >= 0)
+    if (r->node[v].nxt < r->to[v] && !ready(r, v, &blk) && blk >= 0)
       return blk;
   }
   return -1;
@@ -371,11 +347,11 @@ int acs_gang_run_segment(struct acs_gang_run *r, int caps)
   for (int32_t v = 0; v < n; v++) {
     r->off[v] = total;
     total += r->to[v] - r->from[v];
-    r->nxt[v] = r->ended[v] = r->from[v];
-    r->running[v] = 0;
-    r->last_end[v] = 0;
-    r->blk_since[v] = -1;
-    r->stale[v] = 1;
+    r->node[v].nxt = r->from[v];
+    r->node[v].running = 0;
+    r->node[v].last_end = 0;
+    r->node[v].blk_since = -1;
+    r->node[v].stale = 1;
   }
   r->nrun = 0;
   r->off[n] = total;
@@ -403,13 +379,13 @@ int acs_gang_run_segment(struct acs_gang_run *r, int caps)
       if ((err = pass(r, t, &started)) < 0)
         return err;
       for (int32_t i = 0; started && i < r->nrun && !zero; i++)
-        zero = r->run_end[r->runq[i]] == t;
+        zero = r->node[r->runq[i]].run_end == t;
       if (zero)
         complete(r, t);
     } while (zero);
     for (int32_t i = 0; i < r->nrun; i++)
-      if (r->run_end[r->runq[i]] < next)
-        next = r->run_end[r->runq[i]];
+      if (r->node[r->runq[i]].run_end < next)
+        next = r->node[r->runq[i]].run_end;
     if (next == INT64_MAX)
       break;
     t = next;
@@ -418,7 +394,7 @@ int acs_gang_run_segment(struct acs_gang_run *r, int caps)
       r->makespan = t;
   }
   for (int32_t v = 0; v < n; v++)
-    if (r->nxt[v] < r->to[v]) {
+    if (r->node[v].nxt < r->to[v]) {
       r->dead_edge = deadlock_edge(r);
       return ACS_OK;
     }

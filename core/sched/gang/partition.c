@@ -38,6 +38,8 @@ struct pstate {
   struct acs_gang_setcache oc;
   struct acs_gang_setcache gc;      /* scheduled gangs: cost = total cycles, rc = ok */
   int32_t *qoff, *qdst, *qfill;   /* the gang graph by source, for move_allowed */
+  int32_t *qindeg, *queue;        /* its in-degrees and Kahn's queue, for move_allowed */
+  int32_t *members;               /* a gang's members after a move, for expected_gain */
   const struct acs_gang_opts *o;
   int32_t na, nslots;
   int32_t *gang_of;      /* actor -> slot */
@@ -237,10 +239,10 @@ static int channel_gangs(const struct pstate *ps, int32_t ch, int32_t u, int32_t
 /* Pipelining constraints and an acyclic gang graph after moving unit u into
  * slot t: Kahn's algorithm over the gang graph's edges, listed once by
  * source (CSR in ps->qoff/qdst). O(C + G). */
-static int move_allowed(struct pstate *ps, int32_t u, int32_t t, int32_t *indeg,
-                        int32_t *queue)
+static int move_allowed(struct pstate *ps, int32_t u, int32_t t)
 {
   const struct acs_sdf_graph *g = ps->c->g;
+  int32_t *indeg = ps->qindeg, *queue = ps->queue;
   int32_t head = 0, tail = 0, seen = 0, alive = 0, src_slot = ps->gang_of[ps->unit_act[ps->unit_off[u]]];
   int32_t usize = ps->unit_off[u + 1] - ps->unit_off[u];
 
@@ -396,14 +398,14 @@ out_with_arrays:
  * gangs' costs come from the current mappings (incremental_cost), else from
  * optimal mappings of the new member sets. */
 static int expected_gain(struct pstate *ps, int32_t u, int32_t t, int64_t depth, int64_t *gain,
-                         int *valid, int32_t *buf, int32_t *indeg, int32_t *queue)
+                         int *valid)
 {
-  int32_t s = ps->gang_of[ps->unit_act[ps->unit_off[u]]], ns, nt;
+  int32_t s = ps->gang_of[ps->unit_act[ps->unit_off[u]]], ns, nt, *buf = ps->members;
   int64_t cs, ct;
   int rc;
 
   *valid = 0;
-  if (s == t || !move_allowed(ps, u, t, indeg, queue))
+  if (s == t || !move_allowed(ps, u, t))
     return ACS_OK;
   if (ps->o->gain_map == 0 && depth <= 1) {
     if ((rc = incremental_cost(ps, s, u, 0, &cs)) <= 0 ||
@@ -446,7 +448,7 @@ static int expected_gain(struct pstate *ps, int32_t u, int32_t t, int64_t depth,
       int ok2;
       if (v == u || ps->gang_of[ps->unit_act[ps->unit_off[v]]] == t)
         continue;
-      rc = expected_gain(ps, v, t, depth - 1, &g2, &ok2, buf, indeg, queue);
+      rc = expected_gain(ps, v, t, depth - 1, &g2, &ok2);
       if (rc >= 0 && ok2 && g2 > best)
         best = g2;
     }
@@ -617,34 +619,19 @@ out_with_bufs:
 
 static int collect_candidates(struct pstate *ps, int32_t t, struct cand *cands, int32_t *nc)
 {
-  int32_t *buf = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
-  int32_t *indeg = malloc(((size_t)ps->nslots + 1) * sizeof(int32_t));
-  int32_t *queue = malloc(((size_t)ps->nslots + 1) * sizeof(int32_t));
-  int rc = ACS_OK;
-
   *nc = 0;
-  if (!buf || !indeg || !queue) {
-    rc = ACS_ENOMEM;
-    goto out_with_bufs;
-  }
   for (int32_t u = 0; u < ps->c->nscc; u++) {
     int64_t gain;
-    int valid;
+    int valid, rc;
     if (ps->gang_of[ps->unit_act[ps->unit_off[u]]] == t)
       continue;
-    rc = expected_gain(ps, u, t, ps->o->depth, &gain, &valid, buf, indeg, queue);
-    if (rc < 0)
-      goto out_with_bufs;
+    if ((rc = expected_gain(ps, u, t, ps->o->depth, &gain, &valid)) < 0)
+      return rc;
     if (valid)
       cands[(*nc)++] = (struct cand){ u, gain };
   }
   qsort(cands, (size_t)*nc, sizeof(*cands), cmp_cand);
-  rc = ACS_OK;
-out_with_bufs:
-  free(buf);
-  free(indeg);
-  free(queue);
-  return rc;
+  return ACS_OK;
 }
 
 /* ---- setup and result ---- */
@@ -665,7 +652,13 @@ static int init_state(struct pstate *ps)
   ps->qoff = calloc((size_t)ns + 2, sizeof(int32_t));
   ps->qfill = calloc((size_t)ns + 2, sizeof(int32_t));
   ps->qdst = malloc(((size_t)c->g->nchannels + 1) * sizeof(int32_t));
-  if (!ps->qoff || !ps->qfill || !ps->qdst || !ps->gang_of || !ps->order || !ps->topo_pos || !ps->unit_off || !ps->unit_act || !ps->slots)
+  /* The scratch of every expected gain, allocated once: a candidate list
+   * asks for one per unit, and the improvement loop for a list per step. */
+  ps->qindeg = malloc(((size_t)ns + 1) * sizeof(int32_t));
+  ps->queue = malloc(((size_t)ns + 1) * sizeof(int32_t));
+  ps->members = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  if (!ps->qindeg || !ps->queue || !ps->members ||
+      !ps->qoff || !ps->qfill || !ps->qdst || !ps->gang_of || !ps->order || !ps->topo_pos || !ps->unit_off || !ps->unit_act || !ps->slots)
     return ACS_ENOMEM;
   for (int32_t a = 0; a < ps->na; a++)
     ps->unit_off[c->scc[a] + 2]++;
@@ -693,6 +686,9 @@ static void free_state(struct pstate *ps)
   free(ps->qoff);
   free(ps->qfill);
   free(ps->qdst);
+  free(ps->qindeg);
+  free(ps->queue);
+  free(ps->members);
   acs_gang_setcache_free(&ps->oc);
   acs_gang_setcache_free(&ps->gc);
 }

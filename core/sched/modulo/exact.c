@@ -248,6 +248,61 @@ static int add_t(struct model *x, const struct acs_msp *m, int32_t i, double sig
   return ACS_OK;
 }
 
+/*
+ * The open row of resource_rows: residue rho at II, the blocking time occ of
+ * the row's class and the unit u (0 without unit variables).
+ */
+struct res_row {
+  int32_t row;
+  int64_t ii, rho, occ, u;
+};
+
+/*
+ * The resource rows of both programs, built by one loop so that they
+ * count the same starts: per limited class (and per unit, when
+ * `unit_rows` and the class needs unit variables) and residue rho in
+ * [0, II), a row <= the class's units (1 per unit), to which op() adds
+ * each op of the class that has columns. The programs differ only in how
+ * an op's starts tau that cover rho, (rho - tau) mod II < occ, enter it.
+ */
+static int resource_rows(struct model *x, const struct acs_msp *m, int64_t ii, int unit_rows,
+                         int (*op)(struct model *x, int32_t i, const struct res_row *r,
+                                   void *arg),
+                         void *arg)
+{
+  int err = ACS_OK;
+
+  for (int32_t c = 0; c < m->nclasses && err == ACS_OK; c++) {
+    int64_t units = m->units[c], occ = acs_loop_blocking(m->loop, c, units);
+    int uv = unit_rows && unit_vars(m, c, occ);
+    struct res_row r = {-1, ii, 0, occ, 0};
+    if (occ == 0)
+      continue; /* unlimited */
+    for (r.u = 0; r.u < (uv ? units : 1) && err == ACS_OK; r.u++)
+      for (r.rho = 0; r.rho < ii && err == ACS_OK; r.rho++) {
+        if ((r.row = acs__mip_row(&x->mip, -HUGE_VAL, uv ? 1.0 : (double)units)) < 0)
+          return r.row;
+        for (int32_t i = 0; i < m->n && err == ACS_OK; i++)
+          if (m->cls[i] == c && x->col[i] >= 0)
+            err = op(x, i, &r, arg);
+      }
+  }
+  return err;
+}
+
+/* build()'s resource terms: x[i][tau] (x[i][tau][u] with unit variables)
+ * for each start tau of op i that covers the row's residue. */
+static int time_starts(struct model *x, int32_t i, const struct res_row *r, void *arg)
+{
+  int err = ACS_OK;
+
+  (void)arg;
+  for (int64_t k = 0; k < x->hi[i] - x->lo[i] + 1 && err == ACS_OK; k++)
+    if (acs_mod_i64(r->rho - (x->lo[i] + k), r->ii) < r->occ)
+      err = acs__mip_coef(&x->mip, x->col[i] + (int32_t)(k * x->ny[i] + r->u), 1);
+  return err;
+}
+
 static int build(struct model *x, const struct acs_msp *m, int64_t ii)
 {
   struct acs__mip *p = &x->mip;
@@ -278,29 +333,8 @@ static int build(struct model *x, const struct acs_msp *m, int64_t ii)
   }
   /* Resources: per class (or unit) and residue, every start of every op
    * whose footprint covers the residue. */
-  for (int32_t c = 0; c < m->nclasses && err == ACS_OK; c++) {
-    int64_t units = m->units[c], occ = acs_loop_blocking(m->loop, c, units);
-    int uv;
-    if (occ == 0)
-      continue; /* unlimited */
-    uv = unit_vars(m, c, occ);
-    for (int64_t u = 0; u < (uv ? units : 1) && err == ACS_OK; u++)
-      for (int64_t rho = 0; rho < ii && err == ACS_OK; rho++) {
-        int32_t row = acs__mip_row(p, -HUGE_VAL, uv ? 1.0 : (double)units);
-        if (row < 0) {
-          err = row;
-          break;
-        }
-        for (int32_t i = 0; i < m->n && err == ACS_OK; i++) {
-          if (m->cls[i] != c || x->col[i] < 0)
-            continue;
-          for (int64_t k = 0; k < x->hi[i] - x->lo[i] + 1 && err == ACS_OK; k++) {
-            if (acs_mod_i64(rho - (x->lo[i] + k), ii) < occ)
-              err = acs__mip_coef(p, x->col[i] + (int32_t)(k * x->ny[i] + (uv ? u : 0)), 1);
-          }
-        }
-      }
-  }
+  if (err == ACS_OK)
+    err = resource_rows(x, m, ii, 1, time_starts, NULL);
   for (int32_t e = 0; e < m->m && err == ACS_OK; e++) {
     if (!x->edge_on[e] || x->fixed[m->src[e]])
       continue; /* a fixed component's longest paths satisfy its edges */
@@ -506,6 +540,20 @@ static int emit(struct acs__mip *p, const struct model *x, int32_t i, double *co
   return err;
 }
 
+/* build_step()'s resource terms: z(tau) - z(tau - 1) for each start tau
+ * of op i that covers the row's residue, through coef[] (wmax + 1 zeros,
+ * left zero); the constant parts move to the row's bound. */
+static int step_starts(struct model *x, int32_t i, const struct res_row *r, void *arg)
+{
+  double *coef = arg, konst = 0;
+
+  for (int64_t tau = x->lo[i]; tau <= x->hi[i]; tau++)
+    if (acs_mod_i64(r->rho - tau, r->ii) < r->occ)
+      add_start(x, i, tau, 1, coef, &konst);
+  x->mip.rhi[r->row] -= konst;
+  return emit(&x->mip, x, i, coef);
+}
+
 static int build_step(struct model *x, const struct acs_msp *m, int64_t ii,
                       const struct dedges *de)
 {
@@ -560,28 +608,7 @@ static int build_step(struct model *x, const struct acs_msp *m, int64_t ii,
    * footprint covers the residue. */
   if (!(coef = calloc((size_t)wmax + 1, sizeof(*coef))))
     return ACS_ENOMEM;
-  for (int32_t c = 0; c < m->nclasses && err == ACS_OK; c++) {
-    int64_t units = m->units[c], occ = acs_loop_blocking(m->loop, c, units);
-    if (occ == 0)
-      continue; /* unlimited */
-    for (int64_t rho = 0; rho < ii && err == ACS_OK; rho++) {
-      double konst = 0;
-      int32_t row = acs__mip_row(p, -HUGE_VAL, (double)units);
-      if (row < 0) {
-        err = row;
-        break;
-      }
-      for (int32_t i = 0; i < m->n && err == ACS_OK; i++) {
-        if (m->cls[i] != c || x->col[i] < 0)
-          continue;
-        for (int64_t tau = x->lo[i]; tau <= x->hi[i]; tau++)
-          if (acs_mod_i64(rho - tau, ii) < occ)
-            add_start(x, i, tau, 1, coef, &konst);
-        err = emit(p, x, i, coef);
-      }
-      p->rhi[row] -= konst;
-    }
-  }
+  err = resource_rows(x, m, ii, 0, step_starts, coef);
   free(coef);
   return err < 0 ? err : 1;
 }

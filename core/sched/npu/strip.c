@@ -66,15 +66,22 @@ struct strip_opts {
 #define STRIP_DEFAULT_LIMIT 5.0
 #define STRIP_MAX_ROUNDS 1000  /* lazy-cut rounds */
 
+/* An op's rectangle: its width in units (0: it has none) and largest
+ * base, and its columns x_i and y_i in the model. */
+struct strip_rect {
+  int64_t w, xmax;
+  int32_t xcol, ycol;
+};
+
 struct strip {
   const struct acs_problem *pb;
   int32_t n;
   int64_t align, W, H;
-  int64_t *w, *xmax;       /* width in units (0: no rectangle); largest base */
+  struct strip_rect *rect; /* per op */
   uint64_t *reach;         /* n x words: reach[i] has j when a path i -> j exists */
   size_t words;
   struct acs__mip mip;
-  int32_t *xcol, *ycol, zcol;
+  int32_t zcol;
   int32_t *pair;           /* n x n: first binary of pair (i < j), -1 none */
   /* best packing found */
   int64_t *bx, *by, best;
@@ -143,7 +150,7 @@ static int64_t first_fit(const struct strip *st, const int32_t *order, int32_t k
     for (int32_t i = 0; i < k; i++) {
       int32_t u = order[i];
       int64_t ub = acs_problem_demand(pb, u, pb->res_cmx);
-      if (st->w[u] == 0 || start[u] + pb->dur[u] <= start[v] ||
+      if (st->rect[u].w == 0 || start[u] + pb->dur[u] <= start[v] ||
           start[v] + pb->dur[v] <= start[u])
         continue;
       if (addr[u] < cand + b && cand < addr[u] + ub) {
@@ -184,8 +191,8 @@ static int pack_first_fit(struct strip *st, const int64_t *start, int64_t *addr)
   for (int32_t i = 0; rc == 0 && i < st->n; i++) {
     int32_t v = k[i].id;
     order[i] = v;
-    addr[v] = st->w[v] ? first_fit(st, order, i, start, addr, v) : -1;
-    if (st->w[v] && addr[v] < 0)
+    addr[v] = st->rect[v].w ? first_fit(st, order, i, start, addr, v) : -1;
+    if (st->rect[v].w && addr[v] < 0)
       rc = 1;
   }
   /* Bytes (aligned) to alignment units, the model's x. */
@@ -218,7 +225,7 @@ static int strip_incumbent(struct strip *st, int64_t iterations, uint64_t seed,
   for (int32_t k = 0; k < st->n; k++) {
     int32_t v = g->topo[k];
     st->by[v] = t;
-    st->bx[v] = st->w[v] ? 0 : -1;
+    st->bx[v] = st->rect[v].w ? 0 : -1;
     t += st->pb->dur[v];
   }
   st->H = st->best = t;
@@ -248,9 +255,10 @@ static int row3(struct acs__mip *m, double lo, double hi, int32_t c1, double a1,
 static int add_pair(struct strip *st, int32_t i, int32_t j, int conflict)
 {
   struct acs__mip *m = &st->mip;
+  const struct strip_rect *ri = &st->rect[i], *rj = &st->rect[j];
   double MW = 2.0 * (double)(st->W + 1), MH = 2.0 * (double)st->H;
   double hi = (double)st->pb->dur[i], hj = (double)st->pb->dur[j];
-  int rect = st->w[i] > 0 && st->w[j] > 0;
+  int rect = ri->w > 0 && rj->w > 0;
   int32_t c0 = m->ncols;
   int err = ACS_OK;
 
@@ -259,14 +267,14 @@ static int add_pair(struct strip *st, int32_t i, int32_t j, int conflict)
       return ACS_ENOMEM;
   st->pair[(size_t)i * (size_t)st->n + (size_t)j] = c0;
   /* t_U: y_j + h_j <= y_i + 2H t_U; t_B: y_i + h_i <= y_j + 2H t_B */
-  err = row3(m, -HUGE_VAL, -hj, st->ycol[j], 1, st->ycol[i], -1, c0 + 2, -MH);
+  err = row3(m, -HUGE_VAL, -hj, rj->ycol, 1, ri->ycol, -1, c0 + 2, -MH);
   if (err == ACS_OK)
-    err = row3(m, -HUGE_VAL, -hi, st->ycol[i], 1, st->ycol[j], -1, c0 + 3, -MH);
+    err = row3(m, -HUGE_VAL, -hi, ri->ycol, 1, rj->ycol, -1, c0 + 3, -MH);
   if (err == ACS_OK && rect) {
     /* t_R: x_i + w_i <= x_j + 2W t_R; t_L: x_j + w_j <= x_i + 2W t_L */
-    err = row3(m, -HUGE_VAL, -(double)st->w[i], st->xcol[i], 1, st->xcol[j], -1, c0, -MW);
+    err = row3(m, -HUGE_VAL, -(double)ri->w, ri->xcol, 1, rj->xcol, -1, c0, -MW);
     if (err == ACS_OK)
-      err = row3(m, -HUGE_VAL, -(double)st->w[j], st->xcol[j], 1, st->xcol[i], -1, c0 + 1, -MW);
+      err = row3(m, -HUGE_VAL, -(double)rj->w, rj->xcol, 1, ri->xcol, -1, c0 + 1, -MW);
     if (err == ACS_OK) {
       err = row3(m, -HUGE_VAL, 3, c0, 1, c0 + 1, 1, c0 + 2, 1);
       if (err == ACS_OK)
@@ -289,7 +297,8 @@ static int64_t strip_columns(const struct strip *st)
   for (int32_t i = 0; i < st->n; i++)
     for (int32_t j = i + 1; j < st->n; j++) {
       int conflict;
-      if (!ordered(st, i, j) && ((st->w[i] && st->w[j]) || share_other(st, i, j, &conflict)))
+      if (!ordered(st, i, j) &&
+          ((st->rect[i].w && st->rect[j].w) || share_other(st, i, j, &conflict)))
         cols += 4;
     }
   return cols;
@@ -309,16 +318,16 @@ static int strip_build(struct strip *st)
 
   st->zcol = acs__mip_col(m, 0, (double)st->H, 1, 0);
   for (int32_t i = 0; i < st->n && err == ACS_OK; i++) {
-    st->xcol[i] = acs__mip_col(m, 0, (double)st->xmax[i], 0, 1);
-    st->ycol[i] = acs__mip_col(m, 0, (double)(st->H - pb->dur[i]), 0, 1);
-    if (st->xcol[i] < 0 || st->ycol[i] < 0)
+    st->rect[i].xcol = acs__mip_col(m, 0, (double)st->rect[i].xmax, 0, 1);
+    st->rect[i].ycol = acs__mip_col(m, 0, (double)(st->H - pb->dur[i]), 0, 1);
+    if (st->rect[i].xcol < 0 || st->rect[i].ycol < 0)
       return ACS_ENOMEM;
     /* y_i + h_i <= z_H */
-    err = row3(m, -HUGE_VAL, -(double)pb->dur[i], st->ycol[i], 1, st->zcol, -1, -1, 0);
+    err = row3(m, -HUGE_VAL, -(double)pb->dur[i], st->rect[i].ycol, 1, st->zcol, -1, -1, 0);
   }
   for (int32_t e = 0; err == ACS_OK && e < g->nedges; e++)
-    err = row3(m, (double)pb->dur[g->edges[e].src], HUGE_VAL, st->ycol[g->edges[e].dst], 1,
-               st->ycol[g->edges[e].src], -1, -1, 0);
+    err = row3(m, (double)pb->dur[g->edges[e].src], HUGE_VAL, st->rect[g->edges[e].dst].ycol, 1,
+               st->rect[g->edges[e].src].ycol, -1, -1, 0);
   for (int32_t i = 0; err == ACS_OK && i < st->n; i++)
     for (int32_t j = i + 1; err == ACS_OK && j < st->n; j++) {
       int conflict = 0, share;
@@ -326,7 +335,7 @@ static int strip_build(struct strip *st)
       if (ordered(st, i, j))
         continue;
       share = share_other(st, i, j, &conflict);
-      if ((st->w[i] && st->w[j]) || share)
+      if ((st->rect[i].w && st->rect[j].w) || share)
         err = add_pair(st, i, j, conflict);
     }
   return err;
@@ -400,19 +409,16 @@ static int strip_init(struct strip *st, const struct acs_problem *pb)
   st->W = cap / st->align;
   if (acs_mul_size(n, n, &nn) != 0)
     return ACS_ENOMEM;
-  st->w = acs__sched_array(n, sizeof(int64_t));
-  st->xmax = acs__sched_array(n, sizeof(int64_t));
-  st->xcol = acs__sched_array(n, sizeof(int32_t));
-  st->ycol = acs__sched_array(n, sizeof(int32_t));
+  st->rect = acs__sched_array(n, sizeof(*st->rect));
   st->bx = acs__sched_array(n, sizeof(int64_t));
   st->by = acs__sched_array(n, sizeof(int64_t));
   st->pair = acs__sched_array(nn, sizeof(int32_t));
-  if (!st->w || !st->xmax || !st->xcol || !st->ycol || !st->bx || !st->by || !st->pair)
+  if (!st->rect || !st->bx || !st->by || !st->pair)
     return ACS_ENOMEM;
   for (size_t v = 0; v < n; v++) {
     int64_t b = acs_problem_demand(pb, (int32_t)v, pb->res_cmx);
-    st->w[v] = b > 0 && pb->dur[v] > 0 ? acs_ceil_div_i64(b, st->align) : 0;
-    st->xmax[v] = st->w[v] ? (cap - b) / st->align : 0;
+    st->rect[v].w = b > 0 && pb->dur[v] > 0 ? acs_ceil_div_i64(b, st->align) : 0;
+    st->rect[v].xmax = st->rect[v].w ? (cap - b) / st->align : 0;
   }
   return strip_reach(st);
 }
@@ -420,10 +426,7 @@ static int strip_init(struct strip *st, const struct acs_problem *pb)
 static void strip_destroy(struct strip *st)
 {
   acs__mip_destroy(&st->mip);
-  free(st->w);
-  free(st->xmax);
-  free(st->xcol);
-  free(st->ycol);
+  free(st->rect);
   free(st->bx);
   free(st->by);
   free(st->pair);
@@ -458,8 +461,8 @@ static int strip_solve(struct strip *st, double deadline,
       break;
     }
     for (int32_t v = 0; v < st->n; v++) {
-      x[v] = st->w[v] ? llround(r.x[st->xcol[v]]) : -1;
-      y[v] = llround(r.x[st->ycol[v]]);
+      x[v] = st->rect[v].w ? llround(r.x[st->rect[v].xcol]) : -1;
+      y[v] = llround(r.x[st->rect[v].ycol]);
     }
     free(r.x);
     cuts = lazy_cuts(st, y);
@@ -488,7 +491,7 @@ static int strip_emit(struct strip *st, struct acs_schedule *out)
 
   for (int32_t v = 0; err == ACS_OK && v < st->n; v++) {
     struct acs_sop *o = &out->ops[v];
-    if (st->bx[v] < 0 || st->w[v] == 0)
+    if (st->bx[v] < 0 || st->rect[v].w == 0)
       continue;
     o->cmx_offset = st->bx[v] * st->align;
     o->cmx_bytes = acs_problem_demand(st->pb, v, st->pb->res_cmx);
