@@ -524,3 +524,69 @@ Test(barrier_exec, transfers_are_timed_through_the_ddr_link)
   acs_problem_destroy(&pb);
   acs_graph_destroy(&g);
 }
+
+/* Adds to s an edge x -> w for every two-edge path x -> v -> w whose ends
+ * no edge joins yet: edges every execution already keeps (O(E x in-degree)). */
+static void add_implied_edges(struct acs_schedule *s)
+{
+  int32_t m = s->nedges;
+
+  for (int32_t i = 0; i < m; i++)
+    for (int32_t j = 0; j < m; j++) {
+      int32_t x = s->edges[j].src, w = s->edges[i].dst, dup = 0;
+      if (s->edges[j].dst != s->edges[i].src)
+        continue;
+      for (int32_t k = 0; k < s->nedges && !dup; k++)
+        dup = s->edges[k].src == x && s->edges[k].dst == w;
+      if (!dup)
+        cr_assert_eq(acs_schedule_add_edge(s, x, w, ACS_EDGE_CONTROL), ACS_OK);
+    }
+}
+
+/*
+ * An edge that a path of other edges implies orders nothing the path does
+ * not: a schedule with such edges added is the same problem, and the pass
+ * must build the same program for it (same starts, update barriers and
+ * waits). It reads paths from the transitive reduction alone; reading the
+ * edges as given made a cascade plan's program depend on whether its
+ * packing had already dropped the implied control edges.
+ */
+Test(barrier_exec, implied_edges_change_no_program)
+{
+  int32_t differ = 0, limited = 0;
+
+  for (uint64_t seed = 1; seed <= 150; seed++) {
+    struct acs_rng r;
+    struct acs_graph g;
+    struct acs_problem pb;
+    struct acs_schedule s, t;
+    int32_t n, b;
+    char pe[32];
+    const char *sets[] = {pe, NULL};
+
+    acs_rng_seed(&r, seed * 7919);
+    n = 3 + (int32_t)acs_rng_below(&r, 60);
+    b = 1 + (int32_t)acs_rng_below(&r, 6);
+    snprintf(pe, sizeof(pe), "pe_count=%d", 1 + (int)acs_rng_below(&r, 4));
+    tu_random_dag(&g, seed + 11, n, 100000);
+    tu_problem(&pb, &g, sets);
+    schedule_list(&pb, &s);
+    cr_assert_eq(acs_schedule_copy(&t, &s), ACS_OK);
+    add_implied_edges(&t);
+    pass_ok(&s, b, 0);
+    pass_ok(&t, b, 0);
+    limited += s.nedges > g.nedges;
+    for (int32_t v = 0; v < n; v++)
+      differ += s.ops[v].start != t.ops[v].start ||
+                s.ops[v].update_barrier != t.ops[v].update_barrier ||
+                waits_of(&s, v) != waits_of(&t, v);
+    cr_assert_eq(differ, 0, "seed %llu: the implied edges changed the program",
+                 (unsigned long long)seed);
+    acs_schedule_destroy(&t);
+    acs_schedule_destroy(&s);
+    acs_problem_destroy(&pb);
+    acs_graph_destroy(&g);
+  }
+  /* The limits bound: the pass had choices to make. */
+  cr_assert_gt(limited, 20, "only %d of 150 passes added edges", limited);
+}

@@ -652,16 +652,16 @@ static int reuse_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t u,
 
 /*
  * With a fresh barrier at hand, only a reuse without edges is better. Its
- * use must have a member among v's direct predecessors (the reading rule
+ * use must have a member among v's reduced predecessors (the reading rule
  * needs one), so only the uses they produce or consume are tried:
  * O(in-degree x waits), whatever the number of barriers.
  */
 static void reuse_near(struct acs__balloc *a, int32_t v, int64_t t, struct acs_ba_choice *best)
 {
-  const struct acs_dag *g = &a->p->g;
+  const struct acs__bprep *p = a->p;
 
-  for (int32_t k = g->pred_off[v]; k < g->pred_off[v + 1]; k++) {
-    int32_t m = g->pred[k];
+  for (int32_t k = p->rp_off[v]; k < p->rp_off[v + 1]; k++) {
+    int32_t m = p->rp[k];
     if (reuse_free(a, v, t, a->use_of[m], best))
       return;
     for (int32_t j = a->opcons_head[m]; j >= 0; j = a->opcons.next[j])

@@ -6,7 +6,9 @@
  *  - its transitive reduction: an op waits only on the edges that no path
  *    of other edges implies (on fine-grained DNN schedules nine edges in
  *    ten are implied: each stripe depends on every op of the stripes it
- *    reads, directly and through them);
+ *    reads, directly and through them). The allocator reads predecessors,
+ *    successors and ancestors from it alone, so the program is the same
+ *    whether or not a schedule carries implied edges;
  *  - consumer classes: ops whose reduced successor sets are equal. One use
  *    of a barrier serves a whole class at no cost, because every consumer
  *    waits for every producer of the class anyway;

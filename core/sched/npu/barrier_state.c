@@ -173,23 +173,26 @@ int64_t acs__bars_next_done(struct acs__balloc *a)
 
 /* ---- paths ---- */
 
-/* Marks v's direct predecessors (the schedule's and the added edges) and
- * its direct successors. */
+/* Marks v's direct predecessors (the reduced edges and the added ones) and
+ * its reduced successors. The allocator reads paths from the transitive
+ * reduction only (barrier_prep.c), never from the edges as given: an
+ * implied edge orders nothing its path does not, and the program must not
+ * depend on whether a scheduler wrote such edges. */
 void acs__mark_preds(struct acs__balloc *a, int32_t v)
 {
-  const struct acs_dag *g = &a->p->g;
+  const struct acs__bprep *p = a->p;
 
-  for (int32_t k = g->succ_off[v]; k < g->succ_off[v + 1]; k++)
-    a->succ_mark[g->succ[k]] = a->epoch;
-  for (int32_t k = g->pred_off[v]; k < g->pred_off[v + 1]; k++)
-    a->pred_mark[g->pred[k]] = a->epoch;
+  for (int32_t k = p->rs_off[v]; k < p->rs_off[v + 1]; k++)
+    a->succ_mark[p->rs[k]] = a->epoch;
+  for (int32_t k = p->rp_off[v]; k < p->rp_off[v + 1]; k++)
+    a->pred_mark[p->rp[k]] = a->epoch;
   for (int32_t e = a->add_in[v]; e >= 0; e = a->add.next[e])
     a->pred_mark[a->add.a[e]] = a->epoch;
 }
 
 /*
  * Marks up to ACS_BA_ANC_BUDGET ancestors of v, nearest first (breadth-first over
- * every edge so far): a mark proves a path, so the edge it would replace
+ * the reduced edges and those added so far): a mark proves a path, so the edge it would replace
  * is implied. An unmarked op may still be an ancestor; then an edge is
  * added that was not needed, which costs nothing but an edge.
  *
@@ -203,7 +206,7 @@ void acs__mark_preds(struct acs__balloc *a, int32_t v)
  */
 static void mark_ancestors(struct acs__balloc *a, int32_t v)
 {
-  const struct acs_dag *g = &a->p->g;
+  const struct acs__bprep *p = a->p;
   int32_t head = 0, tail = 0, *slot = a->anc_cache + (size_t)(v % ACS_BA_ANC_SLOTS) *
                                                        (ACS_BA_ANC_BUDGET + 1);
 
@@ -218,10 +221,10 @@ static void mark_ancestors(struct acs__balloc *a, int32_t v)
   a->queue[tail++] = v;
   while (head < tail && tail < ACS_BA_ANC_BUDGET) {
     int32_t x = a->queue[head++];
-    for (int32_t k = g->pred_off[x]; k < g->pred_off[x + 1] && tail < ACS_BA_ANC_BUDGET; k++)
-      if (a->anc_mark[g->pred[k]] != a->epoch) {
-        a->anc_mark[g->pred[k]] = a->epoch;
-        a->queue[tail++] = g->pred[k];
+    for (int32_t k = p->rp_off[x]; k < p->rp_off[x + 1] && tail < ACS_BA_ANC_BUDGET; k++)
+      if (a->anc_mark[p->rp[k]] != a->epoch) {
+        a->anc_mark[p->rp[k]] = a->epoch;
+        a->queue[tail++] = p->rp[k];
       }
     for (int32_t e = a->add_in[x]; e >= 0 && tail < ACS_BA_ANC_BUDGET; e = a->add.next[e])
       if (a->anc_mark[a->add.a[e]] != a->epoch) {
