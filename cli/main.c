@@ -88,7 +88,7 @@ int main(int argc, char **argv)
       int rc = commands[i].fn(argc - 1, argv + 1);
       /* Reap the simulation processes: left to PR_SET_PDEATHSIG, they end
        * children of init, and the CPU time they spent is missing from the
-       * rusage of `time acsim ...` (a third of a sweep's). */
+       * rusage of `time acsim ...` (a fifth to a third of a sweep's). */
       acs_sim_shutdown();
       return rc;
     }
