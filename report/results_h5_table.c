@@ -117,21 +117,120 @@ static hid_t field_type(const struct acs__h5field *f)
 }
 
 /*
+ * The string attributes a new table gets (H5TB's layout, units): none
+ * exists yet, so each is created without a look-up, and all share one
+ * scalar dataspace and one string type, resized per value: four HDF5
+ * calls an attribute. Through H5LTset_attribute_string (and
+ * acs__h5_attr_set_str for units) each took twelve, one of them opening
+ * the table by name and one copying every attribute already there to look
+ * for the name, quadratic in the columns (a /runs table has 26 and, with
+ * their units, some 50 attributes).
+ */
+struct strattrs {
+  hid_t obj, type, space;
+  H5T_cset_t cset;
+};
+
+static int strattrs_open(struct strattrs *a, hid_t obj)
+{
+  a->obj = obj;
+  a->cset = H5T_CSET_ASCII;
+  a->type = H5Tcopy(H5T_C_S1);
+  a->space = H5Screate(H5S_SCALAR);
+  if (a->type >= 0 && a->space >= 0 && H5Tset_strpad(a->type, H5T_STR_NULLTERM) >= 0 &&
+      H5Tset_cset(a->type, a->cset) >= 0)
+    return ACS_OK;
+  if (a->type >= 0)
+    H5Tclose(a->type);
+  if (a->space >= 0)
+    H5Sclose(a->space);
+  return ACS_EIO;
+}
+
+static void strattrs_close(struct strattrs *a)
+{
+  H5Tclose(a->type);
+  H5Sclose(a->space);
+}
+
+/* Attribute `name` = value, fixed-length, NUL-terminated, in cset; the
+ * object must have none of that name. */
+static int strattrs_put(struct strattrs *a, const char *name, const char *value, H5T_cset_t cset)
+{
+  hid_t attr;
+  int rc;
+
+  if (cset != a->cset && H5Tset_cset(a->type, cset) < 0)
+    return ACS_EIO;
+  a->cset = cset;
+  if (H5Tset_size(a->type, strlen(value) + 1) < 0)
+    return ACS_EIO;
+  attr = H5Acreate2(a->obj, name, a->type, a->space, H5P_DEFAULT, H5P_DEFAULT);
+  if (attr < 0)
+    return ACS_EIO;
+  rc = H5Awrite(attr, a->type, value) < 0 ? ACS_EIO : ACS_OK;
+  H5Aclose(attr);
+  return rc;
+}
+
+/* H5TB's attributes of a table (CLASS, VERSION, TITLE, FIELD_<i>_NAME,
+ * ASCII as H5TB writes them) on the dataset did just created. */
+static int layout_attrs(hid_t did, const char *name, size_t nfields, const char *const *names)
+{
+  struct strattrs a;
+  char attr[32];
+  int rc = strattrs_open(&a, did);
+
+  if (rc < 0)
+    return rc;
+  if (strattrs_put(&a, "CLASS", "TABLE", H5T_CSET_ASCII) < 0 ||
+      strattrs_put(&a, "VERSION", "3.0", H5T_CSET_ASCII) < 0 ||
+      strattrs_put(&a, "TITLE", name, H5T_CSET_ASCII) < 0)
+    rc = ACS_EIO;
+  for (size_t i = 0; rc == ACS_OK && i < nfields; i++) {
+    snprintf(attr, sizeof attr, "FIELD_%zu_NAME", i);
+    rc = strattrs_put(&a, attr, names[i], H5T_CSET_ASCII);
+  }
+  strattrs_close(&a);
+  return rc;
+}
+
+/* The units of a table just made from t (its columns, in order, have no
+ * units attributes yet): what acs__h5_write_units writes (UTF-8), without
+ * its look-ups. */
+static int new_units(hid_t did, const struct acs__h5table *t)
+{
+  struct strattrs a;
+  char attr[32];
+  int rc = strattrs_open(&a, did);
+
+  if (rc < 0)
+    return rc;
+  for (size_t i = 0; rc == ACS_OK && i < t->nfields; i++) {
+    const char *unit = acs__h5_field_unit(&t->f[i]);
+    snprintf(attr, sizeof attr, "FIELD_%zu_UNITS", i);
+    if (unit)
+      rc = strattrs_put(&a, attr, unit, H5T_CSET_UTF8);
+  }
+  strattrs_close(&a);
+  return rc;
+}
+
+/*
  * Creates the extendible, chunked compound dataset `name` of n rows from
- * buf (none when n is 0), with the attributes H5TB gives a table (CLASS,
- * VERSION, TITLE, FIELD_<i>_NAME), so H5TB and PyTables read it as theirs.
+ * buf (none when n is 0), with the attributes H5TB gives a table, so H5TB
+ * and PyTables read it as theirs; returns it open, or -1.
  * Compressed tables are shuffled then deflated at level 1 rather than
  * H5TB's fixed level 6: h5repack of the default study's file took 1.23 s
  * of CPU instead of 1.88 s and made it 4.7 MB instead of 6.7 MB, since the
  * bytes of a column of integers or doubles compress better side by side.
  */
-static int make_table(hid_t loc, const char *name, size_t nfields, const char *const *names,
-                      const size_t *offs, const hid_t *types, size_t size, hsize_t n,
-                      const void *buf, hsize_t chunk, int compress)
+static hid_t make_table(hid_t loc, const char *name, size_t nfields, const char *const *names,
+                        const size_t *offs, const hid_t *types, size_t size, hsize_t n,
+                        const void *buf, hsize_t chunk, int compress)
 {
   hsize_t dims[1] = {n}, maxdims[1] = {H5S_UNLIMITED}, chunks[1] = {chunk};
   hid_t type = H5Tcreate(H5T_COMPOUND, size), space = -1, dcpl = -1, did = -1;
-  int rc = ACS_EIO;
 
   for (size_t i = 0; type >= 0 && i < nfields; i++)
     if (H5Tinsert(type, names[i], offs[i], types[i]) < 0)
@@ -140,30 +239,20 @@ static int make_table(hid_t loc, const char *name, size_t nfields, const char *c
       (dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 || H5Pset_chunk(dcpl, 1, chunks) < 0 ||
       (compress && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, 1) < 0)))
     goto out_with_ids;
-  if ((did = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0 ||
-      (n > 0 && H5Dwrite(did, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0))
-    goto out_with_ids;
-  if (H5LTset_attribute_string(loc, name, "CLASS", "TABLE") < 0 ||
-      H5LTset_attribute_string(loc, name, "VERSION", "3.0") < 0 ||
-      H5LTset_attribute_string(loc, name, "TITLE", name) < 0)
-    goto out_with_ids;
-  for (size_t i = 0; i < nfields; i++) {
-    char attr[32];
-    snprintf(attr, sizeof attr, "FIELD_%zu_NAME", i);
-    if (H5LTset_attribute_string(loc, name, attr, names[i]) < 0)
-      goto out_with_ids;
-  }
-  rc = ACS_OK;
-out_with_ids:
-  if (did >= 0)
+  did = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (did >= 0 && ((n > 0 && H5Dwrite(did, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) ||
+                   layout_attrs(did, name, nfields, names) < 0)) {
     H5Dclose(did);
+    did = -1;
+  }
+out_with_ids:
   if (dcpl >= 0)
     H5Pclose(dcpl);
   if (space >= 0)
     H5Sclose(space);
   if (type >= 0)
     H5Tclose(type);
-  return rc;
+  return did;
 }
 
 /*
@@ -206,6 +295,7 @@ int acs__h5_make(hid_t loc, const char *name, const struct acs__h5table *t,
   hid_t types[ACS__H5_MAXF] = {0};
   hsize_t first = n < MAKE_SLICE ? n : MAKE_SLICE;
   size_t i, made = 0;
+  hid_t did;
   int rc = ACS_EIO;
 
   for (i = 0; i < t->nfields; i++) {
@@ -218,13 +308,11 @@ int acs__h5_make(hid_t loc, const char *name, const struct acs__h5table *t,
   }
   if (chunk == 0)
     chunk = 1;
-  if (make_table(loc, name, t->nfields, names, offs, types, t->size, first, buf, chunk,
-                 compress) == ACS_OK) {
-    hid_t did = H5Dopen2(loc, name, H5P_DEFAULT);
-    if (did >= 0) {
-      rc = acs__h5_write_units(did, t);
-      H5Dclose(did);
-    }
+  did = make_table(loc, name, t->nfields, names, offs, types, t->size, first, buf, chunk,
+                   compress);
+  if (did >= 0) {
+    rc = new_units(did, t);
+    H5Dclose(did);
     if (rc == ACS_OK)
       rc = append_slices(loc, name, t, first, n, buf, types);
   }
@@ -718,6 +806,7 @@ static int rewrite_table(hid_t loc, const char *name, hid_t did, hid_t ftype,
   size_t osize, nsize, k, j;
   hsize_t n, r;
   char *obuf = NULL, *nbuf = NULL;
+  hid_t nd;
   int rc;
 
   rc = build_layout(ftype, t, missing, nmissing, &l, &nsize);
@@ -744,19 +833,16 @@ static int rewrite_table(hid_t loc, const char *name, hid_t did, hid_t ftype,
   rc = ACS_EIO;
   if (H5Lmove(loc, name, loc, tmpname, H5P_DEFAULT, H5P_DEFAULT) < 0)
     goto out_with_bufs;
-  if (make_table(loc, name, l.n, (const char *const *)l.names, l.offs, l.types, nsize, n, nbuf,
-                 chunk ? chunk : 1, 1) != ACS_OK) {
+  nd = make_table(loc, name, l.n, (const char *const *)l.names, l.offs, l.types, nsize, n, nbuf,
+                  chunk ? chunk : 1, 1);
+  if (nd < 0) {
     H5Lmove(loc, tmpname, loc, name, H5P_DEFAULT, H5P_DEFAULT);
     goto out_with_bufs;
   }
   H5Ldelete(loc, tmpname, H5P_DEFAULT);
   /* The kept columns keep their place, hence their units attributes. */
-  {
-    hid_t nd = H5Dopen2(loc, name, H5P_DEFAULT);
-    rc = nd >= 0 ? copy_units(nd, did, (int)(l.n - nmissing)) : ACS_EIO;
-    if (nd >= 0)
-      H5Dclose(nd);
-  }
+  rc = copy_units(nd, did, (int)(l.n - nmissing));
+  H5Dclose(nd);
 out_with_bufs:
   free(obuf);
   free(nbuf);
