@@ -94,15 +94,22 @@ static int nmembers(hid_t did)
 
 /* ---- tables ---- */
 
-/* A new HDF5 type for one field (the caller closes it). */
-static hid_t field_type(const struct acs__h5field *f)
+/* HDF5's native type of a number column of this kind. */
+static hid_t native_type(int kind)
+{
+  return kind == ACS__H5_I32 ? H5T_NATIVE_INT32 : kind == ACS__H5_I64 ? H5T_NATIVE_INT64
+                                                                     : H5T_NATIVE_DOUBLE;
+}
+
+/* A new HDF5 type for one field (results_h5_int.h). */
+hid_t acs__h5_field_type(const struct acs__h5field *f)
 {
   hid_t t;
 
   switch (f->kind) {
-  case ACS__H5_I32: return H5Tcopy(H5T_NATIVE_INT32);
-  case ACS__H5_I64: return H5Tcopy(H5T_NATIVE_INT64);
-  case ACS__H5_F64: return H5Tcopy(H5T_NATIVE_DOUBLE);
+  case ACS__H5_I32:
+  case ACS__H5_I64:
+  case ACS__H5_F64: return H5Tcopy(native_type(f->kind));
   default:
     /* Names, paths and messages are UTF-8 (ASCII is a subset of it). */
     t = H5Tcopy(H5T_C_S1);
@@ -301,7 +308,7 @@ int acs__h5_make(hid_t loc, const char *name, const struct acs__h5table *t,
   for (i = 0; i < t->nfields; i++) {
     names[i] = t->f[i].name;
     offs[i] = t->f[i].off;
-    types[i] = field_type(&t->f[i]);
+    types[i] = acs__h5_field_type(&t->f[i]);
     if (types[i] < 0)
       goto out_with_types;
     made++;
@@ -363,14 +370,19 @@ static int memtype_by_name(hid_t ftype, const struct acs__h5table *t, hid_t *out
       continue;
     if (!kinds_compatible(t->f[i].kind, H5Tget_member_class(ftype, (unsigned)idx)))
       goto out_with_type;
-    ft = field_type(&t->f[i]);
+    if (t->f[i].kind != ACS__H5_STR) {
+      /* A number: HDF5's own native type (H5Tinsert copies it). */
+      if (H5Tinsert(mt, t->f[i].name, t->f[i].off, native_type(t->f[i].kind)) < 0)
+        goto out_with_type;
+      present[i] = 1;
+      (*npresent)++;
+      continue;
+    }
+    ft = acs__h5_field_type(&t->f[i]);
     /* HDF5 does not convert between ASCII and UTF-8 strings: read and
      * append in the file's own character set (older files say ASCII). */
-    if (ft >= 0 && t->f[i].kind == ACS__H5_STR && same_cset(ftype, (unsigned)idx, ft) < 0) {
-      H5Tclose(ft);
-      goto out_with_type;
-    }
-    if (ft < 0 || H5Tinsert(mt, t->f[i].name, t->f[i].off, ft) < 0) {
+    if (ft < 0 || same_cset(ftype, (unsigned)idx, ft) < 0 ||
+        H5Tinsert(mt, t->f[i].name, t->f[i].off, ft) < 0) {
       if (ft >= 0)
         H5Tclose(ft);
       goto out_with_type;
@@ -387,7 +399,7 @@ out_with_type:
   return ACS_EFORMAT;
 }
 
-static int dset_rows(hid_t did, hsize_t *n)
+int acs__h5_dset_rows(hid_t did, hsize_t *n)
 {
   hid_t sp = H5Dget_space(did);
   hsize_t dims[1];
@@ -418,7 +430,7 @@ int acs__h5_nrows(hid_t loc, const char *name, hsize_t *n)
 
   if (did < 0)
     return ACS_EFORMAT;
-  rc = dset_rows(did, n);
+  rc = acs__h5_dset_rows(did, n);
   H5Dclose(did);
   return rc;
 }
@@ -490,7 +502,7 @@ int acs__h5_append_dset(hid_t did, const struct acs__h5table *t, hsize_t n,
   if ((rc = dset_types(did, t, &ftype, &mt)) < 0)
     return rc;
   rc = ACS_EFORMAT;
-  if (dset_rows(did, &old) < 0)
+  if (acs__h5_dset_rows(did, &old) < 0)
     goto out_with_types;
   rc = ACS_EIO;
   grown = old + n;
@@ -517,7 +529,7 @@ int acs__h5_write_dset(hid_t did, const struct acs__h5table *t, hsize_t start, h
   if ((rc = dset_types(did, t, &ftype, &mt)) < 0)
     return rc;
   rc = ACS_EFORMAT;
-  if (dset_rows(did, &rows) == ACS_OK && start <= rows && n <= rows - start)
+  if (acs__h5_dset_rows(did, &rows) == ACS_OK && start <= rows && n <= rows - start)
     rc = write_rows(did, mt, start, n, buf);
   H5Tclose(mt);
   H5Tclose(ftype);
@@ -565,7 +577,7 @@ int acs__h5_copy_rows(hid_t xd, hid_t yd, hsize_t from, hsize_t to)
     goto out_with_type;
   }
   /* Grow only: rows past `to` (a row patched in the middle) stay. */
-  if (dset_rows(xd, &have) < 0 || (have < to && H5Dset_extent(xd, &to) < 0))
+  if (acs__h5_dset_rows(xd, &have) < 0 || (have < to && H5Dset_extent(xd, &to) < 0))
     goto out_with_buf;
   /* The dataset's own file type serves as the memory type on both sides,
    * so rows move as raw bytes without conversion. */
@@ -614,7 +626,7 @@ int acs__h5_sync_table(hid_t x, hid_t y, const char *name)
     goto out_with_ytype;
   }
   /* Tables only grow, so x's rows are a prefix of y's. */
-  if (dset_rows(xd, &nx) == ACS_OK && dset_rows(yd, &ny) == ACS_OK && ny >= nx)
+  if (acs__h5_dset_rows(xd, &nx) == ACS_OK && acs__h5_dset_rows(yd, &ny) == ACS_OK && ny >= nx)
     rc = acs__h5_copy_rows(xd, yd, nx, ny);
   /* The units y's writer gave the columns when x lacks some (units are
    * only ever added, so equal attribute counts mean x has them all; the
@@ -676,15 +688,24 @@ static void fix_records(const struct acs__h5table *t, const int *present,
 int acs__h5_read(hid_t loc, const char *name, const struct acs__h5table *t,
                  hsize_t start, hsize_t n, void *buf)
 {
-  int present[ACS__H5_MAXF];
-  size_t npresent;
-  hid_t did, ftype, mt;
+  hid_t did = H5Dopen2(loc, name, H5P_DEFAULT);
   int rc;
 
-  did = H5Dopen2(loc, name, H5P_DEFAULT);
   if (did < 0)
     return ACS_EFORMAT;
-  rc = ACS_EFORMAT;
+  rc = acs__h5_read_dset(did, t, start, n, buf);
+  H5Dclose(did);
+  return rc;
+}
+
+int acs__h5_read_dset(hid_t did, const struct acs__h5table *t, hsize_t start, hsize_t n,
+                      void *buf)
+{
+  int present[ACS__H5_MAXF];
+  size_t npresent;
+  hid_t ftype, mt;
+  int rc = ACS_EFORMAT;
+
   ftype = H5Dget_type(did);
   if (ftype < 0 || H5Tget_class(ftype) != H5T_COMPOUND)
     goto out_with_ftype;
@@ -699,7 +720,6 @@ int acs__h5_read(hid_t loc, const char *name, const struct acs__h5table *t,
 out_with_ftype:
   if (ftype >= 0)
     H5Tclose(ftype);
-  H5Dclose(did);
   return rc;
 }
 
@@ -785,7 +805,7 @@ static int build_layout(hid_t ftype, const struct acs__h5table *t, const int *mi
       continue;
     l->names[l->n] = (char *)t->f[k].name;
     l->offs[l->n] = off;
-    l->types[l->n] = field_type(&t->f[k]);
+    l->types[l->n] = acs__h5_field_type(&t->f[k]);
     l->n++;
     if (l->types[l->n - 1] < 0) {
       layout_free(l);
@@ -813,7 +833,7 @@ static int rewrite_table(hid_t loc, const char *name, hid_t did, hid_t ftype,
   if (rc < 0)
     return rc;
   osize = H5Tget_size(ftype);
-  rc = dset_rows(did, &n);
+  rc = acs__h5_dset_rows(did, &n);
   if (rc < 0)
     goto out_with_layout;
   rc = ACS_ENOMEM;
