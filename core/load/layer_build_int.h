@@ -82,7 +82,16 @@ struct acs__lb {
    * entries each (a power of two), allocated with the builder. */
   struct acs__lext *ext;
   struct acs__lsplit *split;
+  struct acs__ltile *tile;
   size_t memo_mask;
+  /* The slots the node of the running search loads (layer_tile.c's
+   * classify); slot_k and slot_w have room for any node's slots. */
+  struct acs__lslots {
+    int32_t v, n;
+    uint64_t sig;              /* the memo's key for them, 0: none */
+    int32_t *slot_k;           /* the slots */
+    uint8_t *slot_w;           /* each a weight (1) or data from DDR (0) */
+  } cur;
 };
 
 /*
@@ -106,6 +115,15 @@ struct acs__lsplit {
   int64_t R, G, work;
   int32_t v, nwl;
   int8_t split;
+};
+/* What the largest tile of the (R, G) cut of node v loads (weights w,
+ * inputs in) and holds (out), given which slots it loads and whether the
+ * output is resident (sig, struct acs__lslots): again a function of the
+ * layer graph and of sig alone; R == 0 marks an empty entry. */
+struct acs__ltile {
+  int64_t R, G, w, in, out;
+  uint64_t sig;
+  int32_t v;
 };
 /* Entries of each memo: per compute node, and the most for any network. */
 #define ACS__LMEMO_PER_NODE 128
