@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "report/report.h"
+#include "report/results_h5_int.h"
 
 /* Where an identity was first seen, for the duplicate message. */
 struct origin {
@@ -120,8 +121,10 @@ static int read_all(struct merge_state *m, const char *const *inputs, size_t n,
   return ACS_OK;
 }
 
-static int copy_run(struct acs_results *w, const char *file, const struct acs_results_data *data,
-                    const struct acs_run_row *r, struct acs_merge_stats *st, struct acs_diag *d)
+/* Copies run r of input `file`, open as f, with its stored schedule. */
+static int copy_run(struct acs_results *w, hid_t f, const char *file,
+                    const struct acs_results_data *data, const struct acs_run_row *r,
+                    struct acs_merge_stats *st, struct acs_diag *d)
 {
   const struct acs_platform_row *p = acs_results_platform_of(data, r);
   const struct acs_workload_row *wl = acs_results_workload_of(data, r);
@@ -139,7 +142,7 @@ static int copy_run(struct acs_results *w, const char *file, const struct acs_re
       (err = acs_results_add_workload(w, &wrow, &row.workload_id)) < 0)
     return acs_diag_set(d, err, file, 0, 0, "cannot copy run %lld: %s", (long long)r->run_id,
                         acs_strerror(err));
-  err = acs_results_read_schedule(file, r->run_id, &s, d);
+  err = acs__results_read_schedule_file(f, file, r->run_id, &s, d);
   if (err < 0 && err != ACS_ENOTFOUND)
     return err;
   have = err == ACS_OK;
@@ -151,6 +154,29 @@ static int copy_run(struct acs_results *w, const char *file, const struct acs_re
   st->runs++;
   st->schedules += (size_t)have;
   return ACS_OK;
+}
+
+/*
+ * Copies every run of input `file` (read into data). The file is opened
+ * once for all their schedules rather than once per run
+ * (acs_results_read_schedule): each open sets up a metadata cache of
+ * HDF5's, a tenth of the time of merging a file of 94 small schedules.
+ */
+static int copy_input(struct acs_results *w, const char *file,
+                      const struct acs_results_data *data, struct acs_merge_stats *st,
+                      struct acs_diag *d)
+{
+  hid_t f;
+  int err;
+
+  if (data->nruns == 0)
+    return ACS_OK;
+  if ((err = acs__h5_open(file, file, H5F_ACC_RDONLY, &f, d)) < 0)
+    return err;
+  for (size_t k = 0; err == ACS_OK && k < data->nruns; k++)
+    err = copy_run(w, f, file, data, &data->runs[k], st, d);
+  H5Fclose(f);
+  return err;
 }
 
 int acs_merge(const char *const *inputs, size_t n, const char *output, const char *command_line,
@@ -173,11 +199,10 @@ int acs_merge(const char *const *inputs, size_t n, const char *output, const cha
   if ((err = acs_results_open(output, command_line, &w, d)) < 0)
     goto out_with_state;
   for (size_t i = 0; i < n; i++)
-    for (size_t k = 0; k < m.data[i].nruns; k++)
-      if ((err = copy_run(w, inputs[i], &m.data[i], &m.data[i].runs[k], st, d)) < 0) {
-        acs_results_abort(w);
-        goto out_with_state;
-      }
+    if ((err = copy_input(w, inputs[i], &m.data[i], st, d)) < 0) {
+      acs_results_abort(w);
+      goto out_with_state;
+    }
   st->inputs = n;
   err = acs_results_commit(w, d);
 

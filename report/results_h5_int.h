@@ -119,6 +119,10 @@ int acs__h5_open(const char *path, const char *diag_path, unsigned flags,
 /* A file access property list that closes every object with the file. */
 hid_t acs__h5_fapl(void);
 
+/* The HDF5 type of one column in memory and in files (the caller closes
+ * it): native integers and doubles, strings fixed-size, NUL-terminated,
+ * UTF-8. */
+hid_t acs__h5_field_type(const struct acs__h5field *f);
 /* Creates table `name` under loc with n records from buf (may be NULL when
  * n == 0). chunk is in records; compress turns on deflate. */
 int acs__h5_make(hid_t loc, const char *name, const struct acs__h5table *t,
@@ -144,8 +148,9 @@ int acs__h5_write_dset(hid_t did, const struct acs__h5table *t, hsize_t start, h
  * on disk) cannot make a reader allocate without bound.
  */
 int acs__h5_rows_fit(hsize_t n, size_t size, size_t *bytes);
-/* Number of records of a table. */
+/* Number of records of a table, and of an open one. */
 int acs__h5_nrows(hid_t loc, const char *name, hsize_t *n);
+int acs__h5_dset_rows(hid_t did, hsize_t *n);
 /*
  * Reads records [start, start + n) into buf (n records of t->size bytes).
  * Columns are matched by name: a column t has and the file lacks gets its
@@ -154,6 +159,9 @@ int acs__h5_nrows(hid_t loc, const char *name, hsize_t *n);
  */
 int acs__h5_read(hid_t loc, const char *name, const struct acs__h5table *t,
                  hsize_t start, hsize_t n, void *buf);
+/* The same on an open dataset. */
+int acs__h5_read_dset(hid_t did, const struct acs__h5table *t, hsize_t start, hsize_t n,
+                      void *buf);
 /*
  * When table `name` lacks columns of t, or tags strings ASCII (files of an
  * older acsim), rewrites it with the columns added (after the existing

@@ -94,15 +94,22 @@ static int nmembers(hid_t did)
 
 /* ---- tables ---- */
 
-/* A new HDF5 type for one field (the caller closes it). */
-static hid_t field_type(const struct acs__h5field *f)
+/* HDF5's native type of a number column of this kind. */
+static hid_t native_type(int kind)
+{
+  return kind == ACS__H5_I32 ? H5T_NATIVE_INT32 : kind == ACS__H5_I64 ? H5T_NATIVE_INT64
+                                                                     : H5T_NATIVE_DOUBLE;
+}
+
+/* A new HDF5 type for one field (results_h5_int.h). */
+hid_t acs__h5_field_type(const struct acs__h5field *f)
 {
   hid_t t;
 
   switch (f->kind) {
-  case ACS__H5_I32: return H5Tcopy(H5T_NATIVE_INT32);
-  case ACS__H5_I64: return H5Tcopy(H5T_NATIVE_INT64);
-  case ACS__H5_F64: return H5Tcopy(H5T_NATIVE_DOUBLE);
+  case ACS__H5_I32:
+  case ACS__H5_I64:
+  case ACS__H5_F64: return H5Tcopy(native_type(f->kind));
   default:
     /* Names, paths and messages are UTF-8 (ASCII is a subset of it). */
     t = H5Tcopy(H5T_C_S1);
@@ -117,21 +124,120 @@ static hid_t field_type(const struct acs__h5field *f)
 }
 
 /*
+ * The string attributes a new table gets (H5TB's layout, units): none
+ * exists yet, so each is created without a look-up, and all share one
+ * scalar dataspace and one string type, resized per value: four HDF5
+ * calls an attribute. Through H5LTset_attribute_string (and
+ * acs__h5_attr_set_str for units) each took twelve, one of them opening
+ * the table by name and one copying every attribute already there to look
+ * for the name, quadratic in the columns (a /runs table has 26 and, with
+ * their units, some 50 attributes).
+ */
+struct strattrs {
+  hid_t obj, type, space;
+  H5T_cset_t cset;
+};
+
+static int strattrs_open(struct strattrs *a, hid_t obj)
+{
+  a->obj = obj;
+  a->cset = H5T_CSET_ASCII;
+  a->type = H5Tcopy(H5T_C_S1);
+  a->space = H5Screate(H5S_SCALAR);
+  if (a->type >= 0 && a->space >= 0 && H5Tset_strpad(a->type, H5T_STR_NULLTERM) >= 0 &&
+      H5Tset_cset(a->type, a->cset) >= 0)
+    return ACS_OK;
+  if (a->type >= 0)
+    H5Tclose(a->type);
+  if (a->space >= 0)
+    H5Sclose(a->space);
+  return ACS_EIO;
+}
+
+static void strattrs_close(struct strattrs *a)
+{
+  H5Tclose(a->type);
+  H5Sclose(a->space);
+}
+
+/* Attribute `name` = value, fixed-length, NUL-terminated, in cset; the
+ * object must have none of that name. */
+static int strattrs_put(struct strattrs *a, const char *name, const char *value, H5T_cset_t cset)
+{
+  hid_t attr;
+  int rc;
+
+  if (cset != a->cset && H5Tset_cset(a->type, cset) < 0)
+    return ACS_EIO;
+  a->cset = cset;
+  if (H5Tset_size(a->type, strlen(value) + 1) < 0)
+    return ACS_EIO;
+  attr = H5Acreate2(a->obj, name, a->type, a->space, H5P_DEFAULT, H5P_DEFAULT);
+  if (attr < 0)
+    return ACS_EIO;
+  rc = H5Awrite(attr, a->type, value) < 0 ? ACS_EIO : ACS_OK;
+  H5Aclose(attr);
+  return rc;
+}
+
+/* H5TB's attributes of a table (CLASS, VERSION, TITLE, FIELD_<i>_NAME,
+ * ASCII as H5TB writes them) on the dataset did just created. */
+static int layout_attrs(hid_t did, const char *name, size_t nfields, const char *const *names)
+{
+  struct strattrs a;
+  char attr[32];
+  int rc = strattrs_open(&a, did);
+
+  if (rc < 0)
+    return rc;
+  if (strattrs_put(&a, "CLASS", "TABLE", H5T_CSET_ASCII) < 0 ||
+      strattrs_put(&a, "VERSION", "3.0", H5T_CSET_ASCII) < 0 ||
+      strattrs_put(&a, "TITLE", name, H5T_CSET_ASCII) < 0)
+    rc = ACS_EIO;
+  for (size_t i = 0; rc == ACS_OK && i < nfields; i++) {
+    snprintf(attr, sizeof attr, "FIELD_%zu_NAME", i);
+    rc = strattrs_put(&a, attr, names[i], H5T_CSET_ASCII);
+  }
+  strattrs_close(&a);
+  return rc;
+}
+
+/* The units of a table just made from t (its columns, in order, have no
+ * units attributes yet): what acs__h5_write_units writes (UTF-8), without
+ * its look-ups. */
+static int new_units(hid_t did, const struct acs__h5table *t)
+{
+  struct strattrs a;
+  char attr[32];
+  int rc = strattrs_open(&a, did);
+
+  if (rc < 0)
+    return rc;
+  for (size_t i = 0; rc == ACS_OK && i < t->nfields; i++) {
+    const char *unit = acs__h5_field_unit(&t->f[i]);
+    snprintf(attr, sizeof attr, "FIELD_%zu_UNITS", i);
+    if (unit)
+      rc = strattrs_put(&a, attr, unit, H5T_CSET_UTF8);
+  }
+  strattrs_close(&a);
+  return rc;
+}
+
+/*
  * Creates the extendible, chunked compound dataset `name` of n rows from
- * buf (none when n is 0), with the attributes H5TB gives a table (CLASS,
- * VERSION, TITLE, FIELD_<i>_NAME), so H5TB and PyTables read it as theirs.
+ * buf (none when n is 0), with the attributes H5TB gives a table, so H5TB
+ * and PyTables read it as theirs; returns it open, or -1.
  * Compressed tables are shuffled then deflated at level 1 rather than
  * H5TB's fixed level 6: h5repack of the default study's file took 1.23 s
  * of CPU instead of 1.88 s and made it 4.7 MB instead of 6.7 MB, since the
  * bytes of a column of integers or doubles compress better side by side.
  */
-static int make_table(hid_t loc, const char *name, size_t nfields, const char *const *names,
-                      const size_t *offs, const hid_t *types, size_t size, hsize_t n,
-                      const void *buf, hsize_t chunk, int compress)
+static hid_t make_table(hid_t loc, const char *name, size_t nfields, const char *const *names,
+                        const size_t *offs, const hid_t *types, size_t size, hsize_t n,
+                        const void *buf, hsize_t chunk, int compress)
 {
   hsize_t dims[1] = {n}, maxdims[1] = {H5S_UNLIMITED}, chunks[1] = {chunk};
   hid_t type = H5Tcreate(H5T_COMPOUND, size), space = -1, dcpl = -1, did = -1;
-  int rc = ACS_EIO;
 
   for (size_t i = 0; type >= 0 && i < nfields; i++)
     if (H5Tinsert(type, names[i], offs[i], types[i]) < 0)
@@ -140,30 +246,20 @@ static int make_table(hid_t loc, const char *name, size_t nfields, const char *c
       (dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 || H5Pset_chunk(dcpl, 1, chunks) < 0 ||
       (compress && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, 1) < 0)))
     goto out_with_ids;
-  if ((did = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0 ||
-      (n > 0 && H5Dwrite(did, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0))
-    goto out_with_ids;
-  if (H5LTset_attribute_string(loc, name, "CLASS", "TABLE") < 0 ||
-      H5LTset_attribute_string(loc, name, "VERSION", "3.0") < 0 ||
-      H5LTset_attribute_string(loc, name, "TITLE", name) < 0)
-    goto out_with_ids;
-  for (size_t i = 0; i < nfields; i++) {
-    char attr[32];
-    snprintf(attr, sizeof attr, "FIELD_%zu_NAME", i);
-    if (H5LTset_attribute_string(loc, name, attr, names[i]) < 0)
-      goto out_with_ids;
-  }
-  rc = ACS_OK;
-out_with_ids:
-  if (did >= 0)
+  did = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (did >= 0 && ((n > 0 && H5Dwrite(did, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) ||
+                   layout_attrs(did, name, nfields, names) < 0)) {
     H5Dclose(did);
+    did = -1;
+  }
+out_with_ids:
   if (dcpl >= 0)
     H5Pclose(dcpl);
   if (space >= 0)
     H5Sclose(space);
   if (type >= 0)
     H5Tclose(type);
-  return rc;
+  return did;
 }
 
 /*
@@ -206,25 +302,24 @@ int acs__h5_make(hid_t loc, const char *name, const struct acs__h5table *t,
   hid_t types[ACS__H5_MAXF] = {0};
   hsize_t first = n < MAKE_SLICE ? n : MAKE_SLICE;
   size_t i, made = 0;
+  hid_t did;
   int rc = ACS_EIO;
 
   for (i = 0; i < t->nfields; i++) {
     names[i] = t->f[i].name;
     offs[i] = t->f[i].off;
-    types[i] = field_type(&t->f[i]);
+    types[i] = acs__h5_field_type(&t->f[i]);
     if (types[i] < 0)
       goto out_with_types;
     made++;
   }
   if (chunk == 0)
     chunk = 1;
-  if (make_table(loc, name, t->nfields, names, offs, types, t->size, first, buf, chunk,
-                 compress) == ACS_OK) {
-    hid_t did = H5Dopen2(loc, name, H5P_DEFAULT);
-    if (did >= 0) {
-      rc = acs__h5_write_units(did, t);
-      H5Dclose(did);
-    }
+  did = make_table(loc, name, t->nfields, names, offs, types, t->size, first, buf, chunk,
+                   compress);
+  if (did >= 0) {
+    rc = new_units(did, t);
+    H5Dclose(did);
     if (rc == ACS_OK)
       rc = append_slices(loc, name, t, first, n, buf, types);
   }
@@ -275,14 +370,19 @@ static int memtype_by_name(hid_t ftype, const struct acs__h5table *t, hid_t *out
       continue;
     if (!kinds_compatible(t->f[i].kind, H5Tget_member_class(ftype, (unsigned)idx)))
       goto out_with_type;
-    ft = field_type(&t->f[i]);
+    if (t->f[i].kind != ACS__H5_STR) {
+      /* A number: HDF5's own native type (H5Tinsert copies it). */
+      if (H5Tinsert(mt, t->f[i].name, t->f[i].off, native_type(t->f[i].kind)) < 0)
+        goto out_with_type;
+      present[i] = 1;
+      (*npresent)++;
+      continue;
+    }
+    ft = acs__h5_field_type(&t->f[i]);
     /* HDF5 does not convert between ASCII and UTF-8 strings: read and
      * append in the file's own character set (older files say ASCII). */
-    if (ft >= 0 && t->f[i].kind == ACS__H5_STR && same_cset(ftype, (unsigned)idx, ft) < 0) {
-      H5Tclose(ft);
-      goto out_with_type;
-    }
-    if (ft < 0 || H5Tinsert(mt, t->f[i].name, t->f[i].off, ft) < 0) {
+    if (ft < 0 || same_cset(ftype, (unsigned)idx, ft) < 0 ||
+        H5Tinsert(mt, t->f[i].name, t->f[i].off, ft) < 0) {
       if (ft >= 0)
         H5Tclose(ft);
       goto out_with_type;
@@ -299,7 +399,7 @@ out_with_type:
   return ACS_EFORMAT;
 }
 
-static int dset_rows(hid_t did, hsize_t *n)
+int acs__h5_dset_rows(hid_t did, hsize_t *n)
 {
   hid_t sp = H5Dget_space(did);
   hsize_t dims[1];
@@ -330,7 +430,7 @@ int acs__h5_nrows(hid_t loc, const char *name, hsize_t *n)
 
   if (did < 0)
     return ACS_EFORMAT;
-  rc = dset_rows(did, n);
+  rc = acs__h5_dset_rows(did, n);
   H5Dclose(did);
   return rc;
 }
@@ -409,7 +509,7 @@ static int put_rows(hid_t did, const struct acs__h5table *t, hsize_t start, hsiz
   if ((rc = dset_types(did, t, &ftype, &mt)) < 0)
     return rc;
   rc = ACS_EFORMAT;
-  if (dset_rows(did, &rows) < 0)
+  if (acs__h5_dset_rows(did, &rows) < 0)
     goto out_with_types;
   if (append) {
     rc = ACS_EIO;
@@ -483,7 +583,7 @@ int acs__h5_copy_rows(hid_t xd, hid_t yd, hsize_t from, hsize_t to)
     goto out_with_type;
   }
   /* Grow only: rows past `to` (a row patched in the middle) stay. */
-  if (dset_rows(xd, &have) < 0 || (have < to && H5Dset_extent(xd, &to) < 0))
+  if (acs__h5_dset_rows(xd, &have) < 0 || (have < to && H5Dset_extent(xd, &to) < 0))
     goto out_with_buf;
   /* The dataset's own file type serves as the memory type on both sides,
    * so rows move as raw bytes without conversion. */
@@ -532,7 +632,7 @@ int acs__h5_sync_table(hid_t x, hid_t y, const char *name)
     goto out_with_ytype;
   }
   /* Tables only grow, so x's rows are a prefix of y's. */
-  if (dset_rows(xd, &nx) == ACS_OK && dset_rows(yd, &ny) == ACS_OK && ny >= nx)
+  if (acs__h5_dset_rows(xd, &nx) == ACS_OK && acs__h5_dset_rows(yd, &ny) == ACS_OK && ny >= nx)
     rc = acs__h5_copy_rows(xd, yd, nx, ny);
   /* The units y's writer gave the columns when x lacks some (units are
    * only ever added, so equal attribute counts mean x has them all; the
@@ -611,24 +711,38 @@ static int open_table(hid_t loc, const char *name, hid_t *did, hid_t *ftype)
 int acs__h5_read(hid_t loc, const char *name, const struct acs__h5table *t,
                  hsize_t start, hsize_t n, void *buf)
 {
-  int present[ACS__H5_MAXF];
-  size_t npresent;
-  hid_t did, ftype, mt;
+  hid_t did = H5Dopen2(loc, name, H5P_DEFAULT);
   int rc;
 
-  if ((rc = open_table(loc, name, &did, &ftype)) < 0)
-    return rc;
+  if (did < 0)
+    return ACS_EFORMAT;
+  rc = acs__h5_read_dset(did, t, start, n, buf);
+  H5Dclose(did);
+  return rc;
+}
+
+int acs__h5_read_dset(hid_t did, const struct acs__h5table *t, hsize_t start, hsize_t n,
+                      void *buf)
+{
+  int present[ACS__H5_MAXF];
+  size_t npresent;
+  hid_t ftype, mt;
+  int rc = ACS_EFORMAT;
+
+  ftype = H5Dget_type(did);
+  if (ftype < 0 || H5Tget_class(ftype) != H5T_COMPOUND)
+    goto out_with_ftype;
   rc = memtype_by_name(ftype, t, &mt, present, &npresent);
   if (rc < 0)
-    goto out_with_table;
+    goto out_with_ftype;
   if (n > 0 && npresent > 0)
     rc = read_rows(did, mt, start, n, buf);
   if (rc == ACS_OK)
     fix_records(t, present, n, buf);
   H5Tclose(mt);
-out_with_table:
-  H5Tclose(ftype);
-  H5Dclose(did);
+out_with_ftype:
+  if (ftype >= 0)
+    H5Tclose(ftype);
   return rc;
 }
 
@@ -714,7 +828,7 @@ static int build_layout(hid_t ftype, const struct acs__h5table *t, const int *mi
       continue;
     l->names[l->n] = (char *)t->f[k].name;
     l->offs[l->n] = off;
-    l->types[l->n] = field_type(&t->f[k]);
+    l->types[l->n] = acs__h5_field_type(&t->f[k]);
     l->n++;
     if (l->types[l->n - 1] < 0) {
       layout_free(l);
@@ -735,13 +849,14 @@ static int rewrite_table(hid_t loc, const char *name, hid_t did, hid_t ftype,
   size_t osize, nsize, k, j;
   hsize_t n, r;
   char *obuf = NULL, *nbuf = NULL;
+  hid_t nd;
   int rc;
 
   rc = build_layout(ftype, t, missing, nmissing, &l, &nsize);
   if (rc < 0)
     return rc;
   osize = H5Tget_size(ftype);
-  rc = dset_rows(did, &n);
+  rc = acs__h5_dset_rows(did, &n);
   if (rc < 0)
     goto out_with_layout;
   rc = ACS_ENOMEM;
@@ -761,19 +876,16 @@ static int rewrite_table(hid_t loc, const char *name, hid_t did, hid_t ftype,
   rc = ACS_EIO;
   if (H5Lmove(loc, name, loc, tmpname, H5P_DEFAULT, H5P_DEFAULT) < 0)
     goto out_with_bufs;
-  if (make_table(loc, name, l.n, (const char *const *)l.names, l.offs, l.types, nsize, n, nbuf,
-                 chunk ? chunk : 1, 1) != ACS_OK) {
+  nd = make_table(loc, name, l.n, (const char *const *)l.names, l.offs, l.types, nsize, n, nbuf,
+                  chunk ? chunk : 1, 1);
+  if (nd < 0) {
     H5Lmove(loc, tmpname, loc, name, H5P_DEFAULT, H5P_DEFAULT);
     goto out_with_bufs;
   }
   H5Ldelete(loc, tmpname, H5P_DEFAULT);
   /* The kept columns keep their place, hence their units attributes. */
-  {
-    hid_t nd = H5Dopen2(loc, name, H5P_DEFAULT);
-    rc = nd >= 0 ? copy_units(nd, did, (int)(l.n - nmissing)) : ACS_EIO;
-    if (nd >= 0)
-      H5Dclose(nd);
-  }
+  rc = copy_units(nd, did, (int)(l.n - nmissing));
+  H5Dclose(nd);
 out_with_bufs:
   free(obuf);
   free(nbuf);

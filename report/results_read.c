@@ -19,25 +19,19 @@
 #include "report/results.h"
 #include "report/results_h5_int.h"
 
-/* Reads a whole table into a new array of records of t->size bytes. */
-static int read_all(hid_t f, const char *name, const struct acs__h5table *t,
-                    void **rows, size_t *n)
+/* Reads the whole table did into a new array of records of t->size bytes. */
+static int read_dset(hid_t did, const struct acs__h5table *t, void **rows, size_t *n)
 {
   hsize_t nr;
   size_t bytes;
-  int rc;
+  int rc = acs__h5_dset_rows(did, &nr);
 
-  *rows = NULL;
-  *n = 0;
-  if (H5Lexists(f, name, H5P_DEFAULT) <= 0)
-    return ACS_EFORMAT;
-  rc = acs__h5_nrows(f, name, &nr);
   if (rc < 0 || (rc = acs__h5_rows_fit(nr, t->size, &bytes)) < 0)
     return rc;
   *rows = calloc(nr ? (size_t)nr : 1, t->size);
   if (!*rows)
     return ACS_ENOMEM;
-  rc = acs__h5_read(f, name, t, 0, nr, *rows);
+  rc = acs__h5_read_dset(did, t, 0, nr, *rows);
   if (rc < 0) {
     free(*rows);
     *rows = NULL;
@@ -45,6 +39,22 @@ static int read_all(hid_t f, const char *name, const struct acs__h5table *t,
   }
   *n = (size_t)nr;
   return ACS_OK;
+}
+
+/* Reads table `name` of f whole (read_dset), opened once. */
+static int read_all(hid_t f, const char *name, const struct acs__h5table *t,
+                    void **rows, size_t *n)
+{
+  hid_t did;
+  int rc;
+
+  *rows = NULL;
+  *n = 0;
+  if (H5Lexists(f, name, H5P_DEFAULT) <= 0 || (did = H5Dopen2(f, name, H5P_DEFAULT)) < 0)
+    return ACS_EFORMAT;
+  rc = read_dset(did, t, rows, n);
+  H5Dclose(did);
+  return rc;
 }
 
 static int read_root_attrs(hid_t f, struct acs_results_data *out)

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,11 +46,11 @@ void acs_run_key(const struct acs_platform *p, const char *wl_name, const char *
 const struct acs_platform_row *acs_results_platform_of(const struct acs_results_data *data,
                                                        const struct acs_run_row *r)
 {
-  /* Ids are dense and ordered in files acsim writes; fall back to a scan. */
-  size_t i = (size_t)(r->platform_id - 1);
+  /* Ids are dense and ordered in files acsim writes; fall back to a scan.
+   * An id is anything a file holds: no arithmetic on one below 1. */
+  size_t i = r->platform_id >= 1 ? (size_t)r->platform_id - 1 : SIZE_MAX;
 
-  if (r->platform_id >= 1 && i < data->nplatforms &&
-      data->platforms[i].platform_id == r->platform_id)
+  if (i < data->nplatforms && data->platforms[i].platform_id == r->platform_id)
     return &data->platforms[i];
   for (i = 0; i < data->nplatforms; i++)
     if (data->platforms[i].platform_id == r->platform_id)
@@ -60,10 +61,9 @@ const struct acs_platform_row *acs_results_platform_of(const struct acs_results_
 const struct acs_workload_row *acs_results_workload_of(const struct acs_results_data *data,
                                                        const struct acs_run_row *r)
 {
-  size_t i = (size_t)(r->workload_id - 1);
+  size_t i = r->workload_id >= 1 ? (size_t)r->workload_id - 1 : SIZE_MAX;
 
-  if (r->workload_id >= 1 && i < data->nworkloads &&
-      data->workloads[i].workload_id == r->workload_id)
+  if (i < data->nworkloads && data->workloads[i].workload_id == r->workload_id)
     return &data->workloads[i];
   for (i = 0; i < data->nworkloads; i++)
     if (data->workloads[i].workload_id == r->workload_id)

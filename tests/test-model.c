@@ -485,6 +485,27 @@ Test(problem, demand_beyond_capacity_is_infeasible)
   acs_graph_destroy(&g);
 }
 
+/* An op demanding far more CMX than there is, for long: the work over the
+ * capacity passes 2^63 (converting it to int64 was undefined behavior); a
+ * problem no schedule solves gets the largest bound a quantity may have. */
+Test(problem, resource_bound_of_an_infeasible_demand_is_capped)
+{
+  struct acs_graph g;
+  struct acs_problem pb;
+  int32_t a;
+  const char *sets[] = {"cmx_kib=1", "cmx_align_bytes=1", NULL};
+
+  tu_graph_npu(&g, "net");
+  a = tu_op(&g, "huge", ACS_OP_DPU, (int64_t)1 << 40);
+  acs_graph_set_demand(&g, a, TU_CMX, (int64_t)1 << 40);
+  tu_finalize(&g);
+  tu_problem(&pb, &g, sets);
+  cr_assert_eq(acs_bound_resources(&pb), ACS_QTY_MAX);
+  cr_assert_eq(acs_bound_best(&pb), ACS_QTY_MAX);
+  acs_problem_destroy(&pb);
+  acs_graph_destroy(&g);
+}
+
 /* Binds g to the default platform with overrides; returns the code and
  * leaves the message in d. */
 static int bind(const struct acs_graph *g, const char *const *sets, struct acs_diag *d)

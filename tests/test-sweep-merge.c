@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <hdf5.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,6 +43,24 @@ Test(merge, run_key_tells_options_and_parameters_apart)
   acs_run_key(&p, "net", "dnn", NULL, "list", "", ACS_KEY_NAME, a);
   acs_run_key(&q, "net", "dnn", NULL, "list", "", ACS_KEY_NAME, b);
   cr_assert_str_eq(a, b);
+}
+
+/* A run's platform and workload by id, whatever id a file holds: the
+ * lowest int32 is no index (taking 1 from it overflowed). */
+Test(merge, platform_and_workload_of_any_id)
+{
+  struct acs_platform_row plats[2] = {{.platform_id = 1}, {.platform_id = INT32_MIN}};
+  struct acs_workload_row wls[1] = {{.workload_id = 1}};
+  struct acs_results_data data = {.platforms = plats, .nplatforms = 2, .workloads = wls,
+                                  .nworkloads = 1};
+  struct acs_run_row r = {.platform_id = INT32_MIN, .workload_id = INT32_MIN};
+
+  cr_assert_eq(acs_results_platform_of(&data, &r), &plats[1]);
+  cr_assert_null(acs_results_workload_of(&data, &r));
+  r.platform_id = 1;
+  r.workload_id = 1;
+  cr_assert_eq(acs_results_platform_of(&data, &r), &plats[0]);
+  cr_assert_eq(acs_results_workload_of(&data, &r), &wls[0]);
 }
 
 Test(merge, keyset_adds_finds_and_grows)

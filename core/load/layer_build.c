@@ -805,7 +805,7 @@ static int init_builder(struct acs__lb *b, const struct acs_lgraph *lg,
 {
   struct acs_ddrlink link;
   size_t memo_n = ACS__LMEMO_PER_NODE;
-  int32_t ncompute = 0;
+  int32_t ncompute = 0, maxin = 1;
 
   memset(b, 0, sizeof(*b));
   b->lg = lg;
@@ -849,6 +849,7 @@ static int init_builder(struct acs__lb *b, const struct acs_lgraph *lg,
     pv->split = -1;
     pv->w0 = pv->in0 = pv->wl0 = pv->st0 = pv->buf = -1;
     ncompute += pv->compute;
+    maxin = lg->n[v].nin > maxin ? lg->n[v].nin : maxin;
   }
   /* The tiling search's memos, sized to the network: a node's searches
    * (one per residency candidate whose life covers it) visit a few dozen
@@ -857,7 +858,11 @@ static int init_builder(struct acs__lb *b, const struct acs_lgraph *lg,
     memo_n *= 2;
   b->ext = calloc(memo_n, sizeof(*b->ext));
   b->split = calloc(memo_n, sizeof(*b->split));
-  if (!b->ext || !b->split)
+  b->tile = calloc(memo_n, sizeof(*b->tile));
+  b->cur.slot_k = malloc((size_t)maxin * sizeof(*b->cur.slot_k));
+  b->cur.slot_w = malloc((size_t)maxin);
+  b->cur.v = -1;
+  if (!b->ext || !b->split || !b->tile || !b->cur.slot_k || !b->cur.slot_w)
     return ACS_ENOMEM;
   b->memo_mask = memo_n - 1;
   return ACS_OK;
@@ -880,6 +885,9 @@ static void free_builder(struct acs__lb *b)
   free(b->src);
   free(b->ext);
   free(b->split);
+  free(b->tile);
+  free(b->cur.slot_k);
+  free(b->cur.slot_w);
 }
 
 int acs_lgraph_build(const struct acs_lgraph *lg, const struct acs_platform *p,

@@ -82,7 +82,16 @@ struct acs__lb {
    * entries each (a power of two), allocated with the builder. */
   struct acs__lext *ext;
   struct acs__lsplit *split;
+  struct acs__ltile *tile;
   size_t memo_mask;
+  /* The slots the node of the running search loads (layer_tile.c's
+   * classify); slot_k and slot_w have room for any node's slots. */
+  struct acs__lslots {
+    int32_t v, n;
+    uint64_t sig;              /* the memo's key for them, 0: none */
+    int32_t *slot_k;           /* the slots */
+    uint8_t *slot_w;           /* each a weight (1) or data from DDR (0) */
+  } cur;
 };
 
 /*
@@ -107,8 +116,21 @@ struct acs__lsplit {
   int32_t v, nwl;
   int8_t split;
 };
-/* Entries of each memo: per compute node, and the most for any network. */
-#define ACS__LMEMO_PER_NODE 128
+/* What the largest tile of the (R, G) cut of node v loads (weights w,
+ * inputs in) and holds (out), given which slots it loads and whether the
+ * output is resident (sig, struct acs__lslots): again a function of the
+ * layer graph and of sig alone; R == 0 marks an empty entry. */
+struct acs__ltile {
+  int64_t R, G, w, in, out;
+  uint64_t sig;
+  int32_t v;
+};
+/* Entries of each memo: per compute node, and the most for any network.
+ * Each build allocates its memos zeroed and a hash touches them all over,
+ * so every page of them costs a page fault or two: 32 entries a node
+ * rather than 128 made the scalesim fuzzer's small tables a quarter
+ * faster, and no shipped network measurably slower. */
+#define ACS__LMEMO_PER_NODE 32
 #define ACS__LMEMO_MAX (1 << 14)
 
 /* Parts of an axis: `total` shared out in `parts` pieces whose sizes differ

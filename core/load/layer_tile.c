@@ -171,32 +171,93 @@ struct tile_bytes {
   int64_t w, in, out;
 };
 
-static int tile_bytes(struct acs__lb *b, int32_t v, int64_t R, int64_t G,
-                      struct tile_bytes *tb)
+/*
+ * The slots of node v that a tile loads (a weight, or data from DDR; a
+ * slot reading the same tensor in the same role as an earlier one is
+ * bounded by it), into b->cur, with the key of the tile memo for them and
+ * the output's residency (0: more slots than it can say). The residency
+ * is fixed while a search runs, so the search asks once rather than at
+ * every cut it checks.
+ */
+static void classify(struct acs__lb *b, int32_t v)
 {
   const struct acs_lnode *n = &b->lg->n[v];
-  struct acs_lbox box;
-  int rc;
+  struct acs__lslots *c = &b->cur;
+  uint64_t mask = 0;
 
-  memset(tb, 0, sizeof(*tb));
+  c->v = v;
+  c->n = 0;
   for (int k = 0; k < n->nin; k++) {
     int w = acs__lb_weight_slot(b, n, k), dup = 0;
-    int64_t x;
     if (!w && !acs__lb_slot_from_ddr(b, n, k))
       continue;
     for (int j = 0; j < k; j++)
       dup |= n->in[j] == n->in[k] && n->role[j] == n->role[k];
     if (dup)
       continue; /* bounded by the first reading */
-    if ((rc = slot_bound(b, v, k, R, G, &x)) != 0)
+    c->slot_k[c->n] = k;
+    c->slot_w[c->n++] = (uint8_t)w;
+    if (k < 62)
+      mask |= UINT64_C(1) << k;
+  }
+  c->sig = n->nin <= 62 ? UINT64_C(1) << 63 | (uint64_t)b->pl[v].res_out << 62 | mask : 0;
+}
+
+/* The box of the first (largest) tile of the (R, G) cut of node v:
+ * acs__lb_tile_box's tile 0 for that cut. */
+static void first_tile_box(const struct acs__lb *b, int32_t v, int64_t R, int64_t G,
+                           struct acs_lbox *box)
+{
+  const struct acs__lplan *p = &b->pl[v];
+  const struct acs_ltensor *o = &b->lg->t[b->lg->n[v].out[0]];
+
+  acs_ltensor_box(o, box);
+  if (p->ra >= 0)
+    box->hi[p->ra] = box->lo[p->ra] + acs__part_size(o->dims[p->ra], R, 0);
+  if (p->ca >= 0)
+    box->hi[p->ca] = box->lo[p->ca] + acs__part_size(o->dims[p->ca], G, 0);
+}
+
+static int tile_bytes_of(struct acs__lb *b, int32_t v, int64_t R, int64_t G,
+                         struct tile_bytes *tb)
+{
+  const struct acs__lslots *c = &b->cur;
+  struct acs_lbox box;
+  int rc;
+
+  memset(tb, 0, sizeof(*tb));
+  for (int i = 0; i < c->n; i++) {
+    int64_t x;
+    if ((rc = slot_bound(b, v, c->slot_k[i], R, G, &x)) != 0)
       return rc;
-    if (acs_add_i64(w ? tb->w : tb->in, x, w ? &tb->w : &tb->in) != 0)
+    if (acs_add_i64(c->slot_w[i] ? tb->w : tb->in, x, c->slot_w[i] ? &tb->w : &tb->in) != 0)
       return ACS_ERANGE;
   }
   if (b->pl[v].res_out)
     return ACS_OK;
-  acs__lb_tile_box(b, v, 0, &box);
+  first_tile_box(b, v, R, G, &box);
   return acs__lb_out_bytes(b, v, &box, &tb->out);
+}
+
+/* tile_bytes_of through the builder's memo, for the slots classify chose:
+ * a search's binary searches over the rows probe the same counts as the
+ * searches of the node before it whenever its slots are the same, with
+ * only the budget changed. */
+static int tile_bytes(struct acs__lb *b, int32_t v, int64_t R, int64_t G,
+                      struct tile_bytes *tb)
+{
+  uint64_t sig = b->cur.sig;
+  struct acs__ltile *e = &b->tile[memo_slot(b, v, R ^ (int64_t)(sig >> 1), G)];
+  int rc;
+
+  if (sig && e->R == R && e->G == G && e->v == v && e->sig == sig) {
+    *tb = (struct tile_bytes){ e->w, e->in, e->out };
+    return ACS_OK;
+  }
+  if ((rc = tile_bytes_of(b, v, R, G, tb)) == ACS_OK && sig)
+    *e = (struct acs__ltile){ .R = R, .G = G, .w = tb->w, .in = tb->in, .out = tb->out,
+                              .sig = sig, .v = v };
+  return rc;
 }
 
 enum { FIT_DOUBLE, FIT_SINGLE };
@@ -414,6 +475,7 @@ static int search(struct acs__lb *b, int32_t v, int mode, struct cut *best)
   int rc;
 
   best->R = 0;
+  classify(b, v);
   for (int64_t G = 1;; G = G * 2 < chans ? G * 2 : chans) {
     int64_t R;
     struct cut c;

@@ -222,21 +222,36 @@ int64_t acs_bound_critical_path(const struct acs_problem *pb)
   return best;
 }
 
+/*
+ * ceil(work / capacity) of resource r. Work in long double: dur * demand
+ * can exceed int64 for CMX bytes. When every op's demand fits the
+ * capacity, the quotient is at most the sum of the durations, itself at
+ * most ACS_QTY_MAX; past that some op can never run (the schedulers say
+ * so), and the bound stays ACS_QTY_MAX: the quotient can pass 2^63, which
+ * no int64 holds (a SCALE-Sim row 4.2e9 wide made it 1.7e19).
+ */
+static int64_t resource_bound(const struct acs_problem *pb, int r)
+{
+  long double work = 0, q;
+  int64_t bound;
+
+  for (int32_t i = 0; i < pb->nops; i++)
+    work += (long double)pb->dur[i] * (long double)acs_problem_demand(pb, i, r);
+  q = work / (long double)pb->cap[r];
+  if (q >= (long double)ACS_QTY_MAX)
+    return ACS_QTY_MAX;
+  bound = (int64_t)q;
+  if ((long double)bound * (long double)pb->cap[r] < work)
+    bound++;
+  return bound;
+}
+
 int64_t acs_bound_resources(const struct acs_problem *pb)
 {
   int64_t best = 0;
 
   for (int r = 0; r < pb->nres; r++) {
-    /* Work in long double: dur * demand can exceed int64 for CMX bytes. */
-    long double work = 0;
-    int64_t bound;
-    if (pb->cap[r] <= 0)
-      continue;
-    for (int32_t i = 0; i < pb->nops; i++)
-      work += (long double)pb->dur[i] * (long double)acs_problem_demand(pb, i, r);
-    bound = (int64_t)(work / (long double)pb->cap[r]);
-    if ((long double)bound * (long double)pb->cap[r] < work)
-      bound++;
+    int64_t bound = pb->cap[r] > 0 ? resource_bound(pb, r) : 0;
     if (bound > best)
       best = bound;
   }
