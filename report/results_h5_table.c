@@ -185,7 +185,7 @@ static int strattrs_put(struct strattrs *a, const char *name, const char *value,
 static int layout_attrs(hid_t did, const char *name, size_t nfields, const char *const *names)
 {
   struct strattrs a;
-  char attr[32];
+  char attr[40]; /* "FIELD_" + 20 digits + "_NAME" */
   int rc = strattrs_open(&a, did);
 
   if (rc < 0)
@@ -208,7 +208,7 @@ static int layout_attrs(hid_t did, const char *name, size_t nfields, const char 
 static int new_units(hid_t did, const struct acs__h5table *t)
 {
   struct strattrs a;
-  char attr[32];
+  char attr[40]; /* "FIELD_" + 20 digits + "_UNITS" */
   int rc = strattrs_open(&a, did);
 
   if (rc < 0)
