@@ -173,6 +173,28 @@ Test(graphcsv, resource_column_needs_a_capacity)
                  "resource column 'res:acc' must be res:NAME=CAPACITY");
 }
 
+/* Records ended by a lone '\r' (old Mac text): several on one line as
+ * the reader counts lines, every field still located, the header read
+ * once (its fields were on line 0, so the next record was read as the
+ * header again, and the first header's columns leaked). */
+Test(graphcsv, records_ended_by_carriage_returns_are_located)
+{
+  struct acs_workload *wl = NULL;
+  struct acs_diag d;
+  int rc;
+
+  acs_diag_init(&d);
+  rc = acs_workload_load(tu_write_tmp("cr.csv", "name,cycles\ra,5\rb,x\r"), &wl, &d);
+  expect_diag(rc, ACS_EPARSE, &d, "cr.csv", 1, 19, "bad number 'x' in column 'cycles'");
+  acs_diag_init(&d);
+  rc = acs_workload_load(tu_write_tmp("cr.csv", ",\rname\r\nout\n"), &wl, &d);
+  expect_diag(rc, ACS_EPARSE, &d, "cr.csv", 2, 1, "dpu op 'out' needs 'cycles' or 'macs'");
+  acs_diag_init(&d);
+  cr_assert_eq(acs_workload_load(tu_write_tmp("cr.csv", "name,cycles\ra,5\rb,7\r"), &wl, &d),
+               ACS_OK, "%s", d.msg);
+  acs_workload_free(wl);
+}
+
 Test(graphcsv, empty_file_is_an_error)
 {
   workload_fails(LD("empty.csv"), ACS_EPARSE, 1, 1, "empty file: no header row");

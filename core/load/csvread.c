@@ -161,10 +161,21 @@ static void on_field(void *s, size_t len, void *data)
   r->nfields++;
 }
 
+/*
+ * After a record: its texts and its fields' starts are used up. The
+ * scanner has seen the whole line already, and libcsv also ends a record
+ * at a lone '\r', so the starts of the records after it on the line stay,
+ * first. (Dropping them all gave those records' fields line 0, and a
+ * header on line 0 is no header: the next record was read as the header
+ * again.)
+ */
 static void reset_record(struct reader *r)
 {
+  size_t used = r->nfields < r->nstarts ? r->nfields : r->nstarts;
+
+  memmove(r->starts, r->starts + used, (r->nstarts - used) * sizeof(*r->starts));
+  r->nstarts -= used;
   r->nfields = 0;
-  r->nstarts = 0;
   r->text_len = 0;
 }
 
