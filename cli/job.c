@@ -268,15 +268,18 @@ static void note_warning(void *ctx, const char *file, int line, int col, const c
  * Its time counts as scheduling time. Returns 1 when s is complete and
  * verified, 0 when not, ACS_EINTERRUPTED when interrupted.
  */
-static int barrier_program(const struct acs_problem *pb, struct acs_schedule *s,
-                           const struct acs_sched_ctx *ctx, struct acs_run_row *row)
+static int barrier_program(const struct acs_problem *pb, const struct acs_sched_sel *sel,
+                           struct acs_schedule *s, const struct acs_sched_ctx *ctx,
+                           struct acs_run_row *row)
 {
   struct acs_diag d;
   double t0 = acs_now_seconds();
   int err;
 
   acs_diag_init(&d);
-  err = acs_barrier_pass(pb, s, ctx, &d);
+  /* The pass's preparation does not depend on the barrier limits: the
+   * runs that share a remembered schedule share it too. */
+  err = acs_barrier_pass_prepared(pb, s, acs_job_memo_barrier_prep(pb, sel, ctx), ctx, &d);
   row->sched_seconds += acs_now_seconds() - t0;
   if (err == ACS_EINTERRUPTED)
     return err;
@@ -418,7 +421,7 @@ int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
   if ((err = schedule_remembered(pb, sel, ctx, s, row)) <= 0)
     return err;
   proven = scheduler_bound(sel, s, row);
-  if (s->barriers > 0 && (err = barrier_program(pb, s, ctx, row)) <= 0)
+  if (s->barriers > 0 && (err = barrier_program(pb, sel, s, ctx, row)) <= 0)
     return err;
   acs_schedule_stats(s, &st);
   row->makespan_cycles = (double)st.makespan;

@@ -5,9 +5,11 @@
  * A lookup compares at most MEMO_SLOTS keys of a few kilobytes; a hit
  * copies the schedule, O(its size), which is far less than scheduling and
  * verifying it again (cascade on ResNet-18: its lowering, checker and
- * verifier are about 40% of a run). At most MEMO_SLOTS entries and
- * MEMO_BYTES of schedules are held; a schedule larger than that is not
- * kept.
+ * verifier are about 40% of a run). The barrier pass's preparation of a
+ * schedule (its transitive reduction and the rest of what no barrier
+ * limit changes) is kept beside it once a run asks. At most MEMO_SLOTS
+ * entries and MEMO_BYTES of schedules and preparations are held; a
+ * schedule larger than that is not kept.
  */
 #include "config.h"
 
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "cli/job_memo.h"
+#include "core/sched/npu/barrier.h"
 
 #define MEMO_SLOTS 8
 #define MEMO_BYTES ((size_t)256 << 20)
@@ -38,6 +41,7 @@ struct memo {
   double sched_seconds;
   int verified;                        /* s holds the schedule */
   struct acs_schedule s;
+  struct acs_barrier_prep *bprep;      /* made from s when a run first asks */
   size_t bytes;
 };
 
@@ -79,6 +83,7 @@ static void entry_free(struct memo *m)
     return;
   if (m->verified)
     acs_schedule_destroy(&m->s);
+  acs_barrier_prep_free(m->bprep);
   free(m->opts);
   memo_bytes -= m->bytes;
   memset(m, 0, sizeof(*m));
@@ -179,6 +184,28 @@ void acs_job_memo_keep(const struct acs_problem *pb, const struct acs_sched_sel 
   memo_bytes += bytes;
   m->tick = ++memo_tick;
   m->used = 1;
+}
+
+const struct acs_barrier_prep *acs_job_memo_barrier_prep(const struct acs_problem *pb,
+                                                         const struct acs_sched_sel *sel,
+                                                         const struct acs_sched_ctx *ctx)
+{
+  struct memo_key k;
+  struct memo *m;
+  size_t bytes;
+
+  if (!key_make(&k, pb, sel, ctx) || !(m = lookup(&k, sel)) || !m->verified)
+    return NULL;
+  if (m->bprep || acs_barrier_prep_new(&m->s, &m->bprep) < 0)
+    return m->bprep;
+  if ((bytes = acs_barrier_prep_bytes(m->bprep)) > MEMO_BYTES - memo_bytes) {
+    acs_barrier_prep_free(m->bprep); /* no room beside the schedules: the pass makes its own */
+    m->bprep = NULL;
+    return NULL;
+  }
+  m->bytes += bytes;
+  memo_bytes += bytes;
+  return m->bprep;
 }
 
 void acs_job_memo_clear(void)

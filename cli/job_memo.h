@@ -34,6 +34,13 @@ int acs_job_memo_find(const struct acs_problem *pb, const struct acs_sched_sel *
 void acs_job_memo_keep(const struct acs_problem *pb, const struct acs_sched_sel *sel,
                        const struct acs_sched_ctx *ctx, const struct acs_schedule *s,
                        int verified, const struct acs_run_row *row);
+/* The barrier pass's preparation of the remembered schedule of sel on pb
+ * (made on the first call, kept with it), or NULL when none is remembered
+ * or it could not be made or kept: the pass then makes its own. */
+struct acs_barrier_prep;
+const struct acs_barrier_prep *acs_job_memo_barrier_prep(const struct acs_problem *pb,
+                                                         const struct acs_sched_sel *sel,
+                                                         const struct acs_sched_ctx *ctx);
 /* Forgets everything. */
 void acs_job_memo_clear(void);
 

@@ -389,6 +389,58 @@ int acs_cmp_i64(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+static void swap_i64(int64_t *a, int64_t *b)
+{
+  int64_t t = *a;
+
+  *a = *b;
+  *b = t;
+}
+
+/* Insertion sort: the fastest for the short runs the partitions leave. */
+static void insert_sort_i64(int64_t *v, size_t n)
+{
+  for (size_t i = 1; i < n; i++) {
+    int64_t x = v[i];
+    size_t j = i;
+    for (; j > 0 && v[j - 1] > x; j--)
+      v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
+/*
+ * Quicksort with three-way partitions around the median of three (values
+ * equal to the pivot are done at once, so inputs with few distinct values,
+ * such as the edges of tiles that share rows, sort in O(n log d)), looping
+ * on the larger side and recursing on the smaller (depth O(log n)).
+ */
+void acs_sort_i64(int64_t *v, size_t n)
+{
+  while (n > 16) {
+    int64_t a = v[0], b = v[n / 2], c = v[n - 1];
+    int64_t pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+    size_t lt = 0, i = 0, gt = n; /* [0, lt) < pivot, [lt, i) ==, [gt, n) > */
+    while (i < gt) {
+      if (v[i] < pivot)
+        swap_i64(&v[lt++], &v[i++]);
+      else if (v[i] > pivot)
+        swap_i64(&v[i], &v[--gt]);
+      else
+        i++;
+    }
+    if (lt < n - gt) {
+      acs_sort_i64(v, lt);
+      v += gt;
+      n -= gt;
+    } else {
+      acs_sort_i64(v + gt, n - gt);
+      n = lt;
+    }
+  }
+  insert_sort_i64(v, n);
+}
+
 uint64_t acs_str_hash(const char *s)
 {
   uint64_t h = 1469598103934665603ULL;

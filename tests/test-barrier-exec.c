@@ -590,3 +590,68 @@ Test(barrier_exec, implied_edges_change_no_program)
   /* The limits bound: the pass had choices to make. */
   cr_assert_gt(limited, 20, "only %d of 150 passes added edges", limited);
 }
+
+/*
+ * One preparation serves every barrier count: the pass given a
+ * preparation made once from the schedule builds, for each count and slot
+ * limit, the program it builds alone (same starts, update barriers, waits
+ * and edges); a preparation of another schedule is refused, the schedule
+ * left as it was.
+ */
+Test(barrier_exec, one_preparation_serves_every_barrier_count)
+{
+  static const int32_t counts[][2] = {{1, 0}, {2, 0}, {3, 2}, {4, 0}, {8, 3}, {64, 0}};
+
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    struct acs_graph g;
+    struct acs_problem pb;
+    struct acs_schedule s, other;
+    struct acs_barrier_prep *bp, *bp_other;
+    struct acs_diag d;
+    int32_t n = 3 + (int32_t)(seed * 7 % 50);
+    const char *sets[] = {"pe_count=2", NULL};
+
+    tu_random_dag(&g, seed + 101, n, 100000);
+    tu_problem(&pb, &g, sets);
+    schedule_list(&pb, &s);
+    cr_assert_eq(acs_barrier_prep_new(&s, &bp), ACS_OK);
+    for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+      struct acs_schedule alone, shared;
+      cr_assert_eq(acs_schedule_copy(&alone, &s), ACS_OK);
+      cr_assert_eq(acs_schedule_copy(&shared, &s), ACS_OK);
+      pass_ok(&alone, counts[c][0], counts[c][1]);
+      shared.barriers = counts[c][0];
+      shared.barrier_slots = counts[c][1];
+      acs_diag_init(&d);
+      cr_assert_eq(acs_barrier_pass_prepared(NULL, &shared, bp, NULL, &d), ACS_OK, "%s", d.msg);
+      tu_assert_verified(&shared);
+      cr_assert_eq(shared.nedges, alone.nedges, "seed %llu", (unsigned long long)seed);
+      for (int32_t e = 0; e < alone.nedges; e++)
+        cr_assert(shared.edges[e].src == alone.edges[e].src &&
+                  shared.edges[e].dst == alone.edges[e].dst);
+      for (int32_t v = 0; v < n; v++)
+        cr_assert(shared.ops[v].start == alone.ops[v].start &&
+                      shared.ops[v].update_barrier == alone.ops[v].update_barrier &&
+                      waits_of(&shared, v) == waits_of(&alone, v),
+                  "seed %llu, %d barriers: op %d differs", (unsigned long long)seed,
+                  counts[c][0], v);
+      acs_schedule_destroy(&shared);
+      acs_schedule_destroy(&alone);
+    }
+    /* The same schedule with one op moved is another schedule. */
+    cr_assert_eq(acs_schedule_copy(&other, &s), ACS_OK);
+    other.ops[n - 1].start++, other.ops[n - 1].end++;
+    cr_assert_eq(acs_barrier_prep_new(&other, &bp_other), ACS_OK);
+    s.barriers = 2;
+    acs_diag_init(&d);
+    cr_assert_eq(acs_barrier_pass_prepared(NULL, &s, bp_other, NULL, &d), ACS_EINVAL);
+    cr_assert(strstr(d.msg, "another schedule"), "%s", d.msg);
+    cr_assert_eq(s.nwaits, 0);
+    acs_barrier_prep_free(bp_other);
+    acs_barrier_prep_free(bp);
+    acs_schedule_destroy(&other);
+    acs_schedule_destroy(&s);
+    acs_problem_destroy(&pb);
+    acs_graph_destroy(&g);
+  }
+}

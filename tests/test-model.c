@@ -154,6 +154,35 @@ Test(graph, clone_is_deep_and_equal)
 
 /* ---- platform ---- */
 
+/* acs_sort_i64 against qsort, at the boundaries of its insertion sort (16)
+ * and on inputs of few distinct values (its three-way partitions), sorted,
+ * reversed and extreme values. */
+Test(util, sort_i64_agrees_with_qsort)
+{
+  static const size_t sizes[] = {0, 1, 2, 15, 16, 17, 18, 33, 100, 1000, 4097};
+  uint64_t x = 88172645463325252u;
+
+  for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+    for (int kind = 0; kind < 5; kind++) {
+      size_t n = sizes[si];
+      int64_t *a = malloc((n + 1) * sizeof(int64_t)), *b = malloc((n + 1) * sizeof(int64_t));
+      cr_assert(a && b);
+      for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        a[i] = kind == 0 ? (int64_t)x : kind == 1 ? (int64_t)(x % 3) - 1
+             : kind == 2 ? (int64_t)i : kind == 3 ? -(int64_t)i
+             : (x & 1) ? INT64_MAX : INT64_MIN;
+      }
+      memcpy(b, a, n * sizeof(int64_t));
+      acs_sort_i64(a, n);
+      if (n)
+        qsort(b, n, sizeof(int64_t), acs_cmp_i64);
+      for (size_t i = 0; i < n; i++)
+        cr_assert_eq(a[i], b[i], "n %zu kind %d at %zu", n, kind, i);
+      free(a), free(b);
+    }
+}
+
 Test(platform, defaults_and_derived_values)
 {
   struct acs_platform p;

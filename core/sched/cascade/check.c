@@ -55,29 +55,6 @@ static int cover_add(struct cover *c, const struct acs_lbox *b)
   return ACS_OK;
 }
 
-static int cmp_i64(const void *x, const void *y)
-{
-  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-  return (a > b) - (a < b);
-}
-
-/* Sorts v ascending: insertion sort for the few cuts a read usually has
- * (qsort's merge sort was most of the check's time), qsort beyond. */
-static void sort_i64(int64_t *v, size_t n)
-{
-  if (n > 32) {
-    qsort(v, n, sizeof(*v), cmp_i64);
-    return;
-  }
-  for (size_t i = 1; i < n; i++) {
-    int64_t x = v[i];
-    size_t j = i;
-    for (; j > 0 && v[j - 1] > x; j--)
-      v[j] = v[j - 1];
-    v[j] = x;
-  }
-}
-
 /* The sorted distinct cuts of axis a inside the region: its ends and the
  * boxes' edges. */
 static size_t cuts_of(const struct cover *c, int a, int64_t *v)
@@ -92,7 +69,7 @@ static size_t cuts_of(const struct cover *c, int a, int64_t *v)
     if (c->box[i]->hi[a] > c->need->lo[a] && c->box[i]->hi[a] < c->need->hi[a])
       v[n++] = c->box[i]->hi[a];
   }
-  sort_i64(v, n);
+  acs_sort_i64(v, n);
   for (size_t i = 0; i < n; i++)
     if (k == 0 || v[i] != v[k - 1])
       v[k++] = v[i];

@@ -82,6 +82,27 @@ int acs_barrier_pass(const struct acs_problem *pb, struct acs_schedule *s,
 int acs__barrier_run(struct acs_schedule *s, struct acs_barrier_stats *st,
                      const volatile sig_atomic_t *interrupted, struct acs_diag *d);
 
+/*
+ * What the pass derives from a schedule before it reads the barrier
+ * limits: the edge graph, its transitive reduction, consumer classes and
+ * latest starts (barrier_prep.c), the same for every barrier count. A sweep
+ * over barrier counts makes it once per schedule (cli/job_memo.c) rather
+ * than once per run. It records a digest of what it was made from (op
+ * times, edges), which the pass checks in O(V + E).
+ */
+struct acs_barrier_prep;
+
+/* ACS_OK; ACS_EINVAL when s's edges have a cycle or name no op; ACS_ENOMEM. */
+int acs_barrier_prep_new(const struct acs_schedule *s, struct acs_barrier_prep **out);
+void acs_barrier_prep_free(struct acs_barrier_prep *bp);
+/* The memory it holds, roughly. */
+size_t acs_barrier_prep_bytes(const struct acs_barrier_prep *bp);
+/* acs_barrier_pass with bp made from s as it is now (NULL: made here);
+ * ACS_EINVAL when bp was made from another schedule. */
+int acs_barrier_pass_prepared(const struct acs_problem *pb, struct acs_schedule *s,
+                              const struct acs_barrier_prep *bp,
+                              const struct acs_sched_ctx *ctx, struct acs_diag *d);
+
 /* New times for s when an edge from first_new_edge on contradicts them, by
  * the pass's time sweep without barriers (barrier_retime.c): 0 when none
  * does, 1 when re-timed, or an error. For programs built by other means. */

@@ -97,8 +97,9 @@ struct acs__balloc {
                            * predecessors (at p->rp_off), their number or -1
                            * (barrier.c, pred_barriers) */
   int64_t *end;           /* planned end of each started op */
-  int32_t *unstarted;     /* per op: direct predecessors not started yet */
-  int64_t *ready_at;      /* per op: latest end among its started predecessors */
+  int32_t *unstarted;     /* per op: reduced predecessors not started yet */
+  int64_t *ready_at;      /* per op: latest end among its started reduced
+                           * predecessors (that among all, once all started) */
   struct acs_ba_list cons;       /* a: consumer op; next: within its use */
   struct acs_ba_list reg;        /* a: barrier an op is registered on; next: per op */
   int32_t *reg_head;

@@ -139,20 +139,73 @@ static const struct {
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(variants[0]))
 
-int acs__barrier_run(struct acs_schedule *s, struct acs_barrier_stats *st,
-                     const volatile sig_atomic_t *interrupted, struct acs_diag *d)
-{
+struct acs_barrier_prep {
   struct acs__bprep p;
+  uint64_t digest;          /* of the schedule it was made from (schedule_digest) */
+  size_t bytes;
+};
+
+/* One 64-bit word into h (FNV-1a's step on whole words). */
+static uint64_t mix(uint64_t h, int64_t x)
+{
+  return (h ^ (uint64_t)x) * 1099511628211u;
+}
+
+/* A digest of what the preparation reads: the op times and sizes (a
+ * transfer's duration on the link, acs__sgs_dur) and the edges. It tells a
+ * preparation from one of another schedule, not an adversary's. O(V + E). */
+static uint64_t schedule_digest(const struct acs_schedule *s)
+{
+  uint64_t h = mix(mix(mix(1469598103934665603u, s->nops), s->nedges), s->makespan);
+
+  for (int32_t i = 0; i < s->nops; i++)
+    h = mix(mix(mix(h, s->ops[i].start), s->ops[i].dur), s->ops[i].bytes);
+  for (int32_t e = 0; e < s->nedges; e++)
+    h = mix(h, ((int64_t)s->edges[e].src << 32) | (uint32_t)s->edges[e].dst);
+  return h;
+}
+
+int acs_barrier_prep_new(const struct acs_schedule *s, struct acs_barrier_prep **out)
+{
+  struct acs_barrier_prep *bp = calloc(1, sizeof(*bp));
+  int err;
+
+  *out = NULL;
+  if (!bp)
+    return ACS_ENOMEM;
+  if ((err = acs__bprep_init(&bp->p, s)) < 0) {
+    free(bp);
+    return err == ACS_ECYCLE ? ACS_EINVAL : err;
+  }
+  bp->digest = schedule_digest(s);
+  bp->bytes = sizeof(*bp) + (size_t)bp->p.n * 64 + (size_t)bp->p.g.succ_off[bp->p.n] * 13 +
+              (size_t)bp->p.reduced * 8;
+  *out = bp;
+  return ACS_OK;
+}
+
+void acs_barrier_prep_free(struct acs_barrier_prep *bp)
+{
+  if (!bp)
+    return;
+  acs__bprep_destroy(&bp->p);
+  free(bp);
+}
+
+size_t acs_barrier_prep_bytes(const struct acs_barrier_prep *bp)
+{
+  return bp ? bp->bytes : 0;
+}
+
+/* The sweeps over p's schedule s, and the program kept written into s. */
+static int run_prepared(struct acs_schedule *s, const struct acs__bprep *p,
+                        struct acs_barrier_stats *st, const volatile sig_atomic_t *interrupted,
+                        struct acs_diag *d)
+{
   struct sweep best, w;
   int err, sweeps = 0;
 
   memset(&best, 0, sizeof(best));
-  if ((err = check_limits(s, d)) < 0)
-    return err;
-  if ((err = acs__bprep_init(&p, s)) < 0)
-    return err == ACS_ECYCLE
-               ? acs_diag_set(d, ACS_EINVAL, NULL, 0, 0, "barrier pass: the edges have a cycle")
-               : err;
   /*
    * The first variant decides alone when it keeps the plan: no sweep can
    * do better by much, and it keeps the plan edge for edge. Otherwise
@@ -172,10 +225,10 @@ int acs__barrier_run(struct acs_schedule *s, struct acs_barrier_stats *st,
       cutoff = (best.makespan > s->makespan ? best.makespan : s->makespan) + 1;
     else if (kept)
       cutoff = best.makespan;
-    err = sweep_run(&w, s, &p, variants[k].release, variants[k].policy, cutoff, interrupted, d);
+    err = sweep_run(&w, s, p, variants[k].release, variants[k].policy, cutoff, interrupted, d);
     if (err < 0) {
       sweep_free(&w);
-      goto out_with_sweeps;
+      goto out_with_best;
     }
     sweeps++;
     if (err == ACS__SGS_CUT) {
@@ -192,16 +245,49 @@ int acs__barrier_run(struct acs_schedule *s, struct acs_barrier_stats *st,
     }
   }
   best.st.sweeps = sweeps;
-  err = apply(s, &best, &p, st);
-out_with_sweeps:
+  err = apply(s, &best, p, st);
+out_with_best:
   sweep_free(&best);
+  return err;
+}
+
+int acs__barrier_run(struct acs_schedule *s, struct acs_barrier_stats *st,
+                     const volatile sig_atomic_t *interrupted, struct acs_diag *d)
+{
+  struct acs__bprep p;
+  int err;
+
+  if ((err = check_limits(s, d)) < 0)
+    return err;
+  if ((err = acs__bprep_init(&p, s)) < 0)
+    return err == ACS_ECYCLE
+               ? acs_diag_set(d, ACS_EINVAL, NULL, 0, 0, "barrier pass: the edges have a cycle")
+               : err;
+  err = run_prepared(s, &p, st, interrupted, d);
   acs__bprep_destroy(&p);
   return err;
+}
+
+int acs_barrier_pass_prepared(const struct acs_problem *pb, struct acs_schedule *s,
+                              const struct acs_barrier_prep *bp,
+                              const struct acs_sched_ctx *ctx, struct acs_diag *d)
+{
+  const volatile sig_atomic_t *interrupted = ctx ? ctx->interrupted : NULL;
+  int err;
+
+  (void)pb; /* the limits were copied into s from pb's platform */
+  if (!bp)
+    return acs__barrier_run(s, NULL, interrupted, d);
+  if ((err = check_limits(s, d)) < 0)
+    return err;
+  if (bp->p.n != s->nops || bp->digest != schedule_digest(s))
+    return acs_diag_set(d, ACS_EINVAL, NULL, 0, 0,
+                        "barrier pass: the preparation was made from another schedule");
+  return run_prepared(s, &bp->p, NULL, interrupted, d);
 }
 
 int acs_barrier_pass(const struct acs_problem *pb, struct acs_schedule *s,
                      const struct acs_sched_ctx *ctx, struct acs_diag *d)
 {
-  (void)pb; /* the limits were copied into s from pb's platform */
-  return acs__barrier_run(s, NULL, ctx ? ctx->interrupted : NULL, d);
+  return acs_barrier_pass_prepared(pb, s, NULL, ctx, d);
 }

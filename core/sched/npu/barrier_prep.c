@@ -31,7 +31,7 @@ static int build_reduced(struct acs__bprep *p)
 {
   const struct acs_dag *g = &p->g;
   int32_t n = p->n, m = g->succ_off[n];
-  uint8_t *keep = malloc((size_t)m + 1);
+  uint8_t *keep = p->keep = malloc((size_t)m + 1);
   int32_t *fill = calloc((size_t)n + 2, sizeof(int32_t));
   int err;
 
@@ -82,7 +82,6 @@ static int build_reduced(struct acs__bprep *p)
         p->edges++;
       }
 out_with_keep:
-  free(keep);
   free(fill);
   return err;
 }
@@ -282,7 +281,8 @@ int acs__bprep_init(struct acs__bprep *p, const struct acs_schedule *s)
 void acs__bprep_destroy(struct acs__bprep *p)
 {
   acs_dag_destroy(&p->g);
-  free(p->rp_off), free(p->rp), free(p->rs_off), free(p->rs), free(p->cls), free(p->lst);
+  free(p->keep), free(p->rp_off), free(p->rp), free(p->rs_off), free(p->rs), free(p->cls);
+  free(p->lst);
   free(p->tail), free(p->by_tail), free(p->rank);
   memset(p, 0, sizeof(*p));
 }

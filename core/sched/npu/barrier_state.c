@@ -380,13 +380,26 @@ static int register_succ(struct acs__balloc *a, int32_t v, int32_t b)
  * can start once those end, so they count as about to wait on each barrier
  * they are registered on (what holding such a barrier back costs,
  * barrier.c). Every registration of an op comes from one of its reduced
- * predecessors, so it is made before its last predecessor starts. */
+ * predecessors, so it is made before its last predecessor starts.
+ *
+ * Only reduced edges count (a->unstarted counts reduced predecessors): a
+ * predecessor u of w whose edge is implied reaches w through a reduced
+ * predecessor x, which starts only after u has ended. So w's reduced
+ * predecessors have all started exactly when all of them have, and the
+ * latest end among them is the latest among all; on fine-grained
+ * schedules nine edges in ten are implied (barrier_prep.c), and their
+ * ends are not touched. The edges are taken in g's order, which decides
+ * the order of the pushes below, and so how the waiters' heaps are laid
+ * out for held() (barrier.c). */
 static int note_started(struct acs__balloc *a, int32_t v)
 {
   const struct acs_dag *g = &a->p->g;
+  const uint8_t *keep = a->p->keep;
 
   for (int32_t k = g->succ_off[v]; k < g->succ_off[v + 1]; k++) {
     int32_t w = g->succ[k];
+    if (!keep[k])
+      continue;
     if (a->end[v] > a->ready_at[w])
       a->ready_at[w] = a->end[v];
     if (--a->unstarted[w] != 0 || a->by_plan)
@@ -712,7 +725,7 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   for (int32_t v = 0; v < a->n; v++) {
     a->use_of[v] = a->prod_next[v] = a->reg_head[v] = a->add_in[v] = a->opcons_head[v] = -1;
     a->npbar[v] = -1;
-    a->unstarted[v] = p->g.pred_off[v + 1] - p->g.pred_off[v];
+    a->unstarted[v] = p->rp_off[v + 1] - p->rp_off[v];
   }
   for (int32_t c = 0; c < p->ncls; c++)
     a->open_cls[c] = -1;
