@@ -12,7 +12,9 @@
  * four on schedules above 5,000 ops. A sweep stops as soon as its plan
  * cannot come out shorter than the best so far (barrier_int.h), which
  * changes nothing but the time. Either way the program is built for the
- * times it will run at.
+ * times it will run at. The preparation reads no barrier limit, so a
+ * caller that runs the pass on one schedule under several limits makes it
+ * once (acs_barrier_prep_new) and hands it to each run.
  *
  * Cost: the preparation (barrier_prep.c: O((V + E) log V) plus the
  * transitive reduction, reach.h), then per sweep O((V + E + A) log V) for
