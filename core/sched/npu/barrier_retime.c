@@ -64,7 +64,10 @@
 struct acs__rset {
   int nl;
   uint64_t *w[ACS__RSET_LEVELS];
+  int32_t min;               /* the least rank, -1 when empty, RSET_UNKNOWN */
 };
+
+#define RSET_UNKNOWN (-2)
 
 struct acs__sgs {
   const struct acs_schedule *s;
@@ -152,13 +155,18 @@ static int queue_of(const struct acs__sgs *g, int32_t v)
  * too (they stop at the first level where the word was, or stays,
  * nonzero). For 10^5 ops L = 3: a few word operations where a heap of
  * ready ops spends O(log V) comparisons on scattered memory, and the sweep
- * makes one or two of them per request to the allocator.
+ * makes one or two of them per request to the allocator. The least rank
+ * is also kept (min): a decision asks for the first op of every queue
+ * before each op it takes, and most of those asks find the queue as it
+ * was; an add keeps it up to date in O(1), and only removing it makes the
+ * next ask search.
  */
 static int rset_init(struct acs__rset *r, int32_t n)
 {
   size_t words = n > 0 ? ((size_t)n + 63) / 64 : 1;
 
   memset(r, 0, sizeof(*r));
+  r->min = -1;
   for (;;) {
     if (r->nl == ACS__RSET_LEVELS || !(r->w[r->nl] = calloc(words, sizeof(uint64_t))))
       return ACS_ENOMEM;
@@ -177,6 +185,8 @@ static void rset_free(struct acs__rset *r)
 
 static void rset_add(struct acs__rset *r, int32_t x)
 {
+  if (r->min != RSET_UNKNOWN && (r->min < 0 || x < r->min))
+    r->min = x;
   for (int l = 0; l < r->nl; l++, x >>= 6) {
     uint64_t *w = &r->w[l][x >> 6];
     int was = *w != 0;
@@ -188,6 +198,8 @@ static void rset_add(struct acs__rset *r, int32_t x)
 
 static void rset_del(struct acs__rset *r, int32_t x)
 {
+  if (x == r->min)
+    r->min = RSET_UNKNOWN;
   for (int l = 0; l < r->nl; l++, x >>= 6) {
     uint64_t *w = &r->w[l][x >> 6];
     *w &= ~((uint64_t)1 << (x & 63));
@@ -197,17 +209,19 @@ static void rset_del(struct acs__rset *r, int32_t x)
 }
 
 /* The least rank in r, or -1. */
-static int32_t rset_min(const struct acs__rset *r)
+static int32_t rset_min(struct acs__rset *r)
 {
   uint64_t top = r->w[r->nl - 1][0];
   int32_t x;
 
+  if (r->min != RSET_UNKNOWN)
+    return r->min;
   if (!top)
-    return -1;
+    return r->min = -1;
   x = __builtin_ctzll(top);
   for (int l = r->nl - 2; l >= 0; l--)
     x = (x << 6) | __builtin_ctzll(r->w[l][x]);
-  return x;
+  return r->min = x;
 }
 
 /* Ready ops are kept by their rank in (planned start, id) order, the order
@@ -221,7 +235,7 @@ static int push_ready(struct acs__sgs *g, int32_t v)
 }
 
 /* The first op of queue q, or -1. */
-static int32_t first_ready(const struct acs__sgs *g, int q)
+static int32_t first_ready(struct acs__sgs *g, int q)
 {
   int32_t k = rset_min(&g->ready[q]);
 
@@ -237,7 +251,7 @@ static int32_t pop_ready(struct acs__sgs *g, int q)
 }
 
 /* The queue whose first op comes first among those with a free unit, or -1. */
-static int next_queue(const struct acs__sgs *g)
+static int next_queue(struct acs__sgs *g)
 {
   int best = -1;
   int32_t bv = -1;
