@@ -42,9 +42,11 @@ struct mstate {
   int64_t *load, *pm;
   int64_t cut, budget, visited;
   int64_t avg_work;      /* ceil(total_work / PEs) */
+  int64_t lb0;           /* max(ceil(fixed_ddr / lanes), avg_work): the bound's fixed terms */
   int64_t floor;         /* no mapping costs less: max(DDR, work / PEs, largest work) */
   int64_t best_cost, best_cut;
   int32_t *best_pe;
+  int64_t *dcut;         /* n x npe: cut_deltas of each search depth */
 };
 
 /* The cost (eq. 5.1) of loads and cut so far. */
@@ -74,6 +76,24 @@ static int64_t cut_delta(const struct mstate *m, int32_t i, int32_t p)
       d += q->t;
   }
   return d;
+}
+
+/* cut_delta for every PE at once: all of i's pairs to earlier positions
+ * minus those whose other end is on p. O(degree + |PE|) where one
+ * cut_delta per PE takes O(degree |PE|). */
+static void cut_deltas(const struct mstate *m, int32_t i, int64_t *d)
+{
+  int64_t all = 0;
+
+  for (int32_t p = 0; p < m->npe; p++)
+    d[p] = 0;
+  for (int32_t k = m->adj_off[i]; k < m->adj_off[i + 1]; k++) {
+    const struct pair *q = &m->pairs[m->adj[k]];
+    d[m->pe[q->i == i ? q->j : q->i]] += q->t;
+    all += q->t;
+  }
+  for (int32_t p = 0; p < m->npe; p++)
+    d[p] = all - d[p];
 }
 
 /* For each position, the pairs whose other end is an earlier position. */
@@ -112,10 +132,25 @@ static void keep_best(struct mstate *m)
   }
 }
 
+/* max(lb, the DMA channels' share of the DDR and cut transfers), dividing
+ * only when that share can exceed lb (a division costs more than the
+ * rest of a search node). */
+static int64_t with_dma(const struct mstate *m, int64_t lb)
+{
+  int64_t x = m->fixed_ddr + m->cut, d;
+
+  if (lb < INT64_MAX / m->ndma && x <= lb * m->ndma)
+    return lb;   /* ceil(x / ndma) <= lb */
+  d = acs_ceil_div_i64(x, m->ndma);
+  return d > lb ? d : lb;
+}
+
+/* Places position i on each PE it may take, in order, and recurses while
+ * the bound can beat the incumbent. O(|PE| + degree) per search node. */
 static void search(struct mstate *m, int32_t i, int32_t used)
 {
   int32_t lim = used < m->npe ? used + 1 : m->npe, q1 = 0;
-  int64_t m1 = INT64_MAX, m2 = INT64_MAX, top = 0;
+  int64_t m1 = INT64_MAX, m2 = INT64_MAX, top = 0, *dcut;
 
   /* Out of budget, or the incumbent is optimal on both criteria. */
   if (m->visited++ >= m->budget || (m->best_cost <= m->floor && m->best_cut == 0))
@@ -137,6 +172,8 @@ static void search(struct mstate *m, int32_t i, int32_t used)
       m2 = m->load[q];
     }
   }
+  dcut = m->dcut + (size_t)i * (size_t)m->npe;
+  cut_deltas(m, i, dcut);
   for (int32_t p = 0; p < lim; p++) {
     int64_t dc, lb, least = INT64_MAX;
     if (m->pm[p] + m->ksize[i] > m->pmem)
@@ -144,24 +181,21 @@ static void search(struct mstate *m, int32_t i, int32_t used)
     /* Actors come heaviest first: the next one lands on some PE. */
     if (i + 1 < m->n)
       least = p != q1 ? m1 : (m2 < m1 + m->work[i] ? m2 : m1 + m->work[i]);
-    dc = cut_delta(m, i, p);
+    dc = dcut[p];
     m->pe[i] = p;
     m->load[p] += m->work[i];
     m->pm[p] += m->ksize[i];
     m->cut += dc;
     /* partial_cost(m) from the loads' maximum before this placement, and
      * the total work spread evenly. */
-    lb = acs_ceil_div_i64(m->fixed_ddr, m->lanes);
-    if (m->avg_work > lb)
-      lb = m->avg_work;
-    if (acs_ceil_div_i64(m->fixed_ddr + m->cut, m->ndma) > lb)
-      lb = acs_ceil_div_i64(m->fixed_ddr + m->cut, m->ndma);
+    lb = m->lb0;
     if (top > lb)
       lb = top;
     if (m->load[p] > lb)
       lb = m->load[p];
     if (i + 1 < m->n && least + m->work[i + 1] > lb)
       lb = least + m->work[i + 1];
+    lb = with_dma(m, lb);
     if (better(lb, m->cut, m->best_cost, m->best_cut))
       search(m, i + 1, p == used ? used + 1 : used);
     m->cut -= dc;
@@ -366,7 +400,9 @@ int acs_gang_map(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act,
   m.best_pe = calloc((size_t)nact + 1, sizeof(int32_t));
   m.load = calloc((size_t)m.npe + 1, sizeof(int64_t));
   m.pm = calloc((size_t)m.npe + 1, sizeof(int64_t));
-  if (!w || !idx || !pos_of || !m.work || !m.ksize || !m.pe || !m.best_pe || !m.load || !m.pm) {
+  m.dcut = malloc(((size_t)nact + 1) * ((size_t)m.npe + 1) * sizeof(int64_t));
+  if (!w || !idx || !pos_of || !m.work || !m.ksize || !m.pe || !m.best_pe || !m.load || !m.pm ||
+      !m.dcut) {
     rc = ACS_ENOMEM;
     goto out_with_state;
   }
@@ -385,6 +421,9 @@ int acs_gang_map(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act,
   if ((rc = build_pairs(c, nact, act, pos_of, &m)) < 0 || (rc = build_adjacency(&m)) < 0)
     goto out_with_state;
   m.avg_work = acs_ceil_div_i64(m.total_work, m.npe);
+  m.lb0 = acs_ceil_div_i64(m.fixed_ddr, m.lanes);
+  if (m.avg_work > m.lb0)
+    m.lb0 = m.avg_work;
   m.floor = acs_ceil_div_i64(m.fixed_ddr, m.lanes);
   if (m.avg_work > m.floor)
     m.floor = m.avg_work;
@@ -413,6 +452,7 @@ out_with_state:
   free(m.best_pe);
   free(m.load);
   free(m.pm);
+  free(m.dcut);
   free(m.pairs);
   free(m.adj_off);
   free(m.adj);
