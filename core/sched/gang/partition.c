@@ -33,12 +33,22 @@ struct slot {
   int64_t opt;           /* optimal cost of the mapping */
 };
 
+/* An edge of the unit graph (the actor graph over SCCs), for move_allowed:
+ * units su -> du, and whether a channel along it leaves an actor that is
+ * not fully pipelineable. */
+struct uedge {
+  int32_t su, du;
+  int nonfull;
+};
+
 struct pstate {
   struct acs_gang_ctx *c;
   struct acs_gang_setcache oc;
   struct acs_gang_setcache gc;      /* scheduled gangs: cost = total cycles, rc = ok */
   int32_t *qoff, *qdst, *qfill;   /* the gang graph by source, for move_allowed */
   int32_t *qindeg, *queue;        /* its in-degrees and Kahn's queue, for move_allowed */
+  struct uedge *uedge;            /* the unit graph's edges, each once */
+  int32_t nuedge;
   int32_t *members;               /* a gang's members after a move, for expected_gain */
   const struct acs_gang_opts *o;
   int32_t na, nslots;
@@ -217,28 +227,16 @@ static int32_t members_with(const struct pstate *ps, int32_t s, int32_t u, int a
 
 /* ---- move validity ---- */
 
-static int gang_after(const struct pstate *ps, int32_t a, int32_t u, int32_t t)
+static int32_t unit_gang(const struct pstate *ps, int32_t x)
 {
-  return ps->c->scc[a] == u ? t : ps->gang_of[a];
-}
-
-/* The gangs of channel ch's ends after moving unit u into slot t, when it
- * joins two units (0 for a channel inside a unit or to the outside). */
-static int channel_gangs(const struct pstate *ps, int32_t ch, int32_t u, int32_t t, int32_t *gs,
-                         int32_t *gd)
-{
-  const struct acs_sdf_channel *cc = &ps->c->g->channels[ch];
-
-  if (cc->src < 0 || cc->dst < 0 || ps->c->scc[cc->src] == ps->c->scc[cc->dst])
-    return 0;
-  *gs = gang_after(ps, cc->src, u, t);
-  *gd = gang_after(ps, cc->dst, u, t);
-  return 1;
+  return ps->gang_of[ps->unit_act[ps->unit_off[x]]];
 }
 
 /* Pipelining constraints and an acyclic gang graph after moving unit u into
- * slot t: Kahn's algorithm over the gang graph's edges, listed once by
- * source (CSR in ps->qoff/qdst). O(C + G). */
+ * slot t: Kahn's algorithm over the gang graph's edges (from the unit
+ * graph's, each listed once; a gang edge may appear more than once, which
+ * Kahn's in-degrees count alike), listed by source (CSR in ps->qoff/qdst).
+ * O(E_u + G) for E_u unit edges and G gangs. */
 static int move_allowed(struct pstate *ps, int32_t u, int32_t t)
 {
   const struct acs_sdf_graph *g = ps->c->g;
@@ -254,12 +252,11 @@ static int move_allowed(struct pstate *ps, int32_t u, int32_t t)
       return 0;
   for (int32_t s = 0; s <= ps->nslots; s++)
     ps->qoff[s] = 0;
-  for (int32_t ch = 0; ch < g->nchannels; ch++) {
-    int32_t gs, gd;
-    if (!channel_gangs(ps, ch, u, t, &gs, &gd))
-      continue;
+  for (int32_t k = 0; k < ps->nuedge; k++) {
+    const struct uedge *ue = &ps->uedge[k];
+    int32_t gs = ue->su == u ? t : unit_gang(ps, ue->su), gd = ue->du == u ? t : unit_gang(ps, ue->du);
     if (gs == gd) {
-      if (g->actors[g->channels[ch].src].pipe != ACS_SDF_PIPE_FULL)
+      if (ue->nonfull)
         return 0;
       continue;
     }
@@ -271,9 +268,10 @@ static int move_allowed(struct pstate *ps, int32_t u, int32_t t)
     indeg[s] = 0;
     ps->qfill[s] = ps->qoff[s];
   }
-  for (int32_t ch = 0; ch < g->nchannels; ch++) {
-    int32_t gs, gd;
-    if (channel_gangs(ps, ch, u, t, &gs, &gd) && gs != gd) {
+  for (int32_t k = 0; k < ps->nuedge; k++) {
+    const struct uedge *ue = &ps->uedge[k];
+    int32_t gs = ue->su == u ? t : unit_gang(ps, ue->su), gd = ue->du == u ? t : unit_gang(ps, ue->du);
+    if (gs != gd) {
       ps->qdst[ps->qfill[gs]++] = gd;
       indeg[gd]++;
     }
@@ -296,6 +294,43 @@ static int move_allowed(struct pstate *ps, int32_t u, int32_t t)
         queue[tail++] = ps->qdst[k];
   }
   return seen == alive;
+}
+
+static int cmp_uedge(const void *a, const void *b)
+{
+  const struct uedge *x = a, *y = b;
+
+  if (x->su != y->su)
+    return (x->su > y->su) - (x->su < y->su);
+  return (x->du > y->du) - (x->du < y->du);
+}
+
+/* The unit graph's edges from the channels between units, duplicates
+ * merged. O(C log C). */
+static int unit_edges(struct pstate *ps)
+{
+  const struct acs_sdf_graph *g = ps->c->g;
+  int32_t n = 0;
+
+  if (!(ps->uedge = malloc(((size_t)g->nchannels + 1) * sizeof(*ps->uedge))))
+    return ACS_ENOMEM;
+  for (int32_t ch = 0; ch < g->nchannels; ch++) {
+    const struct acs_sdf_channel *cc = &g->channels[ch];
+    if (cc->src < 0 || cc->dst < 0 || ps->c->scc[cc->src] == ps->c->scc[cc->dst])
+      continue;
+    ps->uedge[n++] = (struct uedge){ ps->c->scc[cc->src], ps->c->scc[cc->dst],
+                                     g->actors[cc->src].pipe != ACS_SDF_PIPE_FULL };
+  }
+  qsort(ps->uedge, (size_t)n, sizeof(*ps->uedge), cmp_uedge);
+  ps->nuedge = 0;
+  for (int32_t k = 0; k < n; k++) {
+    struct uedge *last = ps->nuedge > 0 ? &ps->uedge[ps->nuedge - 1] : NULL;
+    if (last && last->su == ps->uedge[k].su && last->du == ps->uedge[k].du)
+      last->nonfull |= ps->uedge[k].nonfull;
+    else
+      ps->uedge[ps->nuedge++] = ps->uedge[k];
+  }
+  return ACS_OK;
 }
 
 /* ---- expected gains ---- */
@@ -667,6 +702,8 @@ static int init_state(struct pstate *ps)
   cur = ps->unit_off + 1;
   for (int32_t a = 0; a < ps->na; a++)
     ps->unit_act[cur[c->scc[a]]++] = a;
+  if (unit_edges(ps) < 0)
+    return ACS_ENOMEM;
   return make_order(ps);
 }
 
@@ -689,6 +726,7 @@ static void free_state(struct pstate *ps)
   free(ps->qindeg);
   free(ps->queue);
   free(ps->members);
+  free(ps->uedge);
   acs_gang_setcache_free(&ps->oc);
   acs_gang_setcache_free(&ps->gc);
 }
