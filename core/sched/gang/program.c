@@ -258,10 +258,41 @@ static int gangs_table(const struct acs_gang_ctx *c, const struct acs_gang_part 
   return ACS_OK;
 }
 
+/* The operand and unit of every node of one gang, formatted once: a
+ * program lists each node's firings (every one for a gang listed whole),
+ * all with the same names. */
+struct names {
+  int32_t gang;          /* whose names these are (-1: none yet) */
+  char (*op)[512], (*unit)[32];
+};
+
+static int names_of(const struct acs_gang_ctx *c, const struct acs_gang *gg, int32_t gang,
+                    struct names *nm)
+{
+  if (nm->gang == gang)
+    return ACS_OK;
+  free(nm->op);
+  free(nm->unit);
+  nm->gang = -1;
+  nm->op = malloc(((size_t)gg->nnodes + 1) * sizeof(*nm->op));
+  nm->unit = malloc(((size_t)gg->nnodes + 1) * sizeof(*nm->unit));
+  if (!nm->op || !nm->unit)
+    return ACS_ENOMEM;
+  for (int32_t v = 0; v < gg->nnodes; v++) {
+    operand(c, &gg->nodes[v], nm->op[v], sizeof(nm->op[v]));
+    unit_name(&gg->nodes[v], 0, nm->unit[v], sizeof(nm->unit[v]));
+  }
+  nm->gang = gang;
+  return ACS_OK;
+}
+
+/* One row per instruction. O(I + nodes). */
 static int program_table(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
                          const struct prog *p, struct acs_schedule *s)
 {
+  struct names nm = { -1, NULL, NULL };
   struct acs_rtab *t;
+  char load_unit[32];
   int err;
 
   if ((err = acs_gang_rtab_add(s, ACS_GANG_RTAB_PROGRAM, &t)) < 0)
@@ -269,21 +300,28 @@ static int program_table(const struct acs_gang_ctx *c, const struct acs_gang_par
   for (size_t i = 0; i < p->n; i++) {
     const struct instr *in = &p->v[i];
     const struct acs_gang_node *n = &pt->gangs[in->gang].nodes[in->node];
-    char op[512], unit[32];
     int64_t row = acs_rtab_add_row(t);
-    if (row < 0)
-      return (int)row;
-    operand(c, n, op, sizeof(op));
-    unit_name(n, in->kind == ACS_GANG_I_LOAD, unit, sizeof(unit));
+    if (row < 0) {
+      err = (int)row;
+      break;
+    }
+    if ((err = names_of(c, &pt->gangs[in->gang], in->gang, &nm)) < 0)
+      break;
+    if (in->kind == ACS_GANG_I_LOAD)
+      unit_name(n, 1, load_unit, sizeof(load_unit));
     acs_rtab_set_i64(t, row, 0, in->gang);
     acs_rtab_set_str(t, row, 1, sec_names[in->sec]);
-    acs_rtab_set_str(t, row, 2, in->kind == ACS_GANG_I_LOAD ? unit : unit);
+    acs_rtab_set_str(t, row, 2, in->kind == ACS_GANG_I_LOAD ? load_unit : nm.unit[in->node]);
     acs_rtab_set_str(t, row, 3, acs_gang_instr_name(in->kind));
-    acs_rtab_set_str(t, row, 4, op);
+    acs_rtab_set_str(t, row, 4, nm.op[in->node]);
     acs_rtab_set_i64(t, row, 5, in->k);
     acs_rtab_set_i64(t, row, 6, in->stride);
     acs_rtab_set_i64(t, row, 7, in->time);
   }
+  free(nm.op);
+  free(nm.unit);
+  if (err < 0)
+    return err;
   acs_rtab_attr_i64(t, "instructions", (int64_t)p->n);
   return ACS_OK;
 }
