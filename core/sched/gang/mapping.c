@@ -29,6 +29,11 @@ struct pair {
   int64_t t;             /* local transfer time when i and j are apart */
 };
 
+struct nb {
+  int32_t other;         /* a position */
+  int64_t t;             /* local transfer time when apart */
+};
+
 struct mstate {
   int32_t n, npe, ndma;
   int64_t pmem, fixed_ddr, total_work;
@@ -37,12 +42,17 @@ struct mstate {
   int32_t *pos_actor;    /* search order -> index into act[] */
   struct pair *pairs;
   int32_t npairs;
-  int32_t *adj_off, *adj;  /* per position: pairs whose other end comes earlier */
+  /* per position i: the pairs whose other end comes earlier, as that end
+   * and the pair's time (nb[adj_off[i] .. adj_off[i + 1])), and their sum */
+  int32_t *adj_off;
+  struct nb *nb;
+  int64_t *adj_all;
   int32_t *pe;           /* by search position */
   int64_t *load, *pm;
   int64_t cut, budget, visited;
   int64_t avg_work;      /* ceil(total_work / PEs) */
   int64_t lb0;           /* max(ceil(fixed_ddr / lanes), avg_work): the bound's fixed terms */
+  int64_t mul_lim;       /* INT64_MAX / ndma: products with ndma below it do not overflow */
   int64_t floor;         /* no mapping costs less: max(DDR, work / PEs, largest work) */
   int64_t best_cost, best_cut;
   int32_t *best_pe;
@@ -69,12 +79,9 @@ static int64_t cut_delta(const struct mstate *m, int32_t i, int32_t p)
 {
   int64_t d = 0;
 
-  for (int32_t k = m->adj_off[i]; k < m->adj_off[i + 1]; k++) {
-    const struct pair *q = &m->pairs[m->adj[k]];
-    int32_t other = q->i == i ? q->j : q->i;
-    if (m->pe[other] != p)
-      d += q->t;
-  }
+  for (int32_t k = m->adj_off[i]; k < m->adj_off[i + 1]; k++)
+    if (m->pe[m->nb[k].other] != p)
+      d += m->nb[k].t;
   return d;
 }
 
@@ -83,25 +90,21 @@ static int64_t cut_delta(const struct mstate *m, int32_t i, int32_t p)
  * cut_delta per PE takes O(degree |PE|). */
 static void cut_deltas(const struct mstate *m, int32_t i, int64_t *d)
 {
-  int64_t all = 0;
-
   for (int32_t p = 0; p < m->npe; p++)
     d[p] = 0;
-  for (int32_t k = m->adj_off[i]; k < m->adj_off[i + 1]; k++) {
-    const struct pair *q = &m->pairs[m->adj[k]];
-    d[m->pe[q->i == i ? q->j : q->i]] += q->t;
-    all += q->t;
-  }
+  for (int32_t k = m->adj_off[i]; k < m->adj_off[i + 1]; k++)
+    d[m->pe[m->nb[k].other]] += m->nb[k].t;
   for (int32_t p = 0; p < m->npe; p++)
-    d[p] = all - d[p];
+    d[p] = m->adj_all[i] - d[p];
 }
 
 /* For each position, the pairs whose other end is an earlier position. */
 static int build_adjacency(struct mstate *m)
 {
   m->adj_off = calloc((size_t)m->n + 2, sizeof(int32_t));
-  m->adj = malloc(((size_t)m->npairs + 1) * sizeof(int32_t));
-  if (!m->adj_off || !m->adj)
+  m->nb = malloc(((size_t)m->npairs + 1) * sizeof(*m->nb));
+  m->adj_all = calloc((size_t)m->n + 1, sizeof(int64_t));
+  if (!m->adj_off || !m->nb || !m->adj_all)
     return ACS_ENOMEM;
   for (int32_t k = 0; k < m->npairs; k++) {
     int32_t late = m->pairs[k].i > m->pairs[k].j ? m->pairs[k].i : m->pairs[k].j;
@@ -110,8 +113,10 @@ static int build_adjacency(struct mstate *m)
   for (int32_t i = 0; i < m->n; i++)
     m->adj_off[i + 2] += m->adj_off[i + 1];
   for (int32_t k = 0; k < m->npairs; k++) {
-    int32_t late = m->pairs[k].i > m->pairs[k].j ? m->pairs[k].i : m->pairs[k].j;
-    m->adj[m->adj_off[late + 1]++] = k;
+    const struct pair *q = &m->pairs[k];
+    int32_t late = q->i > q->j ? q->i : q->j;
+    m->nb[m->adj_off[late + 1]++] = (struct nb){ q->i > q->j ? q->j : q->i, q->t };
+    m->adj_all[late] += q->t;
   }
   return ACS_OK;
 }
@@ -132,17 +137,23 @@ static void keep_best(struct mstate *m)
   }
 }
 
-/* max(lb, the DMA channels' share of the DDR and cut transfers), dividing
- * only when that share can exceed lb (a division costs more than the
- * rest of a search node). */
-static int64_t with_dma(const struct mstate *m, int64_t lb)
+/* better(max(lb, ceil(x / ndma)), cut, incumbent) for the DMA channels'
+ * share x = fixed_ddr + cut of the DDR and cut transfers, comparing x
+ * with multiples of ndma instead of dividing (a division costs more than
+ * the rest of a search node): ceil(x / n) <= y iff x <= y n. */
+static int bound_beats(const struct mstate *m, int64_t lb)
 {
-  int64_t x = m->fixed_ddr + m->cut, d;
+  int64_t x = m->fixed_ddr + m->cut, bc = m->best_cost, n = m->ndma;
 
-  if (lb < INT64_MAX / m->ndma && x <= lb * m->ndma)
-    return lb;   /* ceil(x / ndma) <= lb */
-  d = acs_ceil_div_i64(x, m->ndma);
-  return d > lb ? d : lb;
+  if (lb >= m->mul_lim || bc >= m->mul_lim || bc < 1) {
+    int64_t d = acs_ceil_div_i64(x, n);           /* products could overflow: divide */
+    return better(d > lb ? d : lb, m->cut, bc, m->best_cut);
+  }
+  if (x <= lb * n)
+    return better(lb, m->cut, bc, m->best_cut);   /* the DMA term is not above lb */
+  if (x <= (bc - 1) * n)
+    return 1;                                     /* it is, and below the incumbent */
+  return x <= bc * n && m->cut < m->best_cut;     /* equal to it: the cut decides */
 }
 
 /* Places position i on each PE it may take, in order, and recurses while
@@ -195,8 +206,7 @@ static void search(struct mstate *m, int32_t i, int32_t used)
       lb = m->load[p];
     if (i + 1 < m->n && least + m->work[i + 1] > lb)
       lb = least + m->work[i + 1];
-    lb = with_dma(m, lb);
-    if (better(lb, m->cut, m->best_cost, m->best_cut))
+    if (bound_beats(m, lb))
       search(m, i + 1, p == used ? used + 1 : used);
     m->cut -= dc;
     m->load[p] -= m->work[i];
@@ -421,6 +431,7 @@ int acs_gang_map(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act,
   if ((rc = build_pairs(c, nact, act, pos_of, &m)) < 0 || (rc = build_adjacency(&m)) < 0)
     goto out_with_state;
   m.avg_work = acs_ceil_div_i64(m.total_work, m.npe);
+  m.mul_lim = INT64_MAX / m.ndma;
   m.lb0 = acs_ceil_div_i64(m.fixed_ddr, m.lanes);
   if (m.avg_work > m.lb0)
     m.lb0 = m.avg_work;
@@ -455,6 +466,7 @@ out_with_state:
   free(m.dcut);
   free(m.pairs);
   free(m.adj_off);
-  free(m.adj);
+  free(m.nb);
+  free(m.adj_all);
   return rc;
 }
