@@ -50,6 +50,8 @@ struct pstate {
   struct uedge *uedge;            /* the unit graph's edges, each once */
   int32_t nuedge;
   int32_t *members;               /* a gang's members after a move, for expected_gain */
+  int32_t *ic_act, *ic_pe;        /* incremental_cost's members and PEs */
+  int64_t *ic_pm;                 /* and its program memory per PE */
   const struct acs_gang_opts *o;
   int32_t na, nslots;
   int32_t *gang_of;      /* actor -> slot */
@@ -374,15 +376,12 @@ static int optimal_cost(struct pstate *ps, int32_t n, const int32_t *act, int64_
 static int incremental_cost(struct pstate *ps, int32_t s, int32_t u, int add, int64_t *cost)
 {
   const struct slot *sl = &ps->slots[s];
-  int32_t n = 0, *act = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
-  int32_t *pe = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
-  int64_t *pm = calloc((size_t)ps->c->xp.npe + 1, sizeof(int64_t));
+  int32_t n = 0, *act = ps->ic_act, *pe = ps->ic_pe;
+  int64_t *pm = ps->ic_pm;
   int rc = 1;
 
-  if (!act || !pe || !pm) {
-    rc = ACS_ENOMEM;
-    goto out_with_arrays;
-  }
+  for (int32_t p = 0; p < ps->c->xp.npe; p++)
+    pm[p] = 0;
   for (int32_t i = 0; i < sl->mn; i++)
     if (add || ps->c->scc[sl->mact[i]] != u) {
       act[n] = sl->mact[i];
@@ -420,10 +419,6 @@ static int incremental_cost(struct pstate *ps, int32_t s, int32_t u, int add, in
   }
   if (rc == 1)
     *cost = n > 0 ? acs_gang_cost(ps->c, n, act, pe, NULL) : 0;
-out_with_arrays:
-  free(act);
-  free(pe);
-  free(pm);
   return rc;
 }
 
@@ -692,7 +687,10 @@ static int init_state(struct pstate *ps)
   ps->qindeg = malloc(((size_t)ns + 1) * sizeof(int32_t));
   ps->queue = malloc(((size_t)ns + 1) * sizeof(int32_t));
   ps->members = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
-  if (!ps->qindeg || !ps->queue || !ps->members ||
+  ps->ic_act = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  ps->ic_pe = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  ps->ic_pm = malloc(((size_t)c->xp.npe + 1) * sizeof(int64_t));
+  if (!ps->qindeg || !ps->queue || !ps->members || !ps->ic_act || !ps->ic_pe || !ps->ic_pm ||
       !ps->qoff || !ps->qfill || !ps->qdst || !ps->gang_of || !ps->order || !ps->topo_pos || !ps->unit_off || !ps->unit_act || !ps->slots)
     return ACS_ENOMEM;
   for (int32_t a = 0; a < ps->na; a++)
@@ -726,6 +724,9 @@ static void free_state(struct pstate *ps)
   free(ps->qindeg);
   free(ps->queue);
   free(ps->members);
+  free(ps->ic_act);
+  free(ps->ic_pe);
+  free(ps->ic_pm);
   free(ps->uedge);
   acs_gang_setcache_free(&ps->oc);
   acs_gang_setcache_free(&ps->gc);
