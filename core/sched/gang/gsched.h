@@ -82,6 +82,10 @@ struct acs_gang_run {
    * hardware) the nodes on it. */
   uint64_t *act, *idle, *ddr_nodes, *hw_nodes;
   int32_t *pos, nwords;
+  /* The token functions of each edge and the duration of each node in
+   * closed form where they are linear (lsched.c). */
+  struct acs_gang_efn *fn;
+  int64_t *dur1;         /* per node: every firing's duration, or -1 */
 };
 
 int acs_gang_run_init(struct acs_gang_run *r, const struct acs_gang_ctx *c,

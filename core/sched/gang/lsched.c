@@ -64,6 +64,88 @@ int64_t acs_gang_e_release(const struct acs_gang_ctx *c, const struct acs_gang *
   return v > e->base ? v : e->base;
 }
 
+/* ---- the token functions in closed form ---- */
+
+/*
+ * The engine evaluates the token functions above at every start and end.
+ * For a transfer end and for an actor port with a one-entry rate they are
+ * linear in the firing index; their coefficients, kept per edge, spare the
+ * lookups through the gang node, the channel and the port, and the
+ * sequence arithmetic. The rest (CSDF rates, indices below 0) goes to the
+ * functions above; the values are the same either way.
+ */
+struct acs_gang_efn {
+  /* arrived(k) = k * a_mul + a_add */
+  int64_t a_mul, a_add;
+  /* need(k) = min(n_max, (k + 1) * n_mul + n_add), k >= 0 */
+  int64_t n_mul, n_add, n_max;
+  /* release(k) = max(base, k >= r_last ? r_final : max(0, (k + 1) * r_mul - r_sub)), k >= 0 */
+  int64_t r_mul, r_sub, r_last, r_final, base;
+  char a_lin, n_lin, r_lin;
+};
+
+static void efn_init(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                     const struct acs_gang_edge *e, struct acs_gang_efn *f)
+{
+  const struct acs_sdf_channel *ch = &c->g->channels[e->chan];
+
+  memset(f, 0, sizeof(*f));
+  f->base = e->base;
+  if (e->src >= 0 && gg->nodes[e->src].kind != ACS_GANG_N_PROC) {
+    f->a_lin = 1;
+    f->a_mul = 1;
+  } else if (e->src >= 0 && ch->src >= 0 && c->g->ports[ch->sport].rate.n == 1) {
+    f->a_lin = 1;
+    f->a_mul = c->g->ports[ch->sport].rate.sum;
+    f->a_add = ch->d0;
+  }
+  if (e->dst < 0)
+    return;
+  if (gg->nodes[e->dst].kind != ACS_GANG_N_PROC) {
+    f->n_lin = f->r_lin = 1;
+    f->n_mul = f->r_mul = 1;
+    f->n_max = f->r_last = INT64_MAX;
+  } else if (ch->dst >= 0 && c->g->ports[ch->dport].rate.n == 1) {
+    const struct acs_sdf_port *p = &c->g->ports[ch->dport];
+    f->n_lin = f->r_lin = 1;
+    f->n_mul = f->r_mul = p->rate.sum;
+    f->n_add = f->r_sub = p->absorb;
+    f->n_max = f->r_final = ch->consumed;
+    f->r_last = c->g->actors[ch->dst].total - 1;
+  }
+}
+
+static inline int64_t tf_arrived(const struct acs_gang_run *r, int32_t e, int64_t k)
+{
+  const struct acs_gang_efn *f = &r->fn[e];
+
+  return f->a_lin ? k * f->a_mul + f->a_add : acs_gang_e_arrived(r->c, r->gg, &r->gg->edges[e], k);
+}
+
+static inline int64_t tf_need(const struct acs_gang_run *r, int32_t e, int64_t k)
+{
+  const struct acs_gang_efn *f = &r->fn[e];
+  int64_t v;
+
+  if (!f->n_lin || k < 0)
+    return acs_gang_e_need(r->c, r->gg, &r->gg->edges[e], k);
+  v = (k + 1) * f->n_mul + f->n_add;
+  return v < f->n_max ? v : f->n_max;
+}
+
+static inline int64_t tf_release(const struct acs_gang_run *r, int32_t e, int64_t k)
+{
+  const struct acs_gang_efn *f = &r->fn[e];
+  int64_t v;
+
+  if (!f->r_lin || k < 0)
+    return acs_gang_e_release(r->c, r->gg, &r->gg->edges[e], k);
+  v = k >= f->r_last ? f->r_final : (k + 1) * f->r_mul - f->r_sub;
+  if (v < 0)
+    v = 0;
+  return v > f->base ? v : f->base;
+}
+
 /* ---- the engine ---- */
 
 int acs_gang_run_init(struct acs_gang_run *r, const struct acs_gang_ctx *c,
@@ -91,16 +173,23 @@ int acs_gang_run_init(struct acs_gang_run *r, const struct acs_gang_ctx *c,
   r->ddr_nodes = calloc(nw, sizeof(uint64_t));
   r->hw_nodes = calloc(nw * nh, sizeof(uint64_t));
   r->pos = calloc(n, sizeof(int32_t));
+  r->fn = calloc(ne, sizeof(*r->fn));
+  r->dur1 = calloc(n, sizeof(int64_t));
   if (!r->from || !r->to || !r->off || !r->node || !r->hw_busy || !r->runq || !r->idle_since ||
       !r->hw_end || !r->tok || !r->edge_block || !r->edge_block_hw || !r->act || !r->idle ||
-      !r->ddr_nodes || !r->hw_nodes || !r->pos) {
+      !r->ddr_nodes || !r->hw_nodes || !r->pos || !r->fn || !r->dur1) {
     acs_gang_run_free(r);
     return ACS_ENOMEM;
   }
   r->nwords = (gg->nnodes + 63) / 64;
-  for (int32_t v = 0; v < gg->nnodes; v++)
-    r->node[v].hw = gg->nodes[v].kind == ACS_GANG_N_PROC ? gg->nodes[v].hw
-                                                         : c->xp.npe + gg->nodes[v].hw;
+  for (int32_t e = 0; e < gg->nedges; e++)
+    efn_init(c, gg, &gg->edges[e], &r->fn[e]);
+  for (int32_t v = 0; v < gg->nnodes; v++) {
+    const struct acs_gang_node *nd = &gg->nodes[v];
+    const struct acs_sdf_seq *ex = nd->kind == ACS_GANG_N_PROC ? &c->g->actors[nd->actor].exec : NULL;
+    r->node[v].hw = nd->kind == ACS_GANG_N_PROC ? nd->hw : c->xp.npe + nd->hw;
+    r->dur1[v] = !ex ? nd->xtime : ex->n == 1 ? ex->v[0] : -1;
+  }
   for (int32_t i = 0; i < gg->nnodes; i++) {
     int32_t v = gg->prio[i];
     r->pos[v] = i;
@@ -132,6 +221,8 @@ void acs_gang_run_free(struct acs_gang_run *r)
   free(r->ddr_nodes);
   free(r->hw_nodes);
   free(r->pos);
+  free(r->fn);
+  free(r->dur1);
   memset(r, 0, sizeof(*r));
 }
 
@@ -233,13 +324,13 @@ static void edges_started(struct acs_gang_run *r, int32_t v, int64_t k)
   for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
     int32_t e = gg->in_e[i];
     if (k + 1 < r->to[v]) {
-      r->tok[e].need = acs_gang_e_need(r->c, gg, &gg->edges[e], k + 1);
+      r->tok[e].need = tf_need(r, e, k + 1);
       short_update(r, e);
     }
   }
   for (int32_t i = gg->out_off[v]; i < gg->out_off[v + 1]; i++) {
     int32_t e = gg->out_e[i];
-    r->tok[e].resv_next = acs_gang_e_arrived(r->c, gg, &gg->edges[e], k + 2);
+    r->tok[e].resv_next = tf_arrived(r, e, k + 2);
     full_update(r, e);
   }
 }
@@ -252,7 +343,7 @@ static void edges_ended(struct acs_gang_run *r, int32_t v, int64_t k)
 
   for (int32_t i = gg->out_off[v]; i < gg->out_off[v + 1]; i++) {
     int32_t e = gg->out_e[i];
-    r->tok[e].arr = acs_gang_e_arrived(r->c, gg, &gg->edges[e], k + 1);
+    r->tok[e].arr = tf_arrived(r, e, k + 1);
     if (gg->edges[e].dst >= 0) {
       short_update(r, e);
       node_update(r, gg->edges[e].dst);
@@ -260,7 +351,7 @@ static void edges_ended(struct acs_gang_run *r, int32_t v, int64_t k)
   }
   for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
     int32_t e = gg->in_e[i];
-    r->tok[e].rel = acs_gang_e_release(r->c, gg, &gg->edges[e], k);
+    r->tok[e].rel = tf_release(r, e, k);
     if (gg->edges[e].src >= 0) {
       full_update(r, e);
       node_update(r, gg->edges[e].src);
@@ -283,13 +374,13 @@ static void edges_init(struct acs_gang_run *r)
     r->tok[e].cap = r->caps && ed->dst >= 0 ? ed->cap : INT64_MAX;
     r->tok[e].arr = INT64_MAX;
     if (ed->src >= 0) {
-      r->tok[e].arr = acs_gang_e_arrived(r->c, gg, ed, r->from[ed->src]);
-      r->tok[e].resv_next = acs_gang_e_arrived(r->c, gg, ed, r->from[ed->src] + 1);
+      r->tok[e].arr = tf_arrived(r, e, r->from[ed->src]);
+      r->tok[e].resv_next = tf_arrived(r, e, r->from[ed->src] + 1);
     }
     if (ed->dst >= 0) {
-      r->tok[e].rel = acs_gang_e_release(r->c, gg, ed, r->from[ed->dst] - 1);
+      r->tok[e].rel = tf_release(r, e, r->from[ed->dst] - 1);
       r->tok[e].need =
-          r->from[ed->dst] < r->to[ed->dst] ? acs_gang_e_need(r->c, gg, ed, r->from[ed->dst]) : 0;
+          r->from[ed->dst] < r->to[ed->dst] ? tf_need(r, e, r->from[ed->dst]) : 0;
       short_update(r, e);
     }
     if (ed->src >= 0)
@@ -353,7 +444,7 @@ static int start_firing(struct acs_gang_run *r, int32_t v, int64_t t)
   edges_started(r, v, k);
   r->node[v].running = 1;
   r->runq[r->nrun++] = v;
-  r->node[v].run_end = t + acs_gang_node_dur(r->c, n, k);
+  r->node[v].run_end = t + (r->dur1[v] >= 0 ? r->dur1[v] : acs_gang_node_dur(r->c, n, k));
   hw_set(r, hw, 1);
   if (n->ddr)
     r->ddr_busy++;
