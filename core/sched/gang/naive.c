@@ -82,6 +82,11 @@ struct nv {
   int64_t mand;
   char *load_owed;
   int probe;                 /* buffers not recorded: only the makespan counts */
+  /* A probe's finished activities, whose slots in the plan the next ones
+   * take: nothing reads them again, and the plan of a probe stays a few
+   * activities long instead of one per firing and transfer. */
+  int32_t *spare;
+  size_t nspare, cap_spare;
   char *gate;                /* 1: a pipeline class may hold the actor back (pipe_ready) */
   int32_t *rank;             /* actor -> its position in by_level */
   int32_t *loaded;           /* scratch: the loaded actors */
@@ -104,6 +109,33 @@ static void owe(struct nv *v, int32_t c, int64_t j, int owed)
 
   v->mand += owe_cost(n, owed) - owe_cost(n, n->t[j].owed);
   n->t[j].owed = (int8_t)owed;
+}
+
+/* ---- activities ---- */
+
+/* Records activity x in the plan (a probe reuses a finished one's slot);
+ * returns its index. */
+static int32_t act_add(struct nv *v, const struct acs_gang_act *x)
+{
+  if (v->probe && v->nspare > 0) {
+    int32_t id = v->spare[--v->nspare];
+    v->pl->acts[id] = *x;
+    return id;
+  }
+  return acs_gang_plan_add_act(v->pl, x);
+}
+
+/* Activity id is finished and nothing refers to it any more. */
+static int act_done(struct nv *v, int32_t id)
+{
+  int err;
+
+  if (!v->probe)
+    return ACS_OK;
+  if ((err = acs_grow((void **)&v->spare, sizeof(*v->spare), &v->cap_spare, v->nspare + 1)) < 0)
+    return err;
+  v->spare[v->nspare++] = id;
+  return ACS_OK;
 }
 
 /* ---- buffers ---- */
@@ -281,7 +313,7 @@ static int fire(struct nv *v, int32_t p)
   x.end = v->now + acs_sdf_exec(g, a, x.k);
   x.evict = -1;
   x.gang = -1;
-  if ((id = acs_gang_plan_add_act(v->pl, &x)) < 0)
+  if ((id = act_add(v, &x)) < 0)
     return id;
   pe->busy = 1;
   pe->until = x.end;
@@ -335,7 +367,7 @@ static int fire_done(struct nv *v, int32_t p)
   v->remaining--;
   pe->busy = 0;
   counts_changed(v, a);
-  return ACS_OK;
+  return act_done(v, pe->act);
 }
 
 /* ---- DMA actions ---- */
@@ -367,7 +399,7 @@ static int dma_act(struct nv *v, int kind, int xk, int32_t c, int64_t j, int32_t
     x.bytes = g->channels[c].token_bytes;
     x.end = v->now + (xk == ACS_GANG_X_LOCAL ? v->ch[c].t_cmx : v->ch[c].t_ddr);
   }
-  if ((id = acs_gang_plan_add_act(v->pl, &x)) < 0)
+  if ((id = act_add(v, &x)) < 0)
     return id;
   v->dma_act = id;
   v->dma_until = x.end;
@@ -543,7 +575,7 @@ static int outputs_drained(const struct nv *v, int32_t p)
 }
 
 /* A kernel leaves its PE; what is left in its buffers nobody reads. */
-static void unload(struct nv *v, int32_t p)
+static int unload(struct nv *v, int32_t p)
 {
   const struct acs_sdf_graph *g = v->c->g;
   struct npe *pe = &v->pe[p];
@@ -575,6 +607,7 @@ static void unload(struct nv *v, int32_t p)
   v->on[pe->actor] = -1;
   pe->actor = -1;
   pe->evicting = 0;
+  return act_done(v, pe->load_act);
 }
 
 /* Empties PE p's buffers one token per call (outputs first); 0 when empty. */
@@ -636,15 +669,18 @@ static int rule34(struct nv *v)
     ;
   if (rc != 0)
     return rc;
-  unload(v, best);
+  if ((rc = unload(v, best)) < 0)
+    return rc;
   v->pe[best].evicting = 0;
   return 3;   /* a PE became free: rule 2 may act now */
 }
 
-/* A DMA action ends. */
+/* A DMA action ends (a kernel load's act lives on until the kernel
+ * leaves). */
 static int dma_done(struct nv *v)
 {
   const struct acs_gang_act *x = &v->pl->acts[v->dma_act];
+  int32_t id = v->dma_act;
 
   if (x->kind != ACS_GANG_LOAD && x->xk != ACS_GANG_X_OUT)
     v->ch[x->chan].inflight = 0;
@@ -672,7 +708,7 @@ static int dma_done(struct nv *v)
       n->out_lo++;
   }
   v->dma_act = -1;
-  return ACS_OK;
+  return x->kind == ACS_GANG_LOAD ? ACS_OK : act_done(v, id);
 }
 
 /* ---- the event loop ---- */
@@ -687,8 +723,8 @@ static int decide(struct nv *v)
       return rc;
     /* A finished node with empty buffers leaves its PE. */
     if (a >= 0 && !v->pe[p].busy && !v->pe[p].loading && v->fired[a] >= v->c->g->actors[a].total &&
-        outputs_drained(v, p))
-      unload(v, p);
+        outputs_drained(v, p) && (rc = unload(v, p)) < 0)
+      return rc;
   }
   while (v->dma_act < 0) {
     if ((rc = rule1(v)) != 0 || (rc = rule2(v)) != 0)
@@ -804,6 +840,7 @@ static void fini(struct nv *v)
   free(v->gate);
   free(v->rank);
   free(v->loaded);
+  free(v->spare);
 }
 
 static int64_t next_event(const struct nv *v)
