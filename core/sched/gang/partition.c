@@ -47,8 +47,14 @@ struct pstate {
   struct acs_gang_setcache gc;      /* scheduled gangs: cost = total cycles, rc = ok */
   int32_t *qoff, *qdst, *qfill;   /* the gang graph by source, for move_allowed */
   int32_t *qindeg, *queue;        /* its in-degrees and Kahn's queue, for move_allowed */
-  struct uedge *uedge;            /* the unit graph's edges, each once */
+  struct uedge *uedge;            /* the unit graph's edges, each once, by source unit */
   int32_t nuedge;
+  int32_t *uout_off;              /* unit x's edges: uedge[uout_off[x] .. uout_off[x + 1]) */
+  int32_t *uin_off, *uin;         /* and the ones into it: uedge[uin[uin_off[x] ..]] */
+  /* The current gang graph's topological positions (move_quick): valid
+   * while gpos_ok is 1; -1 after the partition changed. */
+  int32_t *gpos, *gmark, gstamp;
+  int gpos_ok;
   int32_t *members;               /* a gang's members after a move, for expected_gain */
   int32_t *ic_act, *ic_pe;        /* incremental_cost's members and PEs */
   int64_t *ic_pm;                 /* and its program memory per PE */
@@ -234,24 +240,21 @@ static int32_t unit_gang(const struct pstate *ps, int32_t x)
   return ps->gang_of[ps->unit_act[ps->unit_off[x]]];
 }
 
-/* Pipelining constraints and an acyclic gang graph after moving unit u into
- * slot t: Kahn's algorithm over the gang graph's edges (from the unit
- * graph's, each listed once; a gang edge may appear more than once, which
- * Kahn's in-degrees count alike), listed by source (CSR in ps->qoff/qdst).
- * O(E_u + G) for E_u unit edges and G gangs. */
-static int move_allowed(struct pstate *ps, int32_t u, int32_t t)
+/* Kahn's algorithm over the gang graph after moving unit u into slot t
+ * (u = -1: the graph as it is), from the unit graph's edges, each listed
+ * once (a gang edge may appear more than once, which Kahn's in-degrees
+ * count alike), by source (CSR in ps->qoff/qdst); pos, when given, gets
+ * each gang's position. Returns whether every live gang is ordered (no
+ * cycle); 0 also when the move would join across a channel from a kernel
+ * that is not fully pipelineable. O(E_u + G) for E_u unit edges and G
+ * gangs. */
+static int gang_kahn(struct pstate *ps, int32_t u, int32_t t, int32_t *pos)
 {
-  const struct acs_sdf_graph *g = ps->c->g;
   int32_t *indeg = ps->qindeg, *queue = ps->queue;
-  int32_t head = 0, tail = 0, seen = 0, alive = 0, src_slot = ps->gang_of[ps->unit_act[ps->unit_off[u]]];
-  int32_t usize = ps->unit_off[u + 1] - ps->unit_off[u];
+  int32_t head = 0, tail = 0, seen = 0, alive = 0;
+  int32_t src_slot = u >= 0 ? unit_gang(ps, u) : -1;
+  int32_t usize = u >= 0 ? ps->unit_off[u + 1] - ps->unit_off[u] : 0;
 
-  for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
-    if (g->actors[ps->unit_act[k]].pipe == ACS_SDF_PIPE_NONE)
-      return 0;
-  for (int32_t i = 0; i < ps->slots[t].nact; i++)
-    if (g->actors[ps->slots[t].act[i]].pipe == ACS_SDF_PIPE_NONE)
-      return 0;
   for (int32_t s = 0; s <= ps->nslots; s++)
     ps->qoff[s] = 0;
   for (int32_t k = 0; k < ps->nuedge; k++) {
@@ -290,12 +293,94 @@ static int move_allowed(struct pstate *ps, int32_t u, int32_t t)
   }
   while (head < tail) {
     int32_t s = queue[head++];
+    if (pos)
+      pos[s] = seen;
     seen++;
     for (int32_t k = ps->qoff[s]; k < ps->qoff[s + 1]; k++)
       if (--indeg[ps->qdst[k]] == 0)
         queue[tail++] = ps->qdst[k];
   }
   return seen == alive;
+}
+
+/* The edges of unit x in one direction, for move_quick: the other end's
+ * gang after moving u into t, whether that is t itself (the edge becomes
+ * internal) and whether the channel may not be. Visits each edge once. */
+static int unit_side(struct pstate *ps, int32_t x, int out, int32_t u, int32_t t, int32_t *lo,
+                     int32_t *hi)
+{
+  int32_t a = out ? ps->uout_off[x] : ps->uin_off[x], b = out ? ps->uout_off[x + 1] : ps->uin_off[x + 1];
+
+  for (int32_t k = a; k < b; k++) {
+    const struct uedge *ue = &ps->uedge[out ? k : ps->uin[k]];
+    int32_t z = out ? ue->du : ue->su, gz = z == u ? t : unit_gang(ps, z);
+    if (gz == t) {
+      if (ue->nonfull)
+        return 0;   /* joined in one gang across such a channel */
+      continue;
+    }
+    if (out) {
+      ps->gmark[gz] = ps->gstamp;
+      if (ps->gpos[gz] < *lo)
+        *lo = ps->gpos[gz];
+    } else {
+      if (ps->gmark[gz] == ps->gstamp)
+        return 0;   /* t -> gz -> t */
+      if (ps->gpos[gz] > *hi)
+        *hi = ps->gpos[gz];
+    }
+  }
+  return 1;
+}
+
+/*
+ * move_allowed's shortcut from the current gang graph, which is acyclic
+ * and whose internal channels all may be (every committed move was
+ * checked): after moving u into t, a cycle has to pass through t (every
+ * edge between two other gangs is an edge of the current graph), so it
+ * needs a successor y of t that reaches a predecessor x of t in the
+ * current graph, and then y comes before x in its topological order.
+ * Returns 1 (allowed: every successor after every predecessor), 0 (not
+ * allowed: a channel joined that may not be, or t -> y -> t) or -1 (the
+ * full check decides). O(degree of u and of t's units).
+ */
+static int move_quick(struct pstate *ps, int32_t u, int32_t t)
+{
+  int32_t lo = INT32_MAX, hi = -1;
+
+  if (ps->gpos_ok < 0)
+    ps->gpos_ok = gang_kahn(ps, -1, -1, ps->gpos);
+  if (ps->gpos_ok != 1)
+    return -1;
+  ps->gstamp++;
+  for (int out = 1; out >= 0; out--) {
+    if (!unit_side(ps, u, out, u, t, &lo, &hi))
+      return 0;
+    for (int32_t i = 0; i < ps->slots[t].nact; i++) {
+      int32_t a = ps->slots[t].act[i], x = ps->c->scc[a];
+      if (ps->unit_act[ps->unit_off[x]] == a && !unit_side(ps, x, out, u, t, &lo, &hi))
+        return 0;   /* each unit of t once: at its first actor */
+    }
+  }
+  return lo > hi ? 1 : -1;
+}
+
+/* Pipelining constraints and an acyclic gang graph after moving unit u
+ * into slot t: the shortcut when it decides, else Kahn's algorithm. */
+static int move_allowed(struct pstate *ps, int32_t u, int32_t t)
+{
+  const struct acs_sdf_graph *g = ps->c->g;
+  int rc;
+
+  for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
+    if (g->actors[ps->unit_act[k]].pipe == ACS_SDF_PIPE_NONE)
+      return 0;
+  for (int32_t i = 0; i < ps->slots[t].nact; i++)
+    if (g->actors[ps->slots[t].act[i]].pipe == ACS_SDF_PIPE_NONE)
+      return 0;
+  if ((rc = move_quick(ps, u, t)) >= 0)
+    return rc;
+  return gang_kahn(ps, u, t, NULL);
 }
 
 static int cmp_uedge(const void *a, const void *b)
@@ -305,6 +390,39 @@ static int cmp_uedge(const void *a, const void *b)
   if (x->su != y->su)
     return (x->su > y->su) - (x->su < y->su);
   return (x->du > y->du) - (x->du < y->du);
+}
+
+/* Each unit's edges out (a range of the sorted uedge) and in (an index
+ * list), and the scratch of move_quick. O(E_u + U + G). */
+static int unit_adjacency(struct pstate *ps)
+{
+  int32_t nu = ps->c->nscc, *fill;
+
+  ps->uout_off = calloc((size_t)nu + 2, sizeof(int32_t));
+  ps->uin_off = calloc((size_t)nu + 2, sizeof(int32_t));
+  ps->uin = malloc(((size_t)ps->nuedge + 1) * sizeof(int32_t));
+  ps->gpos = calloc((size_t)ps->nslots + 1, sizeof(int32_t));
+  ps->gmark = calloc((size_t)ps->nslots + 1, sizeof(int32_t));
+  fill = calloc((size_t)nu + 1, sizeof(int32_t));
+  if (!ps->uout_off || !ps->uin_off || !ps->uin || !ps->gpos || !ps->gmark || !fill) {
+    free(fill);
+    return ACS_ENOMEM;
+  }
+  for (int32_t k = 0; k < ps->nuedge; k++) {
+    ps->uout_off[ps->uedge[k].su + 1]++;
+    ps->uin_off[ps->uedge[k].du + 1]++;
+  }
+  for (int32_t x = 0; x < nu; x++) {
+    ps->uout_off[x + 1] += ps->uout_off[x];
+    ps->uin_off[x + 1] += ps->uin_off[x];
+  }
+  for (int32_t k = 0; k < ps->nuedge; k++) {
+    int32_t x = ps->uedge[k].du;
+    ps->uin[ps->uin_off[x] + fill[x]++] = k;
+  }
+  free(fill);
+  ps->gpos_ok = -1;
+  return ACS_OK;
 }
 
 /* The unit graph's edges from the channels between units, duplicates
@@ -332,7 +450,7 @@ static int unit_edges(struct pstate *ps)
     else
       ps->uedge[ps->nuedge++] = ps->uedge[k];
   }
-  return ACS_OK;
+  return unit_adjacency(ps);
 }
 
 /* ---- expected gains ---- */
@@ -473,6 +591,7 @@ static int expected_gain(struct pstate *ps, int32_t u, int32_t t, int64_t depth,
     ps->slots[s].opt = cs;
     for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
       ps->gang_of[ps->unit_act[k]] = t;
+    ps->gpos_ok = -1;
     for (int32_t v = 0; v < ps->c->nscc && rc >= 0; v++) {
       int64_t g2;
       int ok2;
@@ -484,6 +603,7 @@ static int expected_gain(struct pstate *ps, int32_t u, int32_t t, int64_t depth,
     }
     for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
       ps->gang_of[ps->unit_act[k]] = s;
+    ps->gpos_ok = -1;
     ps->slots[t].act = saved_t;
     ps->slots[t].nact = saved_tn;
     ps->slots[s].act = saved_s;
@@ -590,6 +710,7 @@ static void commit_move(struct pstate *ps, int32_t u, int32_t s, int32_t t, stru
 {
   for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
     ps->gang_of[ps->unit_act[k]] = t;
+  ps->gpos_ok = -1;
   set_slot(ps, s, ms->n, ms->act, ms->pe, &ms->gg, ms->opt);
   set_slot(ps, t, mt->n, mt->act, mt->pe, &mt->gg, mt->opt);
   memset(ms, 0, sizeof(*ms));
@@ -728,6 +849,11 @@ static void free_state(struct pstate *ps)
   free(ps->ic_pe);
   free(ps->ic_pm);
   free(ps->uedge);
+  free(ps->uout_off);
+  free(ps->uin_off);
+  free(ps->uin);
+  free(ps->gpos);
+  free(ps->gmark);
   acs_gang_setcache_free(&ps->oc);
   acs_gang_setcache_free(&ps->gc);
 }
