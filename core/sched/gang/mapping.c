@@ -47,6 +47,8 @@ struct mstate {
   int32_t *adj_off;
   struct nb *nb;
   int64_t *adj_all;
+  int32_t *fadj_off;     /* per position: all its pairs, nb-like in fnb */
+  struct nb *fnb;
   int32_t *pe;           /* by search position */
   int64_t *load, *pm;
   int64_t cut, budget, visited;
@@ -117,6 +119,22 @@ static int build_adjacency(struct mstate *m)
     int32_t late = q->i > q->j ? q->i : q->j;
     m->nb[m->adj_off[late + 1]++] = (struct nb){ q->i > q->j ? q->j : q->i, q->t };
     m->adj_all[late] += q->t;
+  }
+  /* Both ends, for local_search. */
+  m->fadj_off = calloc((size_t)m->n + 2, sizeof(int32_t));
+  m->fnb = malloc((2 * (size_t)m->npairs + 1) * sizeof(*m->fnb));
+  if (!m->fadj_off || !m->fnb)
+    return ACS_ENOMEM;
+  for (int32_t k = 0; k < m->npairs; k++) {
+    m->fadj_off[m->pairs[k].i + 2]++;
+    m->fadj_off[m->pairs[k].j + 2]++;
+  }
+  for (int32_t i = 0; i < m->n; i++)
+    m->fadj_off[i + 2] += m->fadj_off[i + 1];
+  for (int32_t k = 0; k < m->npairs; k++) {
+    const struct pair *q = &m->pairs[k];
+    m->fnb[m->fadj_off[q->i + 1]++] = (struct nb){ q->j, q->t };
+    m->fnb[m->fadj_off[q->j + 1]++] = (struct nb){ q->i, q->t };
   }
   return ACS_OK;
 }
@@ -214,6 +232,16 @@ static void search(struct mstate *m, int32_t i, int32_t used)
   }
 }
 
+/* (cost, cut, sum of squared loads) of the loads and cut in m. */
+static void measure(const struct mstate *m, int64_t *cost, int64_t *cut, double *spread)
+{
+  *cost = partial_cost(m);
+  *cut = m->cut;
+  *spread = 0;
+  for (int32_t p = 0; p < m->npe; p++)
+    *spread += (double)m->load[p] * (double)m->load[p];
+}
+
 /* Loads, program memory and cut of the assignment in m->pe; returns
  * (cost, cut, sum of squared loads) through the pointers; 0 when the
  * program memory overflows. */
@@ -230,12 +258,31 @@ static int evaluate(struct mstate *m, int64_t *cost, int64_t *cut, double *sprea
   for (int32_t k = 0; k < m->npairs; k++)
     if (m->pe[m->pairs[k].i] != m->pe[m->pairs[k].j])
       m->cut += m->pairs[k].t;
-  *cost = partial_cost(m);
-  *cut = m->cut;
-  *spread = 0;
-  for (int32_t p = 0; p < m->npe; p++)
-    *spread += (double)m->load[p] * (double)m->load[p];
+  measure(m, cost, cut, spread);
   return 1;
+}
+
+/* The change of the cut when position i goes from PE a to PE b, the
+ * others staying (position skip left out: it swaps with i). O(degree). */
+static int64_t cut_move(const struct mstate *m, int32_t i, int32_t a, int32_t b, int32_t skip)
+{
+  int64_t d = 0;
+
+  for (int32_t k = m->fadj_off[i]; k < m->fadj_off[i + 1]; k++) {
+    int32_t q = m->pe[m->fnb[k].other];
+    if (m->fnb[k].other != skip)
+      d += m->fnb[k].t * ((b != q) - (a != q));
+  }
+  return d;
+}
+
+/* The loads change by dl on PE a and by -dl on PE b and the cut by dc;
+ * (cost, cut, spread) as evaluate gives them. */
+static void shift(struct mstate *m, int32_t a, int32_t b, int64_t dl, int64_t dc)
+{
+  m->load[a] += dl;
+  m->load[b] -= dl;
+  m->cut += dc;
 }
 
 /* (cost, cut, spread) lexicographically: the spread of the loads breaks ties
@@ -245,8 +292,59 @@ static int improves(int64_t c, int64_t x, double s, int64_t c0, int64_t x0, doub
   return c < c0 || (c == c0 && (x < x0 || (x == x0 && s < s0)));
 }
 
-/* Single-actor moves and pairwise swaps while they improve. O(n^2 (n + C))
- * per pass. */
+/* Moves position i to PE p when that keeps the program memory and
+ * improves (c0, x0, s0). O(degree + |PE|): the loads, program memory and
+ * cut of the current assignment (feasible) are kept, and a trial changes
+ * only those of i's PEs and pairs, with the values evaluate would give. */
+static int try_move(struct mstate *m, int32_t i, int32_t p, int64_t *c0, int64_t *x0, double *s0)
+{
+  int32_t old = m->pe[i];
+  int64_t c, x, dc;
+  double s1;
+
+  if (m->pm[p] + m->ksize[i] > m->pmem)
+    return 0;
+  dc = cut_move(m, i, old, p, -1);
+  shift(m, p, old, m->work[i], dc);
+  measure(m, &c, &x, &s1);
+  if (!improves(c, x, s1, *c0, *x0, *s0)) {
+    shift(m, p, old, -m->work[i], -dc);
+    return 0;
+  }
+  m->pe[i] = p;
+  m->pm[p] += m->ksize[i];
+  m->pm[old] -= m->ksize[i];
+  *c0 = c, *x0 = x, *s0 = s1;
+  return 1;
+}
+
+/* Swaps the PEs of positions i and j (apart) under the same rules. */
+static int try_swap(struct mstate *m, int32_t i, int32_t j, int64_t *c0, int64_t *x0, double *s0)
+{
+  int32_t pi = m->pe[i], pj = m->pe[j];
+  int64_t c, x, dc, dk = m->ksize[j] - m->ksize[i];
+  double s1;
+
+  if (m->pm[pi] + dk > m->pmem || m->pm[pj] - dk > m->pmem)
+    return 0;
+  /* Pairs between i and j stay apart. */
+  dc = cut_move(m, i, pi, pj, j) + cut_move(m, j, pj, pi, i);
+  shift(m, pi, pj, m->work[j] - m->work[i], dc);
+  measure(m, &c, &x, &s1);
+  if (!improves(c, x, s1, *c0, *x0, *s0)) {
+    shift(m, pi, pj, m->work[i] - m->work[j], -dc);
+    return 0;
+  }
+  m->pe[i] = pj;
+  m->pe[j] = pi;
+  m->pm[pi] += dk;
+  m->pm[pj] -= dk;
+  *c0 = c, *x0 = x, *s0 = s1;
+  return 1;
+}
+
+/* Single-actor moves and pairwise swaps while they improve.
+ * O(n (n + |PE|) (degree + |PE|)) per pass. */
 static void local_search(struct mstate *m)
 {
   int64_t c0, x0;
@@ -258,36 +356,12 @@ static void local_search(struct mstate *m)
   for (int pass = 0; improved && pass < 64; pass++) {
     improved = 0;
     for (int32_t i = 0; i < m->n; i++) {
-      for (int32_t p = 0; p < m->npe; p++) {
-        int32_t old = m->pe[i];
-        int64_t c, x;
-        double s1;
-        if (p == old)
-          continue;
-        m->pe[i] = p;
-        if (evaluate(m, &c, &x, &s1) && improves(c, x, s1, c0, x0, s0)) {
-          c0 = c, x0 = x, s0 = s1;
+      for (int32_t p = 0; p < m->npe; p++)
+        if (p != m->pe[i] && try_move(m, i, p, &c0, &x0, &s0))
           improved = 1;
-        } else {
-          m->pe[i] = old;
-        }
-      }
-      for (int32_t j = i + 1; j < m->n; j++) {
-        int32_t pi = m->pe[i], pj = m->pe[j];
-        int64_t c, x;
-        double s1;
-        if (pi == pj)
-          continue;
-        m->pe[i] = pj;
-        m->pe[j] = pi;
-        if (evaluate(m, &c, &x, &s1) && improves(c, x, s1, c0, x0, s0)) {
-          c0 = c, x0 = x, s0 = s1;
+      for (int32_t j = i + 1; j < m->n; j++)
+        if (m->pe[i] != m->pe[j] && try_swap(m, i, j, &c0, &x0, &s0))
           improved = 1;
-        } else {
-          m->pe[i] = pi;
-          m->pe[j] = pj;
-        }
-      }
     }
   }
   evaluate(m, &c0, &x0, &s0);
@@ -468,5 +542,7 @@ out_with_state:
   free(m.adj_off);
   free(m.nb);
   free(m.adj_all);
+  free(m.fadj_off);
+  free(m.fnb);
   return rc;
 }
