@@ -60,6 +60,7 @@ struct acs_gang_run {
   int64_t makespan;
   int64_t *off;          /* t_start[off[v] + k - from[v]] is firing k of v */
   int64_t *t_start;
+  size_t cap_start;      /* t_start's room, kept from segment to segment */
   int64_t *hw_end;       /* last end per hardware (PEs, then DMA channels) */
   struct acs_gang_slack *slack;   /* recorded without capacities only */
   size_t nslack, cap_slack;

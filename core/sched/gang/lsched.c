@@ -579,9 +579,9 @@ int acs_gang_run_segment(struct acs_gang_run *r, int caps)
 
   r->caps = caps;
   state_init(r);
-  free(r->t_start);
-  if (!(r->t_start = malloc(((size_t)r->off[n] + 1) * sizeof(*r->t_start))))
-    return ACS_ENOMEM;
+  if ((err = acs_grow((void **)&r->t_start, sizeof(*r->t_start), &r->cap_start,
+                      (size_t)r->off[n] + 1)) < 0)
+    return err;
   edges_init(r);
   for (int32_t v = 0; v < n; v++)
     node_update(r, v);
