@@ -174,6 +174,43 @@ static int bound_beats(const struct mstate *m, int64_t lb)
   return x <= bc * n && m->cut < m->best_cut;     /* equal to it: the cut decides */
 }
 
+static void search(struct mstate *m, int32_t i, int32_t used);
+
+/* search's loop over the PEs p < lim position i may take: place, bound
+ * (partial_cost from the loads' maximum top before this placement, the
+ * total work spread evenly, and the least load the next actor lands on:
+ * m1, or min(m2, m1 + work) on q1 which holds m1), recurse, undo. The
+ * fixed terms are read once (they do not change below). */
+static void place_children(struct mstate *m, int32_t i, int32_t used, int32_t lim, int64_t top,
+                           int64_t m1, int64_t m2, int32_t q1, const int64_t *dcut)
+{
+  const int64_t wi = m->work[i], ki = m->ksize[i], pmem = m->pmem;
+  const int has_next = i + 1 < m->n;
+  const int64_t wnext = has_next ? m->work[i + 1] : 0, on_q1 = m2 < m1 + wi ? m2 : m1 + wi;
+  const int64_t base = top > m->lb0 ? top : m->lb0;
+  int64_t *load = m->load, *pm = m->pm;
+
+  for (int32_t p = 0; p < lim; p++) {
+    int64_t lb = base;
+    if (pm[p] + ki > pmem)
+      continue;
+    m->pe[i] = p;
+    load[p] += wi;
+    pm[p] += ki;
+    m->cut += dcut[p];
+    if (load[p] > lb)
+      lb = load[p];
+    /* Actors come heaviest first: the next one lands on some PE. */
+    if (has_next && (p != q1 ? m1 : on_q1) + wnext > lb)
+      lb = (p != q1 ? m1 : on_q1) + wnext;
+    if (bound_beats(m, lb))
+      search(m, i + 1, p == used ? used + 1 : used);
+    m->cut -= dcut[p];
+    load[p] -= wi;
+    pm[p] -= ki;
+  }
+}
+
 /* Places position i on each PE it may take, in order, and recurses while
  * the bound can beat the incumbent. O(|PE| + degree) per search node. */
 static void search(struct mstate *m, int32_t i, int32_t used)
@@ -203,33 +240,7 @@ static void search(struct mstate *m, int32_t i, int32_t used)
   }
   dcut = m->dcut + (size_t)i * (size_t)m->npe;
   cut_deltas(m, i, dcut);
-  for (int32_t p = 0; p < lim; p++) {
-    int64_t dc, lb, least = INT64_MAX;
-    if (m->pm[p] + m->ksize[i] > m->pmem)
-      continue;
-    /* Actors come heaviest first: the next one lands on some PE. */
-    if (i + 1 < m->n)
-      least = p != q1 ? m1 : (m2 < m1 + m->work[i] ? m2 : m1 + m->work[i]);
-    dc = dcut[p];
-    m->pe[i] = p;
-    m->load[p] += m->work[i];
-    m->pm[p] += m->ksize[i];
-    m->cut += dc;
-    /* partial_cost(m) from the loads' maximum before this placement, and
-     * the total work spread evenly. */
-    lb = m->lb0;
-    if (top > lb)
-      lb = top;
-    if (m->load[p] > lb)
-      lb = m->load[p];
-    if (i + 1 < m->n && least + m->work[i + 1] > lb)
-      lb = least + m->work[i + 1];
-    if (bound_beats(m, lb))
-      search(m, i + 1, p == used ? used + 1 : used);
-    m->cut -= dc;
-    m->load[p] -= m->work[i];
-    m->pm[p] -= m->ksize[i];
-  }
+  place_children(m, i, used, lim, top, m1, m2, q1, dcut);
 }
 
 /* (cost, cut, sum of squared loads) of the loads and cut in m. */
