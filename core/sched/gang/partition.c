@@ -51,9 +51,10 @@ struct pstate {
   int32_t nuedge;
   int32_t *uout_off;              /* unit x's edges: uedge[uout_off[x] .. uout_off[x + 1]) */
   int32_t *uin_off, *uin;         /* and the ones into it: uedge[uin[uin_off[x] ..]] */
-  /* The current gang graph's topological positions (move_quick): valid
-   * while gpos_ok is 1; -1 after the partition changed. */
-  int32_t *gpos, *gmark, gstamp;
+  /* The current gang graph (move_quick): its topological positions and
+   * its edges by source (CSR), valid while gpos_ok is 1 (-1 after the
+   * partition changed); marks and a queue for searching it. */
+  int32_t *gpos, *gq_off, *gq_dst, *gmark, *gin, *gbfs, *gvis, gstamp, gvstamp;
   int gpos_ok;
   int32_t *members;               /* a gang's members after a move, for expected_gain */
   int32_t *ic_act, *ic_pe;        /* incremental_cost's members and PEs */
@@ -305,9 +306,11 @@ static int gang_kahn(struct pstate *ps, int32_t u, int32_t t, int32_t *pos)
 
 /* The edges of unit x in one direction, for move_quick: the other end's
  * gang after moving u into t, whether that is t itself (the edge becomes
- * internal) and whether the channel may not be. Visits each edge once. */
+ * internal) and whether the channel may not be. Visits each edge once;
+ * the successors of t go into gbfs (*nout of them) and are marked, the
+ * predecessors marked in gin. */
 static int unit_side(struct pstate *ps, int32_t x, int out, int32_t u, int32_t t, int32_t *lo,
-                     int32_t *hi)
+                     int32_t *hi, int32_t *nout)
 {
   int32_t a = out ? ps->uout_off[x] : ps->uin_off[x], b = out ? ps->uout_off[x + 1] : ps->uin_off[x + 1];
 
@@ -320,12 +323,15 @@ static int unit_side(struct pstate *ps, int32_t x, int out, int32_t u, int32_t t
       continue;
     }
     if (out) {
+      if (ps->gmark[gz] != ps->gstamp)
+        ps->gbfs[(*nout)++] = gz;
       ps->gmark[gz] = ps->gstamp;
       if (ps->gpos[gz] < *lo)
         *lo = ps->gpos[gz];
     } else {
       if (ps->gmark[gz] == ps->gstamp)
         return 0;   /* t -> gz -> t */
+      ps->gin[gz] = ps->gstamp;
       if (ps->gpos[gz] > *hi)
         *hi = ps->gpos[gz];
     }
@@ -333,36 +339,80 @@ static int unit_side(struct pstate *ps, int32_t x, int out, int32_t u, int32_t t
   return 1;
 }
 
+/* The current gang graph's order and edges, for move_quick. O(E_u + G). */
+static int gang_order(struct pstate *ps)
+{
+  if (!gang_kahn(ps, -1, -1, ps->gpos))
+    return 0;
+  memcpy(ps->gq_off, ps->qoff, ((size_t)ps->nslots + 1) * sizeof(int32_t));
+  memcpy(ps->gq_dst, ps->qdst, (size_t)ps->qoff[ps->nslots] * sizeof(int32_t));
+  return 1;
+}
+
+/* Whether a predecessor of t (marked in gin) is reachable in the current
+ * graph from the successors of t, gbfs[0 .. nout), through gangs other
+ * than skip (-1: none) and no later than hi in the order (a later one
+ * reaches no predecessor). O(the edges searched). */
+static int reaches(struct pstate *ps, int32_t nout, int32_t hi, int32_t skip)
+{
+  int32_t *q = ps->gbfs + nout, tail = 0;
+
+  ps->gvstamp++;
+  for (int32_t i = 0; i < nout; i++)
+    if (ps->gbfs[i] != skip) {
+      q[tail++] = ps->gbfs[i];
+      ps->gvis[ps->gbfs[i]] = ps->gvstamp;
+    }
+  for (int32_t head = 0; head < tail;) {
+    int32_t g = q[head++];
+    for (int32_t k = ps->gq_off[g]; k < ps->gq_off[g + 1]; k++) {
+      int32_t w = ps->gq_dst[k];
+      if (w == skip || ps->gvis[w] == ps->gvstamp || ps->gpos[w] > hi)
+        continue;
+      if (ps->gin[w] == ps->gstamp)
+        return 1;
+      ps->gvis[w] = ps->gvstamp;
+      q[tail++] = w;
+    }
+  }
+  return 0;
+}
+
 /*
  * move_allowed's shortcut from the current gang graph, which is acyclic
  * and whose internal channels all may be (every committed move was
- * checked): after moving u into t, a cycle has to pass through t (every
- * edge between two other gangs is an edge of the current graph), so it
- * needs a successor y of t that reaches a predecessor x of t in the
- * current graph, and then y comes before x in its topological order.
- * Returns 1 (allowed: every successor after every predecessor), 0 (not
- * allowed: a channel joined that may not be, or t -> y -> t) or -1 (the
- * full check decides). O(degree of u and of t's units).
+ * checked): after moving u into t, every edge between two other gangs is
+ * an edge of the current graph, so a new cycle has to pass through t,
+ * from a successor y of t along current edges to a predecessor x of t.
+ * Returns 0 (not allowed: a channel joined that may not be, t -> y -> t,
+ * or a path y -> x avoiding u's gang s, whose edges all stay), 1
+ * (allowed: every successor after every predecessor in the topological
+ * order, or none reaching one in the current graph) or -1 (only paths
+ * through s: the full check decides, as they may use an edge the move
+ * removes). O(degree of u and of t's units, plus the part of the graph
+ * between them in the order).
  */
 static int move_quick(struct pstate *ps, int32_t u, int32_t t)
 {
-  int32_t lo = INT32_MAX, hi = -1;
+  int32_t lo = INT32_MAX, hi = -1, nout = 0;
 
   if (ps->gpos_ok < 0)
-    ps->gpos_ok = gang_kahn(ps, -1, -1, ps->gpos);
+    ps->gpos_ok = gang_order(ps);
   if (ps->gpos_ok != 1)
     return -1;
   ps->gstamp++;
   for (int out = 1; out >= 0; out--) {
-    if (!unit_side(ps, u, out, u, t, &lo, &hi))
+    if (!unit_side(ps, u, out, u, t, &lo, &hi, &nout))
       return 0;
     for (int32_t i = 0; i < ps->slots[t].nact; i++) {
       int32_t a = ps->slots[t].act[i], x = ps->c->scc[a];
-      if (ps->unit_act[ps->unit_off[x]] == a && !unit_side(ps, x, out, u, t, &lo, &hi))
+      if (ps->unit_act[ps->unit_off[x]] == a && !unit_side(ps, x, out, u, t, &lo, &hi, &nout))
         return 0;   /* each unit of t once: at its first actor */
     }
   }
-  return lo > hi ? 1 : -1;
+  if (lo > hi || !reaches(ps, nout, hi, -1))
+    return 1;
+  return reaches(ps, nout, hi, unit_gang(ps, u)) ? 0 : -1;
 }
 
 /* Pipelining constraints and an acyclic gang graph after moving unit u
@@ -402,9 +452,15 @@ static int unit_adjacency(struct pstate *ps)
   ps->uin_off = calloc((size_t)nu + 2, sizeof(int32_t));
   ps->uin = malloc(((size_t)ps->nuedge + 1) * sizeof(int32_t));
   ps->gpos = calloc((size_t)ps->nslots + 1, sizeof(int32_t));
+  ps->gq_off = calloc((size_t)ps->nslots + 2, sizeof(int32_t));
+  ps->gq_dst = calloc((size_t)ps->nuedge + 1, sizeof(int32_t));
   ps->gmark = calloc((size_t)ps->nslots + 1, sizeof(int32_t));
+  ps->gin = calloc((size_t)ps->nslots + 1, sizeof(int32_t));
+  ps->gbfs = calloc(2 * (size_t)ps->nslots + 1, sizeof(int32_t));
+  ps->gvis = calloc((size_t)ps->nslots + 1, sizeof(int32_t));
   fill = calloc((size_t)nu + 1, sizeof(int32_t));
-  if (!ps->uout_off || !ps->uin_off || !ps->uin || !ps->gpos || !ps->gmark || !fill) {
+  if (!ps->uout_off || !ps->uin_off || !ps->uin || !ps->gpos || !ps->gq_off || !ps->gq_dst ||
+      !ps->gmark || !ps->gin || !ps->gbfs || !ps->gvis || !fill) {
     free(fill);
     return ACS_ENOMEM;
   }
@@ -853,7 +909,12 @@ static void free_state(struct pstate *ps)
   free(ps->uin_off);
   free(ps->uin);
   free(ps->gpos);
+  free(ps->gq_off);
+  free(ps->gq_dst);
   free(ps->gmark);
+  free(ps->gin);
+  free(ps->gbfs);
+  free(ps->gvis);
   acs_gang_setcache_free(&ps->oc);
   acs_gang_setcache_free(&ps->gc);
 }
