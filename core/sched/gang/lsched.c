@@ -186,7 +186,8 @@ int acs_gang_run_init(struct acs_gang_run *r, const struct acs_gang_ctx *c,
     efn_init(c, gg, &gg->edges[e], &r->fn[e]);
   for (int32_t v = 0; v < gg->nnodes; v++) {
     const struct acs_gang_node *nd = &gg->nodes[v];
-    const struct acs_sdf_seq *ex = nd->kind == ACS_GANG_N_PROC ? &c->g->actors[nd->actor].exec : NULL;
+    const struct acs_sdf_seq *ex =
+        nd->kind == ACS_GANG_N_PROC ? &c->g->actors[nd->actor].exec : NULL;
     r->node[v].hw = nd->kind == ACS_GANG_N_PROC ? nd->hw : c->xp.npe + nd->hw;
     r->dur1[v] = !ex ? nd->xtime : ex->n == 1 ? ex->v[0] : -1;
   }

@@ -19,61 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/gang/gang.h"
-
-struct slot {
-  int alive;
-  int32_t nact;
-  int32_t *act;          /* sorted */
-  /* The committed members and their mapping (acs_gang_map), which expected gains
-   * start from; a look-ahead (depth > 1) changes act and nact for a while,
-   * never these. mact is act as committed. */
-  int32_t mn, *mact, *pe;
-  struct acs_gang gg;     /* its shortest realization (realize.c) */
-  int64_t opt;           /* optimal cost of the mapping */
-};
-
-/* An edge of the unit graph (the actor graph over SCCs), for move_allowed:
- * units su -> du, and whether a channel along it leaves an actor that is
- * not fully pipelineable. */
-struct uedge {
-  int32_t su, du;
-  int nonfull;
-};
-
-struct pstate {
-  struct acs_gang_ctx *c;
-  struct acs_gang_setcache oc;
-  struct acs_gang_setcache gc;      /* scheduled gangs: cost = total cycles, rc = ok */
-  int32_t *qoff, *qdst, *qfill;   /* the gang graph by source, for move_allowed */
-  int32_t *qindeg, *queue;        /* its in-degrees and Kahn's queue, for move_allowed */
-  struct uedge *uedge;            /* the unit graph's edges, each once, by source unit */
-  int32_t nuedge;
-  int32_t *uout_off;              /* unit x's edges: uedge[uout_off[x] .. uout_off[x + 1]) */
-  int32_t *uin_off, *uin;         /* and the ones into it: uedge[uin[uin_off[x] ..]] */
-  /* The current gang graph (move_quick): its topological positions and
-   * its edges by source (CSR), valid while gpos_ok is 1 (-1 after the
-   * partition changed); marks and a queue for searching it. */
-  int32_t *gpos, *gq_off, *gq_dst, *gmark, *gin, *gbfs, *gvis, gstamp, gvstamp;
-  int gpos_ok;
-  int32_t *members;               /* a gang's members after a move, for expected_gain */
-  int32_t *ic_act, *ic_pe;        /* incremental_cost's members and PEs */
-  int64_t *ic_pm;                 /* and its program memory per PE */
-  const struct acs_gang_opts *o;
-  int32_t na, nslots;
-  int32_t *gang_of;      /* actor -> slot */
-  struct slot *slots;
-  int32_t *order;        /* actors in the target order */
-  int32_t *topo_pos;     /* actor -> position in topological order */
-  int32_t *unit_off, *unit_act;   /* actors of each SCC (CSR) */
-  struct acs_diag *d;
-};
+#include "core/sched/gang/partition.h"
 
 /* ---- orders ---- */
 
 /* Topological order of the actors over the SCC condensation (Kahn, smallest
  * actor first); level = unit-weight longest path to a sink. */
-static int topo_and_levels(struct pstate *ps, int32_t *topo, int64_t *level)
+static int topo_and_levels(struct acs_gang_search *ps, int32_t *topo, int64_t *level)
 {
   const struct acs_sdf_graph *g = ps->c->g;
   int32_t ns = ps->c->nscc, *indeg = calloc((size_t)ns + 1, sizeof(int32_t)), *sorder;
@@ -147,7 +99,7 @@ static void sort_by_key(int32_t *v, int32_t n, const int64_t *key)
   }
 }
 
-static int make_order(struct pstate *ps)
+static int make_order(struct acs_gang_search *ps)
 {
   int32_t n = ps->na;
   int64_t *level = malloc(((size_t)n + 1) * sizeof(*level)), *work;
@@ -194,7 +146,7 @@ out_with_keys:
 /* Maps, builds and schedules a gang of the given actors (sorted), its
  * shortest realization (realize.c); pe gets the mapping. *ok = 0 when the
  * kernels do not fit the PMEM or the buffers the VMEM. */
-static int make_gang(struct pstate *ps, int32_t nact, const int32_t *act, int32_t *pe,
+static int make_gang(struct acs_gang_search *ps, int32_t nact, const int32_t *act, int32_t *pe,
                      struct acs_gang *gg, int64_t *opt, int *ok)
 {
   int rc = acs_gang_realize(ps->c, ps->o->map_budget, nact, act, pe, gg, opt, ok);
@@ -209,7 +161,8 @@ static int make_gang(struct pstate *ps, int32_t nact, const int32_t *act, int32_
 /* The outcome of make_gang for a set scheduled before: -1 when it was not,
  * else ok (with *total). Scheduling is deterministic, so a repeated move is
  * decided without rebuilding its gangs. */
-static int known_gang(const struct pstate *ps, int32_t n, const int32_t *act, int64_t *total)
+static int known_gang(const struct acs_gang_search *ps, int32_t n, const int32_t *act,
+                      int64_t *total)
 {
   if (n == 0) {
     *total = 0;
@@ -220,7 +173,8 @@ static int known_gang(const struct pstate *ps, int32_t n, const int32_t *act, in
 
 /* Members of slot s with unit u added (add = 1) or removed (add = 0),
  * sorted, into buf; returns the count. */
-static int32_t members_with(const struct pstate *ps, int32_t s, int32_t u, int add, int32_t *buf)
+static int32_t members_with(const struct acs_gang_search *ps, int32_t s, int32_t u, int add,
+                            int32_t *buf)
 {
   int32_t n = 0;
 
@@ -234,281 +188,6 @@ static int32_t members_with(const struct pstate *ps, int32_t s, int32_t u, int a
   return n;
 }
 
-/* ---- move validity ---- */
-
-static int32_t unit_gang(const struct pstate *ps, int32_t x)
-{
-  return ps->gang_of[ps->unit_act[ps->unit_off[x]]];
-}
-
-/* Kahn's algorithm over the gang graph after moving unit u into slot t
- * (u = -1: the graph as it is), from the unit graph's edges, each listed
- * once (a gang edge may appear more than once, which Kahn's in-degrees
- * count alike), by source (CSR in ps->qoff/qdst); pos, when given, gets
- * each gang's position. Returns whether every live gang is ordered (no
- * cycle); 0 also when the move would join across a channel from a kernel
- * that is not fully pipelineable. O(E_u + G) for E_u unit edges and G
- * gangs. */
-static int gang_kahn(struct pstate *ps, int32_t u, int32_t t, int32_t *pos)
-{
-  int32_t *indeg = ps->qindeg, *queue = ps->queue;
-  int32_t head = 0, tail = 0, seen = 0, alive = 0;
-  int32_t src_slot = u >= 0 ? unit_gang(ps, u) : -1;
-  int32_t usize = u >= 0 ? ps->unit_off[u + 1] - ps->unit_off[u] : 0;
-
-  for (int32_t s = 0; s <= ps->nslots; s++)
-    ps->qoff[s] = 0;
-  for (int32_t k = 0; k < ps->nuedge; k++) {
-    const struct uedge *ue = &ps->uedge[k];
-    int32_t gs = ue->su == u ? t : unit_gang(ps, ue->su), gd = ue->du == u ? t : unit_gang(ps, ue->du);
-    if (gs == gd) {
-      if (ue->nonfull)
-        return 0;
-      continue;
-    }
-    ps->qoff[gs + 1]++;
-  }
-  for (int32_t s = 0; s < ps->nslots; s++)
-    ps->qoff[s + 1] += ps->qoff[s];
-  for (int32_t s = 0; s < ps->nslots; s++) {
-    indeg[s] = 0;
-    ps->qfill[s] = ps->qoff[s];
-  }
-  for (int32_t k = 0; k < ps->nuedge; k++) {
-    const struct uedge *ue = &ps->uedge[k];
-    int32_t gs = ue->su == u ? t : unit_gang(ps, ue->su), gd = ue->du == u ? t : unit_gang(ps, ue->du);
-    if (gs != gd) {
-      ps->qdst[ps->qfill[gs]++] = gd;
-      indeg[gd]++;
-    }
-  }
-  for (int32_t s = 0; s < ps->nslots; s++) {
-    int live = ps->slots[s].alive && (s != src_slot || ps->slots[s].nact > usize || s == t);
-    if (!live) {
-      indeg[s] = -1;
-      continue;
-    }
-    alive++;
-    if (indeg[s] == 0)
-      queue[tail++] = s;
-  }
-  while (head < tail) {
-    int32_t s = queue[head++];
-    if (pos)
-      pos[s] = seen;
-    seen++;
-    for (int32_t k = ps->qoff[s]; k < ps->qoff[s + 1]; k++)
-      if (--indeg[ps->qdst[k]] == 0)
-        queue[tail++] = ps->qdst[k];
-  }
-  return seen == alive;
-}
-
-/* The edges of unit x in one direction, for move_quick: the other end's
- * gang after moving u into t, whether that is t itself (the edge becomes
- * internal) and whether the channel may not be. Visits each edge once;
- * the successors of t go into gbfs (*nout of them) and are marked, the
- * predecessors marked in gin. */
-static int unit_side(struct pstate *ps, int32_t x, int out, int32_t u, int32_t t, int32_t *lo,
-                     int32_t *hi, int32_t *nout)
-{
-  int32_t a = out ? ps->uout_off[x] : ps->uin_off[x], b = out ? ps->uout_off[x + 1] : ps->uin_off[x + 1];
-
-  for (int32_t k = a; k < b; k++) {
-    const struct uedge *ue = &ps->uedge[out ? k : ps->uin[k]];
-    int32_t z = out ? ue->du : ue->su, gz = z == u ? t : unit_gang(ps, z);
-    if (gz == t) {
-      if (ue->nonfull)
-        return 0;   /* joined in one gang across such a channel */
-      continue;
-    }
-    if (out) {
-      if (ps->gmark[gz] != ps->gstamp)
-        ps->gbfs[(*nout)++] = gz;
-      ps->gmark[gz] = ps->gstamp;
-      if (ps->gpos[gz] < *lo)
-        *lo = ps->gpos[gz];
-    } else {
-      if (ps->gmark[gz] == ps->gstamp)
-        return 0;   /* t -> gz -> t */
-      ps->gin[gz] = ps->gstamp;
-      if (ps->gpos[gz] > *hi)
-        *hi = ps->gpos[gz];
-    }
-  }
-  return 1;
-}
-
-/* The current gang graph's order and edges, for move_quick. O(E_u + G). */
-static int gang_order(struct pstate *ps)
-{
-  if (!gang_kahn(ps, -1, -1, ps->gpos))
-    return 0;
-  memcpy(ps->gq_off, ps->qoff, ((size_t)ps->nslots + 1) * sizeof(int32_t));
-  memcpy(ps->gq_dst, ps->qdst, (size_t)ps->qoff[ps->nslots] * sizeof(int32_t));
-  return 1;
-}
-
-/* Whether a predecessor of t (marked in gin) is reachable in the current
- * graph from the successors of t, gbfs[0 .. nout), through gangs other
- * than skip (-1: none) and no later than hi in the order (a later one
- * reaches no predecessor). O(the edges searched). */
-static int reaches(struct pstate *ps, int32_t nout, int32_t hi, int32_t skip)
-{
-  int32_t *q = ps->gbfs + nout, tail = 0;
-
-  ps->gvstamp++;
-  for (int32_t i = 0; i < nout; i++)
-    if (ps->gbfs[i] != skip) {
-      q[tail++] = ps->gbfs[i];
-      ps->gvis[ps->gbfs[i]] = ps->gvstamp;
-    }
-  for (int32_t head = 0; head < tail;) {
-    int32_t g = q[head++];
-    for (int32_t k = ps->gq_off[g]; k < ps->gq_off[g + 1]; k++) {
-      int32_t w = ps->gq_dst[k];
-      if (w == skip || ps->gvis[w] == ps->gvstamp || ps->gpos[w] > hi)
-        continue;
-      if (ps->gin[w] == ps->gstamp)
-        return 1;
-      ps->gvis[w] = ps->gvstamp;
-      q[tail++] = w;
-    }
-  }
-  return 0;
-}
-
-/*
- * move_allowed's shortcut from the current gang graph, which is acyclic
- * and whose internal channels all may be (every committed move was
- * checked): after moving u into t, every edge between two other gangs is
- * an edge of the current graph, so a new cycle has to pass through t,
- * from a successor y of t along current edges to a predecessor x of t.
- * Returns 0 (not allowed: a channel joined that may not be, t -> y -> t,
- * or a path y -> x avoiding u's gang s, whose edges all stay), 1
- * (allowed: every successor after every predecessor in the topological
- * order, or none reaching one in the current graph) or -1 (only paths
- * through s: the full check decides, as they may use an edge the move
- * removes). O(degree of u and of t's units, plus the part of the graph
- * between them in the order).
- */
-static int move_quick(struct pstate *ps, int32_t u, int32_t t)
-{
-  int32_t lo = INT32_MAX, hi = -1, nout = 0;
-
-  if (ps->gpos_ok < 0)
-    ps->gpos_ok = gang_order(ps);
-  if (ps->gpos_ok != 1)
-    return -1;
-  ps->gstamp++;
-  for (int out = 1; out >= 0; out--) {
-    if (!unit_side(ps, u, out, u, t, &lo, &hi, &nout))
-      return 0;
-    for (int32_t i = 0; i < ps->slots[t].nact; i++) {
-      int32_t a = ps->slots[t].act[i], x = ps->c->scc[a];
-      if (ps->unit_act[ps->unit_off[x]] == a && !unit_side(ps, x, out, u, t, &lo, &hi, &nout))
-        return 0;   /* each unit of t once: at its first actor */
-    }
-  }
-  if (lo > hi || !reaches(ps, nout, hi, -1))
-    return 1;
-  return reaches(ps, nout, hi, unit_gang(ps, u)) ? 0 : -1;
-}
-
-/* Pipelining constraints and an acyclic gang graph after moving unit u
- * into slot t: the shortcut when it decides, else Kahn's algorithm. */
-static int move_allowed(struct pstate *ps, int32_t u, int32_t t)
-{
-  const struct acs_sdf_graph *g = ps->c->g;
-  int rc;
-
-  for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
-    if (g->actors[ps->unit_act[k]].pipe == ACS_SDF_PIPE_NONE)
-      return 0;
-  for (int32_t i = 0; i < ps->slots[t].nact; i++)
-    if (g->actors[ps->slots[t].act[i]].pipe == ACS_SDF_PIPE_NONE)
-      return 0;
-  if ((rc = move_quick(ps, u, t)) >= 0)
-    return rc;
-  return gang_kahn(ps, u, t, NULL);
-}
-
-static int cmp_uedge(const void *a, const void *b)
-{
-  const struct uedge *x = a, *y = b;
-
-  if (x->su != y->su)
-    return (x->su > y->su) - (x->su < y->su);
-  return (x->du > y->du) - (x->du < y->du);
-}
-
-/* Each unit's edges out (a range of the sorted uedge) and in (an index
- * list), and the scratch of move_quick. O(E_u + U + G). */
-static int unit_adjacency(struct pstate *ps)
-{
-  int32_t nu = ps->c->nscc, *fill;
-
-  ps->uout_off = calloc((size_t)nu + 2, sizeof(int32_t));
-  ps->uin_off = calloc((size_t)nu + 2, sizeof(int32_t));
-  ps->uin = malloc(((size_t)ps->nuedge + 1) * sizeof(int32_t));
-  ps->gpos = calloc((size_t)ps->nslots + 1, sizeof(int32_t));
-  ps->gq_off = calloc((size_t)ps->nslots + 2, sizeof(int32_t));
-  ps->gq_dst = calloc((size_t)ps->nuedge + 1, sizeof(int32_t));
-  ps->gmark = calloc((size_t)ps->nslots + 1, sizeof(int32_t));
-  ps->gin = calloc((size_t)ps->nslots + 1, sizeof(int32_t));
-  ps->gbfs = calloc(2 * (size_t)ps->nslots + 1, sizeof(int32_t));
-  ps->gvis = calloc((size_t)ps->nslots + 1, sizeof(int32_t));
-  fill = calloc((size_t)nu + 1, sizeof(int32_t));
-  if (!ps->uout_off || !ps->uin_off || !ps->uin || !ps->gpos || !ps->gq_off || !ps->gq_dst ||
-      !ps->gmark || !ps->gin || !ps->gbfs || !ps->gvis || !fill) {
-    free(fill);
-    return ACS_ENOMEM;
-  }
-  for (int32_t k = 0; k < ps->nuedge; k++) {
-    ps->uout_off[ps->uedge[k].su + 1]++;
-    ps->uin_off[ps->uedge[k].du + 1]++;
-  }
-  for (int32_t x = 0; x < nu; x++) {
-    ps->uout_off[x + 1] += ps->uout_off[x];
-    ps->uin_off[x + 1] += ps->uin_off[x];
-  }
-  for (int32_t k = 0; k < ps->nuedge; k++) {
-    int32_t x = ps->uedge[k].du;
-    ps->uin[ps->uin_off[x] + fill[x]++] = k;
-  }
-  free(fill);
-  ps->gpos_ok = -1;
-  return ACS_OK;
-}
-
-/* The unit graph's edges from the channels between units, duplicates
- * merged. O(C log C). */
-static int unit_edges(struct pstate *ps)
-{
-  const struct acs_sdf_graph *g = ps->c->g;
-  int32_t n = 0;
-
-  if (!(ps->uedge = malloc(((size_t)g->nchannels + 1) * sizeof(*ps->uedge))))
-    return ACS_ENOMEM;
-  for (int32_t ch = 0; ch < g->nchannels; ch++) {
-    const struct acs_sdf_channel *cc = &g->channels[ch];
-    if (cc->src < 0 || cc->dst < 0 || ps->c->scc[cc->src] == ps->c->scc[cc->dst])
-      continue;
-    ps->uedge[n++] = (struct uedge){ ps->c->scc[cc->src], ps->c->scc[cc->dst],
-                                     g->actors[cc->src].pipe != ACS_SDF_PIPE_FULL };
-  }
-  qsort(ps->uedge, (size_t)n, sizeof(*ps->uedge), cmp_uedge);
-  ps->nuedge = 0;
-  for (int32_t k = 0; k < n; k++) {
-    struct uedge *last = ps->nuedge > 0 ? &ps->uedge[ps->nuedge - 1] : NULL;
-    if (last && last->su == ps->uedge[k].su && last->du == ps->uedge[k].du)
-      last->nonfull |= ps->uedge[k].nonfull;
-    else
-      ps->uedge[ps->nuedge++] = ps->uedge[k];
-  }
-  return unit_adjacency(ps);
-}
-
 /* ---- expected gains ---- */
 
 struct cand {
@@ -518,7 +197,7 @@ struct cand {
 
 /* The optimal cost of a member set (eq. 5.1 with the best mapping); 1 when
  * it can be mapped, 0 when its kernels do not fit the PMEM. */
-static int optimal_cost(struct pstate *ps, int32_t n, const int32_t *act, int64_t *cost)
+static int optimal_cost(struct acs_gang_search *ps, int32_t n, const int32_t *act, int64_t *cost)
 {
   int32_t *pe;
   int rc, err;
@@ -547,9 +226,10 @@ static int optimal_cost(struct pstate *ps, int32_t n, const int32_t *act, int64_
  * s's mapping. O(|PE| (members + channels)) per actor of u. 1 with *cost,
  * 0 when u does not fit, < 0 on error.
  */
-static int incremental_cost(struct pstate *ps, int32_t s, int32_t u, int add, int64_t *cost)
+static int incremental_cost(struct acs_gang_search *ps, int32_t s, int32_t u, int add,
+                            int64_t *cost)
 {
-  const struct slot *sl = &ps->slots[s];
+  const struct acs_gang_slot *sl = &ps->slots[s];
   int32_t n = 0, *act = ps->ic_act, *pe = ps->ic_pe;
   int64_t *pm = ps->ic_pm;
   int rc = 1;
@@ -601,15 +281,15 @@ static int incremental_cost(struct pstate *ps, int32_t s, int32_t u, int add, in
  * breaks a constraint. With gain_map=incremental (and depth 1) the new
  * gangs' costs come from the current mappings (incremental_cost), else from
  * optimal mappings of the new member sets. */
-static int expected_gain(struct pstate *ps, int32_t u, int32_t t, int64_t depth, int64_t *gain,
-                         int *valid)
+static int expected_gain(struct acs_gang_search *ps, int32_t u, int32_t t, int64_t depth,
+                         int64_t *gain, int *valid)
 {
   int32_t s = ps->gang_of[ps->unit_act[ps->unit_off[u]]], ns, nt, *buf = ps->members;
   int64_t cs, ct;
   int rc;
 
   *valid = 0;
-  if (s == t || !move_allowed(ps, u, t))
+  if (s == t || !acs_gang_move_allowed(ps, u, t))
     return ACS_OK;
   if (ps->o->gain_map == 0 && depth <= 1) {
     if ((rc = incremental_cost(ps, s, u, 0, &cs)) <= 0 ||
@@ -647,7 +327,7 @@ static int expected_gain(struct pstate *ps, int32_t u, int32_t t, int64_t depth,
     ps->slots[s].opt = cs;
     for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
       ps->gang_of[ps->unit_act[k]] = t;
-    ps->gpos_ok = -1;
+    acs_gang_moves_changed(ps);
     for (int32_t v = 0; v < ps->c->nscc && rc >= 0; v++) {
       int64_t g2;
       int ok2;
@@ -659,7 +339,7 @@ static int expected_gain(struct pstate *ps, int32_t u, int32_t t, int64_t depth,
     }
     for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
       ps->gang_of[ps->unit_act[k]] = s;
-    ps->gpos_ok = -1;
+    acs_gang_moves_changed(ps);
     ps->slots[t].act = saved_t;
     ps->slots[t].nact = saved_tn;
     ps->slots[s].act = saved_s;
@@ -688,10 +368,10 @@ static int cmp_cand(const void *a, const void *b)
 
 /* Slot s becomes the n actors of `act` mapped on `pe` and realized as gg
  * (the slot takes all three). */
-static void set_slot(struct pstate *ps, int32_t s, int32_t n, int32_t *act, int32_t *pe,
+static void set_slot(struct acs_gang_search *ps, int32_t s, int32_t n, int32_t *act, int32_t *pe,
                      struct acs_gang *gg, int64_t opt)
 {
-  struct slot *sl = &ps->slots[s];
+  struct acs_gang_slot *sl = &ps->slots[s];
 
   free(sl->act);
   free(sl->pe);
@@ -707,8 +387,8 @@ static void set_slot(struct pstate *ps, int32_t s, int32_t n, int32_t *act, int3
 /* Whether a move is rejected by what earlier attempts found: a set that
  * could not be scheduled, or gangs known to cost more than `old` together
  * (as much, without zero_gain). O(n) expected. */
-static int move_rejected(const struct pstate *ps, int32_t ns, const int32_t *sa, int32_t nt,
-                         const int32_t *ta, int64_t old)
+static int move_rejected(const struct acs_gang_search *ps, int32_t ns, const int32_t *sa,
+                         int32_t nt, const int32_t *ta, int64_t old)
 {
   int64_t ts = 0, tt = 0;
   int ks = known_gang(ps, ns, sa, &ts), kt = known_gang(ps, nt, ta, &tt);
@@ -723,8 +403,8 @@ static int move_rejected(const struct pstate *ps, int32_t ns, const int32_t *sa,
 /* Whether the two new gangs cannot be as short as `old` together (shorter,
  * without zero_gain) whatever their mapping and schedule: then the move is
  * rejected without mapping or scheduling them. */
-static int floor_rejects(const struct pstate *ps, int32_t ns, const int32_t *sa, int32_t nt,
-                         const int32_t *ta, int64_t old)
+static int floor_rejects(const struct acs_gang_search *ps, int32_t ns, const int32_t *sa,
+                         int32_t nt, const int32_t *ta, int64_t old)
 {
   int64_t f = acs_gang_realize_floor(ps->c, ns, sa) + acs_gang_realize_floor(ps->c, nt, ta);
 
@@ -748,7 +428,7 @@ static void mset_free(struct mset *m)
 }
 
 /* Slot s's members with unit u added or removed, realized (empty: ok). */
-static int mset_make(struct pstate *ps, int32_t s, int32_t u, int add, struct mset *m)
+static int mset_make(struct acs_gang_search *ps, int32_t s, int32_t u, int add, struct mset *m)
 {
   memset(m, 0, sizeof(*m));
   m->act = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
@@ -761,12 +441,12 @@ static int mset_make(struct pstate *ps, int32_t s, int32_t u, int add, struct ms
 }
 
 /* Moves unit u from slot s to slot t, which become ms and mt. */
-static void commit_move(struct pstate *ps, int32_t u, int32_t s, int32_t t, struct mset *ms,
-                        struct mset *mt)
+static void commit_move(struct acs_gang_search *ps, int32_t u, int32_t s, int32_t t,
+                        struct mset *ms, struct mset *mt)
 {
   for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
     ps->gang_of[ps->unit_act[k]] = t;
-  ps->gpos_ok = -1;
+  acs_gang_moves_changed(ps);
   set_slot(ps, s, ms->n, ms->act, ms->pe, &ms->gg, ms->opt);
   set_slot(ps, t, mt->n, mt->act, mt->pe, &mt->gg, mt->opt);
   memset(ms, 0, sizeof(*ms));
@@ -778,7 +458,8 @@ static void commit_move(struct pstate *ps, int32_t u, int32_t s, int32_t t, stru
  * first whose real gain is acceptable. Returns 1 when one was committed
  * (*strict = 1 when it strictly improved), 0 when none, < 0 on error.
  */
-static int try_moves(struct pstate *ps, int32_t t, struct cand *cands, int32_t nc, int *strict)
+static int try_moves(struct acs_gang_search *ps, int32_t t, struct cand *cands, int32_t nc,
+                     int *strict)
 {
   int32_t *sa = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
   int32_t *ta = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
@@ -824,7 +505,8 @@ out_with_bufs:
   return rc;
 }
 
-static int collect_candidates(struct pstate *ps, int32_t t, struct cand *cands, int32_t *nc)
+static int collect_candidates(struct acs_gang_search *ps, int32_t t, struct cand *cands,
+                              int32_t *nc)
 {
   *nc = 0;
   for (int32_t u = 0; u < ps->c->nscc; u++) {
@@ -843,7 +525,7 @@ static int collect_candidates(struct pstate *ps, int32_t t, struct cand *cands, 
 
 /* ---- setup and result ---- */
 
-static int init_state(struct pstate *ps)
+static int init_state(struct acs_gang_search *ps)
 {
   const struct acs_gang_ctx *c = ps->c;
   int32_t ns = c->nscc, *cur;
@@ -877,12 +559,12 @@ static int init_state(struct pstate *ps)
   cur = ps->unit_off + 1;
   for (int32_t a = 0; a < ps->na; a++)
     ps->unit_act[cur[c->scc[a]]++] = a;
-  if (unit_edges(ps) < 0)
+  if (acs_gang_unit_graph(ps) < 0)
     return ACS_ENOMEM;
   return make_order(ps);
 }
 
-static void free_state(struct pstate *ps)
+static void free_state(struct acs_gang_search *ps)
 {
   for (int32_t s = 0; ps->slots && s < ps->nslots; s++) {
     free(ps->slots[s].act);
@@ -904,23 +586,13 @@ static void free_state(struct pstate *ps)
   free(ps->ic_act);
   free(ps->ic_pe);
   free(ps->ic_pm);
-  free(ps->uedge);
-  free(ps->uout_off);
-  free(ps->uin_off);
-  free(ps->uin);
-  free(ps->gpos);
-  free(ps->gq_off);
-  free(ps->gq_dst);
-  free(ps->gmark);
-  free(ps->gin);
-  free(ps->gbfs);
-  free(ps->gvis);
+  acs_gang_unit_graph_free(ps);
   acs_gang_setcache_free(&ps->oc);
   acs_gang_setcache_free(&ps->gc);
 }
 
 /* Why a unit cannot run even alone. */
-static int infeasible_unit(struct pstate *ps, int32_t u)
+static int infeasible_unit(struct acs_gang_search *ps, int32_t u)
 {
   const struct acs_sdf_graph *g = ps->c->g;
 
@@ -940,10 +612,10 @@ static int infeasible_unit(struct pstate *ps, int32_t u)
                       (long long)ps->c->xp.vmem);
 }
 
-static int initial_partition(struct pstate *ps)
+static int initial_partition(struct acs_gang_search *ps)
 {
   for (int32_t u = 0; u < ps->c->nscc; u++) {
-    struct slot *sl = &ps->slots[u];
+    struct acs_gang_slot *sl = &ps->slots[u];
     int32_t n = ps->unit_off[u + 1] - ps->unit_off[u];
     int ok, rc;
     sl->act = malloc(((size_t)n + 1) * sizeof(int32_t));
@@ -967,7 +639,7 @@ static int initial_partition(struct pstate *ps)
   return ACS_OK;
 }
 
-static int32_t alive_count(const struct pstate *ps)
+static int32_t alive_count(const struct acs_gang_search *ps)
 {
   int32_t n = 0;
   for (int32_t s = 0; s < ps->nslots; s++)
@@ -976,7 +648,7 @@ static int32_t alive_count(const struct pstate *ps)
 }
 
 /* Algorithm 1's loop. */
-static int improve(struct pstate *ps)
+static int improve(struct acs_gang_search *ps)
 {
   struct cand *cands = malloc(((size_t)ps->c->nscc + 1) * sizeof(*cands));
   int32_t idx = 0, t = ps->gang_of[ps->order[0]], nc, idle = 0;
@@ -1017,7 +689,7 @@ static int improve(struct pstate *ps)
 
 /* Gangs in the topological order of the gang graph, ties by the smallest
  * topological position of their actors. */
-static int emit_partition(struct pstate *ps, struct acs_gang_part *out)
+static int emit_partition(struct acs_gang_search *ps, struct acs_gang_part *out)
 {
   const struct acs_sdf_graph *g = ps->c->g;
   int32_t n = alive_count(ps), *indeg = calloc((size_t)ps->nslots + 1, sizeof(int32_t));
@@ -1082,7 +754,7 @@ void acs_gang_part_free(struct acs_gang_part *pt)
 int acs_gang_partition(struct acs_gang_ctx *c, const struct acs_gang_opts *o, int singletons,
                        struct acs_gang_part *out, struct acs_diag *d)
 {
-  struct pstate ps;
+  struct acs_gang_search ps;
   int err;
 
   memset(&ps, 0, sizeof(ps));

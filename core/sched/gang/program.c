@@ -382,7 +382,8 @@ static int program_table(const struct acs_gang_ctx *c, const struct acs_gang_par
       break;
     acs_rtab_set_i64(t, row, 0, in->gang);
     acs_rtab_set_str_owned(t, row, 1, w.sec[in->sec]);
-    acs_rtab_set_str_owned(t, row, 2, in->kind == ACS_GANG_I_LOAD ? w.load_unit : nm.unit[in->node]);
+    acs_rtab_set_str_owned(t, row, 2,
+                           in->kind == ACS_GANG_I_LOAD ? w.load_unit : nm.unit[in->node]);
     acs_rtab_set_str_owned(t, row, 3, w.instr[in->kind]);
     acs_rtab_set_str_owned(t, row, 4, nm.op[in->node]);
     acs_rtab_set_i64(t, row, 5, in->k);
