@@ -87,6 +87,7 @@ struct acs_gang_run {
    * closed form where they are linear (lsched.c). */
   struct acs_gang_efn *fn;
   int64_t *dur1;         /* per node: every firing's duration, or -1 */
+  void *block;           /* the allocation of every fixed-size array above */
 };
 
 int acs_gang_run_init(struct acs_gang_run *r, const struct acs_gang_ctx *c,

@@ -148,6 +148,52 @@ static inline int64_t tf_release(const struct acs_gang_run *r, int32_t e, int64_
 
 /* ---- the engine ---- */
 
+/* One of the run's fixed-size arrays: where its pointer goes, its length
+ * and its element size. */
+struct part {
+  void **p;
+  size_t n, size;
+};
+
+/* The run's fixed-size arrays, zeroed, carved from one allocation (a run is
+ * made for every gang the search schedules). */
+static int alloc_arrays(struct acs_gang_run *r, size_t n, size_t nh, size_t ne, size_t nw)
+{
+  struct part parts[] = {
+    { (void **)&r->from, n, sizeof(int64_t) },
+    { (void **)&r->to, n, sizeof(int64_t) },
+    { (void **)&r->off, n + 1, sizeof(int64_t) },
+    { (void **)&r->node, n, sizeof(*r->node) },
+    { (void **)&r->hw_busy, nh, 1 },
+    { (void **)&r->runq, nh, sizeof(int32_t) },
+    { (void **)&r->idle_since, nh, sizeof(int64_t) },
+    { (void **)&r->hw_end, nh, sizeof(int64_t) },
+    { (void **)&r->tok, ne, sizeof(*r->tok) },
+    { (void **)&r->edge_block, ne, sizeof(int64_t) },
+    { (void **)&r->edge_block_hw, ne, sizeof(int32_t) },
+    { (void **)&r->act, nw, sizeof(uint64_t) },
+    { (void **)&r->idle, nw, sizeof(uint64_t) },
+    { (void **)&r->ddr_nodes, nw, sizeof(uint64_t) },
+    { (void **)&r->hw_nodes, nw * nh, sizeof(uint64_t) },
+    { (void **)&r->pos, n, sizeof(int32_t) },
+    { (void **)&r->fn, ne, sizeof(*r->fn) },
+    { (void **)&r->dur1, n, sizeof(int64_t) },
+  };
+  size_t total = 0, k = sizeof(parts) / sizeof(parts[0]);
+  char *at;
+
+  for (size_t i = 0; i < k; i++)
+    total += (parts[i].n * parts[i].size + 15) / 16 * 16;   /* each 16-byte aligned */
+  if (!(r->block = calloc(1, total)))
+    return ACS_ENOMEM;
+  at = r->block;
+  for (size_t i = 0; i < k; i++) {
+    *parts[i].p = at;
+    at += (parts[i].n * parts[i].size + 15) / 16 * 16;
+  }
+  return ACS_OK;
+}
+
 int acs_gang_run_init(struct acs_gang_run *r, const struct acs_gang_ctx *c,
                       const struct acs_gang *gg)
 {
@@ -157,30 +203,8 @@ int acs_gang_run_init(struct acs_gang_run *r, const struct acs_gang_ctx *c,
   memset(r, 0, sizeof(*r));
   r->c = c;
   r->gg = gg;
-  r->from = calloc(n, sizeof(int64_t));
-  r->to = calloc(n, sizeof(int64_t));
-  r->off = calloc(n + 1, sizeof(int64_t));
-  r->node = calloc(n, sizeof(*r->node));
-  r->hw_busy = calloc(nh, 1);
-  r->runq = calloc(nh, sizeof(int32_t));
-  r->idle_since = calloc(nh, sizeof(int64_t));
-  r->hw_end = calloc(nh, sizeof(int64_t));
-  r->tok = calloc(ne, sizeof(*r->tok));
-  r->edge_block = calloc(ne, sizeof(int64_t));
-  r->edge_block_hw = calloc(ne, sizeof(int32_t));
-  r->act = calloc(nw, sizeof(uint64_t));
-  r->idle = calloc(nw, sizeof(uint64_t));
-  r->ddr_nodes = calloc(nw, sizeof(uint64_t));
-  r->hw_nodes = calloc(nw * nh, sizeof(uint64_t));
-  r->pos = calloc(n, sizeof(int32_t));
-  r->fn = calloc(ne, sizeof(*r->fn));
-  r->dur1 = calloc(n, sizeof(int64_t));
-  if (!r->from || !r->to || !r->off || !r->node || !r->hw_busy || !r->runq || !r->idle_since ||
-      !r->hw_end || !r->tok || !r->edge_block || !r->edge_block_hw || !r->act || !r->idle ||
-      !r->ddr_nodes || !r->hw_nodes || !r->pos || !r->fn || !r->dur1) {
-    acs_gang_run_free(r);
+  if (alloc_arrays(r, n, nh, ne, nw) < 0)
     return ACS_ENOMEM;
-  }
   r->nwords = (gg->nnodes + 63) / 64;
   for (int32_t e = 0; e < gg->nedges; e++)
     efn_init(c, gg, &gg->edges[e], &r->fn[e]);
@@ -204,26 +228,9 @@ int acs_gang_run_init(struct acs_gang_run *r, const struct acs_gang_ctx *c,
 
 void acs_gang_run_free(struct acs_gang_run *r)
 {
-  free(r->from);
-  free(r->to);
-  free(r->off);
-  free(r->node);
-  free(r->hw_busy);
-  free(r->runq);
-  free(r->idle_since);
-  free(r->hw_end);
-  free(r->tok);
-  free(r->edge_block);
-  free(r->edge_block_hw);
+  free(r->block);
   free(r->t_start);
   free(r->slack);
-  free(r->act);
-  free(r->idle);
-  free(r->ddr_nodes);
-  free(r->hw_nodes);
-  free(r->pos);
-  free(r->fn);
-  free(r->dur1);
   memset(r, 0, sizeof(*r));
 }
 
