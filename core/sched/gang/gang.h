@@ -181,9 +181,11 @@ struct acs_gang_actor_info {
 
 /* Per channel, what it adds to a gang's cost (acs_gang_cost) over the
  * run: written to DDR (its source in the gang, not its destination), read
- * from DDR (the other way round), moved PE to PE (both in, apart). */
+ * from DDR (the other way round), moved PE to PE (both in, apart); and the
+ * cycles of one token through DDR and PE to PE. */
 struct acs_gang_chan_cost {
   int64_t to_ddr, from_ddr, local;
+  int64_t ddr_token, cmx_token;
 };
 
 struct acs_gang_ctx;

@@ -265,9 +265,12 @@ static int chan_costs(struct acs_gang_ctx *c)
   for (int32_t ch = 0; ch < g->nchannels; ch++) {
     const struct acs_sdf_channel *cc = &g->channels[ch];
     int64_t ddr = acs_platform_ddr_cycles(p, cc->token_bytes);
+    int64_t cmx = acs_platform_cmx_cycles(p, cc->token_bytes);
+    c->ccost[ch].ddr_token = ddr;
+    c->ccost[ch].cmx_token = cmx;
     c->ccost[ch].to_ddr = acs_sat_mul_i64(cc->produced, ddr);
     c->ccost[ch].from_ddr = acs_sat_mul_i64(cc->consumed, ddr);
-    c->ccost[ch].local = acs_sat_mul_i64(cc->produced, acs_platform_cmx_cycles(p, cc->token_bytes));
+    c->ccost[ch].local = acs_sat_mul_i64(cc->produced, cmx);
   }
   return ACS_OK;
 }
@@ -453,8 +456,7 @@ struct acs_gang_node acs_gang_xfer_node(const struct acs_gang_ctx *c, int kind, 
   n.pe_to = to;
   n.ddr = kind != ACS_GANG_N_XLOCAL;
   n.bytes = cc->token_bytes;
-  n.xtime = n.ddr ? acs_platform_ddr_cycles(c->xp.p, cc->token_bytes)
-                  : acs_platform_cmx_cycles(c->xp.p, cc->token_bytes);
+  n.xtime = n.ddr ? c->ccost[ch].ddr_token : c->ccost[ch].cmx_token;
   n.f0 = f0;
   n.T = T;
   n.lo = f0;

@@ -688,7 +688,7 @@ static int64_t load_time(const struct acs_gang_ctx *c, const struct acs_gang *gg
   int64_t t = 0;
 
   for (int32_t i = 0; i < gg->nact; i++)
-    t += acs_platform_ddr_cycles(c->xp.p, c->g->actors[gg->act[i]].kernel_bytes);
+    t += c->info[gg->act[i]].load;
   return t;
 }
 

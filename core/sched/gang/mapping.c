@@ -432,27 +432,28 @@ static void order_by_work(int32_t n, const int64_t *work, int32_t *idx)
   }
 }
 
+/* The channels' DDR transfers into the fixed DDR time and the pairs of
+ * members a channel joins. O(A + C) (where[a]: a's index in act, or -1). */
 static int build_pairs(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act,
                        const int32_t *pos_of, struct mstate *m)
 {
   const struct acs_sdf_graph *g = c->g;
-  int32_t cap = 0;
+  int32_t cap = 0, *where = malloc(((size_t)g->nactors + 1) * sizeof(*where));
 
+  if (!where)
+    return ACS_ENOMEM;
+  for (int32_t a = 0; a < g->nactors; a++)
+    where[a] = -1;
+  for (int32_t i = 0; i < nact; i++)
+    where[act[i]] = i;
   for (int32_t ch = 0; ch < g->nchannels; ch++) {
     const struct acs_sdf_channel *cc = &g->channels[ch];
-    int32_t s = -1, t = -1;
-    for (int32_t i = 0; i < nact; i++) {
-      if (act[i] == cc->src)
-        s = i;
-      if (act[i] == cc->dst)
-        t = i;
-    }
+    int32_t s = cc->src >= 0 ? where[cc->src] : -1, t = cc->dst >= 0 ? where[cc->dst] : -1;
     if (s < 0 || t < 0) {
-      int64_t bytes = cc->token_bytes;
       if (s >= 0)
-        m->fixed_ddr += cc->produced * acs_platform_ddr_cycles(c->xp.p, bytes);
+        m->fixed_ddr += cc->produced * c->ccost[ch].ddr_token;
       else if (t >= 0)
-        m->fixed_ddr += cc->consumed * acs_platform_ddr_cycles(c->xp.p, bytes);
+        m->fixed_ddr += cc->consumed * c->ccost[ch].ddr_token;
       continue;
     }
     if (s == t || cc->produced == 0)
@@ -460,13 +461,16 @@ static int build_pairs(const struct acs_gang_ctx *c, int32_t nact, const int32_t
     if (m->npairs == cap) {
       struct pair *np;
       cap = cap ? 2 * cap : 16;
-      if (!(np = realloc(m->pairs, (size_t)cap * sizeof(*np))))
+      if (!(np = realloc(m->pairs, (size_t)cap * sizeof(*np)))) {
+        free(where);
         return ACS_ENOMEM;
+      }
       m->pairs = np;
     }
-    m->pairs[m->npairs++] = (struct pair){ pos_of[s], pos_of[t],
-      cc->produced * acs_platform_cmx_cycles(c->xp.p, cc->token_bytes) };
+    m->pairs[m->npairs++] =
+        (struct pair){ pos_of[s], pos_of[t], cc->produced * c->ccost[ch].cmx_token };
   }
+  free(where);
   return ACS_OK;
 }
 
@@ -509,7 +513,7 @@ int acs_gang_map(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act,
     m.work[k] = w[idx[k]];
     m.ksize[k] = c->g->actors[act[idx[k]]].kernel_bytes;
     m.total_work += m.work[k];
-    m.fixed_ddr += acs_platform_ddr_cycles(c->xp.p, m.ksize[k]);
+    m.fixed_ddr += c->info[act[idx[k]]].load;   /* its kernel's load */
     if (m.ksize[k] > m.pmem)
       goto out_with_state;   /* rc = 0: cannot fit */
   }
