@@ -9,14 +9,52 @@
 
 /* Tokens of edge e: arrived after the source's firings before k_excl,
  * needed by the destination's firing k, and the lowest still held once its
- * firing k has ended (at least the edge's base). DDR ends are unbounded. */
-int64_t acs_gang_e_arrived(const struct acs_gang_ctx *c, const struct acs_gang *gg,
-                           const struct acs_gang_edge *e, int64_t k_excl);
-int64_t acs_gang_e_need(const struct acs_gang_ctx *c, const struct acs_gang *gg,
-                        const struct acs_gang_edge *e, int64_t k);
-int64_t acs_gang_e_release(const struct acs_gang_ctx *c, const struct acs_gang *gg,
-                           const struct acs_gang_edge *e, int64_t k);
-int64_t acs_gang_node_dur(const struct acs_gang_ctx *c, const struct acs_gang_node *n, int64_t k);
+ * firing k has ended (at least the edge's base). DDR ends are unbounded.
+ * Inline: the retiming, the loop vector and the engine evaluate them for
+ * every edge and firing they look at. */
+static inline int64_t acs_gang_e_arrived(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                                         const struct acs_gang_edge *e, int64_t k_excl)
+{
+  if (e->src < 0)
+    return INT64_MAX;
+  if (gg->nodes[e->src].kind == ACS_GANG_N_PROC)
+    return acs_sdf_avail(c->g, e->chan, k_excl);
+  return k_excl;   /* a transfer moves token k at its firing k */
+}
+
+static inline int64_t acs_gang_e_need(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                                      const struct acs_gang_edge *e, int64_t k)
+{
+  if (gg->nodes[e->dst].kind == ACS_GANG_N_PROC)
+    return acs_sdf_need(c->g, e->chan, k);
+  return k + 1;
+}
+
+static inline int64_t acs_gang_e_release(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                                         const struct acs_gang_edge *e, int64_t k)
+{
+  int64_t v;
+
+  if (e->dst < 0)
+    return INT64_MAX;
+  if (gg->nodes[e->dst].kind == ACS_GANG_N_PROC)
+    v = acs_sdf_release(c->g, e->chan, k);
+  else
+    v = k + 1;
+  return v > e->base ? v : e->base;
+}
+
+/* Cycles of node n's firing k. */
+static inline int64_t acs_gang_node_dur(const struct acs_gang_ctx *c,
+                                        const struct acs_gang_node *n, int64_t k)
+{
+  const struct acs_sdf_seq *ex;
+
+  if (n->kind != ACS_GANG_N_PROC)
+    return n->xtime;
+  ex = &c->g->actors[n->actor].exec;
+  return ex->n == 1 ? ex->v[0] : acs_sdf_seq_at(ex, k);   /* most actors: no division */
+}
 
 /* Idle time on hardware `hw` before a firing of `node` (whose latest input
  * came from `crit`, -1 none). */

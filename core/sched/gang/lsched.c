@@ -27,43 +27,6 @@
 
 #include "core/sched/gang/gsched.h"
 
-/* ---- token functions of a gang edge ---- */
-
-int64_t acs_gang_e_arrived(const struct acs_gang_ctx *c, const struct acs_gang *gg,
-                           const struct acs_gang_edge *e, int64_t k_excl)
-{
-  const struct acs_gang_node *s;
-
-  if (e->src < 0)
-    return INT64_MAX;
-  s = &gg->nodes[e->src];
-  if (s->kind == ACS_GANG_N_PROC)
-    return acs_sdf_avail(c->g, e->chan, k_excl);
-  return k_excl;   /* a transfer moves token k at its firing k */
-}
-
-int64_t acs_gang_e_need(const struct acs_gang_ctx *c, const struct acs_gang *gg,
-                        const struct acs_gang_edge *e, int64_t k)
-{
-  if (gg->nodes[e->dst].kind == ACS_GANG_N_PROC)
-    return acs_sdf_need(c->g, e->chan, k);
-  return k + 1;
-}
-
-int64_t acs_gang_e_release(const struct acs_gang_ctx *c, const struct acs_gang *gg,
-                           const struct acs_gang_edge *e, int64_t k)
-{
-  int64_t v;
-
-  if (e->dst < 0)
-    return INT64_MAX;
-  if (gg->nodes[e->dst].kind == ACS_GANG_N_PROC)
-    v = acs_sdf_release(c->g, e->chan, k);
-  else
-    v = k + 1;
-  return v > e->base ? v : e->base;
-}
-
 /* ---- the token functions in closed form ---- */
 
 /*
@@ -232,16 +195,6 @@ void acs_gang_run_free(struct acs_gang_run *r)
   free(r->t_start);
   free(r->slack);
   memset(r, 0, sizeof(*r));
-}
-
-int64_t acs_gang_node_dur(const struct acs_gang_ctx *c, const struct acs_gang_node *n, int64_t k)
-{
-  const struct acs_sdf_seq *ex;
-
-  if (n->kind != ACS_GANG_N_PROC)
-    return n->xtime;
-  ex = &c->g->actors[n->actor].exec;
-  return ex->n == 1 ? ex->v[0] : acs_sdf_seq_at(ex, k);   /* most actors: no division */
 }
 
 /* Whether node v can start its next firing now, from the token counts;
