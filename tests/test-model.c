@@ -745,6 +745,32 @@ Test(rtab, cells_are_typed_and_rows_start_blank)
   acs_schedule_destroy(&s);
 }
 
+Test(rtab, owned_text_is_shared_not_copied)
+{
+  static const struct acs_rtab_col cols[] = {{"n", ACS_RTAB_I64, NULL}, {"s", ACS_RTAB_STR, NULL}};
+  struct acs_schedule s;
+  struct acs_rtab *t;
+  char text[] = "pe3";
+  const char *own;
+
+  acs_schedule_init(&s);
+  cr_assert_eq(acs_schedule_add_rtab(&s, "program", cols, 2, &t), ACS_OK);
+  own = acs_rtab_own_str(t, text);
+  cr_assert_not_null(own);
+  text[0] = 'X'; /* the table holds its own copy */
+  for (int64_t r = 0; r < 3; r++) {
+    cr_assert_eq(acs_rtab_add_row(t), r);
+    cr_assert_eq(acs_rtab_set_str_owned(t, r, 1, own), ACS_OK);
+  }
+  cr_assert_str_eq(acs_rtab_get(t, 2, 1).s, "pe3");
+  cr_assert_eq(acs_rtab_get(t, 0, 1).s, acs_rtab_get(t, 2, 1).s, "one copy for every cell");
+  cr_assert_eq(acs_rtab_set_str_owned(t, 0, 0, own), ACS_EINVAL, "an integer column");
+  cr_assert_eq(acs_rtab_set_str_owned(t, 3, 1, own), ACS_EINVAL, "past the last row");
+  cr_assert_eq(acs_rtab_set_str_owned(t, 0, 1, NULL), ACS_EINVAL);
+  cr_assert_str_eq(acs_rtab_own_str(t, NULL), "");
+  acs_schedule_destroy(&s);
+}
+
 Test(rtab, attributes_replace_by_name_and_reserve_layout_names)
 {
   static const struct acs_rtab_col cols[] = {{"n", ACS_RTAB_I64, NULL}};

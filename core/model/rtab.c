@@ -168,6 +168,21 @@ int acs_rtab_set_str(struct acs_rtab *t, int64_t row, int32_t col, const char *v
   return ACS_OK;
 }
 
+const char *acs_rtab_own_str(struct acs_rtab *t, const char *v)
+{
+  return acs_arena_strdup(t->arena, v ? v : "");
+}
+
+int acs_rtab_set_str_owned(struct acs_rtab *t, int64_t row, int32_t col, const char *v)
+{
+  union acs_rtab_val *c = cell(t, row, col, ACS_RTAB_STR);
+
+  if (!c || !v)
+    return ACS_EINVAL;
+  c->s = v;
+  return ACS_OK;
+}
+
 const struct acs_rtab_attr *acs_rtab_attr_find(const struct acs_rtab *t, const char *name)
 {
   for (int32_t k = 0; k < t->nattrs; k++)

@@ -84,6 +84,13 @@ int32_t acs_rtab_col_find(const struct acs_rtab *t, const char *name);
 int acs_rtab_set_i64(struct acs_rtab *t, int64_t row, int32_t col, int64_t v);
 int acs_rtab_set_f64(struct acs_rtab *t, int64_t row, int32_t col, double v);
 int acs_rtab_set_str(struct acs_rtab *t, int64_t row, int32_t col, const char *v);
+/* Text that many cells repeat (a family's program lists the same operand
+ * on thousands of rows): acs_rtab_own_str copies v into the table's arena
+ * once (NULL when out of memory), and acs_rtab_set_str_owned sets a cell to
+ * such a copy, or to the text of any cell of the table, without copying
+ * it again. Checks as acs_rtab_set_str. */
+const char *acs_rtab_own_str(struct acs_rtab *t, const char *v);
+int acs_rtab_set_str_owned(struct acs_rtab *t, int64_t row, int32_t col, const char *v);
 static inline union acs_rtab_val acs_rtab_get(const struct acs_rtab *t, int64_t row,
                                               int32_t col)
 {

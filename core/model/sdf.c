@@ -588,50 +588,6 @@ static int check_cost(const struct acs_sdf_graph *g, struct acs_diag *d)
 
 /* ---- token arithmetic ---- */
 
-int64_t acs_sdf_prod(const struct acs_sdf_graph *g, int32_t c, int64_t k)
-{
-  const struct acs_sdf_channel *ch = &g->channels[c];
-
-  if (ch->src < 0)
-    return ch->produced;
-  return acs_sdf_seq_cum(&g->ports[ch->sport].rate, k + 1);
-}
-
-int64_t acs_sdf_avail(const struct acs_sdf_graph *g, int32_t c, int64_t k)
-{
-  const struct acs_sdf_channel *ch = &g->channels[c];
-
-  if (ch->src < 0)
-    return ch->produced + ch->d0;
-  return ch->d0 + acs_sdf_seq_cum(&g->ports[ch->sport].rate, k);
-}
-
-int64_t acs_sdf_need(const struct acs_sdf_graph *g, int32_t c, int64_t k)
-{
-  const struct acs_sdf_channel *ch = &g->channels[c];
-  const struct acs_sdf_port *p = &g->ports[ch->dport];
-  int64_t v;
-
-  if (k < 0)
-    return 0;
-  v = acs_sdf_seq_cum(&p->rate, k + 1) + p->absorb;
-  return v < ch->consumed ? v : ch->consumed;
-}
-
-int64_t acs_sdf_release(const struct acs_sdf_graph *g, int32_t c, int64_t k)
-{
-  const struct acs_sdf_channel *ch = &g->channels[c];
-  const struct acs_sdf_port *p = &g->ports[ch->dport];
-  int64_t v;
-
-  if (k < 0)
-    return 0;
-  if (k >= g->actors[ch->dst].total - 1)
-    return ch->consumed;
-  v = acs_sdf_seq_cum(&p->rate, k + 1) - p->absorb;
-  return v > 0 ? v : 0;
-}
-
 int64_t acs_sdf_producer(const struct acs_sdf_graph *g, int32_t c, int64_t j)
 {
   const struct acs_sdf_channel *ch = &g->channels[c];

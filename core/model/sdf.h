@@ -186,15 +186,57 @@ int acs_sdf_build_dag(const struct acs_sdf_graph *g, struct acs_graph *out, stru
 
 /* ---- token arithmetic (finalized graphs) ---- */
 
+/* The four below are inline: the schedulers evaluate them at every firing. */
+
 /* Tokens channel c has received from its source after source firings
  * 0..k-1 (k = 0: none), initial tokens included; a DDR source has them all. */
-int64_t acs_sdf_avail(const struct acs_sdf_graph *g, int32_t c, int64_t k);
+static inline int64_t acs_sdf_avail(const struct acs_sdf_graph *g, int32_t c, int64_t k)
+{
+  const struct acs_sdf_channel *ch = &g->channels[c];
+
+  if (ch->src < 0)
+    return ch->produced + ch->d0;
+  return ch->d0 + acs_sdf_seq_cum(&g->ports[ch->sport].rate, k);
+}
+
 /* need(k) and release(k) of the destination port of c, as above
  * (release(-1) = 0). */
-int64_t acs_sdf_need(const struct acs_sdf_graph *g, int32_t c, int64_t k);
-int64_t acs_sdf_release(const struct acs_sdf_graph *g, int32_t c, int64_t k);
+static inline int64_t acs_sdf_need(const struct acs_sdf_graph *g, int32_t c, int64_t k)
+{
+  const struct acs_sdf_channel *ch = &g->channels[c];
+  const struct acs_sdf_port *p = &g->ports[ch->dport];
+  int64_t v;
+
+  if (k < 0)
+    return 0;
+  v = acs_sdf_seq_cum(&p->rate, k + 1) + p->absorb;
+  return v < ch->consumed ? v : ch->consumed;
+}
+
+static inline int64_t acs_sdf_release(const struct acs_sdf_graph *g, int32_t c, int64_t k)
+{
+  const struct acs_sdf_channel *ch = &g->channels[c];
+  const struct acs_sdf_port *p = &g->ports[ch->dport];
+  int64_t v;
+
+  if (k < 0)
+    return 0;
+  if (k >= g->actors[ch->dst].total - 1)
+    return ch->consumed;
+  v = acs_sdf_seq_cum(&p->rate, k + 1) - p->absorb;
+  return v > 0 ? v : 0;
+}
+
 /* Tokens of c produced by source firings 0..k (the initial ones not counted). */
-int64_t acs_sdf_prod(const struct acs_sdf_graph *g, int32_t c, int64_t k);
+static inline int64_t acs_sdf_prod(const struct acs_sdf_graph *g, int32_t c, int64_t k)
+{
+  const struct acs_sdf_channel *ch = &g->channels[c];
+
+  if (ch->src < 0)
+    return ch->produced;
+  return acs_sdf_seq_cum(&g->ports[ch->sport].rate, k + 1);
+}
+
 /* The source firing that produced token j of c, or -1 for an initial token
  * (or a DDR source). O(log P). */
 int64_t acs_sdf_producer(const struct acs_sdf_graph *g, int32_t c, int64_t j);

@@ -176,6 +176,16 @@ struct acs_gang_edge {
 struct acs_gang_actor_info {
   int64_t lo, hi, lam;   /* loop region of the actor (global firing indices) */
   int64_t work;          /* cycles of all its firings */
+  int64_t load;          /* cycles of its kernel's load from DDR */
+};
+
+/* Per channel, what it adds to a gang's cost (acs_gang_cost) over the
+ * run: written to DDR (its source in the gang, not its destination), read
+ * from DDR (the other way round), moved PE to PE (both in, apart); and the
+ * cycles of one token through DDR and PE to PE. */
+struct acs_gang_chan_cost {
+  int64_t to_ddr, from_ddr, local;
+  int64_t ddr_token, cmx_token;
 };
 
 struct acs_gang_ctx;
@@ -211,6 +221,7 @@ struct acs_gang_ctx {
   struct acs_gang_plat xp;
   struct acs_gang_actor_info *info;
   int64_t *wmax;         /* per channel: the largest window a consumer firing holds */
+  struct acs_gang_chan_cost *ccost;   /* per channel */
   /* strongly connected components of the actor graph (moves move whole SCCs) */
   int32_t *scc, nscc;
   const volatile sig_atomic_t *interrupted;

@@ -252,6 +252,29 @@ out_with_state:
   return err;
 }
 
+/* Each channel's terms of acs_gang_cost, computed once: the cost is
+ * evaluated for every PE an actor may take while expected gains are
+ * collected. */
+static int chan_costs(struct acs_gang_ctx *c)
+{
+  const struct acs_sdf_graph *g = c->g;
+  const struct acs_platform *p = c->xp.p;
+
+  if (!(c->ccost = calloc((size_t)g->nchannels + 1, sizeof(*c->ccost))))
+    return ACS_ENOMEM;
+  for (int32_t ch = 0; ch < g->nchannels; ch++) {
+    const struct acs_sdf_channel *cc = &g->channels[ch];
+    int64_t ddr = acs_platform_ddr_cycles(p, cc->token_bytes);
+    int64_t cmx = acs_platform_cmx_cycles(p, cc->token_bytes);
+    c->ccost[ch].ddr_token = ddr;
+    c->ccost[ch].cmx_token = cmx;
+    c->ccost[ch].to_ddr = acs_sat_mul_i64(cc->produced, ddr);
+    c->ccost[ch].from_ddr = acs_sat_mul_i64(cc->consumed, ddr);
+    c->ccost[ch].local = acs_sat_mul_i64(cc->produced, cmx);
+  }
+  return ACS_OK;
+}
+
 int acs_gang_ctx_init(struct acs_gang_ctx *c, const struct acs_sdf_graph *g,
                       const struct acs_platform *p, struct acs_diag *d)
 {
@@ -271,6 +294,7 @@ int acs_gang_ctx_init(struct acs_gang_ctx *c, const struct acs_sdf_graph *g,
       return err;
     }
     c->info[a].work = actor_work(g, a);
+    c->info[a].load = acs_platform_ddr_cycles(c->xp.p, g->actors[a].kernel_bytes);
   }
   if (!(c->wmax = calloc((size_t)g->nchannels + 1, sizeof(int64_t)))) {
     acs_gang_ctx_free(c);
@@ -279,6 +303,10 @@ int acs_gang_ctx_init(struct acs_gang_ctx *c, const struct acs_sdf_graph *g,
   for (int32_t ch = 0; ch < g->nchannels; ch++)
     if (g->channels[ch].dst >= 0)
       c->wmax[ch] = window_max(g, ch);
+  if ((err = chan_costs(c)) < 0) {
+    acs_gang_ctx_free(c);
+    return err;
+  }
   if ((err = compute_sccs(c)) < 0) {
     acs_gang_ctx_free(c);
     return err;
@@ -291,6 +319,8 @@ void acs_gang_ctx_free(struct acs_gang_ctx *c)
   free(c->info);
   free(c->scc);
   free(c->wmax);
+  free(c->ccost);
+  c->ccost = NULL;
   c->info = NULL;
   c->scc = NULL;
   c->wmax = NULL;
@@ -308,7 +338,6 @@ int64_t acs_gang_cost(const struct acs_gang_ctx *c, int32_t nact, const int32_t 
                       const int32_t *pe, int64_t *xfer_time)
 {
   const struct acs_sdf_graph *g = c->g;
-  const struct acs_platform *p = c->xp.p;
   int64_t load[64] = { 0 }, *pl = load, dma = 0, ddr = 0, local = 0, best;
   int32_t npe = c->xp.npe, where_buf[256], *where = where_buf;
 
@@ -325,9 +354,8 @@ int64_t acs_gang_cost(const struct acs_gang_ctx *c, int32_t nact, const int32_t 
   for (int32_t i = 0; i < nact; i++)
     where[act[i]] = i;
   for (int32_t i = 0; i < nact; i++) {
-    int64_t l = acs_platform_ddr_cycles(p, g->actors[act[i]].kernel_bytes);
     pl[pe[i]] = acs_sat_add_i64(pl[pe[i]], c->info[act[i]].work);
-    ddr = acs_sat_add_i64(ddr, l);
+    ddr = acs_sat_add_i64(ddr, c->info[act[i]].load);
   }
   for (int32_t ch = 0; ch < g->nchannels; ch++) {
     const struct acs_sdf_channel *cc = &g->channels[ch];
@@ -337,11 +365,11 @@ int64_t acs_gang_cost(const struct acs_gang_ctx *c, int32_t nact, const int32_t 
       continue;
     if (s >= 0 && t >= 0) {
       if (pe[s] != pe[t])
-        local = acs_sat_add_i64(local, acs_sat_mul_i64(cc->produced, acs_platform_cmx_cycles(p, cc->token_bytes)));
+        local = acs_sat_add_i64(local, c->ccost[ch].local);
     } else if (s >= 0) {
-      ddr = acs_sat_add_i64(ddr, acs_sat_mul_i64(cc->produced, acs_platform_ddr_cycles(p, cc->token_bytes)));
+      ddr = acs_sat_add_i64(ddr, c->ccost[ch].to_ddr);
     } else {
-      ddr = acs_sat_add_i64(ddr, acs_sat_mul_i64(cc->consumed, acs_platform_ddr_cycles(p, cc->token_bytes)));
+      ddr = acs_sat_add_i64(ddr, c->ccost[ch].from_ddr);
     }
   }
   dma = acs_sat_add_i64(ddr, local);
@@ -428,8 +456,7 @@ struct acs_gang_node acs_gang_xfer_node(const struct acs_gang_ctx *c, int kind, 
   n.pe_to = to;
   n.ddr = kind != ACS_GANG_N_XLOCAL;
   n.bytes = cc->token_bytes;
-  n.xtime = n.ddr ? acs_platform_ddr_cycles(c->xp.p, cc->token_bytes)
-                  : acs_platform_cmx_cycles(c->xp.p, cc->token_bytes);
+  n.xtime = n.ddr ? c->ccost[ch].ddr_token : c->ccost[ch].cmx_token;
   n.f0 = f0;
   n.T = T;
   n.lo = f0;

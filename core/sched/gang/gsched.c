@@ -253,15 +253,27 @@ out_with_arrays:
 
 /* ---- retiming (eq. 5.3, generalised) ---- */
 
-/* Fewest firings of s (from its f0) after which edge e holds `req` tokens. */
+/* Fewest firings of s (from its f0) after which edge e holds `req` tokens.
+ * When arrived(k) = d0 + k r (a transfer, or a one-entry rate), from the
+ * closed form, O(1); else by binary search, O(log T) evaluations. */
 static int64_t firings_for(const struct acs_gang_ctx *c, const struct acs_gang *gg,
                            const struct acs_gang_edge *e, int64_t req)
 {
   const struct acs_gang_node *s = &gg->nodes[e->src];
+  const struct acs_sdf_channel *ch = &c->g->channels[e->chan];
   int64_t lo = 0, hi = s->T;
 
   if (acs_gang_e_arrived(c, gg, e, s->f0 + s->T) < req)
     return s->T;
+  if (acs_gang_e_arrived(c, gg, e, s->f0) >= req)
+    return 0;
+  /* Here arrived(f0) < req <= arrived(f0 + T): the rate is positive. */
+  if (s->kind != ACS_GANG_N_PROC)
+    return req - s->f0;   /* arrived(k) = k */
+  if (ch->src >= 0 && c->g->ports[ch->sport].rate.n == 1) {
+    int64_t r = c->g->ports[ch->sport].rate.sum;
+    return (req - ch->d0 + r - 1) / r - s->f0;   /* least k with d0 + k r >= req, less f0 */
+  }
   while (lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
     if (acs_gang_e_arrived(c, gg, e, s->f0 + mid) >= req)
@@ -676,7 +688,7 @@ static int64_t load_time(const struct acs_gang_ctx *c, const struct acs_gang *gg
   int64_t t = 0;
 
   for (int32_t i = 0; i < gg->nact; i++)
-    t += acs_platform_ddr_cycles(c->xp.p, c->g->actors[gg->act[i]].kernel_bytes);
+    t += c->info[gg->act[i]].load;
   return t;
 }
 

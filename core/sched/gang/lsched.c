@@ -13,7 +13,12 @@
  * buffer phases, the idle time before each firing on its hardware (slack)
  * and how long a ready firing waited for output space (blocking buffers).
  *
- * O(F n deg) for F firings in the segment and n nodes.
+ * The engine is event driven: every edge keeps its two verdicts (the
+ * consumer lacks tokens, the producer lacks space) and every node the
+ * number of each, updated at each start and end for the edges of the node
+ * that started or ended only; the nodes a pass has to look at are a bit
+ * set in priority order. O(F (deg + n / 64 + h)) for F firings in the
+ * segment, n nodes and h PEs and DMA channels.
  */
 #include "config.h"
 
@@ -22,101 +27,180 @@
 
 #include "core/sched/gang/gsched.h"
 
-/* ---- token functions of a gang edge ---- */
+/* ---- the token functions in closed form ---- */
 
-int64_t acs_gang_e_arrived(const struct acs_gang_ctx *c, const struct acs_gang *gg,
-                           const struct acs_gang_edge *e, int64_t k_excl)
+/*
+ * The engine evaluates the token functions above at every start and end.
+ * For a transfer end and for an actor port with a one-entry rate they are
+ * linear in the firing index; their coefficients, kept per edge, spare the
+ * lookups through the gang node, the channel and the port, and the
+ * sequence arithmetic. The rest (CSDF rates, indices below 0) goes to the
+ * functions above; the values are the same either way.
+ */
+struct acs_gang_efn {
+  /* arrived(k) = k * a_mul + a_add */
+  int64_t a_mul, a_add;
+  /* need(k) = min(n_max, (k + 1) * n_mul + n_add), k >= 0 */
+  int64_t n_mul, n_add, n_max;
+  /* release(k) = max(base, k >= r_last ? r_final : max(0, (k + 1) * r_mul - r_sub)), k >= 0 */
+  int64_t r_mul, r_sub, r_last, r_final, base;
+  char a_lin, n_lin, r_lin;
+};
+
+static void efn_init(const struct acs_gang_ctx *c, const struct acs_gang *gg,
+                     const struct acs_gang_edge *e, struct acs_gang_efn *f)
 {
-  const struct acs_gang_node *s;
+  const struct acs_sdf_channel *ch = &c->g->channels[e->chan];
 
-  if (e->src < 0)
-    return INT64_MAX;
-  s = &gg->nodes[e->src];
-  if (s->kind == ACS_GANG_N_PROC)
-    return acs_sdf_avail(c->g, e->chan, k_excl);
-  return k_excl;   /* a transfer moves token k at its firing k */
+  memset(f, 0, sizeof(*f));
+  f->base = e->base;
+  if (e->src >= 0 && gg->nodes[e->src].kind != ACS_GANG_N_PROC) {
+    f->a_lin = 1;
+    f->a_mul = 1;
+  } else if (e->src >= 0 && ch->src >= 0 && c->g->ports[ch->sport].rate.n == 1) {
+    f->a_lin = 1;
+    f->a_mul = c->g->ports[ch->sport].rate.sum;
+    f->a_add = ch->d0;
+  }
+  if (e->dst < 0)
+    return;
+  if (gg->nodes[e->dst].kind != ACS_GANG_N_PROC) {
+    f->n_lin = f->r_lin = 1;
+    f->n_mul = f->r_mul = 1;
+    f->n_max = f->r_last = INT64_MAX;
+  } else if (ch->dst >= 0 && c->g->ports[ch->dport].rate.n == 1) {
+    const struct acs_sdf_port *p = &c->g->ports[ch->dport];
+    f->n_lin = f->r_lin = 1;
+    f->n_mul = f->r_mul = p->rate.sum;
+    f->n_add = f->r_sub = p->absorb;
+    f->n_max = f->r_final = ch->consumed;
+    f->r_last = c->g->actors[ch->dst].total - 1;
+  }
 }
 
-int64_t acs_gang_e_need(const struct acs_gang_ctx *c, const struct acs_gang *gg,
-                        const struct acs_gang_edge *e, int64_t k)
+static inline int64_t tf_arrived(const struct acs_gang_run *r, int32_t e, int64_t k)
 {
-  if (gg->nodes[e->dst].kind == ACS_GANG_N_PROC)
-    return acs_sdf_need(c->g, e->chan, k);
-  return k + 1;
+  const struct acs_gang_efn *f = &r->fn[e];
+
+  return f->a_lin ? k * f->a_mul + f->a_add : acs_gang_e_arrived(r->c, r->gg, &r->gg->edges[e], k);
 }
 
-int64_t acs_gang_e_release(const struct acs_gang_ctx *c, const struct acs_gang *gg,
-                           const struct acs_gang_edge *e, int64_t k)
+static inline int64_t tf_need(const struct acs_gang_run *r, int32_t e, int64_t k)
 {
+  const struct acs_gang_efn *f = &r->fn[e];
   int64_t v;
 
-  if (e->dst < 0)
-    return INT64_MAX;
-  if (gg->nodes[e->dst].kind == ACS_GANG_N_PROC)
-    v = acs_sdf_release(c->g, e->chan, k);
-  else
-    v = k + 1;
-  return v > e->base ? v : e->base;
+  if (!f->n_lin || k < 0)
+    return acs_gang_e_need(r->c, r->gg, &r->gg->edges[e], k);
+  v = (k + 1) * f->n_mul + f->n_add;
+  return v < f->n_max ? v : f->n_max;
+}
+
+static inline int64_t tf_release(const struct acs_gang_run *r, int32_t e, int64_t k)
+{
+  const struct acs_gang_efn *f = &r->fn[e];
+  int64_t v;
+
+  if (!f->r_lin || k < 0)
+    return acs_gang_e_release(r->c, r->gg, &r->gg->edges[e], k);
+  v = k >= f->r_last ? f->r_final : (k + 1) * f->r_mul - f->r_sub;
+  if (v < 0)
+    v = 0;
+  return v > f->base ? v : f->base;
 }
 
 /* ---- the engine ---- */
+
+/* One of the run's fixed-size arrays: where its pointer goes, its length
+ * and its element size. */
+struct part {
+  void **p;
+  size_t n, size;
+};
+
+/* The run's fixed-size arrays, zeroed, carved from one allocation (a run is
+ * made for every gang the search schedules). */
+static int alloc_arrays(struct acs_gang_run *r, size_t n, size_t nh, size_t ne, size_t nw)
+{
+  struct part parts[] = {
+    { (void **)&r->from, n, sizeof(int64_t) },
+    { (void **)&r->to, n, sizeof(int64_t) },
+    { (void **)&r->off, n + 1, sizeof(int64_t) },
+    { (void **)&r->node, n, sizeof(*r->node) },
+    { (void **)&r->hw_busy, nh, 1 },
+    { (void **)&r->runq, nh, sizeof(int32_t) },
+    { (void **)&r->idle_since, nh, sizeof(int64_t) },
+    { (void **)&r->hw_end, nh, sizeof(int64_t) },
+    { (void **)&r->tok, ne, sizeof(*r->tok) },
+    { (void **)&r->edge_block, ne, sizeof(int64_t) },
+    { (void **)&r->edge_block_hw, ne, sizeof(int32_t) },
+    { (void **)&r->act, nw, sizeof(uint64_t) },
+    { (void **)&r->idle, nw, sizeof(uint64_t) },
+    { (void **)&r->ddr_nodes, nw, sizeof(uint64_t) },
+    { (void **)&r->hw_nodes, nw * nh, sizeof(uint64_t) },
+    { (void **)&r->pos, n, sizeof(int32_t) },
+    { (void **)&r->fn, ne, sizeof(*r->fn) },
+    { (void **)&r->dur1, n, sizeof(int64_t) },
+  };
+  size_t total = 0, k = sizeof(parts) / sizeof(parts[0]);
+  char *at;
+
+  for (size_t i = 0; i < k; i++)
+    total += (parts[i].n * parts[i].size + 15) / 16 * 16;   /* each 16-byte aligned */
+  if (!(r->block = calloc(1, total)))
+    return ACS_ENOMEM;
+  at = r->block;
+  for (size_t i = 0; i < k; i++) {
+    *parts[i].p = at;
+    at += (parts[i].n * parts[i].size + 15) / 16 * 16;
+  }
+  return ACS_OK;
+}
 
 int acs_gang_run_init(struct acs_gang_run *r, const struct acs_gang_ctx *c,
                       const struct acs_gang *gg)
 {
   size_t n = (size_t)gg->nnodes + 1, nh = (size_t)(c->xp.npe + c->xp.ndma) + 1;
-  size_t ne = (size_t)gg->nedges + 1;
+  size_t ne = (size_t)gg->nedges + 1, nw = (size_t)(gg->nnodes + 63) / 64 + 1;
 
   memset(r, 0, sizeof(*r));
   r->c = c;
   r->gg = gg;
-  r->from = calloc(n, sizeof(int64_t));
-  r->to = calloc(n, sizeof(int64_t));
-  r->off = calloc(n + 1, sizeof(int64_t));
-  r->node = calloc(n, sizeof(*r->node));
-  r->hw_busy = calloc(nh, 1);
-  r->runq = calloc(nh, sizeof(int32_t));
-  r->idle_since = calloc(nh, sizeof(int64_t));
-  r->hw_end = calloc(nh, sizeof(int64_t));
-  r->tok = calloc(ne, sizeof(*r->tok));
-  r->edge_block = calloc(ne, sizeof(int64_t));
-  r->edge_block_hw = calloc(ne, sizeof(int32_t));
-  if (!r->from || !r->to || !r->off || !r->node || !r->hw_busy || !r->runq || !r->idle_since ||
-      !r->hw_end || !r->tok || !r->edge_block || !r->edge_block_hw) {
-    acs_gang_run_free(r);
+  if (alloc_arrays(r, n, nh, ne, nw) < 0)
     return ACS_ENOMEM;
+  r->nwords = (gg->nnodes + 63) / 64;
+  for (int32_t e = 0; e < gg->nedges; e++)
+    efn_init(c, gg, &gg->edges[e], &r->fn[e]);
+  for (int32_t v = 0; v < gg->nnodes; v++) {
+    const struct acs_gang_node *nd = &gg->nodes[v];
+    const struct acs_sdf_seq *ex =
+        nd->kind == ACS_GANG_N_PROC ? &c->g->actors[nd->actor].exec : NULL;
+    r->node[v].hw = nd->kind == ACS_GANG_N_PROC ? nd->hw : c->xp.npe + nd->hw;
+    r->dur1[v] = !ex ? nd->xtime : ex->n == 1 ? ex->v[0] : -1;
   }
-  for (int32_t v = 0; v < gg->nnodes; v++)
-    r->node[v].hw = gg->nodes[v].kind == ACS_GANG_N_PROC ? gg->nodes[v].hw
-                                                         : c->xp.npe + gg->nodes[v].hw;
+  for (int32_t i = 0; i < gg->nnodes; i++) {
+    int32_t v = gg->prio[i];
+    r->pos[v] = i;
+    r->hw_nodes[(size_t)r->node[v].hw * (size_t)r->nwords + (size_t)(i >> 6)] |=
+        (uint64_t)1 << (i & 63);
+    if (gg->nodes[v].ddr)
+      r->ddr_nodes[i >> 6] |= (uint64_t)1 << (i & 63);
+  }
   return ACS_OK;
 }
 
 void acs_gang_run_free(struct acs_gang_run *r)
 {
-  free(r->from);
-  free(r->to);
-  free(r->off);
-  free(r->node);
-  free(r->hw_busy);
-  free(r->runq);
-  free(r->idle_since);
-  free(r->hw_end);
-  free(r->tok);
-  free(r->edge_block);
-  free(r->edge_block_hw);
+  free(r->block);
   free(r->t_start);
   free(r->slack);
   memset(r, 0, sizeof(*r));
 }
 
-int64_t acs_gang_node_dur(const struct acs_gang_ctx *c, const struct acs_gang_node *n, int64_t k)
-{
-  return n->kind == ACS_GANG_N_PROC ? acs_sdf_exec(c->g, n->actor, k) : n->xtime;
-}
-
-/* Whether node v can start its next firing now; *out_block gets an output
- * edge lacking space when only space is missing. O(degree). */
+/* Whether node v can start its next firing now, from the token counts;
+ * *out_block gets an output edge lacking space when only space is
+ * missing. O(degree). The engine keeps the same verdict in counters; this
+ * is for the deadlock report. */
 static int ready(const struct acs_gang_run *r, int32_t v, int32_t *out_block)
 {
   const struct acs_gang *gg = r->gg;
@@ -142,59 +226,126 @@ static int ready(const struct acs_gang_run *r, int32_t v, int32_t *out_block)
   return 1;
 }
 
+/* The first output edge of v lacking space (ready()'s out_block). */
+static int32_t first_full(const struct acs_gang_run *r, int32_t v)
+{
+  const struct acs_gang *gg = r->gg;
+
+  for (int32_t i = gg->out_off[v]; i < gg->out_off[v + 1]; i++)
+    if (r->tok[gg->out_e[i]].full_out)
+      return gg->out_e[i];
+  return -1;
+}
+
+/* Node v in or out of the set a pass looks at. O(1). */
+static inline void node_update(struct acs_gang_run *r, int32_t v)
+{
+  const struct acs_gang_nstate *s = &r->node[v];
+  uint64_t bit = (uint64_t)1 << (r->pos[v] & 63);
+
+  if (!s->running && s->nxt < r->to[v] && s->nshort == 0 && (s->nfull == 0 || s->blk_since < 0))
+    r->act[r->pos[v] >> 6] |= bit;
+  else
+    r->act[r->pos[v] >> 6] &= ~bit;
+}
+
+/* Edge e's verdict for its consumer after arr or need changed (the
+ * consumer's node_update follows). */
+static inline void short_update(struct acs_gang_run *r, int32_t e)
+{
+  struct acs_gang_etok *tk = &r->tok[e];
+  char s = tk->arr < tk->need;   /* a DDR source's arr: INT64_MAX */
+
+  if (s != tk->short_in) {
+    tk->short_in = s;
+    r->node[r->gg->edges[e].dst].nshort += s ? 1 : -1;
+  }
+}
+
+/* Edge e's verdict for its producer after resv_next or rel changed (the
+ * producer's node_update follows). */
+static inline void full_update(struct acs_gang_run *r, int32_t e)
+{
+  struct acs_gang_etok *tk = &r->tok[e];
+  char f = tk->resv_next - tk->rel > tk->cap;   /* both counts >= 0: no overflow */
+
+  if (f != tk->full_out) {
+    tk->full_out = f;
+    r->node[r->gg->edges[e].src].nfull += f ? 1 : -1;
+  }
+}
+
 /* Edge state after node v's firing k starts (its inputs: the next need;
- * its outputs: what the following start would reserve). */
+ * its outputs: what the following start would reserve). Only v's own
+ * verdicts change. */
 static void edges_started(struct acs_gang_run *r, int32_t v, int64_t k)
 {
   const struct acs_gang *gg = r->gg;
 
   for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
     int32_t e = gg->in_e[i];
-    if (k + 1 < r->to[v])
-      r->tok[e].need = acs_gang_e_need(r->c, gg, &gg->edges[e], k + 1);
+    if (k + 1 < r->to[v]) {
+      r->tok[e].need = tf_need(r, e, k + 1);
+      short_update(r, e);
+    }
   }
   for (int32_t i = gg->out_off[v]; i < gg->out_off[v + 1]; i++) {
     int32_t e = gg->out_e[i];
-    r->tok[e].resv_next = acs_gang_e_arrived(r->c, gg, &gg->edges[e], k + 2);
+    r->tok[e].resv_next = tf_arrived(r, e, k + 2);
+    full_update(r, e);
   }
 }
 
 /* Edge state after node v's firing k ends (its outputs arrive, its inputs
- * are released). */
+ * are released): its consumers' and producers' verdicts change. */
 static void edges_ended(struct acs_gang_run *r, int32_t v, int64_t k)
 {
   const struct acs_gang *gg = r->gg;
 
   for (int32_t i = gg->out_off[v]; i < gg->out_off[v + 1]; i++) {
     int32_t e = gg->out_e[i];
-    r->tok[e].arr = acs_gang_e_arrived(r->c, gg, &gg->edges[e], k + 1);
-    if (gg->edges[e].dst >= 0)
-      r->node[gg->edges[e].dst].stale = 1;
+    r->tok[e].arr = tf_arrived(r, e, k + 1);
+    if (gg->edges[e].dst >= 0) {
+      short_update(r, e);
+      node_update(r, gg->edges[e].dst);
+    }
   }
   for (int32_t i = gg->in_off[v]; i < gg->in_off[v + 1]; i++) {
     int32_t e = gg->in_e[i];
-    r->tok[e].rel = acs_gang_e_release(r->c, gg, &gg->edges[e], k);
-    if (gg->edges[e].src >= 0)
-      r->node[gg->edges[e].src].stale = 1;
+    r->tok[e].rel = tf_release(r, e, k);
+    if (gg->edges[e].src >= 0) {
+      full_update(r, e);
+      node_update(r, gg->edges[e].src);
+    }
   }
 }
 
-/* Edge state at the start of a segment: every firing before `from` ended. */
+/* Edge state at the start of a segment: every firing before `from` ended;
+ * the verdicts and counters from scratch. */
 static void edges_init(struct acs_gang_run *r)
 {
   const struct acs_gang *gg = r->gg;
 
+  for (int32_t v = 0; v < gg->nnodes; v++)
+    r->node[v].nshort = r->node[v].nfull = 0;
   for (int32_t e = 0; e < gg->nedges; e++) {
     const struct acs_gang_edge *ed = &gg->edges[e];
+    r->tok[e].short_in = r->tok[e].full_out = 0;
+    /* Without capacities, or to DDR, or unbounded: never full. */
+    r->tok[e].cap = r->caps && ed->dst >= 0 ? ed->cap : INT64_MAX;
+    r->tok[e].arr = INT64_MAX;
     if (ed->src >= 0) {
-      r->tok[e].arr = acs_gang_e_arrived(r->c, gg, ed, r->from[ed->src]);
-      r->tok[e].resv_next = acs_gang_e_arrived(r->c, gg, ed, r->from[ed->src] + 1);
+      r->tok[e].arr = tf_arrived(r, e, r->from[ed->src]);
+      r->tok[e].resv_next = tf_arrived(r, e, r->from[ed->src] + 1);
     }
     if (ed->dst >= 0) {
-      r->tok[e].rel = acs_gang_e_release(r->c, gg, ed, r->from[ed->dst] - 1);
+      r->tok[e].rel = tf_release(r, e, r->from[ed->dst] - 1);
       r->tok[e].need =
-          r->from[ed->dst] < r->to[ed->dst] ? acs_gang_e_need(r->c, gg, ed, r->from[ed->dst]) : 0;
+          r->from[ed->dst] < r->to[ed->dst] ? tf_need(r, e, r->from[ed->dst]) : 0;
+      short_update(r, e);
     }
+    if (ed->src >= 0)
+      full_update(r, e);
   }
 }
 
@@ -221,6 +372,16 @@ static int push_slack(struct acs_gang_run *r, int32_t hw, int32_t v, int64_t gap
   return ACS_OK;
 }
 
+/* Hardware hw taken (busy = 1) or free: its nodes leave or join idle. */
+static inline void hw_set(struct acs_gang_run *r, int32_t hw, int busy)
+{
+  const uint64_t *m = r->hw_nodes + (size_t)hw * (size_t)r->nwords;
+
+  r->hw_busy[hw] = (char)busy;
+  for (int32_t w = 0; w < r->nwords; w++)
+    r->idle[w] = busy ? r->idle[w] & ~m[w] : r->idle[w] | m[w];
+}
+
 static int start_firing(struct acs_gang_run *r, int32_t v, int64_t t)
 {
   const struct acs_gang_node *n = &r->gg->nodes[v];
@@ -228,7 +389,8 @@ static int start_firing(struct acs_gang_run *r, int32_t v, int64_t t)
   int64_t k = r->node[v].nxt;
   int err;
 
-  if (t > r->idle_since[hw] &&
+  /* Only the retiming phase, which runs without capacities, reads slack. */
+  if (!r->caps && t > r->idle_since[hw] &&
       (err = push_slack(r, hw, v, t - r->idle_since[hw], critical_pred(r, v))) < 0)
     return err;
   if (r->node[v].blk_since >= 0) {
@@ -241,53 +403,55 @@ static int start_firing(struct acs_gang_run *r, int32_t v, int64_t t)
   }
   r->t_start[r->off[v] + (k - r->from[v])] = t;
   edges_started(r, v, k);
-  r->node[v].stale = 1;
   r->node[v].running = 1;
   r->runq[r->nrun++] = v;
-  r->node[v].run_end = t + acs_gang_node_dur(r->c, n, k);
-  r->hw_busy[hw] = 1;
+  r->node[v].run_end = t + (r->dur1[v] >= 0 ? r->dur1[v] : acs_gang_node_dur(r->c, n, k));
+  hw_set(r, hw, 1);
   if (n->ddr)
     r->ddr_busy++;
   r->node[v].nxt++;
+  node_update(r, v);
   return ACS_OK;
 }
 
-/* ready(), answered from the node's last verdict while nothing it reads
- * has changed since. */
-static int ready_cached(struct acs_gang_run *r, int32_t v, int32_t *blk)
+/* The nodes of word w that may act now: in act, their hardware free, and
+ * the DDR link not full if they need it. */
+static uint64_t eligible(const struct acs_gang_run *r, int32_t w)
 {
-  if (r->node[v].stale) {
-    if (ready(r, v, &r->node[v].stale_blk))
-      return 1;   /* it starts now, which makes it stale again */
-    r->node[v].stale = 0;
-  }
-  *blk = r->node[v].stale_blk;
-  return 0;
+  uint64_t b = r->act[w] & r->idle[w];
+
+  return r->ddr_busy >= r->c->xp.lanes ? b & ~r->ddr_nodes[w] : b;
 }
 
-/* One pass over the nodes at time t; *started counts the firings begun. */
+/* One pass at time t over the nodes that may act, in priority order; a
+ * node outside act would do nothing here (running, done, lacking tokens,
+ * or its wait for space already recorded). A start changes only its own
+ * node's verdicts and takes its hardware (and maybe the DDR link's last
+ * lane), so one pass in priority order, dropping the nodes a start made
+ * ineligible, is Algorithm 2's. *started counts the firings begun.
+ * O(n / 64 + the nodes looked at). */
 static int pass(struct acs_gang_run *r, int64_t t, int *started)
 {
-  const struct acs_gang *gg = r->gg;
+  const int32_t *prio = r->gg->prio;
   int err;
 
-  for (int32_t i = 0; i < gg->nnodes; i++) {
-    int32_t v = gg->prio[i], blk;
-    const struct acs_gang_node *n = &gg->nodes[v];
-    /* Busy hardware first: it rejects most nodes (and covers running). */
-    if (r->hw_busy[r->node[v].hw] || r->node[v].nxt >= r->to[v] || r->node[v].running ||
-        (n->ddr && r->ddr_busy >= r->c->xp.lanes))
-      continue;
-    if (!ready_cached(r, v, &blk)) {
-      if (blk >= 0 && r->node[v].blk_since < 0) {
+  for (int32_t w = 0; w < r->nwords; w++) {
+    uint64_t bits = eligible(r, w);
+    while (bits) {
+      int32_t v = prio[w * 64 + __builtin_ctzll(bits)];
+      bits &= bits - 1;
+      if (r->node[v].nfull > 0) {
+        /* Inputs there, an output full: it starts waiting for space. */
         r->node[v].blk_since = t;
-        r->node[v].blk_edge = blk;
+        r->node[v].blk_edge = first_full(r, v);
+        node_update(r, v);
+        continue;
       }
-      continue;
+      if ((err = start_firing(r, v, t)) < 0)
+        return err;
+      (*started)++;
+      bits &= eligible(r, w);
     }
-    if ((err = start_firing(r, v, t)) < 0)
-      return err;
-    (*started)++;
   }
   return ACS_OK;
 }
@@ -309,8 +473,9 @@ static void complete(struct acs_gang_run *r, int64_t t)
     hw = r->node[v].hw;
     r->node[v].running = 0;
     edges_ended(r, v, r->node[v].nxt - 1);
+    node_update(r, v);
     r->node[v].last_end = t;
-    r->hw_busy[hw] = 0;
+    hw_set(r, hw, 0);
     r->idle_since[hw] = t;
     if (t > r->hw_end[hw])
       r->hw_end[hw] = t;
@@ -331,32 +496,32 @@ static int32_t deadlock_edge(const struct acs_gang_run *r)
   return -1;
 }
 
-int acs_gang_run_segment(struct acs_gang_run *r, int caps)
+/* Every node before its first firing, every hardware free. */
+static void state_init(struct acs_gang_run *r)
 {
   const struct acs_gang *gg = r->gg;
-  int32_t n = gg->nnodes, nh = r->c->xp.npe + r->c->xp.ndma;
-  int64_t t = 0, total = 0;
-  int err;
+  int32_t nh = r->c->xp.npe + r->c->xp.ndma;
+  int64_t total = 0;
 
-  r->caps = caps;
   r->ok = 0;
   r->makespan = 0;
   r->nslack = 0;
   r->dead_edge = -1;
   r->ddr_busy = 0;
-  for (int32_t v = 0; v < n; v++) {
+  r->nrun = 0;
+  for (int32_t v = 0; v < gg->nnodes; v++) {
     r->off[v] = total;
     total += r->to[v] - r->from[v];
     r->node[v].nxt = r->from[v];
     r->node[v].running = 0;
     r->node[v].last_end = 0;
     r->node[v].blk_since = -1;
-    r->node[v].stale = 1;
   }
-  r->nrun = 0;
-  r->off[n] = total;
+  r->off[gg->nnodes] = total;
+  for (int32_t w = 0; w < r->nwords; w++)
+    r->idle[w] = r->act[w] = 0;
   for (int32_t h = 0; h < nh; h++) {
-    r->hw_busy[h] = 0;
+    hw_set(r, h, 0);
     r->idle_since[h] = 0;
     r->hw_end[h] = 0;
   }
@@ -364,10 +529,23 @@ int acs_gang_run_segment(struct acs_gang_run *r, int caps)
     r->edge_block[e] = 0;
     r->edge_block_hw[e] = -1;
   }
-  free(r->t_start);
-  if (!(r->t_start = malloc(((size_t)total + 1) * sizeof(*r->t_start))))
-    return ACS_ENOMEM;
+}
+
+int acs_gang_run_segment(struct acs_gang_run *r, int caps)
+{
+  const struct acs_gang *gg = r->gg;
+  int32_t n = gg->nnodes;
+  int64_t t = 0;
+  int err;
+
+  r->caps = caps;
+  state_init(r);
+  if ((err = acs_grow((void **)&r->t_start, sizeof(*r->t_start), &r->cap_start,
+                      (size_t)r->off[n] + 1)) < 0)
+    return err;
   edges_init(r);
+  for (int32_t v = 0; v < n; v++)
+    node_update(r, v);
   for (;;) {
     int started, zero;
     int64_t next = INT64_MAX;

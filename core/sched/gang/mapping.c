@@ -29,6 +29,11 @@ struct pair {
   int64_t t;             /* local transfer time when i and j are apart */
 };
 
+struct nb {
+  int32_t other;         /* a position */
+  int64_t t;             /* local transfer time when apart */
+};
+
 struct mstate {
   int32_t n, npe, ndma;
   int64_t pmem, fixed_ddr, total_work;
@@ -37,14 +42,23 @@ struct mstate {
   int32_t *pos_actor;    /* search order -> index into act[] */
   struct pair *pairs;
   int32_t npairs;
-  int32_t *adj_off, *adj;  /* per position: pairs whose other end comes earlier */
+  /* per position i: the pairs whose other end comes earlier, as that end
+   * and the pair's time (nb[adj_off[i] .. adj_off[i + 1])), and their sum */
+  int32_t *adj_off;
+  struct nb *nb;
+  int64_t *adj_all;
+  int32_t *fadj_off;     /* per position: all its pairs, nb-like in fnb */
+  struct nb *fnb;
   int32_t *pe;           /* by search position */
   int64_t *load, *pm;
   int64_t cut, budget, visited;
   int64_t avg_work;      /* ceil(total_work / PEs) */
+  int64_t lb0;           /* max(ceil(fixed_ddr / lanes), avg_work): the bound's fixed terms */
+  int64_t mul_lim;       /* INT64_MAX / ndma: products with ndma below it do not overflow */
   int64_t floor;         /* no mapping costs less: max(DDR, work / PEs, largest work) */
   int64_t best_cost, best_cut;
   int32_t *best_pe;
+  int64_t *dcut;         /* n x npe: cut_deltas of each search depth */
 };
 
 /* The cost (eq. 5.1) of loads and cut so far. */
@@ -67,21 +81,32 @@ static int64_t cut_delta(const struct mstate *m, int32_t i, int32_t p)
 {
   int64_t d = 0;
 
-  for (int32_t k = m->adj_off[i]; k < m->adj_off[i + 1]; k++) {
-    const struct pair *q = &m->pairs[m->adj[k]];
-    int32_t other = q->i == i ? q->j : q->i;
-    if (m->pe[other] != p)
-      d += q->t;
-  }
+  for (int32_t k = m->adj_off[i]; k < m->adj_off[i + 1]; k++)
+    if (m->pe[m->nb[k].other] != p)
+      d += m->nb[k].t;
   return d;
+}
+
+/* cut_delta for every PE at once: all of i's pairs to earlier positions
+ * minus those whose other end is on p. O(degree + |PE|) where one
+ * cut_delta per PE takes O(degree |PE|). */
+static void cut_deltas(const struct mstate *m, int32_t i, int64_t *d)
+{
+  for (int32_t p = 0; p < m->npe; p++)
+    d[p] = 0;
+  for (int32_t k = m->adj_off[i]; k < m->adj_off[i + 1]; k++)
+    d[m->pe[m->nb[k].other]] += m->nb[k].t;
+  for (int32_t p = 0; p < m->npe; p++)
+    d[p] = m->adj_all[i] - d[p];
 }
 
 /* For each position, the pairs whose other end is an earlier position. */
 static int build_adjacency(struct mstate *m)
 {
   m->adj_off = calloc((size_t)m->n + 2, sizeof(int32_t));
-  m->adj = malloc(((size_t)m->npairs + 1) * sizeof(int32_t));
-  if (!m->adj_off || !m->adj)
+  m->nb = malloc(((size_t)m->npairs + 1) * sizeof(*m->nb));
+  m->adj_all = calloc((size_t)m->n + 1, sizeof(int64_t));
+  if (!m->adj_off || !m->nb || !m->adj_all)
     return ACS_ENOMEM;
   for (int32_t k = 0; k < m->npairs; k++) {
     int32_t late = m->pairs[k].i > m->pairs[k].j ? m->pairs[k].i : m->pairs[k].j;
@@ -90,8 +115,26 @@ static int build_adjacency(struct mstate *m)
   for (int32_t i = 0; i < m->n; i++)
     m->adj_off[i + 2] += m->adj_off[i + 1];
   for (int32_t k = 0; k < m->npairs; k++) {
-    int32_t late = m->pairs[k].i > m->pairs[k].j ? m->pairs[k].i : m->pairs[k].j;
-    m->adj[m->adj_off[late + 1]++] = k;
+    const struct pair *q = &m->pairs[k];
+    int32_t late = q->i > q->j ? q->i : q->j;
+    m->nb[m->adj_off[late + 1]++] = (struct nb){ q->i > q->j ? q->j : q->i, q->t };
+    m->adj_all[late] += q->t;
+  }
+  /* Both ends, for local_search. */
+  m->fadj_off = calloc((size_t)m->n + 2, sizeof(int32_t));
+  m->fnb = malloc((2 * (size_t)m->npairs + 1) * sizeof(*m->fnb));
+  if (!m->fadj_off || !m->fnb)
+    return ACS_ENOMEM;
+  for (int32_t k = 0; k < m->npairs; k++) {
+    m->fadj_off[m->pairs[k].i + 2]++;
+    m->fadj_off[m->pairs[k].j + 2]++;
+  }
+  for (int32_t i = 0; i < m->n; i++)
+    m->fadj_off[i + 2] += m->fadj_off[i + 1];
+  for (int32_t k = 0; k < m->npairs; k++) {
+    const struct pair *q = &m->pairs[k];
+    m->fnb[m->fadj_off[q->i + 1]++] = (struct nb){ q->j, q->t };
+    m->fnb[m->fadj_off[q->j + 1]++] = (struct nb){ q->i, q->t };
   }
   return ACS_OK;
 }
@@ -112,10 +155,68 @@ static void keep_best(struct mstate *m)
   }
 }
 
+/* better(max(lb, ceil(x / ndma)), cut, incumbent) for the DMA channels'
+ * share x = fixed_ddr + cut of the DDR and cut transfers, comparing x
+ * with multiples of ndma instead of dividing (a division costs more than
+ * the rest of a search node): ceil(x / n) <= y iff x <= y n. */
+static int bound_beats(const struct mstate *m, int64_t lb)
+{
+  int64_t x = m->fixed_ddr + m->cut, bc = m->best_cost, n = m->ndma;
+
+  if (lb >= m->mul_lim || bc >= m->mul_lim || bc < 1) {
+    int64_t d = acs_ceil_div_i64(x, n);           /* products could overflow: divide */
+    return better(d > lb ? d : lb, m->cut, bc, m->best_cut);
+  }
+  if (x <= lb * n)
+    return better(lb, m->cut, bc, m->best_cut);   /* the DMA term is not above lb */
+  if (x <= (bc - 1) * n)
+    return 1;                                     /* it is, and below the incumbent */
+  return x <= bc * n && m->cut < m->best_cut;     /* equal to it: the cut decides */
+}
+
+static void search(struct mstate *m, int32_t i, int32_t used);
+
+/* search's loop over the PEs p < lim position i may take: place, bound
+ * (partial_cost from the loads' maximum top before this placement, the
+ * total work spread evenly, and the least load the next actor lands on:
+ * m1, or min(m2, m1 + work) on q1 which holds m1), recurse, undo. The
+ * fixed terms are read once (they do not change below). */
+static void place_children(struct mstate *m, int32_t i, int32_t used, int32_t lim, int64_t top,
+                           int64_t m1, int64_t m2, int32_t q1, const int64_t *dcut)
+{
+  const int64_t wi = m->work[i], ki = m->ksize[i], pmem = m->pmem;
+  const int has_next = i + 1 < m->n;
+  const int64_t wnext = has_next ? m->work[i + 1] : 0, on_q1 = m2 < m1 + wi ? m2 : m1 + wi;
+  const int64_t base = top > m->lb0 ? top : m->lb0;
+  int64_t *load = m->load, *pm = m->pm;
+
+  for (int32_t p = 0; p < lim; p++) {
+    int64_t lb = base;
+    if (pm[p] + ki > pmem)
+      continue;
+    m->pe[i] = p;
+    load[p] += wi;
+    pm[p] += ki;
+    m->cut += dcut[p];
+    if (load[p] > lb)
+      lb = load[p];
+    /* Actors come heaviest first: the next one lands on some PE. */
+    if (has_next && (p != q1 ? m1 : on_q1) + wnext > lb)
+      lb = (p != q1 ? m1 : on_q1) + wnext;
+    if (bound_beats(m, lb))
+      search(m, i + 1, p == used ? used + 1 : used);
+    m->cut -= dcut[p];
+    load[p] -= wi;
+    pm[p] -= ki;
+  }
+}
+
+/* Places position i on each PE it may take, in order, and recurses while
+ * the bound can beat the incumbent. O(|PE| + degree) per search node. */
 static void search(struct mstate *m, int32_t i, int32_t used)
 {
   int32_t lim = used < m->npe ? used + 1 : m->npe, q1 = 0;
-  int64_t m1 = INT64_MAX, m2 = INT64_MAX, top = 0;
+  int64_t m1 = INT64_MAX, m2 = INT64_MAX, top = 0, *dcut;
 
   /* Out of budget, or the incumbent is optimal on both criteria. */
   if (m->visited++ >= m->budget || (m->best_cost <= m->floor && m->best_cut == 0))
@@ -137,37 +238,19 @@ static void search(struct mstate *m, int32_t i, int32_t used)
       m2 = m->load[q];
     }
   }
-  for (int32_t p = 0; p < lim; p++) {
-    int64_t dc, lb, least = INT64_MAX;
-    if (m->pm[p] + m->ksize[i] > m->pmem)
-      continue;
-    /* Actors come heaviest first: the next one lands on some PE. */
-    if (i + 1 < m->n)
-      least = p != q1 ? m1 : (m2 < m1 + m->work[i] ? m2 : m1 + m->work[i]);
-    dc = cut_delta(m, i, p);
-    m->pe[i] = p;
-    m->load[p] += m->work[i];
-    m->pm[p] += m->ksize[i];
-    m->cut += dc;
-    /* partial_cost(m) from the loads' maximum before this placement, and
-     * the total work spread evenly. */
-    lb = acs_ceil_div_i64(m->fixed_ddr, m->lanes);
-    if (m->avg_work > lb)
-      lb = m->avg_work;
-    if (acs_ceil_div_i64(m->fixed_ddr + m->cut, m->ndma) > lb)
-      lb = acs_ceil_div_i64(m->fixed_ddr + m->cut, m->ndma);
-    if (top > lb)
-      lb = top;
-    if (m->load[p] > lb)
-      lb = m->load[p];
-    if (i + 1 < m->n && least + m->work[i + 1] > lb)
-      lb = least + m->work[i + 1];
-    if (better(lb, m->cut, m->best_cost, m->best_cut))
-      search(m, i + 1, p == used ? used + 1 : used);
-    m->cut -= dc;
-    m->load[p] -= m->work[i];
-    m->pm[p] -= m->ksize[i];
-  }
+  dcut = m->dcut + (size_t)i * (size_t)m->npe;
+  cut_deltas(m, i, dcut);
+  place_children(m, i, used, lim, top, m1, m2, q1, dcut);
+}
+
+/* (cost, cut, sum of squared loads) of the loads and cut in m. */
+static void measure(const struct mstate *m, int64_t *cost, int64_t *cut, double *spread)
+{
+  *cost = partial_cost(m);
+  *cut = m->cut;
+  *spread = 0;
+  for (int32_t p = 0; p < m->npe; p++)
+    *spread += (double)m->load[p] * (double)m->load[p];
 }
 
 /* Loads, program memory and cut of the assignment in m->pe; returns
@@ -186,12 +269,31 @@ static int evaluate(struct mstate *m, int64_t *cost, int64_t *cut, double *sprea
   for (int32_t k = 0; k < m->npairs; k++)
     if (m->pe[m->pairs[k].i] != m->pe[m->pairs[k].j])
       m->cut += m->pairs[k].t;
-  *cost = partial_cost(m);
-  *cut = m->cut;
-  *spread = 0;
-  for (int32_t p = 0; p < m->npe; p++)
-    *spread += (double)m->load[p] * (double)m->load[p];
+  measure(m, cost, cut, spread);
   return 1;
+}
+
+/* The change of the cut when position i goes from PE a to PE b, the
+ * others staying (position skip left out: it swaps with i). O(degree). */
+static int64_t cut_move(const struct mstate *m, int32_t i, int32_t a, int32_t b, int32_t skip)
+{
+  int64_t d = 0;
+
+  for (int32_t k = m->fadj_off[i]; k < m->fadj_off[i + 1]; k++) {
+    int32_t q = m->pe[m->fnb[k].other];
+    if (m->fnb[k].other != skip)
+      d += m->fnb[k].t * ((b != q) - (a != q));
+  }
+  return d;
+}
+
+/* The loads change by dl on PE a and by -dl on PE b and the cut by dc;
+ * (cost, cut, spread) as evaluate gives them. */
+static void shift(struct mstate *m, int32_t a, int32_t b, int64_t dl, int64_t dc)
+{
+  m->load[a] += dl;
+  m->load[b] -= dl;
+  m->cut += dc;
 }
 
 /* (cost, cut, spread) lexicographically: the spread of the loads breaks ties
@@ -201,8 +303,59 @@ static int improves(int64_t c, int64_t x, double s, int64_t c0, int64_t x0, doub
   return c < c0 || (c == c0 && (x < x0 || (x == x0 && s < s0)));
 }
 
-/* Single-actor moves and pairwise swaps while they improve. O(n^2 (n + C))
- * per pass. */
+/* Moves position i to PE p when that keeps the program memory and
+ * improves (c0, x0, s0). O(degree + |PE|): the loads, program memory and
+ * cut of the current assignment (feasible) are kept, and a trial changes
+ * only those of i's PEs and pairs, with the values evaluate would give. */
+static int try_move(struct mstate *m, int32_t i, int32_t p, int64_t *c0, int64_t *x0, double *s0)
+{
+  int32_t old = m->pe[i];
+  int64_t c, x, dc;
+  double s1;
+
+  if (m->pm[p] + m->ksize[i] > m->pmem)
+    return 0;
+  dc = cut_move(m, i, old, p, -1);
+  shift(m, p, old, m->work[i], dc);
+  measure(m, &c, &x, &s1);
+  if (!improves(c, x, s1, *c0, *x0, *s0)) {
+    shift(m, p, old, -m->work[i], -dc);
+    return 0;
+  }
+  m->pe[i] = p;
+  m->pm[p] += m->ksize[i];
+  m->pm[old] -= m->ksize[i];
+  *c0 = c, *x0 = x, *s0 = s1;
+  return 1;
+}
+
+/* Swaps the PEs of positions i and j (apart) under the same rules. */
+static int try_swap(struct mstate *m, int32_t i, int32_t j, int64_t *c0, int64_t *x0, double *s0)
+{
+  int32_t pi = m->pe[i], pj = m->pe[j];
+  int64_t c, x, dc, dk = m->ksize[j] - m->ksize[i];
+  double s1;
+
+  if (m->pm[pi] + dk > m->pmem || m->pm[pj] - dk > m->pmem)
+    return 0;
+  /* Pairs between i and j stay apart. */
+  dc = cut_move(m, i, pi, pj, j) + cut_move(m, j, pj, pi, i);
+  shift(m, pi, pj, m->work[j] - m->work[i], dc);
+  measure(m, &c, &x, &s1);
+  if (!improves(c, x, s1, *c0, *x0, *s0)) {
+    shift(m, pi, pj, m->work[i] - m->work[j], -dc);
+    return 0;
+  }
+  m->pe[i] = pj;
+  m->pe[j] = pi;
+  m->pm[pi] += dk;
+  m->pm[pj] -= dk;
+  *c0 = c, *x0 = x, *s0 = s1;
+  return 1;
+}
+
+/* Single-actor moves and pairwise swaps while they improve.
+ * O(n (n + |PE|) (degree + |PE|)) per pass. */
 static void local_search(struct mstate *m)
 {
   int64_t c0, x0;
@@ -214,36 +367,12 @@ static void local_search(struct mstate *m)
   for (int pass = 0; improved && pass < 64; pass++) {
     improved = 0;
     for (int32_t i = 0; i < m->n; i++) {
-      for (int32_t p = 0; p < m->npe; p++) {
-        int32_t old = m->pe[i];
-        int64_t c, x;
-        double s1;
-        if (p == old)
-          continue;
-        m->pe[i] = p;
-        if (evaluate(m, &c, &x, &s1) && improves(c, x, s1, c0, x0, s0)) {
-          c0 = c, x0 = x, s0 = s1;
+      for (int32_t p = 0; p < m->npe; p++)
+        if (p != m->pe[i] && try_move(m, i, p, &c0, &x0, &s0))
           improved = 1;
-        } else {
-          m->pe[i] = old;
-        }
-      }
-      for (int32_t j = i + 1; j < m->n; j++) {
-        int32_t pi = m->pe[i], pj = m->pe[j];
-        int64_t c, x;
-        double s1;
-        if (pi == pj)
-          continue;
-        m->pe[i] = pj;
-        m->pe[j] = pi;
-        if (evaluate(m, &c, &x, &s1) && improves(c, x, s1, c0, x0, s0)) {
-          c0 = c, x0 = x, s0 = s1;
+      for (int32_t j = i + 1; j < m->n; j++)
+        if (m->pe[i] != m->pe[j] && try_swap(m, i, j, &c0, &x0, &s0))
           improved = 1;
-        } else {
-          m->pe[i] = pi;
-          m->pe[j] = pj;
-        }
-      }
     }
   }
   evaluate(m, &c0, &x0, &s0);
@@ -303,27 +432,28 @@ static void order_by_work(int32_t n, const int64_t *work, int32_t *idx)
   }
 }
 
+/* The channels' DDR transfers into the fixed DDR time and the pairs of
+ * members a channel joins. O(A + C) (where[a]: a's index in act, or -1). */
 static int build_pairs(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act,
                        const int32_t *pos_of, struct mstate *m)
 {
   const struct acs_sdf_graph *g = c->g;
-  int32_t cap = 0;
+  int32_t cap = 0, *where = malloc(((size_t)g->nactors + 1) * sizeof(*where));
 
+  if (!where)
+    return ACS_ENOMEM;
+  for (int32_t a = 0; a < g->nactors; a++)
+    where[a] = -1;
+  for (int32_t i = 0; i < nact; i++)
+    where[act[i]] = i;
   for (int32_t ch = 0; ch < g->nchannels; ch++) {
     const struct acs_sdf_channel *cc = &g->channels[ch];
-    int32_t s = -1, t = -1;
-    for (int32_t i = 0; i < nact; i++) {
-      if (act[i] == cc->src)
-        s = i;
-      if (act[i] == cc->dst)
-        t = i;
-    }
+    int32_t s = cc->src >= 0 ? where[cc->src] : -1, t = cc->dst >= 0 ? where[cc->dst] : -1;
     if (s < 0 || t < 0) {
-      int64_t bytes = cc->token_bytes;
       if (s >= 0)
-        m->fixed_ddr += cc->produced * acs_platform_ddr_cycles(c->xp.p, bytes);
+        m->fixed_ddr += cc->produced * c->ccost[ch].ddr_token;
       else if (t >= 0)
-        m->fixed_ddr += cc->consumed * acs_platform_ddr_cycles(c->xp.p, bytes);
+        m->fixed_ddr += cc->consumed * c->ccost[ch].ddr_token;
       continue;
     }
     if (s == t || cc->produced == 0)
@@ -331,13 +461,16 @@ static int build_pairs(const struct acs_gang_ctx *c, int32_t nact, const int32_t
     if (m->npairs == cap) {
       struct pair *np;
       cap = cap ? 2 * cap : 16;
-      if (!(np = realloc(m->pairs, (size_t)cap * sizeof(*np))))
+      if (!(np = realloc(m->pairs, (size_t)cap * sizeof(*np)))) {
+        free(where);
         return ACS_ENOMEM;
+      }
       m->pairs = np;
     }
-    m->pairs[m->npairs++] = (struct pair){ pos_of[s], pos_of[t],
-      cc->produced * acs_platform_cmx_cycles(c->xp.p, cc->token_bytes) };
+    m->pairs[m->npairs++] =
+        (struct pair){ pos_of[s], pos_of[t], cc->produced * c->ccost[ch].cmx_token };
   }
+  free(where);
   return ACS_OK;
 }
 
@@ -366,7 +499,9 @@ int acs_gang_map(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act,
   m.best_pe = calloc((size_t)nact + 1, sizeof(int32_t));
   m.load = calloc((size_t)m.npe + 1, sizeof(int64_t));
   m.pm = calloc((size_t)m.npe + 1, sizeof(int64_t));
-  if (!w || !idx || !pos_of || !m.work || !m.ksize || !m.pe || !m.best_pe || !m.load || !m.pm) {
+  m.dcut = malloc(((size_t)nact + 1) * ((size_t)m.npe + 1) * sizeof(int64_t));
+  if (!w || !idx || !pos_of || !m.work || !m.ksize || !m.pe || !m.best_pe || !m.load || !m.pm ||
+      !m.dcut) {
     rc = ACS_ENOMEM;
     goto out_with_state;
   }
@@ -378,13 +513,17 @@ int acs_gang_map(const struct acs_gang_ctx *c, int32_t nact, const int32_t *act,
     m.work[k] = w[idx[k]];
     m.ksize[k] = c->g->actors[act[idx[k]]].kernel_bytes;
     m.total_work += m.work[k];
-    m.fixed_ddr += acs_platform_ddr_cycles(c->xp.p, m.ksize[k]);
+    m.fixed_ddr += c->info[act[idx[k]]].load;   /* its kernel's load */
     if (m.ksize[k] > m.pmem)
       goto out_with_state;   /* rc = 0: cannot fit */
   }
   if ((rc = build_pairs(c, nact, act, pos_of, &m)) < 0 || (rc = build_adjacency(&m)) < 0)
     goto out_with_state;
   m.avg_work = acs_ceil_div_i64(m.total_work, m.npe);
+  m.mul_lim = INT64_MAX / m.ndma;
+  m.lb0 = acs_ceil_div_i64(m.fixed_ddr, m.lanes);
+  if (m.avg_work > m.lb0)
+    m.lb0 = m.avg_work;
   m.floor = acs_ceil_div_i64(m.fixed_ddr, m.lanes);
   if (m.avg_work > m.floor)
     m.floor = m.avg_work;
@@ -413,8 +552,12 @@ out_with_state:
   free(m.best_pe);
   free(m.load);
   free(m.pm);
+  free(m.dcut);
   free(m.pairs);
   free(m.adj_off);
-  free(m.adj);
+  free(m.nb);
+  free(m.adj_all);
+  free(m.fadj_off);
+  free(m.fnb);
   return rc;
 }

@@ -40,8 +40,8 @@ struct tok {
 };
 
 struct nch {
-  struct tok *t;             /* tokens 0 .. ntok-1 */
-  int64_t ntok;
+  struct tok *t;             /* tokens 0 .. ntok-1, written on first use (tok_at) */
+  int64_t ntok, filled;      /* filled: records 0 .. filled-1 are written */
   int64_t deliver;           /* next token for the consumer's input buffer */
   int inflight;              /* token deliver - 1 is still on its way */
   int64_t in_lo;             /* consumer's release point */
@@ -82,6 +82,11 @@ struct nv {
   int64_t mand;
   char *load_owed;
   int probe;                 /* buffers not recorded: only the makespan counts */
+  /* A probe's finished activities, whose slots in the plan the next ones
+   * take: nothing reads them again, and the plan of a probe stays a few
+   * activities long instead of one per firing and transfer. */
+  int32_t *spare;
+  size_t nspare, cap_spare;
   char *gate;                /* 1: a pipeline class may hold the actor back (pipe_ready) */
   int32_t *rank;             /* actor -> its position in by_level */
   int32_t *loaded;           /* scratch: the loaded actors */
@@ -97,13 +102,88 @@ static int64_t owe_cost(const struct nch *n, int owed)
   return owed == OWE_DDR ? n->t_ddr : owed == OWE_CMX ? n->t_cmx : 0;
 }
 
+/* What token j of channel c owes before anything runs. */
+static int owed_at_start(const struct acs_sdf_channel *cc, int64_t j)
+{
+  if (cc->dst < 0)
+    return j >= cc->d0 ? OWE_DDR : OWE_NONE;   /* to be written */
+  if (j >= cc->consumed)
+    return OWE_NONE;                           /* nobody reads it */
+  if (cc->src < 0 || j < cc->d0)
+    return OWE_DDR;                            /* in DDR */
+  return cc->src == cc->dst ? OWE_NONE : OWE_CMX;
+}
+
+/* The sum of owe_cost(owed_at_start) over the channel's tokens, counted by
+ * kind. O(1). */
+static int64_t owed_total(const struct acs_sdf_channel *cc, const struct nch *n)
+{
+  int64_t ddr = 0, cmx = 0, lim, d;
+
+  if (cc->dst < 0) {
+    ddr = n->ntok > cc->d0 ? n->ntok - cc->d0 : 0;
+  } else {
+    lim = cc->consumed < n->ntok ? cc->consumed : n->ntok;
+    d = cc->src < 0 ? lim : cc->d0 < lim ? cc->d0 : lim;
+    ddr = d;
+    cmx = cc->src != cc->dst ? lim - d : 0;
+  }
+  return ddr * n->t_ddr + cmx * n->t_cmx;
+}
+
+/* Token j of channel c. Its record is written at its first use, with
+ * what it holds before anything runs: a probe stops long before a long
+ * run ends, and the records (and pages) of the tokens it never reaches
+ * are never touched. O(1) amortized. */
+static struct tok *tok_at(struct nv *v, int32_t c, int64_t j)
+{
+  struct nch *n = &v->ch[c];
+
+  if (j >= n->filled) {
+    const struct acs_sdf_channel *cc = &v->c->g->channels[c];
+    for (int64_t i = n->filled; i <= j; i++)
+      n->t[i] = (struct tok){ -1, -1, -1, -1, (int8_t)(cc->src < 0 || i < cc->d0),
+                              (int8_t)owed_at_start(cc, i) };
+    n->filled = j + 1;
+  }
+  return &n->t[j];
+}
+
 /* Token j of channel c now owes `owed`. */
 static void owe(struct nv *v, int32_t c, int64_t j, int owed)
 {
   struct nch *n = &v->ch[c];
+  struct tok *tk = tok_at(v, c, j);
 
-  v->mand += owe_cost(n, owed) - owe_cost(n, n->t[j].owed);
-  n->t[j].owed = (int8_t)owed;
+  v->mand += owe_cost(n, owed) - owe_cost(n, tk->owed);
+  tk->owed = (int8_t)owed;
+}
+
+/* ---- activities ---- */
+
+/* Records activity x in the plan (a probe reuses a finished one's slot);
+ * returns its index. */
+static int32_t act_add(struct nv *v, const struct acs_gang_act *x)
+{
+  if (v->probe && v->nspare > 0) {
+    int32_t id = v->spare[--v->nspare];
+    v->pl->acts[id] = *x;
+    return id;
+  }
+  return acs_gang_plan_add_act(v->pl, x);
+}
+
+/* Activity id is finished and nothing refers to it any more. */
+static int act_done(struct nv *v, int32_t id)
+{
+  int err;
+
+  if (!v->probe)
+    return ACS_OK;
+  if ((err = acs_grow((void **)&v->spare, sizeof(*v->spare), &v->cap_spare, v->nspare + 1)) < 0)
+    return err;
+  v->spare[v->nspare++] = id;
+  return ACS_OK;
 }
 
 /* ---- buffers ---- */
@@ -281,7 +361,7 @@ static int fire(struct nv *v, int32_t p)
   x.end = v->now + acs_sdf_exec(g, a, x.k);
   x.evict = -1;
   x.gang = -1;
-  if ((id = acs_gang_plan_add_act(v->pl, &x)) < 0)
+  if ((id = act_add(v, &x)) < 0)
     return id;
   pe->busy = 1;
   pe->until = x.end;
@@ -304,9 +384,10 @@ static int fire_done(struct nv *v, int32_t p)
     struct nch *n = &v->ch[c];
     int64_t rel = acs_sdf_release(g, c, k);
     for (int64_t j = n->in_lo; j < rel; j++) {
-      buf_close(v, n->t[j].in_buf, v->now);
-      n->t[j].in_buf = -1;
-      n->t[j].in_pe = -1;
+      struct tok *tk = tok_at(v, c, j);
+      buf_close(v, tk->in_buf, v->now);
+      tk->in_buf = -1;
+      tk->in_pe = -1;
     }
     if (rel > n->in_lo)
       n->in_lo = rel;
@@ -316,7 +397,7 @@ static int fire_done(struct nv *v, int32_t p)
     struct nch *n = &v->ch[c];
     int self = g->channels[c].dst == a;
     for (int64_t j = acs_sdf_avail(g, c, k); j < acs_sdf_avail(g, c, k + 1); j++) {
-      struct tok *tk = &n->t[j];
+      struct tok *tk = tok_at(v, c, j);
       int64_t slot = self ? n->in_off + (j % n->in_cap) * n->slot : n->out_off + (j % n->out_cap) * n->slot;
       int32_t *bi = self ? &tk->in_buf : &tk->out_buf;
       if ((err = buf_open(v, c, j, p, slot, t0, v->now, pe->act, bi)) < 0)
@@ -335,7 +416,7 @@ static int fire_done(struct nv *v, int32_t p)
   v->remaining--;
   pe->busy = 0;
   counts_changed(v, a);
-  return ACS_OK;
+  return act_done(v, pe->act);
 }
 
 /* ---- DMA actions ---- */
@@ -367,7 +448,7 @@ static int dma_act(struct nv *v, int kind, int xk, int32_t c, int64_t j, int32_t
     x.bytes = g->channels[c].token_bytes;
     x.end = v->now + (xk == ACS_GANG_X_LOCAL ? v->ch[c].t_cmx : v->ch[c].t_ddr);
   }
-  if ((id = acs_gang_plan_add_act(v->pl, &x)) < 0)
+  if ((id = act_add(v, &x)) < 0)
     return id;
   v->dma_act = id;
   v->dma_until = x.end;
@@ -385,7 +466,7 @@ static int deliver(struct nv *v, int32_t c, int32_t q)
 
   if (n->deliver >= v->c->g->channels[c].consumed || n->deliver - n->in_lo >= n->in_cap)
     return 0;
-  tk = &n->t[n->deliver];
+  tk = tok_at(v, c, n->deliver);
   v->dma_spill = 0;
   if (tk->out_pe >= 0 && tk->out_pe != q)
     id = dma_act(v, ACS_GANG_XFER, ACS_GANG_X_LOCAL, c, n->deliver, tk->out_pe, q, -1);
@@ -418,7 +499,7 @@ static int write_out(struct nv *v, int32_t c)
    * DDR must come back from there. */
   if (v->c->g->channels[c].dst < 0)
     owe(v, c, n->out_lo, OWE_NONE);
-  else if (n->t[n->out_lo].owed == OWE_CMX)
+  else if (tok_at(v, c, n->out_lo)->owed == OWE_CMX)
     owe(v, c, n->out_lo, OWE_DDR);
   return 1;
 }
@@ -543,7 +624,7 @@ static int outputs_drained(const struct nv *v, int32_t p)
 }
 
 /* A kernel leaves its PE; what is left in its buffers nobody reads. */
-static void unload(struct nv *v, int32_t p)
+static int unload(struct nv *v, int32_t p)
 {
   const struct acs_sdf_graph *g = v->c->g;
   struct npe *pe = &v->pe[p];
@@ -551,21 +632,25 @@ static void unload(struct nv *v, int32_t p)
 
   for (int32_t i = g->in_off[a]; i < g->in_off[a + 1]; i++) {
     struct nch *n = &v->ch[g->in_ch[i]];
-    for (int64_t j = n->in_lo; j < n->deliver; j++)
-      if (n->t[j].in_pe == p) {
-        buf_close(v, n->t[j].in_buf, v->now);
-        n->t[j].in_buf = -1;
-        n->t[j].in_pe = -1;
+    for (int64_t j = n->in_lo; j < n->deliver; j++) {
+      struct tok *tk = tok_at(v, g->in_ch[i], j);
+      if (tk->in_pe == p) {
+        buf_close(v, tk->in_buf, v->now);
+        tk->in_buf = -1;
+        tk->in_pe = -1;
       }
+    }
   }
   for (int32_t i = g->out_off[a]; i < g->out_off[a + 1]; i++) {
     struct nch *n = &v->ch[g->out_ch[i]];
-    for (int64_t j = n->out_lo; j < n->out_hi; j++)
-      if (n->t[j].out_pe == p) {
-        buf_close(v, n->t[j].out_buf, v->now);
-        n->t[j].out_buf = -1;
-        n->t[j].out_pe = -1;
+    for (int64_t j = n->out_lo; j < n->out_hi; j++) {
+      struct tok *tk = tok_at(v, g->out_ch[i], j);
+      if (tk->out_pe == p) {
+        buf_close(v, tk->out_buf, v->now);
+        tk->out_buf = -1;
+        tk->out_pe = -1;
       }
+    }
   }
   v->pl->acts[pe->load_act].evict = v->now;
   if (v->fired[a] < g->actors[a].total && !v->load_owed[a]) {
@@ -575,6 +660,7 @@ static void unload(struct nv *v, int32_t p)
   v->on[pe->actor] = -1;
   pe->actor = -1;
   pe->evicting = 0;
+  return act_done(v, pe->load_act);
 }
 
 /* Empties PE p's buffers one token per call (outputs first); 0 when empty. */
@@ -593,7 +679,7 @@ static int empty_one(struct nv *v, int32_t p)
     struct nch *n = &v->ch[c];
     if (n->deliver > n->in_lo) {
       int64_t j = n->deliver - 1;   /* the newest: the rest stays in order */
-      struct tok *tk = &n->t[j];
+      struct tok *tk = tok_at(v, c, j);
       owe(v, c, j, OWE_DDR);   /* it will have to come back */
       if (tk->in_ddr) {
         buf_close(v, tk->in_buf, v->now);
@@ -636,15 +722,18 @@ static int rule34(struct nv *v)
     ;
   if (rc != 0)
     return rc;
-  unload(v, best);
+  if ((rc = unload(v, best)) < 0)
+    return rc;
   v->pe[best].evicting = 0;
   return 3;   /* a PE became free: rule 2 may act now */
 }
 
-/* A DMA action ends. */
+/* A DMA action ends (a kernel load's act lives on until the kernel
+ * leaves). */
 static int dma_done(struct nv *v)
 {
   const struct acs_gang_act *x = &v->pl->acts[v->dma_act];
+  int32_t id = v->dma_act;
 
   if (x->kind != ACS_GANG_LOAD && x->xk != ACS_GANG_X_OUT)
     v->ch[x->chan].inflight = 0;
@@ -653,7 +742,7 @@ static int dma_done(struct nv *v)
   } else if (x->xk == ACS_GANG_X_OUT && v->dma_spill) {
     /* An input token written out to make room: it leaves the buffer. */
     struct nch *n = &v->ch[x->chan];
-    struct tok *tk = &n->t[x->k];
+    struct tok *tk = tok_at(v, x->chan, x->k);
     buf_close(v, tk->in_buf, v->now);
     tk->in_buf = -1;
     tk->in_pe = -1;
@@ -662,17 +751,17 @@ static int dma_done(struct nv *v)
   } else if (x->xk != ACS_GANG_X_IN) {
     /* A token leaves an output buffer (to a PE or to DDR). */
     struct nch *n = &v->ch[x->chan];
-    struct tok *tk = &n->t[x->k];
+    struct tok *tk = tok_at(v, x->chan, x->k);
     buf_close(v, tk->out_buf, v->now);
     tk->out_buf = -1;
     tk->out_pe = -1;
     if (x->xk == ACS_GANG_X_OUT)
       tk->in_ddr = 1;
-    while (n->out_lo < n->out_hi && n->t[n->out_lo].out_pe < 0)
+    while (n->out_lo < n->out_hi && tok_at(v, x->chan, n->out_lo)->out_pe < 0)
       n->out_lo++;
   }
   v->dma_act = -1;
-  return ACS_OK;
+  return x->kind == ACS_GANG_LOAD ? ACS_OK : act_done(v, id);
 }
 
 /* ---- the event loop ---- */
@@ -687,8 +776,8 @@ static int decide(struct nv *v)
       return rc;
     /* A finished node with empty buffers leaves its PE. */
     if (a >= 0 && !v->pe[p].busy && !v->pe[p].loading && v->fired[a] >= v->c->g->actors[a].total &&
-        outputs_drained(v, p))
-      unload(v, p);
+        outputs_drained(v, p) && (rc = unload(v, p)) < 0)
+      return rc;
   }
   while (v->dma_act < 0) {
     if ((rc = rule1(v)) != 0 || (rc = rule2(v)) != 0)
@@ -699,18 +788,6 @@ static int decide(struct nv *v)
       break;
   }
   return ACS_OK;
-}
-
-/* What token j of channel c owes before anything runs. */
-static int owed_at_start(const struct acs_sdf_channel *cc, int64_t j)
-{
-  if (cc->dst < 0)
-    return j >= cc->d0 ? OWE_DDR : OWE_NONE;   /* to be written */
-  if (j >= cc->consumed)
-    return OWE_NONE;                           /* nobody reads it */
-  if (cc->src < 0 || j < cc->d0)
-    return OWE_DDR;                            /* in DDR */
-  return cc->src == cc->dst ? OWE_NONE : OWE_CMX;
 }
 
 static int init(struct nv *v)
@@ -746,14 +823,10 @@ static int init(struct nv *v)
     n->out_pe = -1;
     if (!(n->t = malloc(((size_t)n->ntok + 1) * sizeof(*n->t))))
       return ACS_ENOMEM;
-    for (int64_t j = 0; j < n->ntok; j++) {
-      n->t[j] = (struct tok){ -1, -1, -1, -1, (int8_t)(cc->src < 0 || j < cc->d0), OWE_NONE };
-    }
     n->out_lo = n->out_hi = cc->d0;
     n->t_ddr = acs_platform_ddr_cycles(v->c->xp.p, cc->token_bytes);
     n->t_cmx = acs_platform_cmx_cycles(v->c->xp.p, cc->token_bytes);
-    for (int64_t j = 0; j < n->ntok; j++)
-      owe(v, c, j, owed_at_start(cc, j));
+    v->mand += owed_total(cc, n);
   }
   for (int32_t a = 0; a < na; a++) {
     v->load_owed[a] = 1;
@@ -804,6 +877,7 @@ static void fini(struct nv *v)
   free(v->gate);
   free(v->rank);
   free(v->loaded);
+  free(v->spare);
 }
 
 static int64_t next_event(const struct nv *v)

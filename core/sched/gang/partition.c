@@ -19,42 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sched/gang/gang.h"
-
-struct slot {
-  int alive;
-  int32_t nact;
-  int32_t *act;          /* sorted */
-  /* The committed members and their mapping (acs_gang_map), which expected gains
-   * start from; a look-ahead (depth > 1) changes act and nact for a while,
-   * never these. mact is act as committed. */
-  int32_t mn, *mact, *pe;
-  struct acs_gang gg;     /* its shortest realization (realize.c) */
-  int64_t opt;           /* optimal cost of the mapping */
-};
-
-struct pstate {
-  struct acs_gang_ctx *c;
-  struct acs_gang_setcache oc;
-  struct acs_gang_setcache gc;      /* scheduled gangs: cost = total cycles, rc = ok */
-  int32_t *qoff, *qdst, *qfill;   /* the gang graph by source, for move_allowed */
-  int32_t *qindeg, *queue;        /* its in-degrees and Kahn's queue, for move_allowed */
-  int32_t *members;               /* a gang's members after a move, for expected_gain */
-  const struct acs_gang_opts *o;
-  int32_t na, nslots;
-  int32_t *gang_of;      /* actor -> slot */
-  struct slot *slots;
-  int32_t *order;        /* actors in the target order */
-  int32_t *topo_pos;     /* actor -> position in topological order */
-  int32_t *unit_off, *unit_act;   /* actors of each SCC (CSR) */
-  struct acs_diag *d;
-};
+#include "core/sched/gang/partition.h"
 
 /* ---- orders ---- */
 
 /* Topological order of the actors over the SCC condensation (Kahn, smallest
  * actor first); level = unit-weight longest path to a sink. */
-static int topo_and_levels(struct pstate *ps, int32_t *topo, int64_t *level)
+static int topo_and_levels(struct acs_gang_search *ps, int32_t *topo, int64_t *level)
 {
   const struct acs_sdf_graph *g = ps->c->g;
   int32_t ns = ps->c->nscc, *indeg = calloc((size_t)ns + 1, sizeof(int32_t)), *sorder;
@@ -128,7 +99,7 @@ static void sort_by_key(int32_t *v, int32_t n, const int64_t *key)
   }
 }
 
-static int make_order(struct pstate *ps)
+static int make_order(struct acs_gang_search *ps)
 {
   int32_t n = ps->na;
   int64_t *level = malloc(((size_t)n + 1) * sizeof(*level)), *work;
@@ -175,7 +146,7 @@ out_with_keys:
 /* Maps, builds and schedules a gang of the given actors (sorted), its
  * shortest realization (realize.c); pe gets the mapping. *ok = 0 when the
  * kernels do not fit the PMEM or the buffers the VMEM. */
-static int make_gang(struct pstate *ps, int32_t nact, const int32_t *act, int32_t *pe,
+static int make_gang(struct acs_gang_search *ps, int32_t nact, const int32_t *act, int32_t *pe,
                      struct acs_gang *gg, int64_t *opt, int *ok)
 {
   int rc = acs_gang_realize(ps->c, ps->o->map_budget, nact, act, pe, gg, opt, ok);
@@ -190,7 +161,8 @@ static int make_gang(struct pstate *ps, int32_t nact, const int32_t *act, int32_
 /* The outcome of make_gang for a set scheduled before: -1 when it was not,
  * else ok (with *total). Scheduling is deterministic, so a repeated move is
  * decided without rebuilding its gangs. */
-static int known_gang(const struct pstate *ps, int32_t n, const int32_t *act, int64_t *total)
+static int known_gang(const struct acs_gang_search *ps, int32_t n, const int32_t *act,
+                      int64_t *total)
 {
   if (n == 0) {
     *total = 0;
@@ -201,7 +173,8 @@ static int known_gang(const struct pstate *ps, int32_t n, const int32_t *act, in
 
 /* Members of slot s with unit u added (add = 1) or removed (add = 0),
  * sorted, into buf; returns the count. */
-static int32_t members_with(const struct pstate *ps, int32_t s, int32_t u, int add, int32_t *buf)
+static int32_t members_with(const struct acs_gang_search *ps, int32_t s, int32_t u, int add,
+                            int32_t *buf)
 {
   int32_t n = 0;
 
@@ -215,89 +188,6 @@ static int32_t members_with(const struct pstate *ps, int32_t s, int32_t u, int a
   return n;
 }
 
-/* ---- move validity ---- */
-
-static int gang_after(const struct pstate *ps, int32_t a, int32_t u, int32_t t)
-{
-  return ps->c->scc[a] == u ? t : ps->gang_of[a];
-}
-
-/* The gangs of channel ch's ends after moving unit u into slot t, when it
- * joins two units (0 for a channel inside a unit or to the outside). */
-static int channel_gangs(const struct pstate *ps, int32_t ch, int32_t u, int32_t t, int32_t *gs,
-                         int32_t *gd)
-{
-  const struct acs_sdf_channel *cc = &ps->c->g->channels[ch];
-
-  if (cc->src < 0 || cc->dst < 0 || ps->c->scc[cc->src] == ps->c->scc[cc->dst])
-    return 0;
-  *gs = gang_after(ps, cc->src, u, t);
-  *gd = gang_after(ps, cc->dst, u, t);
-  return 1;
-}
-
-/* Pipelining constraints and an acyclic gang graph after moving unit u into
- * slot t: Kahn's algorithm over the gang graph's edges, listed once by
- * source (CSR in ps->qoff/qdst). O(C + G). */
-static int move_allowed(struct pstate *ps, int32_t u, int32_t t)
-{
-  const struct acs_sdf_graph *g = ps->c->g;
-  int32_t *indeg = ps->qindeg, *queue = ps->queue;
-  int32_t head = 0, tail = 0, seen = 0, alive = 0, src_slot = ps->gang_of[ps->unit_act[ps->unit_off[u]]];
-  int32_t usize = ps->unit_off[u + 1] - ps->unit_off[u];
-
-  for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
-    if (g->actors[ps->unit_act[k]].pipe == ACS_SDF_PIPE_NONE)
-      return 0;
-  for (int32_t i = 0; i < ps->slots[t].nact; i++)
-    if (g->actors[ps->slots[t].act[i]].pipe == ACS_SDF_PIPE_NONE)
-      return 0;
-  for (int32_t s = 0; s <= ps->nslots; s++)
-    ps->qoff[s] = 0;
-  for (int32_t ch = 0; ch < g->nchannels; ch++) {
-    int32_t gs, gd;
-    if (!channel_gangs(ps, ch, u, t, &gs, &gd))
-      continue;
-    if (gs == gd) {
-      if (g->actors[g->channels[ch].src].pipe != ACS_SDF_PIPE_FULL)
-        return 0;
-      continue;
-    }
-    ps->qoff[gs + 1]++;
-  }
-  for (int32_t s = 0; s < ps->nslots; s++)
-    ps->qoff[s + 1] += ps->qoff[s];
-  for (int32_t s = 0; s < ps->nslots; s++) {
-    indeg[s] = 0;
-    ps->qfill[s] = ps->qoff[s];
-  }
-  for (int32_t ch = 0; ch < g->nchannels; ch++) {
-    int32_t gs, gd;
-    if (channel_gangs(ps, ch, u, t, &gs, &gd) && gs != gd) {
-      ps->qdst[ps->qfill[gs]++] = gd;
-      indeg[gd]++;
-    }
-  }
-  for (int32_t s = 0; s < ps->nslots; s++) {
-    int live = ps->slots[s].alive && (s != src_slot || ps->slots[s].nact > usize || s == t);
-    if (!live) {
-      indeg[s] = -1;
-      continue;
-    }
-    alive++;
-    if (indeg[s] == 0)
-      queue[tail++] = s;
-  }
-  while (head < tail) {
-    int32_t s = queue[head++];
-    seen++;
-    for (int32_t k = ps->qoff[s]; k < ps->qoff[s + 1]; k++)
-      if (--indeg[ps->qdst[k]] == 0)
-        queue[tail++] = ps->qdst[k];
-  }
-  return seen == alive;
-}
-
 /* ---- expected gains ---- */
 
 struct cand {
@@ -307,7 +197,7 @@ struct cand {
 
 /* The optimal cost of a member set (eq. 5.1 with the best mapping); 1 when
  * it can be mapped, 0 when its kernels do not fit the PMEM. */
-static int optimal_cost(struct pstate *ps, int32_t n, const int32_t *act, int64_t *cost)
+static int optimal_cost(struct acs_gang_search *ps, int32_t n, const int32_t *act, int64_t *cost)
 {
   int32_t *pe;
   int rc, err;
@@ -336,18 +226,16 @@ static int optimal_cost(struct pstate *ps, int32_t n, const int32_t *act, int64_
  * s's mapping. O(|PE| (members + channels)) per actor of u. 1 with *cost,
  * 0 when u does not fit, < 0 on error.
  */
-static int incremental_cost(struct pstate *ps, int32_t s, int32_t u, int add, int64_t *cost)
+static int incremental_cost(struct acs_gang_search *ps, int32_t s, int32_t u, int add,
+                            int64_t *cost)
 {
-  const struct slot *sl = &ps->slots[s];
-  int32_t n = 0, *act = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
-  int32_t *pe = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
-  int64_t *pm = calloc((size_t)ps->c->xp.npe + 1, sizeof(int64_t));
+  const struct acs_gang_slot *sl = &ps->slots[s];
+  int32_t n = 0, *act = ps->ic_act, *pe = ps->ic_pe;
+  int64_t *pm = ps->ic_pm;
   int rc = 1;
 
-  if (!act || !pe || !pm) {
-    rc = ACS_ENOMEM;
-    goto out_with_arrays;
-  }
+  for (int32_t p = 0; p < ps->c->xp.npe; p++)
+    pm[p] = 0;
   for (int32_t i = 0; i < sl->mn; i++)
     if (add || ps->c->scc[sl->mact[i]] != u) {
       act[n] = sl->mact[i];
@@ -385,10 +273,6 @@ static int incremental_cost(struct pstate *ps, int32_t s, int32_t u, int add, in
   }
   if (rc == 1)
     *cost = n > 0 ? acs_gang_cost(ps->c, n, act, pe, NULL) : 0;
-out_with_arrays:
-  free(act);
-  free(pe);
-  free(pm);
   return rc;
 }
 
@@ -397,15 +281,15 @@ out_with_arrays:
  * breaks a constraint. With gain_map=incremental (and depth 1) the new
  * gangs' costs come from the current mappings (incremental_cost), else from
  * optimal mappings of the new member sets. */
-static int expected_gain(struct pstate *ps, int32_t u, int32_t t, int64_t depth, int64_t *gain,
-                         int *valid)
+static int expected_gain(struct acs_gang_search *ps, int32_t u, int32_t t, int64_t depth,
+                         int64_t *gain, int *valid)
 {
   int32_t s = ps->gang_of[ps->unit_act[ps->unit_off[u]]], ns, nt, *buf = ps->members;
   int64_t cs, ct;
   int rc;
 
   *valid = 0;
-  if (s == t || !move_allowed(ps, u, t))
+  if (s == t || !acs_gang_move_allowed(ps, u, t))
     return ACS_OK;
   if (ps->o->gain_map == 0 && depth <= 1) {
     if ((rc = incremental_cost(ps, s, u, 0, &cs)) <= 0 ||
@@ -443,6 +327,7 @@ static int expected_gain(struct pstate *ps, int32_t u, int32_t t, int64_t depth,
     ps->slots[s].opt = cs;
     for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
       ps->gang_of[ps->unit_act[k]] = t;
+    acs_gang_moves_changed(ps);
     for (int32_t v = 0; v < ps->c->nscc && rc >= 0; v++) {
       int64_t g2;
       int ok2;
@@ -454,6 +339,7 @@ static int expected_gain(struct pstate *ps, int32_t u, int32_t t, int64_t depth,
     }
     for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
       ps->gang_of[ps->unit_act[k]] = s;
+    acs_gang_moves_changed(ps);
     ps->slots[t].act = saved_t;
     ps->slots[t].nact = saved_tn;
     ps->slots[s].act = saved_s;
@@ -482,10 +368,10 @@ static int cmp_cand(const void *a, const void *b)
 
 /* Slot s becomes the n actors of `act` mapped on `pe` and realized as gg
  * (the slot takes all three). */
-static void set_slot(struct pstate *ps, int32_t s, int32_t n, int32_t *act, int32_t *pe,
+static void set_slot(struct acs_gang_search *ps, int32_t s, int32_t n, int32_t *act, int32_t *pe,
                      struct acs_gang *gg, int64_t opt)
 {
-  struct slot *sl = &ps->slots[s];
+  struct acs_gang_slot *sl = &ps->slots[s];
 
   free(sl->act);
   free(sl->pe);
@@ -501,8 +387,8 @@ static void set_slot(struct pstate *ps, int32_t s, int32_t n, int32_t *act, int3
 /* Whether a move is rejected by what earlier attempts found: a set that
  * could not be scheduled, or gangs known to cost more than `old` together
  * (as much, without zero_gain). O(n) expected. */
-static int move_rejected(const struct pstate *ps, int32_t ns, const int32_t *sa, int32_t nt,
-                         const int32_t *ta, int64_t old)
+static int move_rejected(const struct acs_gang_search *ps, int32_t ns, const int32_t *sa,
+                         int32_t nt, const int32_t *ta, int64_t old)
 {
   int64_t ts = 0, tt = 0;
   int ks = known_gang(ps, ns, sa, &ts), kt = known_gang(ps, nt, ta, &tt);
@@ -517,8 +403,8 @@ static int move_rejected(const struct pstate *ps, int32_t ns, const int32_t *sa,
 /* Whether the two new gangs cannot be as short as `old` together (shorter,
  * without zero_gain) whatever their mapping and schedule: then the move is
  * rejected without mapping or scheduling them. */
-static int floor_rejects(const struct pstate *ps, int32_t ns, const int32_t *sa, int32_t nt,
-                         const int32_t *ta, int64_t old)
+static int floor_rejects(const struct acs_gang_search *ps, int32_t ns, const int32_t *sa,
+                         int32_t nt, const int32_t *ta, int64_t old)
 {
   int64_t f = acs_gang_realize_floor(ps->c, ns, sa) + acs_gang_realize_floor(ps->c, nt, ta);
 
@@ -542,7 +428,7 @@ static void mset_free(struct mset *m)
 }
 
 /* Slot s's members with unit u added or removed, realized (empty: ok). */
-static int mset_make(struct pstate *ps, int32_t s, int32_t u, int add, struct mset *m)
+static int mset_make(struct acs_gang_search *ps, int32_t s, int32_t u, int add, struct mset *m)
 {
   memset(m, 0, sizeof(*m));
   m->act = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
@@ -555,11 +441,12 @@ static int mset_make(struct pstate *ps, int32_t s, int32_t u, int add, struct ms
 }
 
 /* Moves unit u from slot s to slot t, which become ms and mt. */
-static void commit_move(struct pstate *ps, int32_t u, int32_t s, int32_t t, struct mset *ms,
-                        struct mset *mt)
+static void commit_move(struct acs_gang_search *ps, int32_t u, int32_t s, int32_t t,
+                        struct mset *ms, struct mset *mt)
 {
   for (int32_t k = ps->unit_off[u]; k < ps->unit_off[u + 1]; k++)
     ps->gang_of[ps->unit_act[k]] = t;
+  acs_gang_moves_changed(ps);
   set_slot(ps, s, ms->n, ms->act, ms->pe, &ms->gg, ms->opt);
   set_slot(ps, t, mt->n, mt->act, mt->pe, &mt->gg, mt->opt);
   memset(ms, 0, sizeof(*ms));
@@ -571,7 +458,8 @@ static void commit_move(struct pstate *ps, int32_t u, int32_t s, int32_t t, stru
  * first whose real gain is acceptable. Returns 1 when one was committed
  * (*strict = 1 when it strictly improved), 0 when none, < 0 on error.
  */
-static int try_moves(struct pstate *ps, int32_t t, struct cand *cands, int32_t nc, int *strict)
+static int try_moves(struct acs_gang_search *ps, int32_t t, struct cand *cands, int32_t nc,
+                     int *strict)
 {
   int32_t *sa = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
   int32_t *ta = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
@@ -617,7 +505,8 @@ out_with_bufs:
   return rc;
 }
 
-static int collect_candidates(struct pstate *ps, int32_t t, struct cand *cands, int32_t *nc)
+static int collect_candidates(struct acs_gang_search *ps, int32_t t, struct cand *cands,
+                              int32_t *nc)
 {
   *nc = 0;
   for (int32_t u = 0; u < ps->c->nscc; u++) {
@@ -636,7 +525,7 @@ static int collect_candidates(struct pstate *ps, int32_t t, struct cand *cands, 
 
 /* ---- setup and result ---- */
 
-static int init_state(struct pstate *ps)
+static int init_state(struct acs_gang_search *ps)
 {
   const struct acs_gang_ctx *c = ps->c;
   int32_t ns = c->nscc, *cur;
@@ -657,7 +546,10 @@ static int init_state(struct pstate *ps)
   ps->qindeg = malloc(((size_t)ns + 1) * sizeof(int32_t));
   ps->queue = malloc(((size_t)ns + 1) * sizeof(int32_t));
   ps->members = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
-  if (!ps->qindeg || !ps->queue || !ps->members ||
+  ps->ic_act = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  ps->ic_pe = malloc(((size_t)ps->na + 1) * sizeof(int32_t));
+  ps->ic_pm = malloc(((size_t)c->xp.npe + 1) * sizeof(int64_t));
+  if (!ps->qindeg || !ps->queue || !ps->members || !ps->ic_act || !ps->ic_pe || !ps->ic_pm ||
       !ps->qoff || !ps->qfill || !ps->qdst || !ps->gang_of || !ps->order || !ps->topo_pos || !ps->unit_off || !ps->unit_act || !ps->slots)
     return ACS_ENOMEM;
   for (int32_t a = 0; a < ps->na; a++)
@@ -667,10 +559,12 @@ static int init_state(struct pstate *ps)
   cur = ps->unit_off + 1;
   for (int32_t a = 0; a < ps->na; a++)
     ps->unit_act[cur[c->scc[a]]++] = a;
+  if (acs_gang_unit_graph(ps) < 0)
+    return ACS_ENOMEM;
   return make_order(ps);
 }
 
-static void free_state(struct pstate *ps)
+static void free_state(struct acs_gang_search *ps)
 {
   for (int32_t s = 0; ps->slots && s < ps->nslots; s++) {
     free(ps->slots[s].act);
@@ -689,12 +583,16 @@ static void free_state(struct pstate *ps)
   free(ps->qindeg);
   free(ps->queue);
   free(ps->members);
+  free(ps->ic_act);
+  free(ps->ic_pe);
+  free(ps->ic_pm);
+  acs_gang_unit_graph_free(ps);
   acs_gang_setcache_free(&ps->oc);
   acs_gang_setcache_free(&ps->gc);
 }
 
 /* Why a unit cannot run even alone. */
-static int infeasible_unit(struct pstate *ps, int32_t u)
+static int infeasible_unit(struct acs_gang_search *ps, int32_t u)
 {
   const struct acs_sdf_graph *g = ps->c->g;
 
@@ -714,10 +612,10 @@ static int infeasible_unit(struct pstate *ps, int32_t u)
                       (long long)ps->c->xp.vmem);
 }
 
-static int initial_partition(struct pstate *ps)
+static int initial_partition(struct acs_gang_search *ps)
 {
   for (int32_t u = 0; u < ps->c->nscc; u++) {
-    struct slot *sl = &ps->slots[u];
+    struct acs_gang_slot *sl = &ps->slots[u];
     int32_t n = ps->unit_off[u + 1] - ps->unit_off[u];
     int ok, rc;
     sl->act = malloc(((size_t)n + 1) * sizeof(int32_t));
@@ -741,7 +639,7 @@ static int initial_partition(struct pstate *ps)
   return ACS_OK;
 }
 
-static int32_t alive_count(const struct pstate *ps)
+static int32_t alive_count(const struct acs_gang_search *ps)
 {
   int32_t n = 0;
   for (int32_t s = 0; s < ps->nslots; s++)
@@ -750,7 +648,7 @@ static int32_t alive_count(const struct pstate *ps)
 }
 
 /* Algorithm 1's loop. */
-static int improve(struct pstate *ps)
+static int improve(struct acs_gang_search *ps)
 {
   struct cand *cands = malloc(((size_t)ps->c->nscc + 1) * sizeof(*cands));
   int32_t idx = 0, t = ps->gang_of[ps->order[0]], nc, idle = 0;
@@ -791,7 +689,7 @@ static int improve(struct pstate *ps)
 
 /* Gangs in the topological order of the gang graph, ties by the smallest
  * topological position of their actors. */
-static int emit_partition(struct pstate *ps, struct acs_gang_part *out)
+static int emit_partition(struct acs_gang_search *ps, struct acs_gang_part *out)
 {
   const struct acs_sdf_graph *g = ps->c->g;
   int32_t n = alive_count(ps), *indeg = calloc((size_t)ps->nslots + 1, sizeof(int32_t));
@@ -856,7 +754,7 @@ void acs_gang_part_free(struct acs_gang_part *pt)
 int acs_gang_partition(struct acs_gang_ctx *c, const struct acs_gang_opts *o, int singletons,
                        struct acs_gang_part *out, struct acs_diag *d)
 {
-  struct pstate ps;
+  struct acs_gang_search ps;
   int err;
 
   memset(&ps, 0, sizeof(ps));

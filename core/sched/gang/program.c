@@ -70,6 +70,53 @@ static int cmp_instr(const void *x, const void *y)
   return (a->k > b->k) - (a->k < b->k);
 }
 
+/* The end of the ascending run of v starting at a (n: the end of v). */
+static size_t run_end(const struct instr *v, size_t a, size_t n)
+{
+  size_t b = a + 1;
+
+  while (b < n && cmp_instr(&v[b - 1], &v[b]) < 0)
+    b++;
+  return b;
+}
+
+/* Sorts v[0..n) by cmp_instr. A segment's instructions come node by node,
+ * each node's nearly in order, so a natural merge sort (merging adjacent
+ * ascending runs, about one per node) takes O(I log R) for R runs where a
+ * general sort takes O(I log I). cmp_instr is a strict total order (no two
+ * instructions compare equal), so the order is the one any sort gives. */
+static int sort_instrs(struct instr *v, size_t n)
+{
+  struct instr *tmp, *src = v, *dst;
+
+  if (n < 2 || run_end(v, 0, n) == n)
+    return ACS_OK;
+  if (!(tmp = malloc(n * sizeof(*tmp))))
+    return ACS_ENOMEM;
+  dst = tmp;
+  for (size_t runs = 2; runs > 1;) {
+    struct instr *x;
+    runs = 0;
+    for (size_t a = 0; a < n; runs++) {
+      size_t b = run_end(src, a, n), e = b < n ? run_end(src, b, n) : n, i = a, j = b, k = a;
+      while (i < b && j < e)
+        dst[k++] = cmp_instr(&src[i], &src[j]) < 0 ? src[i++] : src[j++];
+      while (i < b)
+        dst[k++] = src[i++];
+      while (j < e)
+        dst[k++] = src[j++];
+      a = e;
+    }
+    x = src;
+    src = dst;
+    dst = x;
+  }
+  if (src != v)
+    memcpy(v, src, n * sizeof(*v));
+  free(tmp);
+  return ACS_OK;
+}
+
 /* The instructions of one finished segment run, sorted. */
 static int segment_instrs(const struct acs_gang_ctx *c, const struct acs_gang *gg,
                           const struct acs_gang_run *run, int32_t gang, int sec, struct prog *p)
@@ -97,8 +144,7 @@ static int segment_instrs(const struct acs_gang_ctx *c, const struct acs_gang *g
         return err;
     }
   }
-  qsort(p->v + first, p->n - first, sizeof(*p->v), cmp_instr);
-  return ACS_OK;
+  return sort_instrs(p->v + first, p->n - first);
 }
 
 static int gang_program(const struct acs_gang_ctx *c, const struct acs_gang *gg, int32_t gang,
@@ -258,32 +304,96 @@ static int gangs_table(const struct acs_gang_ctx *c, const struct acs_gang_part 
   return ACS_OK;
 }
 
+/* The operand and unit of every node of one gang, formatted once and
+ * owned by the table, so that each of its rows shares them: a program
+ * lists each node's firings (every one for a gang listed whole), all with
+ * the same names. */
+struct names {
+  int32_t gang;          /* whose names these are (-1: none yet) */
+  const char **op, **unit;
+};
+
+static int names_of(const struct acs_gang_ctx *c, const struct acs_gang *gg, int32_t gang,
+                    struct acs_rtab *t, struct names *nm)
+{
+  char op[512], unit[32];
+
+  if (nm->gang == gang)
+    return ACS_OK;
+  free(nm->op);
+  free(nm->unit);
+  nm->gang = -1;
+  nm->op = malloc(((size_t)gg->nnodes + 1) * sizeof(*nm->op));
+  nm->unit = malloc(((size_t)gg->nnodes + 1) * sizeof(*nm->unit));
+  if (!nm->op || !nm->unit)
+    return ACS_ENOMEM;
+  for (int32_t v = 0; v < gg->nnodes; v++) {
+    operand(c, &gg->nodes[v], op, sizeof(op));
+    unit_name(&gg->nodes[v], 0, unit, sizeof(unit));
+    if (!(nm->op[v] = acs_rtab_own_str(t, op)) || !(nm->unit[v] = acs_rtab_own_str(t, unit)))
+      return ACS_ENOMEM;
+  }
+  nm->gang = gang;
+  return ACS_OK;
+}
+
+/* The section and instruction names, owned by the table once. */
+struct words {
+  const char *sec[4], *instr[ACS_GANG_I_SYNC_T + 1], *load_unit;
+};
+
+static int words_of(struct acs_rtab *t, struct words *w)
+{
+  char unit[32];
+  struct acs_gang_node any;
+
+  memset(&any, 0, sizeof(any));
+  unit_name(&any, 1, unit, sizeof(unit));   /* loads: always DMA channel 0 */
+  if (!(w->load_unit = acs_rtab_own_str(t, unit)))
+    return ACS_ENOMEM;
+  for (int i = 0; i < 4; i++)
+    if (!(w->sec[i] = acs_rtab_own_str(t, sec_names[i])))
+      return ACS_ENOMEM;
+  for (int i = 0; i <= ACS_GANG_I_SYNC_T; i++)
+    if (!(w->instr[i] = acs_rtab_own_str(t, acs_gang_instr_name(i))))
+      return ACS_ENOMEM;
+  return ACS_OK;
+}
+
+/* One row per instruction. O(I + nodes). */
 static int program_table(const struct acs_gang_ctx *c, const struct acs_gang_part *pt,
                          const struct prog *p, struct acs_schedule *s)
 {
+  struct names nm = { -1, NULL, NULL };
+  struct words w;
   struct acs_rtab *t;
   int err;
 
-  if ((err = acs_gang_rtab_add(s, ACS_GANG_RTAB_PROGRAM, &t)) < 0)
+  if ((err = acs_gang_rtab_add(s, ACS_GANG_RTAB_PROGRAM, &t)) < 0 || (err = words_of(t, &w)) < 0)
     return err;
   for (size_t i = 0; i < p->n; i++) {
     const struct instr *in = &p->v[i];
-    const struct acs_gang_node *n = &pt->gangs[in->gang].nodes[in->node];
-    char op[512], unit[32];
     int64_t row = acs_rtab_add_row(t);
-    if (row < 0)
-      return (int)row;
-    operand(c, n, op, sizeof(op));
-    unit_name(n, in->kind == ACS_GANG_I_LOAD, unit, sizeof(unit));
+    if (row < 0) {
+      err = (int)row;
+      break;
+    }
+    if ((err = names_of(c, &pt->gangs[in->gang], in->gang, t, &nm)) < 0)
+      break;
     acs_rtab_set_i64(t, row, 0, in->gang);
-    acs_rtab_set_str(t, row, 1, sec_names[in->sec]);
-    acs_rtab_set_str(t, row, 2, in->kind == ACS_GANG_I_LOAD ? unit : unit);
-    acs_rtab_set_str(t, row, 3, acs_gang_instr_name(in->kind));
-    acs_rtab_set_str(t, row, 4, op);
+    acs_rtab_set_str_owned(t, row, 1, w.sec[in->sec]);
+    acs_rtab_set_str_owned(t, row, 2,
+                           in->kind == ACS_GANG_I_LOAD ? w.load_unit : nm.unit[in->node]);
+    acs_rtab_set_str_owned(t, row, 3, w.instr[in->kind]);
+    acs_rtab_set_str_owned(t, row, 4, nm.op[in->node]);
     acs_rtab_set_i64(t, row, 5, in->k);
     acs_rtab_set_i64(t, row, 6, in->stride);
     acs_rtab_set_i64(t, row, 7, in->time);
   }
+  free(nm.op);
+  free(nm.unit);
+  if (err < 0)
+    return err;
   acs_rtab_attr_i64(t, "instructions", (int64_t)p->n);
   return ACS_OK;
 }

@@ -133,7 +133,7 @@ static int64_t model_bound(const struct acs_gang_ctx *c, const struct acs_gang *
   }
   for (int32_t v = 0; v < gg->nnodes; v++)
     if (gg->nodes[v].kind == ACS_GANG_N_PROC) {
-      int64_t l = acs_platform_ddr_cycles(c->xp.p, c->g->actors[gg->nodes[v].actor].kernel_bytes);
+      int64_t l = c->info[gg->nodes[v].actor].load;
       busy[c->xp.npe] += l;
       ddr += l;
     }
@@ -180,15 +180,15 @@ static int64_t ddr_time(const struct acs_gang_ctx *c, int32_t nact, const int32_
     return 0;
   for (int32_t i = 0; i < nact; i++) {
     in[act[i]] = 1;
-    t += acs_platform_ddr_cycles(c->xp.p, g->actors[act[i]].kernel_bytes);
+    t += c->info[act[i]].load;
   }
   for (int32_t ch = 0; ch < g->nchannels; ch++) {
     const struct acs_sdf_channel *cc = &g->channels[ch];
     int s = cc->src >= 0 && in[cc->src], d = cc->dst >= 0 && in[cc->dst];
     if (s && !d)
-      t += cc->produced * acs_platform_ddr_cycles(c->xp.p, cc->token_bytes);
+      t += cc->produced * c->ccost[ch].ddr_token;
     else if (d && !s)
-      t += cc->consumed * acs_platform_ddr_cycles(c->xp.p, cc->token_bytes);
+      t += cc->consumed * c->ccost[ch].ddr_token;
   }
   free(in);
   return t;
