@@ -275,6 +275,47 @@ Test(barrier_exec, random_executions_keep_the_hardware_rule, .timeout = 600)
 }
 
 /*
+ * The exact width where barriers are many and each carries few uses, so
+ * that the matching starts by joining chains (a barrier's last use to
+ * another's first, bprog_width.c): 60 random DAGs of 80 to 240 ops on 16
+ * to 256 barriers, against the width of the closure. A join that broke
+ * the matching, or a greedy start the rounds did not finish, would give
+ * another width.
+ */
+Test(barrier_exec, exact_width_on_many_barriers_matches_the_closure)
+{
+  int joined = 0;
+
+  for (uint64_t seed = 1; seed <= 60; seed++) {
+    struct acs_rng r;
+    struct acs_graph g;
+    struct acs_problem pb;
+    struct acs_schedule s;
+    struct acs_bprog bp;
+    int32_t n, b, uw = -1, used = 0;
+
+    acs_rng_seed(&r, seed * 7919);
+    n = 80 + (int32_t)acs_rng_below(&r, 161);
+    b = 16 << acs_rng_below(&r, 5);
+    tu_random_dag(&g, seed + 1000, n, 100000);
+    tu_problem(&pb, &g, (const char *[]){"pe_count=4", NULL});
+    schedule_list(&pb, &s);
+    pass_ok(&s, b, 0);
+    cr_assert_eq(acs_bprog_build(&s, &bp), ACS_OK);
+    for (int32_t x = 0; x < bp.nuses; x++)
+      used = bp.barrier[x] + 1 > used ? bp.barrier[x] + 1 : used;
+    cr_assert_eq(acs_bprog_use_width(&s, &uw), ACS_OK);
+    cr_assert_eq(uw, width_by_closure(&s, &bp), "seed %llu", (unsigned long long)seed);
+    joined += uw < used; /* fewer live at once than barriers in use */
+    acs_bprog_destroy(&bp);
+    acs_schedule_destroy(&s);
+    acs_problem_destroy(&pb);
+    acs_graph_destroy(&g);
+  }
+  cr_assert_gt(joined, 30, "%d of 60 programs needed chains joined", joined);
+}
+
+/*
  * The check above catches a program that breaks the rule: a and b update
  * barrier 0, b opening its second use (b follows x, which consumed a's
  * use) while y, another consumer of a's use, only follows a. In executions
