@@ -568,8 +568,10 @@ static void hold_tidy(struct acs__balloc *a, int32_t b, int64_t t)
 {
   struct acs_heap *h = &a->bar[b].by_ready;
 
-  if (a->by_plan)
-    return;
+  if (a->by_plan || (a->bar[b].tidy_t == t && a->bar[b].tidy_ver == a->ver + 1))
+    return; /* tidied at t, and no op has started since: nothing to drop */
+  a->bar[b].tidy_t = t;
+  a->bar[b].tidy_ver = a->ver + 1;
   while (!acs_heap_empty(h) && a->use_of[acs_heap_peek(h).id] >= 0)
     acs_heap_pop(h);
   h = &a->bar[b].by_start;
@@ -583,7 +585,9 @@ static void hold_tidy(struct acs__balloc *a, int32_t b, int64_t t)
  * (edges < 0) is not priced further. */
 static void price_take(struct acs__balloc *a, int32_t v, int64_t t, int32_t b, struct acs_ba_choice *c)
 {
-  int32_t others = a->bar[b].pending - acs__registered(a, v, b);
+  /* Ops other than v registered on b: v counts in pending when it is one,
+   * so only a pending count of one needs v's registrations walked. */
+  int32_t pend = a->bar[b].pending, others = pend == 1 ? 1 - acs__registered(a, v, b) : pend;
 
   *c = (struct acs_ba_choice){others > 0 ? ACS_BA_K_STEAL : ACS_BA_K_REUSE, b, -1, 0, 0, 0, -1, 0};
   c->edges = edges_after(a, a->bar[b].cur, v, t, -1, 1);

@@ -59,6 +59,9 @@ struct acs_ba_bar {
   int32_t prev, next;     /* links in that list */
   int32_t oprev, onext;   /* links in the list of open uses, when on it */
   uint8_t open;
+  /* hold_tidy ran at decision time tidy_t with tidy_ver == a->ver + 1
+   * (0: never): until an op starts, the heaps' tops stay tidy. */
+  int64_t tidy_t, tidy_ver;
   /* The entries of a->cbar on this barrier (their uses' rk counts them
    * when it has a producer running), pruned of those of uses no request
    * can price any more (barrier_state.c, busy_now). */
