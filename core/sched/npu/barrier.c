@@ -337,13 +337,18 @@ static int followable(struct acs__balloc *a, int32_t x, int32_t v, int64_t t)
  * running (v would wait on it), or (joining `join`) it is a producer of the
  * use v would join. `marker`: v must find a direct predecessor in x. An
  * edge that makes v wait on a barrier it did not counts that barrier's
- * producers too (v comes after each of them).
+ * producers too (v comes after each of them). Without a join, the count
+ * stops once it passes `bound` (a choice with more edges cannot win): the
+ * result is then only known to be above it.
  */
 static int64_t edges_after(struct acs__balloc *a, int32_t x, int32_t v, int64_t t,
-                           int32_t join, int marker)
+                           int32_t join, int marker, int64_t bound)
 {
   int64_t edges = 0;
   int bad = 0;
+
+  if (join >= 0)
+    bound = INT64_MAX; /* a later member may still refuse the join */
 
   if (x < 0)
     return 0;
@@ -353,7 +358,7 @@ static int64_t edges_after(struct acs__balloc *a, int32_t x, int32_t v, int64_t 
     return end_count(a, x);
   a->pstamp++;
   ACS__FOR_END(a, x, m, {
-    if (bad || m == v || acs__reached_before(a, m, v))
+    if (bad || edges > bound || m == v || acs__reached_before(a, m, v))
       continue;
     int32_t b = a->use[a->use_of[m]].barrier, z = a->bar[b].cur;
     if (a->pull_mark[b] == a->pstamp)
@@ -550,7 +555,7 @@ static void price_share(struct acs__balloc *a, int32_t v, int64_t t, int32_t b,
     c->over = o > c->over ? o : c->over;
     c->delay = x->prod_end - end > c->delay ? x->prod_end - end : c->delay;
   }
-  c->edges = edges_after(a, x->prev, v, t, a->bar[b].cur, x->open_t == t);
+  c->edges = edges_after(a, x->prev, v, t, a->bar[b].cur, x->open_t == t, INT64_MAX);
   if (c->edges >= 0)
     c->edges += x->nprod * nsucc + a->bar[b].pending;
 }
@@ -582,16 +587,18 @@ static void hold_tidy(struct acs__balloc *a, int32_t b, int64_t t)
 }
 
 /* Reuse or steal barrier b (its current use is done). A refused take
- * (edges < 0) is not priced further. */
-static void price_take(struct acs__balloc *a, int32_t v, int64_t t, int32_t b, struct acs_ba_choice *c)
+ * (edges < 0), or one with more than `bound` edges (it cannot win), is not
+ * priced further; its heaps are tidied as pricing would leave them. */
+static void price_take(struct acs__balloc *a, int32_t v, int64_t t, int32_t b, int64_t bound,
+                       struct acs_ba_choice *c)
 {
   /* Ops other than v registered on b: v counts in pending when it is one,
    * so only a pending count of one needs v's registrations walked. */
   int32_t pend = a->bar[b].pending, others = pend == 1 ? 1 - acs__registered(a, v, b) : pend;
 
   *c = (struct acs_ba_choice){others > 0 ? ACS_BA_K_STEAL : ACS_BA_K_REUSE, b, -1, 0, 0, 0, -1, 0};
-  c->edges = edges_after(a, a->bar[b].cur, v, t, -1, 1);
-  if (c->kind == ACS_BA_K_STEAL && c->edges < 0)
+  c->edges = edges_after(a, a->bar[b].cur, v, t, -1, 1, bound);
+  if (c->kind == ACS_BA_K_STEAL && (c->edges < 0 || c->edges > bound))
     hold_tidy(a, b, t);
   else if (c->kind == ACS_BA_K_STEAL)
     hold_waiters(a, b, v, t, t + acs__sgs_dur(a->s, v), c);
@@ -630,6 +637,16 @@ static int better(const struct acs_ba_choice *c, const struct acs_ba_choice *b)
   return rank[c->kind] < rank[b->kind];
 }
 
+/* The most edges a take may need to beat best: its edges when nothing
+ * else about it costs (a take costs no less on any other count), else no
+ * limit. */
+static int64_t edge_bound(const struct acs_ba_choice *best)
+{
+  return best->kind != ACS_BA_K_NONE && best->over == 0 && best->delay == 0 && best->nheld == 0
+             ? best->edges
+             : INT64_MAX;
+}
+
 static void consider(struct acs_ba_choice *best, const struct acs_ba_choice *c)
 {
   if (c->edges >= 0 && (best->kind == ACS_BA_K_NONE || better(c, best)))
@@ -647,7 +664,7 @@ static int reuse_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t u,
   if (a->bar[b].cur != u || a->try_mark[b] == a->epoch || acs__use_done(a, u) > t)
     return 0;
   a->try_mark[b] = a->epoch;
-  price_take(a, v, t, b, &c);
+  price_take(a, v, t, b, 0, &c);
   if (c.kind != ACS_BA_K_REUSE || c.edges != 0)
     return 0;
   *best = c;
@@ -702,7 +719,7 @@ static struct acs_ba_choice choose(struct acs__balloc *a, int32_t v, int64_t t)
 
   if (y >= 0) {
     struct acs_ba_choice c = {ACS_BA_K_JOIN, a->use[y].barrier, y, 0, 0, 0, -1, 0};
-    c.edges = edges_after(a, a->use[y].prev, v, t, y, a->use[y].open_t == t);
+    c.edges = edges_after(a, a->use[y].prev, v, t, y, a->use[y].open_t == t, INT64_MAX);
     /* The class's consumers wait for v anyway; ops left waiting on the
      * barrier by a steal wait for it too. */
     if (!a->by_plan)
@@ -731,7 +748,7 @@ static struct acs_ba_choice choose(struct acs__balloc *a, int32_t v, int64_t t)
       n = 0;
       for (int32_t b = a->tail[l]; b >= 0 && n < CANDIDATES && tier(&best) > 1; b = a->bar[b].prev) {
         struct acs_ba_choice c;
-        price_take(a, v, t, b, &c);
+        price_take(a, v, t, b, edge_bound(&best), &c);
         consider(&best, &c);
         /* refused for any op, and priced as a take of the same kind for
          * any op (so the heaps are as pricing it again leaves them) */
