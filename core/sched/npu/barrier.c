@@ -349,7 +349,6 @@ static int64_t edges_after(struct acs__balloc *a, int32_t x, int32_t v, int64_t 
 
   if (join >= 0)
     bound = INT64_MAX; /* a later member may still refuse the join */
-
   if (x < 0)
     return 0;
   if (!followable(a, x, v, t))

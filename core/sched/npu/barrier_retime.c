@@ -47,8 +47,9 @@
  * execution respecting the edges, so the moved ranges stay disjoint.
  *
  * Cost: O((V + E + A) log V + V R) for A added edges (the running ops'
- * heap; the lanes' heap adds O(log lanes) per transfer), plus O(log_64 V) per op taken from, or put back into, the ready
- * queues (a bitmap of plan ranks): at most 64 + 8 per decision time, and
+ * heap; the lanes' heap adds O(log lanes) per transfer), plus O(log_64 V)
+ * per op taken from, or put back into, the ready queues (a bitmap of plan
+ * ranks): at most 64 + 8 per decision time, and
  * one per wake of a turned-away op (O(1) to hang it on its producer), plus
  * what the allocator spends per request (barrier.c).
  */
