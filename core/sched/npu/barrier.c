@@ -526,16 +526,32 @@ static int32_t joinable_use(struct acs__balloc *a, int32_t v, int64_t t)
   return y;
 }
 
+static int tier(const struct acs_ba_choice *c);
+
+/* Is choice c, a share or a steal, worse than best (of tier 3) whatever
+ * edges it needs? Overrun, delay and ops held back rank before edges. */
+static int costs_more(const struct acs_ba_choice *c, const struct acs_ba_choice *best)
+{
+  if (best->kind == ACS_BA_K_NONE || tier(best) != 3)
+    return 0;
+  if (c->over != best->over)
+    return c->over > best->over;
+  if (c->delay != best->delay)
+    return c->delay > best->delay;
+  return c->nheld > best->nheld;
+}
+
 /*
  * May v share use x (open, of another class) on barrier b? Then every op to
  * wait on x also waits for v, and v's successors for every producer of x:
  * priced by how far that pushes them past their latest starts and planned
  * starts, and by the producer-consumer pairs it adds. v must not wait on x
  * itself, nor follow one of its producers directly (the reading rule would
- * see a new use).
+ * see a new use). When it already costs more than `best` (may be NULL)
+ * before its edges count, they are not counted: it cannot win (edges -1).
  */
 static void price_share(struct acs__balloc *a, int32_t v, int64_t t, int32_t b,
-                        struct acs_ba_choice *c)
+                        const struct acs_ba_choice *best, struct acs_ba_choice *c)
 {
   const struct acs_ba_use *x = &a->use[a->bar[b].cur];
   int64_t end = t + acs__sgs_dur(a->s, v), nsucc = a->p->rs_off[v + 1] - a->p->rs_off[v];
@@ -554,6 +570,8 @@ static void price_share(struct acs__balloc *a, int32_t v, int64_t t, int32_t b,
     c->over = o > c->over ? o : c->over;
     c->delay = x->prod_end - end > c->delay ? x->prod_end - end : c->delay;
   }
+  if (best && costs_more(c, best))
+    return;
   c->edges = edges_after(a, x->prev, v, t, a->bar[b].cur, x->open_t == t, INT64_MAX);
   if (c->edges >= 0)
     c->edges += x->nprod * nsucc + a->bar[b].pending;
@@ -700,7 +718,7 @@ static void share_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t y,
     struct acs_ba_choice c = {ACS_BA_K_SHARE, b, a->bar[b].cur, 0, 0, 0, -1, 0};
     if (c.use == y)
       continue;
-    price_share(a, v, t, b, &c);
+    price_share(a, v, t, b, NULL, &c);
     n++;
     if (c.edges >= 0 && c.over == 0 && c.delay == 0 &&
         (best->kind == ACS_BA_K_FRESH || c.edges < best->edges))
@@ -765,7 +783,7 @@ static struct acs_ba_choice choose(struct acs__balloc *a, int32_t v, int64_t t)
     struct acs_ba_choice c = {ACS_BA_K_SHARE, b, a->bar[b].cur, 0, 0, 0, -1, 0};
     if (c.use == y)
       continue;
-    price_share(a, v, t, b, &c);
+    price_share(a, v, t, b, &best, &c);
     consider(&best, &c);
     n++;
   }
