@@ -341,18 +341,26 @@ static int followable(struct acs__balloc *a, int32_t x, int32_t v, int64_t t)
  * stops once it passes `bound` (a choice with more edges cannot win): the
  * result is then only known to be above it.
  */
+static int64_t count_edges(struct acs__balloc *a, int32_t x, int32_t v, int32_t join, int marker,
+                           int64_t bound);
+
 static int64_t edges_after(struct acs__balloc *a, int32_t x, int32_t v, int64_t t,
                            int32_t join, int marker, int64_t bound)
+{
+  if (x < 0)
+    return 0;
+  return followable(a, x, v, t) ? count_edges(a, x, v, join, marker, bound) : -1;
+}
+
+/* edges_after once x is known to be followable. */
+static int64_t count_edges(struct acs__balloc *a, int32_t x, int32_t v, int32_t join, int marker,
+                           int64_t bound)
 {
   int64_t edges = 0;
   int bad = 0;
 
   if (join >= 0)
     bound = INT64_MAX; /* a later member may still refuse the join */
-  if (x < 0)
-    return 0;
-  if (!followable(a, x, v, t))
-    return -1;
   if (end_count(a, x) > EXACT_MAX && join < 0)
     return end_count(a, x);
   a->pstamp++;
@@ -603,22 +611,51 @@ static void hold_tidy(struct acs__balloc *a, int32_t b, int64_t t)
     acs_heap_pop(h);
 }
 
-/* Reuse or steal barrier b (its current use is done). A refused take
- * (edges < 0), or one with more than `bound` edges (it cannot win), is not
- * priced further; its heaps are tidied as pricing would leave them. */
-static void price_take(struct acs__balloc *a, int32_t v, int64_t t, int32_t b, int64_t bound,
-                       struct acs_ba_choice *c)
+/* The most edges choice c may need to beat best (NULL: a reuse without
+ * edges is wanted): best's edges when c costs what best does on every
+ * other count (it costs less: no limit), else -1 (it costs more: it cannot
+ * win). */
+static int64_t edge_bound(const struct acs_ba_choice *c, const struct acs_ba_choice *best)
+{
+  if (!best)
+    return 0;
+  if (best->kind == ACS_BA_K_NONE || tier(best) != 3)
+    return INT64_MAX;
+  if (costs_more(c, best))
+    return -1;
+  return c->over == best->over && c->delay == best->delay && c->nheld == best->nheld
+             ? best->edges
+             : INT64_MAX;
+}
+
+/*
+ * Reuse or steal barrier b (its current use is done), to beat best (NULL:
+ * only a reuse without edges is wanted). A refused take (edges < 0) is not
+ * priced further, nor is one that cannot win (edges -1, or above what
+ * could: edge_bound); the heaps are then tidied as pricing leaves them.
+ */
+static void price_take(struct acs__balloc *a, int32_t v, int64_t t, int32_t b,
+                       const struct acs_ba_choice *best, struct acs_ba_choice *c)
 {
   /* Ops other than v registered on b: v counts in pending when it is one,
    * so only a pending count of one needs v's registrations walked. */
   int32_t pend = a->bar[b].pending, others = pend == 1 ? 1 - acs__registered(a, v, b) : pend;
+  int32_t x = a->bar[b].cur;
+  int64_t bound;
 
   *c = (struct acs_ba_choice){others > 0 ? ACS_BA_K_STEAL : ACS_BA_K_REUSE, b, -1, 0, 0, 0, -1, 0};
-  c->edges = edges_after(a, a->bar[b].cur, v, t, -1, 1, bound);
-  if (c->kind == ACS_BA_K_STEAL && (c->edges < 0 || c->edges > bound))
-    hold_tidy(a, b, t);
-  else if (c->kind == ACS_BA_K_STEAL)
+  if (x >= 0 && !followable(a, x, v, t)) {
+    c->edges = -1;
+  } else if (c->kind == ACS_BA_K_STEAL && best) {
     hold_waiters(a, b, v, t, t + acs__sgs_dur(a->s, v), c);
+    bound = edge_bound(c, best);
+    c->edges = bound < 0 ? -1 : x < 0 ? 0 : count_edges(a, x, v, -1, 1, bound);
+    return;
+  } else {
+    c->edges = x < 0 ? 0 : count_edges(a, x, v, -1, 1, edge_bound(c, best));
+  }
+  if (c->kind == ACS_BA_K_STEAL)
+    hold_tidy(a, b, t); /* it cannot be had or cannot win */
 }
 
 /* ---- choosing ---- */
@@ -654,16 +691,6 @@ static int better(const struct acs_ba_choice *c, const struct acs_ba_choice *b)
   return rank[c->kind] < rank[b->kind];
 }
 
-/* The most edges a take may need to beat best: its edges when nothing
- * else about it costs (a take costs no less on any other count), else no
- * limit. */
-static int64_t edge_bound(const struct acs_ba_choice *best)
-{
-  return best->kind != ACS_BA_K_NONE && best->over == 0 && best->delay == 0 && best->nheld == 0
-             ? best->edges
-             : INT64_MAX;
-}
-
 static void consider(struct acs_ba_choice *best, const struct acs_ba_choice *c)
 {
   if (c->edges >= 0 && (best->kind == ACS_BA_K_NONE || better(c, best)))
@@ -681,7 +708,7 @@ static int reuse_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t u,
   if (a->bar[b].cur != u || a->try_mark[b] == a->epoch || acs__use_done(a, u) > t)
     return 0;
   a->try_mark[b] = a->epoch;
-  price_take(a, v, t, b, 0, &c);
+  price_take(a, v, t, b, NULL, &c);
   if (c.kind != ACS_BA_K_REUSE || c.edges != 0)
     return 0;
   *best = c;
@@ -765,7 +792,7 @@ static struct acs_ba_choice choose(struct acs__balloc *a, int32_t v, int64_t t)
       n = 0;
       for (int32_t b = a->tail[l]; b >= 0 && n < CANDIDATES && tier(&best) > 1; b = a->bar[b].prev) {
         struct acs_ba_choice c;
-        price_take(a, v, t, b, edge_bound(&best), &c);
+        price_take(a, v, t, b, &best, &c);
         consider(&best, &c);
         /* refused for any op, and priced as a take of the same kind for
          * any op (so the heaps are as pricing it again leaves them) */
