@@ -50,31 +50,38 @@ static void benchmark_graph(const char *name, int64_t *gang, int64_t *tiling)
 }
 
 /*
- * Every gang schedule of the six graphs keeps its buffers apart in every
- * execution that respects its edges: after the barrier pass re-times it
- * by its edges (4 barriers), the verifier still finds every two buffers
- * that share addresses apart in time. Without the control edges of the
- * buffers' packing (lower.c) the pass moved a buffer's allocation before
- * the last reader of the one it replaces on every one of these graphs.
+ * Every schedule of the family keeps its buffers apart in every execution
+ * that respects its edges: after the barrier pass re-times gang, tiling
+ * and naive-list on four graphs by their edges (4 barriers), the verifier
+ * still finds every two buffers that share addresses apart in time.
+ * Without the control edges of the buffers' packing (lower.c) the pass
+ * moved a gang buffer's allocation before the last reader of the one it
+ * replaces; without the cut of the slack a range keeps after its last
+ * reader (barrier_retime.c), the baselines' buffers, freed later than their
+ * last reader, overlapped the next ones.
  */
 Test(gang, buffers_stay_apart_when_the_barrier_pass_retimes, .timeout = 600)
 {
-  static const char *const graphs[] = {"difference", "canny", "histeq", "verification", "hdr"};
+  static const char *const graphs[] = {"difference", "canny", "histeq", "verification"};
+  static const char *const scheds[] = {"gang", "tiling", "naive-list"};
 
   for (size_t k = 0; k < sizeof(graphs) / sizeof(graphs[0]); k++) {
     char rel[256];
     struct run r;
-    struct acs_schedule s;
-    struct acs_diag d;
     snprintf(rel, sizeof(rel), "workloads/sdf/%s.xml", graphs[k]);
     open_run(&r, tu_path(rel), NULL);
-    sched_ok("gang", &r, NULL, &s);
-    s.barriers = 4;
-    acs_diag_init(&d);
-    cr_assert_eq(acs_barrier_pass(NULL, &s, NULL, &d), ACS_OK, "%s: %s", graphs[k], d.msg);
-    acs_diag_init(&d);
-    cr_assert_eq(acs_schedule_verify(&s, &d), ACS_OK, "%s: %s", graphs[k], d.msg);
-    acs_schedule_destroy(&s);
+    for (size_t v = 0; v < sizeof(scheds) / sizeof(scheds[0]); v++) {
+      struct acs_schedule s;
+      struct acs_diag d;
+      sched_ok(scheds[v], &r, NULL, &s);
+      s.barriers = 4;
+      acs_diag_init(&d);
+      cr_assert_eq(acs_barrier_pass(NULL, &s, NULL, &d), ACS_OK, "%s %s: %s", graphs[k],
+                   scheds[v], d.msg);
+      acs_diag_init(&d);
+      cr_assert_eq(acs_schedule_verify(&s, &d), ACS_OK, "%s %s: %s", graphs[k], scheds[v], d.msg);
+      acs_schedule_destroy(&s);
+    }
     close_run(&r);
   }
 }

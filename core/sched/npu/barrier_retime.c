@@ -42,9 +42,11 @@
  * CMX ranges move with their ops: a range is held from `cmx_alloc` (kept at
  * the same distance before its op's start) until its last holder ends (its
  * op, and the data successors that ran inside the range's old interval),
- * plus the same slack after it as before. The control edges of a scheduler
- * that assigns ranges (spill) keep ranges that share addresses apart in any
- * execution respecting the edges, so the moved ranges stay disjoint.
+ * plus the same slack after it as before, cut where the next range at its
+ * addresses is now allocated (clamp_slack). The control edges of a
+ * scheduler that assigns ranges (spill, cascade, the SDF family) keep the
+ * holders of ranges that share addresses apart in any execution respecting
+ * the edges, so the moved ranges stay disjoint.
  *
  * Cost: O((V + E + A) log V + V R) for A added edges (the running ops'
  * heap; the lanes' heap adds O(log lanes) per transfer), plus O(log_64 V)
@@ -59,6 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sched/ctrledge.h"
 #include "core/sched/npu/barrier_int.h"
 #include "core/sched/heap.h"
 
@@ -688,13 +691,56 @@ out_with_units:
   return err;
 }
 
+struct clamp {
+  struct acs_schedule *s;
+  const double *new_last;
+};
+
+/* prev held, at some address of curr, the range before it (ctrledge.h):
+ * prev's slack after its last holder ends where curr is allocated. */
+static int clamp_pair(void *ctx, int32_t prev, int32_t curr)
+{
+  struct clamp *c = ctx;
+  struct acs_sop *p = &c->s->ops[prev];
+  double at = c->s->ops[curr].cmx_alloc;
+
+  if (p->cmx_free > at)
+    p->cmx_free = at > c->new_last[prev] ? at : c->new_last[prev];
+  return 0;
+}
+
+/*
+ * The slack a range keeps after its last holder (a scheduler may free a
+ * buffer later than its last reader) moves with the range, and may then
+ * reach past the allocation of the next range at its addresses: the edges
+ * order the holders of one before the allocation of the next, not the
+ * slack. Each such slack is cut at that allocation (never before the last
+ * holder ends). The pairs of consecutive ranges at an address come from
+ * the packing before the sweep (rects, in the old times). O(R log R) and
+ * O(R) memory for R ranges.
+ */
+static int clamp_slack(struct acs_schedule *s, const struct acs_ctrl_rect *rects, size_t n,
+                       const double *new_last)
+{
+  struct clamp c = {s, new_last};
+
+  return acs__ctrl_pairs(rects, n, clamp_pair, &c);
+}
+
 /* Moves each CMX range with its holders (see the file comment): old_last
  * and new_last are scratch (V entries); old_start and old_end hold the
  * times before the sweep (a planner's transfer may have run longer than
- * its duration alone, sharing the link), s the new ones. O(V + E). */
-static void move_ranges(struct acs_schedule *s, const int64_t *old_start, const int64_t *old_end,
-                        double *old_last, double *new_last)
+ * its duration alone, sharing the link), s the new ones. O(V + E) plus
+ * clamp_slack. ACS_OK or ACS_ENOMEM. */
+static int move_ranges(struct acs_schedule *s, const int64_t *old_start, const int64_t *old_end,
+                       double *old_last, double *new_last)
 {
+  struct acs_ctrl_rect *rects = malloc(((size_t)s->nops + 1) * sizeof(*rects));
+  size_t nr = 0;
+  int err;
+
+  if (!rects)
+    return ACS_ENOMEM;
   for (int32_t i = 0; i < s->nops; i++) {
     old_last[i] = (double)old_end[i];
     new_last[i] = (double)s->ops[i].end;
@@ -715,9 +761,15 @@ static void move_ranges(struct acs_schedule *s, const int64_t *old_start, const 
     struct acs_sop *o = &s->ops[i];
     if (o->cmx_offset < 0 || isnan(o->cmx_alloc) || isnan(o->cmx_free))
       continue;
+    rects[nr++] = (struct acs_ctrl_rect){o->cmx_alloc, o->cmx_free, o->cmx_offset,
+                                         o->cmx_offset + (o->cmx_bytes > 0 ? o->cmx_bytes : 0), i,
+                                         i};
     o->cmx_alloc += (double)(o->start - old_start[i]);
     o->cmx_free = new_last[i] + (o->cmx_free - old_last[i]);
   }
+  err = clamp_slack(s, rects, nr, new_last);
+  free(rects);
+  return err;
 }
 
 int acs__sgs_apply(struct acs_schedule *s, const int64_t *start)
@@ -735,8 +787,8 @@ int acs__sgs_apply(struct acs_schedule *s, const int64_t *start)
       s->ops[i].dur = acs__sgs_dur(s, i);
       s->ops[i].end = start[i] + s->ops[i].dur;
     }
-    move_ranges(s, old, old + n, old_last, new_last);
-    err = assign_units(s);
+    if ((err = move_ranges(s, old, old + n, old_last, new_last)) == ACS_OK)
+      err = assign_units(s);
     acs_schedule_finish(s);
   }
   free(old), free(old_last), free(new_last);
