@@ -347,18 +347,18 @@ static int64_t count_edges(struct acs__balloc *a, int32_t x, int32_t v, int32_t 
 static int64_t edges_after(struct acs__balloc *a, int32_t x, int32_t v, int64_t t,
                            int32_t join, int marker, int64_t bound)
 {
-  if (x < 0)
-    return 0;
-  return followable(a, x, v, t) ? count_edges(a, x, v, join, marker, bound) : -1;
+  return x >= 0 && !followable(a, x, v, t) ? -1 : count_edges(a, x, v, join, marker, bound);
 }
 
-/* edges_after once x is known to be followable. */
+/* edges_after once x is known to be followable (or is none: no edges). */
 static int64_t count_edges(struct acs__balloc *a, int32_t x, int32_t v, int32_t join, int marker,
                            int64_t bound)
 {
   int64_t edges = 0;
   int bad = 0;
 
+  if (x < 0)
+    return 0;
   if (join >= 0)
     bound = INT64_MAX; /* a later member may still refuse the join */
   if (end_count(a, x) > EXACT_MAX && join < 0)
@@ -649,10 +649,10 @@ static void price_take(struct acs__balloc *a, int32_t v, int64_t t, int32_t b,
   } else if (c->kind == ACS_BA_K_STEAL && best) {
     hold_waiters(a, b, v, t, t + acs__sgs_dur(a->s, v), c);
     bound = edge_bound(c, best);
-    c->edges = bound < 0 ? -1 : x < 0 ? 0 : count_edges(a, x, v, -1, 1, bound);
+    c->edges = bound < 0 ? -1 : count_edges(a, x, v, -1, 1, bound);
     return;
   } else {
-    c->edges = x < 0 ? 0 : count_edges(a, x, v, -1, 1, edge_bound(c, best));
+    c->edges = count_edges(a, x, v, -1, 1, edge_bound(c, best));
   }
   if (c->kind == ACS_BA_K_STEAL)
     hold_tidy(a, b, t); /* it cannot be had or cannot win */
