@@ -152,7 +152,8 @@ int64_t acs_gcd64(int64_t a, int64_t b);
 int acs_cmp_i32(const void *a, const void *b);
 int acs_cmp_i64(const void *a, const void *b);
 /* Sorts v ascending in place, without qsort's indirect comparisons: O(n log
- * d) for d distinct values (three-way partitions), O(log n) stack. */
+ * d) for d distinct values (three-way partitions) in practice, O(n log n)
+ * at worst, O(log n) stack. */
 void acs_sort_i64(int64_t *v, size_t n);
 /* FNV-1a of a string, for name hash tables. */
 uint64_t acs_str_hash(const char *s);

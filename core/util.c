@@ -413,11 +413,17 @@ static void insert_sort_i64(int64_t *v, size_t n)
  * Quicksort with three-way partitions around the median of three (values
  * equal to the pivot are done at once, so inputs with few distinct values,
  * such as the edges of tiles that share rows, sort in O(n log d)), looping
- * on the larger side and recursing on the smaller (depth O(log n)).
+ * on the larger side and recursing on the smaller (depth O(log n)). An
+ * input that defeats the median of three would make it quadratic: after
+ * 2 log2 n partitions of one range, the rest goes to qsort (O(n log n)).
  */
-void acs_sort_i64(int64_t *v, size_t n)
+static void sort_i64(int64_t *v, size_t n, int budget)
 {
   while (n > 16) {
+    if (budget-- == 0) {
+      qsort(v, n, sizeof(*v), acs_cmp_i64);
+      return;
+    }
     int64_t a = v[0], b = v[n / 2], c = v[n - 1];
     int64_t pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
     size_t lt = 0, i = 0, gt = n; /* [0, lt) < pivot, [lt, i) ==, [gt, n) > */
@@ -430,15 +436,24 @@ void acs_sort_i64(int64_t *v, size_t n)
         i++;
     }
     if (lt < n - gt) {
-      acs_sort_i64(v, lt);
+      sort_i64(v, lt, budget);
       v += gt;
       n -= gt;
     } else {
-      acs_sort_i64(v + gt, n - gt);
+      sort_i64(v + gt, n - gt, budget);
       n = lt;
     }
   }
   insert_sort_i64(v, n);
+}
+
+void acs_sort_i64(int64_t *v, size_t n)
+{
+  int budget = 0;
+
+  for (size_t m = n; m > 1; m >>= 1)
+    budget += 2;
+  sort_i64(v, n, budget);
 }
 
 uint64_t acs_str_hash(const char *s)
