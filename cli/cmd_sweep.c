@@ -22,6 +22,7 @@
 
 #include "cli/cli.h"
 #include "core/proc.h"
+#include "core/sched/cache.h"
 #include "cli/job.h"
 #include "report/report.h"
 #include "simulate/sim.h"
@@ -121,6 +122,7 @@ struct sweep {
   char left_out[256];          /* searching variants the default selection left out */
   struct acs_cli_fit fit;      /* scheduler-workload pairs that run and that do not */
   struct prepared pr;          /* in a worker */
+  struct acs_sched_cache *cache; /* in a worker: what schedulers keep between runs */
   struct acs_sweep s;          /* the engine */
 };
 
@@ -434,6 +436,7 @@ static int select_schedulers(struct sweep *sw)
 static void sweep_free(struct sweep *sw)
 {
   acs_sweep_free(&sw->s);
+  acs_sched_cache_free(sw->cache);
   for (size_t i = 0; sw->wls && i < sw->npaths; i++)
     if (sw->wls[i])
       acs_workload_free(sw->wls[i]);
@@ -556,10 +559,15 @@ static int run_task(void *ctx, const struct acs_sweep_task *t, struct acs_run_ro
 {
   struct sweep *sw = ctx;
   struct prepared *pr = &sw->pr;
-  struct acs_sched_ctx sctx = {sw->a.c.seed, sw->a.c.time_limit, &acs_cli_interrupted};
+  struct acs_sched_ctx sctx = {sw->a.c.seed, sw->a.c.time_limit, &acs_cli_interrupted, NULL};
   int err;
 
   *keep = 0;
+  /* A worker's runs share what schedulers keep (NULL when out of memory:
+   * they then keep nothing). */
+  if (!sw->cache)
+    sw->cache = acs_sched_cache_new();
+  sctx.cache = sw->cache;
   prepare(sw, t, pr);
   if (pr->err < 0) {
     acs_schedule_init(s);

@@ -533,7 +533,7 @@ int acs_netgen_cascade(const struct acs_lgraph *lg, const char *const *sets,
       (err = acs_netbound_compute(lg, &pb.plat, &nb)) < 0)
     goto out;
   r->netbound = nb.cycles;
-  err = acs_cas_schedule(lg, &pb.plat, &o, NULL, &s, &d);
+  err = acs_cas_schedule(lg, &pb.plat, &o, NULL, NULL, &s, &d);
   if (err == ACS_EINFEASIBLE) {
     verdict(r, d.msg[0] ? ACS_NETGEN_INFEASIBLE : ACS_NETGEN_ERROR, d.msg[0] ? "" : "no reason",
             d.msg);

@@ -28,7 +28,7 @@
 static void schedule_list(const struct acs_problem *pb, struct acs_schedule *s)
 {
   const struct acs_sched_ops *ops = acs_sched_find("list");
-  struct acs_sched_ctx ctx = {1, 0, NULL};
+  struct acs_sched_ctx ctx = {1, 0, NULL, NULL};
   struct acs_diag d;
   void *opts = calloc(1, ops->opts_size + 1);
   int err;

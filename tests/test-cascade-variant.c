@@ -18,6 +18,7 @@
 #include "core/sched/cascade/cascade.h"
 #include "core/sched/cascade/cgraph.h"
 #include "core/sched/cascade/propagator.h"
+#include "core/sched/cache.h"
 #include "core/sched/sched.h"
 #include "tests/testutil.h"
 
@@ -32,14 +33,16 @@ struct net_run {
   struct acs_schedule s;
 };
 
-/* Runs `cascade` with options (NULL-ended "k=v") on a shipped network. */
-static int net_schedule(struct net_run *n, const char *rel, const char *const *sets,
-                        const char *const *opts, struct acs_diag *d)
+/* Runs `cascade` with options (NULL-ended "k=v") on a shipped network,
+ * keeping what it may in `cache` (NULL: nothing). */
+static int net_schedule_in(struct net_run *n, const char *rel, const char *const *sets,
+                           const char *const *opts, struct acs_sched_cache *cache,
+                           struct acs_diag *d)
 {
   const struct acs_sched_ops *ops = acs_sched_find("cascade");
   struct acs_platform p;
   struct acs_cas_opts o;
-  struct acs_sched_ctx ctx = {1, 0, NULL};
+  struct acs_sched_ctx ctx = {1, 0, NULL, cache};
 
   cr_assert_not_null(ops);
   acs_diag_init(d);
@@ -60,6 +63,12 @@ static int net_schedule(struct net_run *n, const char *rel, const char *const *s
   acs_schedule_init(&n->s);
   cr_assert_eq(acs_schedule_init_problem(&n->s, &n->pb), ACS_OK);
   return ops->schedule(&n->pb, &o, &ctx, &n->s, d);
+}
+
+static int net_schedule(struct net_run *n, const char *rel, const char *const *sets,
+                        const char *const *opts, struct acs_diag *d)
+{
+  return net_schedule_in(n, rel, sets, opts, NULL, d);
 }
 
 static void net_free(struct net_run *n)
@@ -166,3 +175,65 @@ Test(variant, refusals_say_why)
   net_free(&n);
 }
 
+
+/* ---- plans kept across runs ---- */
+
+static void assert_same_schedule(const struct acs_schedule *a, const struct acs_schedule *b)
+{
+  cr_assert_eq(a->makespan, b->makespan);
+  cr_assert_eq(a->nops, b->nops);
+  cr_assert_eq(a->nedges, b->nedges);
+  for (int32_t i = 0; i < a->nops; i++) {
+    cr_assert_str_eq(a->ops[i].name, b->ops[i].name);
+    cr_assert_eq(a->ops[i].start, b->ops[i].start, "%s", a->ops[i].name);
+    cr_assert_eq(a->ops[i].dur, b->ops[i].dur, "%s", a->ops[i].name);
+    cr_assert_eq(a->ops[i].cmx_offset, b->ops[i].cmx_offset, "%s", a->ops[i].name);
+  }
+  for (int32_t e = 0; e < a->nedges; e++)
+    cr_assert(a->edges[e].src == b->edges[e].src && a->edges[e].dst == b->edges[e].dst);
+  /* cascade_plans, cascade_front and their counts of groups and plans
+   * costed: a run that saw more plans than its budget allows differs. */
+  tu_assert_rtabs_eq(a, b);
+}
+
+/*
+ * A group's plans do not depend on the budget (pcache.c): runs that share
+ * a cache, at budgets in no particular order and at two PE counts (two
+ * sets of plans), give the schedules and tables of runs alone, and so does
+ * a budget no proposal fits (the same message). The first run at a large
+ * budget fills the cache with plans a small one must not see.
+ */
+Test(variant, plans_kept_across_runs_change_nothing)
+{
+  static const char *const kib[] = {"cmx_kib=1024", "cmx_kib=128", "cmx_kib=512", "cmx_kib=192"};
+  static const char *const pes[] = {"pe_count=4", "pe_count=2"};
+  static const char *const opts[] = {"max_parts=4", "heights=3", NULL};
+  static const char *const tiny[] = {"max_parts=4", "heights=3", "budget_kib=8", NULL};
+  struct acs_sched_cache *cache = acs_sched_cache_new();
+  struct acs_diag d, e;
+
+  cr_assert_not_null(cache);
+  for (int k = 0; k < 8; k++) {
+    const char *const sets[] = {kib[k % 4], pes[k / 4], NULL};
+    struct net_run kept, alone;
+    int a = net_schedule_in(&kept, "workloads/onnx/mobilenet_v1.onnx", sets, opts, cache, &d);
+    int b = net_schedule(&alone, "workloads/onnx/mobilenet_v1.onnx", sets, opts, &e);
+    cr_assert_eq(a, b, "%s %s: %s / %s", sets[0], sets[1], d.msg, e.msg);
+    cr_assert_eq(a, ACS_OK, "%s %s: %s", sets[0], sets[1], d.msg);
+    assert_same_schedule(&kept.s, &alone.s);
+    net_free(&kept);
+    net_free(&alone);
+  }
+  {
+    const char *const sets[] = {"cmx_kib=256", "pe_count=4", NULL};
+    struct net_run kept, alone;
+    cr_assert_eq(net_schedule_in(&kept, "workloads/onnx/mobilenet_v1.onnx", sets, tiny, cache,
+                                 &d), ACS_EINFEASIBLE);
+    cr_assert_eq(net_schedule(&alone, "workloads/onnx/mobilenet_v1.onnx", sets, tiny, &e),
+                 ACS_EINFEASIBLE);
+    cr_assert_str_eq(d.msg, e.msg);
+    net_free(&kept);
+    net_free(&alone);
+  }
+  acs_sched_cache_free(cache);
+}

@@ -56,10 +56,13 @@ struct acs_sched_ctx {
    * polls it (acs__stop_now in core/sched/common.h) at least every 0.1 s and, once
    * it is nonzero, returns ACS_EINTERRUPTED promptly with no schedule. A
    * scheduler family added later must do the same: Ctrl-C stops any phase
-   * within a second. (Third, where an unused `verbose` was, so positional
-   * initializers {seed, limit, 0} stay valid.)
+   * within a second.
    */
   const volatile sig_atomic_t *interrupted;
+  /* What schedulers may keep from one run for the next in this process
+   * (cache.h), or NULL. A scheduler gives the same schedule with or
+   * without it; only its time changes. */
+  struct acs_sched_cache *cache;
 };
 
 /* Seed documents that more than one variant comes from. */

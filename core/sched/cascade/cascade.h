@@ -85,6 +85,8 @@ struct acs_cas_env {
   /* > 0: a dry run stops after sizing a plan that needs more CMX than
    * this (no proposal holding it fits the budget) and says so. */
   int64_t mem_limit;
+  /* Plans kept from earlier runs (pcache.c), or NULL. */
+  struct acs_cas_pset *pset;
 };
 
 /* acs_cas_walk's answer for a plan over env->mem_limit (mem filled), or
@@ -186,6 +188,33 @@ int acs_cas_plans(const struct acs_cas_env *env, const struct acs_cas_opts *o,
                   const volatile sig_atomic_t *interrupted,
                   struct acs_cas_plan **out, int32_t *n);
 
+/* ---- plans kept across runs (pcache.c) ---- */
+
+struct acs_sched_cache;
+struct acs_cas_pset;
+
+/*
+ * The plans kept in `cache` for network `digest` on platforms like plat
+ * (all but the CMX size and the barrier pass's parameters) with options o
+ * (the budget aside); NULL without a cache or a digest, or when out of
+ * memory (the run then plans alone). May free the least recently used
+ * set: a set is good until the next call.
+ */
+struct acs_cas_pset *acs_cas_pset_get(struct acs_sched_cache *cache, const char *digest,
+                                      const struct acs_platform *plat,
+                                      const struct acs_cas_opts *o);
+/*
+ * acs_cas_plans(env, o, g, ctx, cull 1) without env's memory limit, made
+ * once per set: *v points into the set until the next call. A run with a
+ * limit uses those of mem <= it (the same plans, in the same order, as
+ * with the limit: pcache.c says why). ACS_ELIMIT when they would pass the
+ * cache's bytes; ACS_EINTERRUPTED, ACS_ENOMEM, ACS_ERANGE.
+ */
+int acs_cas_pset_plans(struct acs_cas_pset *ps, const struct acs_cas_env *env,
+                       const struct acs_cas_opts *o, const struct acs_cas_group *g,
+                       uint32_t ctx, const volatile sig_atomic_t *interrupted,
+                       const struct acs_cas_plan **v, int32_t *n);
+
 /* Keeps the Pareto-efficient items of a (mem, cycles) array in place,
  * sorted by mem; ties keep the first. Returns the count. O(n log n). */
 int32_t acs_cas_pareto(struct acs_cas_plan *p, int32_t n);
@@ -256,13 +285,14 @@ int acs_cas_lower(const struct acs_cas_env *env, const struct acs_cas_plan *plan
  * Steps 1-4 on the inferred layer graph lg: the proposal within the budget
  * (o->budget_kib, or out's CMX) lowered into out (initialised for a problem
  * on plat, whose ops it replaces), checked by acs_cas_check, with the result
- * tables and the bound of its own ops.
+ * tables and the bound of its own ops. pset: plans kept across runs, or
+ * NULL (the same schedule either way).
  * ACS_EINFEASIBLE with the reason in d, ACS_EVERIFY (a failed check),
  * ACS_EINTERRUPTED, ACS_ENOMEM, ACS_ERANGE.
  */
 int acs_cas_schedule(const struct acs_lgraph *lg, const struct acs_platform *plat,
                      const struct acs_cas_opts *o, const volatile sig_atomic_t *intr,
-                     struct acs_schedule *out,
+                     struct acs_cas_pset *pset, struct acs_schedule *out,
                      struct acs_diag *d);
 
 /* Adds the tables cascade_plans (shown) and cascade_front to s

@@ -212,6 +212,31 @@ static int front_cull(struct dp *dp, struct state *S)
 
 /* ---- plans, cached per group and context ---- */
 
+/* g's plans in context ctx within the run's memory limit (malloc'd):
+ * those kept across runs when there are (the same, pcache.c), else made. */
+static int plans_make(struct dp *dp, const struct acs_cas_group *g, uint32_t ctx,
+                      struct acs_cas_plan **v, int32_t *nv)
+{
+  const struct acs_cas_plan *all;
+  int64_t limit = dp->env->mem_limit;
+  int32_t n;
+  int err = ACS_ELIMIT;
+
+  if (dp->env->pset)
+    err = acs_cas_pset_plans(dp->env->pset, dp->env, dp->o, g, ctx, dp->interrupted, &all, &n);
+  if (err == ACS_ELIMIT)
+    return acs_cas_plans(dp->env, dp->o, g, ctx, 1, dp->interrupted, v, nv);
+  if (err < 0)
+    return err;
+  if (!(*v = malloc(((size_t)n + 1) * sizeof(**v))))
+    return ACS_ENOMEM;
+  *nv = 0;
+  for (int32_t q = 0; q < n; q++)
+    if (limit <= 0 || all[q].mem <= limit)
+      (*v)[(*nv)++] = all[q];
+  return ACS_OK;
+}
+
 static int plans_get(struct dp *dp, const struct acs_cas_group *g, uint32_t ctx, int32_t *off,
                      int32_t *n)
 {
@@ -228,7 +253,7 @@ static int plans_get(struct dp *dp, const struct acs_cas_group *g, uint32_t ctx,
       return ACS_OK;
     }
   }
-  if ((err = acs_cas_plans(dp->env, dp->o, g, ctx, 1, dp->interrupted, &v, &nv)) < 0)
+  if ((err = plans_make(dp, g, ctx, &v, &nv)) < 0)
     return err;
   dp->groups++;
   dp->costed += nv;

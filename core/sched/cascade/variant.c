@@ -237,7 +237,7 @@ static int memory_edges(struct acs_schedule *s)
 
 int acs_cas_schedule(const struct acs_lgraph *lg, const struct acs_platform *plat,
                      const struct acs_cas_opts *o, const volatile sig_atomic_t *intr,
-                     struct acs_schedule *out,
+                     struct acs_cas_pset *pset, struct acs_schedule *out,
                      struct acs_diag *d)
 {
   struct acs_cgraph cg;
@@ -256,6 +256,7 @@ int acs_cas_schedule(const struct acs_lgraph *lg, const struct acs_platform *pla
   if ((err = graph_supported(&cg, d)) < 0 ||
       (err = acs_cas_env_init(&env, &cg, plat, o->split, out->res_pe, out->res_dma)) < 0)
     goto out_with_cg;
+  env.pset = pset;
   if ((err = acs_cas_propose(&env, o, budget, intr, &r, d)) < 0)
     goto out_with_result;
   if (intr && *intr) {
@@ -292,7 +293,9 @@ static int cascade_schedule(const struct acs_problem *pb, const void *opts,
   if ((err = acs__sched_model_need(lg, ACS_EINFEASIBLE, d, "cascade: needs a layer graph "
                                    "(an ONNX model or a SCALE-Sim table)")) < 0)
     return err;
-  return acs_cas_schedule(lg, &pb->plat, o, ctx ? ctx->interrupted : NULL, out, d);
+  return acs_cas_schedule(lg, &pb->plat, o, ctx ? ctx->interrupted : NULL,
+                          acs_cas_pset_get(ctx ? ctx->cache : NULL, pb->digest, &pb->plat, o),
+                          out, d);
 }
 
 const struct acs_sched_ops acs_sched_cascade = {
