@@ -277,10 +277,15 @@ static int check_fed(const struct acs_cas_env *env, const struct acs_cas_tag *ta
   struct cover c = {need, NULL, 0, 0};
   int res = ACS_OK;
 
+  /* A box that misses the region cannot help: an op of a stripe that
+   * reads a CMX-resident tensor has every op that wrote it as a
+   * predecessor (hundreds at 8 PEs), and the cell grid below grows with
+   * the boxes it is given. */
   for (int32_t k = p->off[i]; k < p->off[i + 1] && res == ACS_OK; k++) {
     const struct acs_cas_tag *q = &tags[p->src[k]];
     if (q->tensor == t && (q->what == what || (what == ACS_CAS_OP_COMPUTE &&
-                                               q->what == ACS_CAS_OP_LOAD)))
+                                               q->what == ACS_CAS_OP_LOAD)) &&
+        box_meets(&q->box, need))
       res = cover_add(&c, &q->box);
   }
   if (res == ACS_OK && (res = covered(&c)) == 0)
