@@ -22,9 +22,13 @@
  * of c (if X precedes c_j, it precedes c_j's end and so c_{j+1}), from
  * first[X][c]. To find it, every op e gets per chain c the first index
  * a(e, c) of a use one of whose producers e is or reaches, and which of
- * that use's producers it reaches (a bit mask): both propagate backwards
- * over the edges, a minimum and a union (an edge implied by a path adds
- * nothing to either). e precedes
+ * that use's producers it reaches (a bit mask): both propagate backwards,
+ * a minimum and a union, over the program's steps (an op to the use it
+ * updates, a use to its consumers) rather than over the edges. The two
+ * reach the same ops once bprog_check.c has shown that every edge is kept
+ * by the barriers and every barrier order by the edges, and a program has
+ * one step per op and per wait where a schedule has tens of edges per op
+ * (cascade's memory edges). e precedes
  * c_a when it reaches all of its producers, and always precedes c_{a+1}
  * (a producer of c_a reaches c_a's end, which reaches c_{a+1}'s
  * producers); first[X][c] is the latest of these over X's end. Matching
@@ -36,15 +40,13 @@
  * that shares no vertex with one taken before is flipped. A largest
  * antichain is read off the last search (Konig).
  *
- * Costs: O((V + E) * sum_c w_c) word operations for the labels (w_c words
- * of producer mask on chain c) on the E edges, or, when that passes
- * LABEL_WORK_MAX, the reduction (reach.h) and the same on its E' edges,
- * O(U k) memory for first[][], O(k^2) to join chains first (join_chains),
- * and O(U k alpha) per round, with few rounds in practice since the joined
- * chains start near a maximum matching. Exact widths
- * are computed when U k <= WIDTH_EXACT_MAX and the labels' work is within
- * LABEL_WORK_MAX (programs of 10^4 ops on any number of barriers, 10^5 ops
- * on a few dozen); the bound above needs neither.
+ * Costs: O((V + U + W) * sum_c w_c) word operations for the labels (w_c
+ * words of producer mask on chain c, W waits), O(U k) memory for
+ * first[][], O(k^2) to join chains first (join_chains), and O(U k alpha)
+ * per round, with few rounds in practice since the joined chains start
+ * near a maximum matching. Exact widths are computed when U k <=
+ * WIDTH_EXACT_MAX and the labels' work is within LABEL_WORK_MAX; the bound
+ * above needs neither.
  */
 #include "config.h"
 
@@ -60,9 +62,9 @@
 
 /* Entries of first[][] (uses x chains) the exact width may allocate. */
 #define WIDTH_EXACT_MAX ((int64_t)1 << 24)
-/* Words of labels (ops x (1 + mask words)) per batch of chains. */
+/* Words of labels ((ops + uses) x (1 + mask words)) per batch of chains. */
 #define LABEL_WORDS_MAX ((int64_t)1 << 22)
-/* Word operations the labels may take in all: (ops + edges) x
+/* Word operations the labels may take in all: (ops + uses + waits) x
  * (1 + mask words) summed over the chains. */
 #define LABEL_WORK_MAX ((int64_t)1 << 29)
 
@@ -128,47 +130,81 @@ static int chains_build(const struct acs_bprog *bp, struct chains *c)
 
 /* ---- first[X][c] ---- */
 
+/*
+ * Labels of ops and of uses, per chain of the batch: the first index
+ * reached (INT32_MAX none) and the mask of that use's producers reached.
+ * An op's label is its own (it is a producer of its use) joined with its
+ * use's, and a use's is the join of its consumers' labels: the program's
+ * steps, producer -> use -> consumer, in reverse topological order.
+ */
 struct labels {
   const struct acs_bprog *bp;
   const struct chains *ch;
-  const struct acs_dag *g;   /* the edges (label_dag) */
   int32_t c0, c1;            /* the batch of chains */
   int32_t *moff;             /* per chain of the batch: offset of its mask words */
-  int32_t width;             /* label words per op: mask words of the batch */
-  int32_t *a;                /* ops x (c1 - c0): first index reached, INT32_MAX none */
-  uint64_t *mask;            /* ops x width */
+  int32_t width;             /* mask words per label: those of the batch */
+  int32_t *a, *ua;           /* ops (uses) x (c1 - c0): first index reached */
+  uint64_t *mask, *umask;    /* ops (uses) x width */
+  uint8_t *udone;            /* per use: its label is made */
 };
 
-/* Labels of op e from itself and its successors. */
+/* Joins label (as, ms) into (ae, me): the earlier first index wins, equal
+ * ones unite their masks. */
+static void label_join(const struct labels *l, int32_t *ae, uint64_t *me, const int32_t *as,
+                       const uint64_t *ms)
+{
+  for (int32_t i = 0; i < l->c1 - l->c0; i++) {
+    int32_t w = l->ch->words[l->c0 + i];
+    if (as[i] < ae[i]) {
+      ae[i] = as[i];
+      memcpy(me + l->moff[i], ms + l->moff[i], (size_t)w * sizeof(uint64_t));
+    } else if (as[i] == ae[i] && as[i] != INT32_MAX) {
+      for (int32_t j = 0; j < w; j++)
+        me[l->moff[i] + j] |= ms[l->moff[i] + j];
+    }
+  }
+}
+
+static int32_t *op_a(const struct labels *l, int32_t e)
+{
+  return l->a + (size_t)e * (size_t)(l->c1 - l->c0);
+}
+
+static uint64_t *op_mask(const struct labels *l, int32_t e)
+{
+  return l->mask + (size_t)e * (size_t)l->width;
+}
+
+/* Use u's label from its consumers' (made before: each comes after every
+ * producer of u in the order, bprog_check.c's check_orders). */
+static void label_use(struct labels *l, int32_t u)
+{
+  int32_t *au = l->ua + (size_t)u * (size_t)(l->c1 - l->c0);
+  uint64_t *mu = l->umask + (size_t)u * (size_t)l->width;
+
+  for (int32_t k = l->bp->cons_off[u]; k < l->bp->cons_off[u + 1]; k++)
+    label_join(l, au, mu, op_a(l, l->bp->cons[k]), op_mask(l, l->bp->cons[k]));
+  l->udone[u] = 1;
+}
+
+/* Op e's label: itself, then what its use's consumers reach. */
 static void label_op(struct labels *l, int32_t e)
 {
-  int32_t nc = l->c1 - l->c0, u = l->bp->use_of[e];
-  int32_t *ae = l->a + (size_t)e * (size_t)nc;
-  uint64_t *me = l->mask + (size_t)e * (size_t)l->width;
+  int32_t u = l->bp->use_of[e];
+  int32_t *ae = op_a(l, e);
+  uint64_t *me = op_mask(l, e);
 
-  for (int32_t i = 0; i < nc; i++)
-    ae[i] = INT32_MAX;
-  memset(me, 0, (size_t)l->width * sizeof(uint64_t));
-  if (u >= 0 && l->ch->ch[u] >= l->c0 && l->ch->ch[u] < l->c1) {
+  if (u < 0)
+    return;
+  if (l->ch->ch[u] >= l->c0 && l->ch->ch[u] < l->c1) {
     int32_t i = l->ch->ch[u] - l->c0, r = l->ch->rank[e];
     ae[i] = l->ch->idx[u];
     me[l->moff[i] + r / 64] |= (uint64_t)1 << (r % 64);
   }
-  for (int32_t k = l->g->succ_off[e]; k < l->g->succ_off[e + 1]; k++) {
-    int32_t s = l->g->succ[k];
-    const int32_t *as = l->a + (size_t)s * (size_t)nc;
-    const uint64_t *ms = l->mask + (size_t)s * (size_t)l->width;
-    for (int32_t i = 0; i < nc; i++) {
-      int32_t w = l->ch->words[l->c0 + i];
-      if (as[i] < ae[i]) {
-        ae[i] = as[i];
-        memcpy(me + l->moff[i], ms + l->moff[i], (size_t)w * sizeof(uint64_t));
-      } else if (as[i] == ae[i] && as[i] != INT32_MAX) {
-        for (int32_t j = 0; j < w; j++)
-          me[l->moff[i] + j] |= ms[l->moff[i] + j];
-      }
-    }
-  }
+  if (!l->udone[u])
+    label_use(l, u);
+  label_join(l, ae, me, l->ua + (size_t)u * (size_t)(l->c1 - l->c0),
+             l->umask + (size_t)u * (size_t)l->width);
 }
 
 /* The first index of chain c (batch slot i) that op e precedes. */
@@ -214,44 +250,70 @@ static void firsts(const struct labels *l, int32_t *first)
 }
 
 /* The chains from c0 whose labels fit LABEL_WORDS_MAX (at least one). */
-static int32_t batch_end(const struct chains *ch, int32_t nops, int32_t c0)
+static int32_t batch_end(const struct chains *ch, int32_t nlabels, int32_t c0)
 {
   int64_t words = 0;
   int32_t c1 = c0;
 
-  while (c1 < ch->k && (c1 == c0 || (words + 1 + ch->words[c1]) * nops <= LABEL_WORDS_MAX))
+  while (c1 < ch->k && (c1 == c0 || (words + 1 + ch->words[c1]) * nlabels <= LABEL_WORDS_MAX))
     words += 1 + ch->words[c1++];
   return c1;
 }
 
-static int compute_firsts(const struct acs_bprog *bp, const struct chains *ch,
-                          const struct acs_dag *g, int32_t *first)
+static void labels_free(struct labels *l)
 {
-  struct labels l = {bp, ch, g, 0, 0, NULL, 0, NULL, NULL};
+  free(l->moff), free(l->a), free(l->ua), free(l->mask), free(l->umask), free(l->udone);
+  l->moff = l->a = l->ua = NULL;
+  l->mask = l->umask = NULL;
+  l->udone = NULL;
+}
+
+/* Room for the labels of the batch [c0, c1), all empty. */
+static int labels_alloc(struct labels *l)
+{
+  size_t nc = (size_t)(l->c1 - l->c0), nops = (size_t)l->bp->nops, nu = (size_t)l->bp->nuses;
+
+  labels_free(l);
+  l->width = 0;
+  if (!(l->moff = malloc((nc + 1) * sizeof(int32_t))))
+    return ACS_ENOMEM;
+  for (size_t i = 0; i < nc; i++) {
+    l->moff[i] = l->width;
+    l->width += l->ch->words[l->c0 + (int32_t)i];
+  }
+  l->a = malloc((nops * nc + 1) * sizeof(int32_t));
+  l->ua = malloc((nu * nc + 1) * sizeof(int32_t));
+  l->mask = calloc(nops * (size_t)l->width + 1, sizeof(uint64_t));
+  l->umask = calloc(nu * (size_t)l->width + 1, sizeof(uint64_t));
+  l->udone = calloc(nu + 1, 1);
+  if (!l->a || !l->ua || !l->mask || !l->umask || !l->udone)
+    return ACS_ENOMEM;
+  for (size_t i = 0; i < nops * nc; i++)
+    l->a[i] = INT32_MAX;
+  for (size_t i = 0; i < nu * nc; i++)
+    l->ua[i] = INT32_MAX;
+  return ACS_OK;
+}
+
+/* first[][] from labels over the program, batch by batch of chains; topo
+ * is a topological order of the edges (their reach is the program's). */
+static int compute_firsts(const struct acs_bprog *bp, const struct chains *ch,
+                          const int32_t *topo, int32_t *first)
+{
+  struct labels l = {bp, ch, 0, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL};
   int err = ACS_OK;
 
   for (l.c0 = 0; l.c0 < ch->k && err == ACS_OK; l.c0 = l.c1) {
-    l.c1 = batch_end(ch, bp->nops, l.c0);
-    l.width = 0;
-    free(l.moff), free(l.a), free(l.mask);
-    l.moff = malloc(((size_t)(l.c1 - l.c0) + 1) * sizeof(int32_t));
-    for (int32_t i = 0; l.moff && i < l.c1 - l.c0; i++) {
-      l.moff[i] = l.width;
-      l.width += ch->words[l.c0 + i];
-    }
-    l.a = malloc(((size_t)bp->nops * (size_t)(l.c1 - l.c0) + 1) * sizeof(int32_t));
-    l.mask = malloc(((size_t)bp->nops * (size_t)l.width + 1) * sizeof(uint64_t));
-    if (!l.moff || !l.a || !l.mask) {
-      err = ACS_ENOMEM;
+    l.c1 = batch_end(ch, bp->nops + bp->nuses, l.c0);
+    if ((err = labels_alloc(&l)) < 0)
       break;
-    }
-    for (int32_t p = g->n - 1; p >= 0; p--)
-      label_op(&l, g->topo[p]);
+    for (int32_t p = bp->nops - 1; p >= 0; p--)
+      label_op(&l, topo[p]);
     firsts(&l, first);
     if (acs_interrupt_pending())
       err = ACS_EINTERRUPTED;
   }
-  free(l.moff), free(l.a), free(l.mask);
+  labels_free(&l);
   return err;
 }
 
@@ -438,95 +500,34 @@ static int exact_width(const struct acs_bprog *bp, const struct chains *ch, cons
   return err;
 }
 
-/* g (the schedule's edges, acs__bprog_edge_dag) transitively reduced,
- * as a DAG in the same order: the reduction (reach.h) plus O(V + E). */
-static int reduced_dag(const struct acs_schedule *s, const struct acs_dag *g, struct acs_dag *r)
-{
-  int32_t m = g->succ_off[g->n], k = 0, *src = malloc(((size_t)m + 1) * sizeof(int32_t));
-  int32_t *dst = malloc(((size_t)m + 1) * sizeof(int32_t));
-  int64_t *key = malloc(((size_t)g->n + 1) * sizeof(int64_t));
-  uint8_t *keep = malloc((size_t)m + 1);
-  int err = ACS_ENOMEM;
-
-  memset(r, 0, sizeof(*r));
-  if (src && dst && key && keep && (err = acs_dag_reduce(g, keep)) == ACS_OK) {
-    for (int32_t u = 0; u < g->n; u++)
-      for (int32_t e = g->succ_off[u]; e < g->succ_off[u + 1]; e++)
-        if (keep[e]) {
-          src[k] = u;
-          dst[k++] = g->succ[e];
-        }
-    for (int32_t i = 0; i < g->n; i++)
-      key[i] = s->ops[i].start;
-    err = acs_dag_build(r, g->n, k, src, dst, key);
-  }
-  free(src), free(dst), free(key), free(keep);
-  return err;
-}
-
-/* Label work over g: (ops + edges) x words; whether it is within the limit. */
-static int labels_fit(const struct acs_dag *g, int64_t words)
-{
-  return (int64_t)(g->n + g->succ_off[g->n]) * words <= LABEL_WORK_MAX;
-}
-
-/* The DAG the labels run on: the schedule's edges `all` as they are when
- * their label work fits (*g = all, *own = 0), else reduced into *r (*g = r,
- * *own = 1; ACS_ERANGE when even that does not fit). The labels are a
- * minimum and a union over successors, so an edge implied by a path
- * changes neither: the reduction only saves label work, and costs more
- * than it saves unless the labels are large. */
-static int label_dag(const struct acs_schedule *s, const struct acs_dag *all, int64_t words,
-                     struct acs_dag *r, const struct acs_dag **g)
-{
-  int err;
-
-  *g = all;
-  if (labels_fit(all, words))
-    return ACS_OK;
-  if ((err = reduced_dag(s, all, r)) < 0)
-    return err;
-  *g = r;
-  if (!labels_fit(r, words)) {
-    acs_dag_destroy(r);
-    return ACS_ERANGE;
-  }
-  return ACS_OK;
-}
-
 /*
  * The exact width of bp's use order and a largest antichain in members
  * (room for nuses; may be NULL), given that bprog_check.c's order checks
  * hold. ACS_ERANGE when first[][] would exceed WIDTH_EXACT_MAX entries.
  */
-static int width_of(const struct acs_schedule *s, const struct acs_bprog *bp,
-                    const struct acs_dag *all, int32_t *width, int32_t *members, int32_t *nchains)
+static int width_of(const struct acs_bprog *bp, const struct acs_dag *all, int32_t *width,
+                    int32_t *members, int32_t *nchains)
 {
   struct chains ch;
-  struct acs_dag r;
-  const struct acs_dag *g;
   int32_t *first = NULL;
+  int64_t words = 0;
   int err;
 
   *width = 0;
   if ((err = chains_build(bp, &ch)) < 0)
     return err;
   *nchains = ch.k;
-  if ((int64_t)bp->nuses * ch.k > WIDTH_EXACT_MAX) {
+  for (int32_t c = 0; c < ch.k; c++)
+    words += 1 + ch.words[c];
+  if ((int64_t)bp->nuses * ch.k > WIDTH_EXACT_MAX ||
+      (bp->nops + bp->nuses + (int64_t)bp->cons_off[bp->nuses]) * words > LABEL_WORK_MAX) {
     chains_free(&ch);
     return ACS_ERANGE;
   }
-  int64_t words = 0;
-  for (int32_t c = 0; c < ch.k; c++)
-    words += 1 + ch.words[c];
-  if ((err = label_dag(s, all, words, &r, &g)) == ACS_OK) {
-    first = malloc(((size_t)bp->nuses * (size_t)ch.k + 1) * sizeof(int32_t));
-    err = !first ? ACS_ENOMEM : compute_firsts(bp, &ch, g, first);
-    if (err == ACS_OK)
-      err = exact_width(bp, &ch, first, width, members);
-    if (g == &r)
-      acs_dag_destroy(&r);
-  }
+  first = malloc(((size_t)bp->nuses * (size_t)ch.k + 1) * sizeof(int32_t));
+  err = !first ? ACS_ENOMEM : compute_firsts(bp, &ch, all->topo, first);
+  if (err == ACS_OK)
+    err = exact_width(bp, &ch, first, width, members);
   free(first);
   chains_free(&ch);
   return err;
@@ -542,7 +543,7 @@ int acs__bprog_check_width(const struct acs_schedule *s, const struct acs_bprog 
 
   if (!members)
     return ACS_ENOMEM;
-  err = width_of(s, bp, g, &width, members, &k);
+  err = width_of(bp, g, &width, members, &k);
   if (err == ACS_ERANGE) /* too large to match: the chain cover bounds it */
     err = k > s->barriers ? FAIL(d, "%d barriers carry uses, more than the %d barriers", k,
                                  s->barriers)
@@ -570,7 +571,7 @@ int acs_bprog_use_width(const struct acs_schedule *s, int32_t *width)
   if ((err = acs_bprog_build(s, &bp)) < 0)
     return err;
   if ((err = acs__bprog_edge_dag(s, &bp, &g)) == ACS_OK) {
-    err = width_of(s, &bp, &g, width, NULL, &k);
+    err = width_of(&bp, &g, width, NULL, &k);
     acs_dag_destroy(&g);
   }
   acs_bprog_destroy(&bp);
