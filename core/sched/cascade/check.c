@@ -130,6 +130,16 @@ static int box_holds(const struct acs_lbox *b, const struct acs_lbox *need)
   return 1;
 }
 
+static int box_same(const struct acs_lbox *a, const struct acs_lbox *b)
+{
+  if (a->rank != b->rank)
+    return 0;
+  for (int i = 0; i < a->rank; i++)
+    if (a->lo[i] != b->lo[i] || a->hi[i] != b->hi[i])
+      return 0;
+  return 1;
+}
+
 static int box_meets(const struct acs_lbox *b, const struct acs_lbox *need)
 {
   for (int i = 0; i < need->rank; i++)
@@ -241,9 +251,17 @@ out:
   return res;
 }
 
-/* Data-predecessor index: for each op, its data predecessors (CSR). */
+/* The last region of a tensor found covered, and the boxes that did. */
+struct fed {
+  struct acs_lbox need;
+  struct cover c;
+};
+
+/* Data-predecessor index: for each op, its data predecessors (CSR); and
+ * per tensor, the last region found covered. */
 struct preds {
   int32_t *off, *src;
+  struct fed *last;
 };
 
 static int preds_build(const struct acs_schedule *s, struct preds *p)
@@ -271,10 +289,11 @@ static const char *tname(const struct acs_cas_env *env, int32_t t)
 /* Region `need` of tensor t, read by op i, covered by i's data
  * predecessors that are `what` ops of t. */
 static int check_fed(const struct acs_cas_env *env, const struct acs_cas_tag *tags,
-                     const struct acs_schedule *s, const struct preds *p, int32_t i,
+                     const struct acs_schedule *s, struct preds *p, int32_t i,
                      int32_t t, int what, const struct acs_lbox *need, struct acs_diag *d)
 {
   struct cover c = {need, NULL, 0, 0};
+  struct fed *last = &p->last[t];
   int res = ACS_OK;
 
   /* A box that misses the region cannot help: an op of a stripe that
@@ -288,15 +307,30 @@ static int check_fed(const struct acs_cas_env *env, const struct acs_cas_tag *ta
         box_meets(&q->box, need))
       res = cover_add(&c, &q->box);
   }
-  if (res == ACS_OK && (res = covered(&c)) == 0)
+  if (res != ACS_OK)
+    goto out;
+  /* The ops that split a stripe by channels read one region of each
+   * input from the same predecessors: asked once. */
+  if (last->c.n == c.n && c.n > 0 && box_same(&last->need, need) &&
+      memcmp(last->c.box, c.box, c.n * sizeof(*c.box)) == 0)
+    goto out;
+  if ((res = covered(&c)) == 0)
     res = FAIL(d, "cascade check: '%s' reads a region of '%s' that no predecessor of it "
                "produced or loaded", s->ops[i].name, tname(env, t));
+  if (res == 1) {
+    free(last->c.box);
+    last->c = c;
+    last->need = *need;
+    last->c.need = &last->need;
+    return ACS_OK;
+  }
+out:
   free(c.box);
   return res < 0 ? res : ACS_OK;
 }
 
 static int check_compute(const struct acs_cas_env *env, const struct acs_cas_tag *tags,
-                         const struct acs_schedule *s, const struct preds *p, int32_t i,
+                         const struct acs_schedule *s, struct preds *p, int32_t i,
                          struct acs_diag *d)
 {
   const struct acs_cpart *pt = &env->cg->parts[tags[i].part];
@@ -322,7 +356,7 @@ static int check_compute(const struct acs_cas_env *env, const struct acs_cas_tag
 }
 
 static int check_dma(const struct acs_cas_env *env, const struct acs_cas_tag *tags,
-                     const struct acs_schedule *s, const struct preds *p, int32_t i,
+                     const struct acs_schedule *s, struct preds *p, int32_t i,
                      struct acs_diag *d)
 {
   const struct acs_sop *o = &s->ops[i];
@@ -378,10 +412,13 @@ int acs_cas_check(const struct acs_cas_env *env, const struct acs_cas_tag *tags,
                   struct acs_diag *d)
 {
   struct acs_schedule_stats st;
-  struct preds p = {NULL, NULL};
+  struct preds p;
   int err;
 
-  if ((err = preds_build(s, &p)) < 0)
+  memset(&p, 0, sizeof(p));
+  err = ACS_ENOMEM;
+  if (!(p.last = calloc((size_t)env->cg->ntensors + 1, sizeof(*p.last))) ||
+      (err = preds_build(s, &p)) < 0)
     goto out;
   for (int32_t i = 0; i < s->nops && err == ACS_OK; i++) {
     if (tags[i].what == ACS_CAS_OP_COMPUTE)
@@ -401,5 +438,8 @@ int acs_cas_check(const struct acs_cas_env *env, const struct acs_cas_tag *tags,
 out:
   free(p.off);
   free(p.src);
+  for (int32_t t = 0; p.last && t < env->cg->ntensors; t++)
+    free(p.last[t].c.box);
+  free(p.last);
   return err;
 }
