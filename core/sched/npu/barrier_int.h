@@ -92,6 +92,18 @@ int acs__sgs_done(const struct acs__sgs *g, int32_t v);
 int acs__sgs_run(const struct acs_schedule *s, int release, const struct acs__sgs_hooks *hk,
                  int64_t *start, struct acs_diag *d);
 
+/*
+ * The same sweep in steps, so that one that was cut can go on: _new sets
+ * it up (hk and start must outlive it), _go runs it to its end or to a cut
+ * at hk->cutoff (ACS_OK, ACS__SGS_CUT, or an error), and after a cut, with
+ * hk->cutoff raised, _go again goes on from where it stopped: a cut changes
+ * nothing but where the sweep stops. _free: NULL is fine.
+ */
+int acs__sgs_new(struct acs__sgs **g, const struct acs_schedule *s, int release,
+                 const struct acs__sgs_hooks *hk, int64_t *start);
+int acs__sgs_go(struct acs__sgs *g, struct acs_diag *d);
+void acs__sgs_free(struct acs__sgs *g);
+
 /* rank[v] = v's place among s's ops by (planned start, id): the order the
  * sweep takes ready ops in. O(V log V). ACS_OK or ACS_ENOMEM. */
 int acs__plan_ranks(const struct acs_schedule *s, int32_t *rank);

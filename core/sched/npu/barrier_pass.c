@@ -6,9 +6,10 @@
  *
  * The first sweep keeps every op at or after its planned start (release
  * times), so a plan that the barriers never hold back comes out unchanged,
- * edge for edge. When the barriers did delay it, more sweeps (variants
- * below: without release times, other policies, the other pricing) are
- * tried and the shortest plan is kept (ties: the first): at most twelve,
+ * edge for edge, after that one sweep. When the barriers did delay it,
+ * more sweeps (variants below: without release times, other policies, the
+ * other pricing) are tried and the shortest plan is kept (ties: the
+ * first), the first going on from where it stopped: at most twelve,
  * four on schedules above 5,000 ops. A sweep stops as soon as its plan
  * cannot come out shorter than the best so far (barrier_int.h), which
  * changes nothing but the time. Either way the program is built for the
@@ -57,8 +58,34 @@ static int check_limits(const struct acs_schedule *s, struct acs_diag *d)
   return ACS_OK;
 }
 
+/* The sweeps tried, in order, while the barriers delay the plan: the
+ * allocator's policies (barrier_int.h) with release times and without,
+ * pricing waiters by when they can start or by planned starts. Each is
+ * tried on schedules of up to max_ops ops: the greedy policies differ most
+ * on small, tight programs, and each sweep costs a full pass over the
+ * schedule. The order decides only ties, and how soon a sweep that cannot
+ * win is stopped: after the first, the two that most often give the
+ * shortest plan come first, so that the others are cut early. */
+static const struct {
+  int policy, release;
+  int32_t max_ops;
+} variants[] = {
+    {ACS__BP_COST, 1, INT32_MAX}, {ACS__BP_COST | ACS__BP_BY_PLAN, 0, INT32_MAX},
+    {ACS__BP_COST, 0, INT32_MAX}, {ACS__BP_COST | ACS__BP_BY_PLAN, 1, INT32_MAX},
+    {ACS__BP_SHARE, 1, 5000},     {ACS__BP_SHARE, 0, 2000},
+    {ACS__BP_TAKE, 1, 2000},      {ACS__BP_TAKE, 0, 2000},
+    {ACS__BP_SHARE | ACS__BP_BY_PLAN, 1, 5000}, {ACS__BP_SHARE | ACS__BP_BY_PLAN, 0, 2000},
+    {ACS__BP_TAKE | ACS__BP_BY_PLAN, 1, 2000},  {ACS__BP_TAKE | ACS__BP_BY_PLAN, 0, 2000},
+};
+#define NVARIANTS (int)(sizeof(variants) / sizeof(variants[0]))
+
+/* A sweep and its allocator. On the heap, and moved by pointer: the
+ * allocator and the re-timing keep pointers into it (st, hk). */
 struct sweep {
   struct acs__balloc *alloc;
+  struct acs__sgs *g;       /* while it may go on after a cut */
+  struct acs__sgs_hooks hk;
+  const struct acs__bprep *p;
   int64_t *start;
   int64_t makespan;
   struct acs_barrier_stats st;
@@ -66,36 +93,53 @@ struct sweep {
 
 static void sweep_free(struct sweep *w)
 {
+  if (!w)
+    return;
+  acs__sgs_free(w->g);
   acs__balloc_destroy(w->alloc);
   free(w->start);
-  memset(w, 0, sizeof(*w));
+  free(w);
 }
 
-/* One sweep; ACS__SGS_CUT when it cannot end before `cutoff`. */
-static int sweep_run(struct sweep *w, const struct acs_schedule *s, const struct acs__bprep *p,
-                     int release, int policy, int64_t cutoff,
-                     const volatile sig_atomic_t *interrupted, struct acs_diag *d)
+/* A sweep of variant k set up, not yet run, in *out. */
+static int sweep_new(struct sweep **out, const struct acs_schedule *s,
+                     const struct acs__bprep *p, int k,
+                     const volatile sig_atomic_t *interrupted)
 {
-  struct acs__sgs_hooks hk;
+  struct sweep *w = calloc(1, sizeof(*w));
+  int err = ACS_ENOMEM;
+
+  *out = w;
+  if (!w || !(w->start = malloc(((size_t)s->nops + 1) * sizeof(int64_t))))
+    return ACS_ENOMEM;
+  if ((err = acs__balloc_init(&w->alloc, s, p, variants[k].policy, &w->st)) < 0)
+    return err;
+  acs__balloc_hooks(w->alloc, &w->hk);
+  w->hk.interrupted = interrupted;
+  w->hk.plan_rank = p->rank;
+  w->p = p;
+  w->st.released = variants[k].release;
+  w->st.policy = variants[k].policy;
+  return acs__sgs_new(&w->g, s, variants[k].release, &w->hk, w->start);
+}
+
+/* Runs w on, to its end or ACS__SGS_CUT when it cannot end before
+ * `cutoff` (it may then go on with a later one). A sweep that is to go on
+ * after a cut needs a cutoff from its start: the bound is kept as it goes. */
+static int sweep_go(struct sweep *w, const struct acs_schedule *s, int64_t cutoff,
+                    struct acs_diag *d)
+{
   int err;
 
-  memset(w, 0, sizeof(*w));
-  if (!(w->start = malloc(((size_t)s->nops + 1) * sizeof(int64_t))))
-    return ACS_ENOMEM;
-  if ((err = acs__balloc_init(&w->alloc, s, p, policy, &w->st)) < 0)
+  w->hk.cutoff = cutoff;
+  w->hk.p = cutoff < INT64_MAX || w->hk.p ? w->p : NULL;
+  if ((err = acs__sgs_go(w->g, d)) != ACS_OK)
     return err;
-  acs__balloc_hooks(w->alloc, &hk);
-  hk.interrupted = interrupted;
-  hk.p = cutoff < INT64_MAX ? p : NULL;
-  hk.cutoff = cutoff;
-  hk.plan_rank = p->rank;
-  if ((err = acs__sgs_run(s, release, &hk, w->start, d)) != ACS_OK)
-    return err;
+  acs__sgs_free(w->g);
+  w->g = NULL;
   for (int32_t i = 0; i < s->nops; i++)
     if (w->start[i] + acs__sgs_dur(s, i) > w->makespan)
       w->makespan = w->start[i] + acs__sgs_dur(s, i);
-  w->st.released = release;
-  w->st.policy = policy;
   return ACS_OK;
 }
 
@@ -120,26 +164,6 @@ static int apply(struct acs_schedule *s, struct sweep *w, const struct acs__bpre
   return ACS_OK;
 }
 
-/* The sweeps tried, in order, while the barriers delay the plan: the
- * allocator's policies (barrier_int.h) with release times and without,
- * pricing waiters by when they can start or by planned starts. Each is
- * tried on schedules of up to max_ops ops: the greedy policies differ most
- * on small, tight programs, and each sweep costs a full pass over the
- * schedule. The order decides only ties, and how soon a sweep that cannot
- * win is stopped: after the first, the two that most often give the
- * shortest plan come first, so that the others are cut early. */
-static const struct {
-  int policy, release;
-  int32_t max_ops;
-} variants[] = {
-    {ACS__BP_COST, 1, INT32_MAX}, {ACS__BP_COST | ACS__BP_BY_PLAN, 0, INT32_MAX},
-    {ACS__BP_COST, 0, INT32_MAX}, {ACS__BP_COST | ACS__BP_BY_PLAN, 1, INT32_MAX},
-    {ACS__BP_SHARE, 1, 5000},     {ACS__BP_SHARE, 0, 2000},
-    {ACS__BP_TAKE, 1, 2000},      {ACS__BP_TAKE, 0, 2000},
-    {ACS__BP_SHARE | ACS__BP_BY_PLAN, 1, 5000}, {ACS__BP_SHARE | ACS__BP_BY_PLAN, 0, 2000},
-    {ACS__BP_TAKE | ACS__BP_BY_PLAN, 1, 2000},  {ACS__BP_TAKE | ACS__BP_BY_PLAN, 0, 2000},
-};
-#define NVARIANTS (int)(sizeof(variants) / sizeof(variants[0]))
 
 struct acs_barrier_prep {
   struct acs__bprep p;
@@ -204,52 +228,65 @@ static int run_prepared(struct acs_schedule *s, const struct acs__bprep *p,
                         struct acs_barrier_stats *st, const volatile sig_atomic_t *interrupted,
                         struct acs_diag *d)
 {
-  struct sweep best, w;
-  int err, sweeps = 0;
+  struct sweep *best = NULL, *w = NULL, *first = NULL;
+  int err, sweeps = 1;
 
-  memset(&best, 0, sizeof(best));
   /*
    * The first variant decides alone when it keeps the plan: no sweep can
-   * do better by much, and it keeps the plan edge for edge. Otherwise
-   * every variant runs and the shortest plan is kept (ties: the first in
-   * the table). A sweep is kept only when shorter than those before it,
-   * so it stops as soon as it cannot be (barrier_int.h), which changes
-   * nothing but the time. The second variant runs first (it wins most
-   * often and has no cutoff): the first then stops once it can neither
-   * keep the plan nor tie with it.
+   * do better by much, and it keeps the plan edge for edge. So it goes
+   * first, stopped as soon as it cannot keep the plan: when the barriers
+   * never hold the plan back (a sequential schedule, or barriers enough)
+   * that is the only sweep. Otherwise every variant runs and the shortest
+   * plan is kept (ties: the first in the table). The second, which wins
+   * most often, runs next; then the first goes on from where it stopped (a
+   * cut changes nothing but where a sweep stops) until it can neither keep
+   * the plan nor tie with the best. A sweep is kept only when shorter than
+   * those before it, so it stops as soon as it cannot be (barrier_int.h),
+   * which changes nothing but the time.
    */
-  for (int i = 0, kept = 0; i < NVARIANTS; i++) {
-    int k = i < 2 ? 1 - i : i;
-    int64_t cutoff = INT64_MAX;
+  if ((err = sweep_new(&first, s, p, 0, interrupted)) < 0 ||
+      (err = sweep_go(first, s, s->makespan + 1, d)) < 0)
+    goto out;
+  if (err != ACS__SGS_CUT) {
+    best = first;
+    first = NULL;
+    goto out_apply;
+  }
+  for (int i = 1; i <= NVARIANTS; i++) {
+    int k = i == 1 ? 1 : i == 2 ? 0 : i - 1;
+    int64_t cutoff = !best ? INT64_MAX
+                     : k > 0 ? best->makespan
+                     : (best->makespan > s->makespan ? best->makespan : s->makespan) + 1;
     if (s->nops > variants[k].max_ops)
       continue;
-    if (k == 0 && kept)
-      cutoff = (best.makespan > s->makespan ? best.makespan : s->makespan) + 1;
-    else if (kept)
-      cutoff = best.makespan;
-    err = sweep_run(&w, s, p, variants[k].release, variants[k].policy, cutoff, interrupted, d);
-    if (err < 0) {
-      sweep_free(&w);
-      goto out_with_best;
+    if (k == 0) {
+      w = first;
+      first = NULL;
+    } else if ((err = sweep_new(&w, s, p, k, interrupted)) < 0) {
+      goto out;
     }
+    if ((err = sweep_go(w, s, cutoff, d)) < 0)
+      goto out;
     sweeps++;
-    if (err == ACS__SGS_CUT) {
-      sweep_free(&w);
-    } else if (!kept || w.makespan < best.makespan ||
-               (k == 0 && (w.makespan == best.makespan || w.makespan <= s->makespan))) {
-      sweep_free(&best);
+    if (err != ACS__SGS_CUT &&
+        (!best || w->makespan < best->makespan ||
+         (k == 0 && (w->makespan == best->makespan || w->makespan <= s->makespan)))) {
+      sweep_free(best);
       best = w;
-      kept = 1;
-      if (k == 0 && w.makespan <= s->makespan)
+      w = NULL;
+      if (k == 0 && best->makespan <= s->makespan)
         break;
-    } else {
-      sweep_free(&w);
     }
+    sweep_free(w);
+    w = NULL;
   }
-  best.st.sweeps = sweeps;
-  err = apply(s, &best, p, st);
-out_with_best:
-  sweep_free(&best);
+out_apply:
+  best->st.sweeps = sweeps;
+  err = apply(s, best, p, st);
+out:
+  sweep_free(w);
+  sweep_free(first);
+  sweep_free(best);
   return err;
 }
 

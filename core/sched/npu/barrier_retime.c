@@ -114,6 +114,8 @@ struct acs__sgs {
   int64_t max_tail;          /* the latest start + tail (hk->p) of an op started */
   int64_t work[ACS_MAX_RES]; /* per resource: duration x demand of the ops not started */
   int32_t cut_next;          /* may_end_before: first op by tail not started */
+  int32_t placed;            /* ops started so far */
+  int64_t t;                 /* the decision time the sweep is at */
 };
 
 /* Does op v move bytes over the DDR link that s records? */
@@ -480,35 +482,35 @@ static int may_end_before(struct acs__sgs *g, int64_t t)
   return g->cut_next == p->n || t + p->tail[p->by_tail[g->cut_next]] < g->hk->cutoff;
 }
 
+/* The sweep from where it is (g->placed ops started, at decision time
+ * g->t) to its end, or to the first decision time at which it is cut. A
+ * cut only stops it: with a later cutoff it goes on from there, as it
+ * would have without the cut (acs__sgs_go). */
 static int sweep(struct acs__sgs *g, struct acs_diag *d)
 {
-  int32_t placed = 0, n = g->s->nops;
-  int64_t t = 0;
+  int32_t n = g->s->nops;
 
-  for (int32_t v = 0; v < n; v++)
-    if (g->indeg[v] == 0 && push_ready(g, v) < 0)
-      return ACS_ENOMEM;
-  while (placed < n) {
+  while (g->placed < n) {
     int32_t k;
     int err;
     if (g->hk->interrupted && *g->hk->interrupted)
       return ACS_EINTERRUPTED;
-    if (g->hk->p && !may_end_before(g, t))
+    if (g->hk->p && !may_end_before(g, g->t))
       return ACS__SGS_CUT;
-    if ((err = advance(g, t)) < 0 || (k = decide(g, t, 0)) < 0)
+    if ((err = advance(g, g->t)) < 0 || (k = decide(g, g->t, 0)) < 0)
       return err < 0 ? err : k;
-    placed += k;
-    if (placed < n && acs_heap_empty(&g->run) && acs_heap_empty(&g->wait)) {
-      if (k == 0 && (k = decide(g, t, 1)) <= 0)
+    g->placed += k;
+    if (g->placed < n && acs_heap_empty(&g->run) && acs_heap_empty(&g->wait)) {
+      if (k == 0 && (k = decide(g, g->t, 1)) <= 0)
         return k < 0 ? k
                      : acs_diag_set(d, ACS_EINVAL, NULL, 0, 0,
                                     "barrier pass: re-timing stalled with %d ops left (a "
-                                    "cycle, or an op over a capacity)", (int)(n - placed));
-      placed += k;
+                                    "cycle, or an op over a capacity)", (int)(n - g->placed));
+      g->placed += k;
       continue; /* at the same time: zero-length ops may have released others */
     }
-    if (placed < n)
-      t = next_time(g);
+    if (g->placed < n)
+      g->t = next_time(g);
   }
   return ACS_OK;
 }
@@ -585,6 +587,9 @@ static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int releas
   for (int32_t e = 0; e < s->nedges; e++)
     g->succ[fill[s->edges[e].src]++] = s->edges[e].dst;
   free(fill);
+  for (int32_t v = 0; v < s->nops; v++)
+    if (g->indeg[v] == 0 && push_ready(g, v) < 0)
+      return ACS_ENOMEM;
   return ACS_OK;
 }
 
@@ -610,6 +615,33 @@ int acs__sgs_run(const struct acs_schedule *s, int release, const struct acs__sg
     err = sweep(&g, d);
   sgs_free(&g);
   return err;
+}
+
+int acs__sgs_new(struct acs__sgs **g, const struct acs_schedule *s, int release,
+                 const struct acs__sgs_hooks *hk, int64_t *start)
+{
+  int err;
+
+  if (!(*g = malloc(sizeof(**g))))
+    return ACS_ENOMEM;
+  if ((err = sgs_init(*g, s, release, hk, start)) < 0) {
+    acs__sgs_free(*g);
+    *g = NULL;
+  }
+  return err;
+}
+
+int acs__sgs_go(struct acs__sgs *g, struct acs_diag *d)
+{
+  return sweep(g, d);
+}
+
+void acs__sgs_free(struct acs__sgs *g)
+{
+  if (!g)
+    return;
+  sgs_free(g);
+  free(g);
 }
 
 /* ---- units and CMX ranges ---- */
