@@ -12,6 +12,7 @@
 #include "cli/job.h"
 #include "cli/job_memo.h"
 #include "core/suggest.h"
+#include "core/model/bprog.h"
 #include "core/model/loop.h"
 #include "core/model/netbound.h"
 #include "core/sched/npu/barrier.h"
@@ -266,11 +267,12 @@ static void note_warning(void *ctx, const char *file, int line, int col, const c
  * when the platform limits barriers: it adds the barrier program and its
  * control edges and may re-time the schedule, which is then verified again.
  * Its time counts as scheduling time. Returns 1 when s is complete and
- * verified, 0 when not, ACS_EINTERRUPTED when interrupted.
+ * verified (with its program in *bp, for the simulation), 0 when not,
+ * ACS_EINTERRUPTED when interrupted.
  */
 static int barrier_program(const struct acs_problem *pb, const struct acs_sched_sel *sel,
                            struct acs_schedule *s, const struct acs_sched_ctx *ctx,
-                           struct acs_run_row *row)
+                           struct acs_bprog *bp, struct acs_run_row *row)
 {
   struct acs_diag d;
   double t0 = acs_now_seconds();
@@ -294,7 +296,7 @@ static int barrier_program(const struct acs_problem *pb, const struct acs_sched_
   acs_diag_init(&d);
   d.warn = note_warning;
   d.warn_ctx = row;
-  if ((err = acs_schedule_verify(s, &d)) < 0) {
+  if ((err = acs_schedule_verify_keep(s, bp, &d)) < 0) {
     if (err == ACS_EINTERRUPTED)
       return err;
     row_status(row, "error");
@@ -324,7 +326,7 @@ int acs_job_parse_sim_timeout(const char *cmd, const char *text)
  * error: the plan could not be executed as written.
  */
 static int simulate(const struct acs_problem *pb, struct acs_schedule *s,
-                    struct acs_run_row *row)
+                    const struct acs_bprog *bp, struct acs_run_row *row)
 {
   struct acs_sim_opts opts;
   struct acs_sim_result r;
@@ -335,6 +337,7 @@ static int simulate(const struct acs_problem *pb, struct acs_schedule *s,
   acs_sim_opts_init(&opts);
   opts.interrupted = &acs_cli_interrupted;
   opts.timeout = acs_job_sim_timeout;
+  opts.bprog = bp;
   err = acs_sim_run(&pb->plat, s, &opts, &r, &d);
   row->sim_seconds = r.sim_seconds;
   if (err == ACS_EINTERRUPTED)
@@ -402,10 +405,12 @@ int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
                 struct acs_run_row *row, int *keep)
 {
   struct acs_schedule_stats st;
+  struct acs_bprog bp;
   int64_t proven;
   int err;
 
   *keep = 0;
+  memset(&bp, 0, sizeof(bp));
   network_bound(pb, row);
   if (sel->ops->own_ops)
     row->lower_bound_cycles = NAN; /* the graph's bounds do not bound its own ops */
@@ -421,7 +426,7 @@ int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
   if ((err = schedule_remembered(pb, sel, ctx, s, row)) <= 0)
     return err;
   proven = scheduler_bound(sel, s, row);
-  if (s->barriers > 0 && (err = barrier_program(pb, sel, s, ctx, row)) <= 0)
+  if (s->barriers > 0 && (err = barrier_program(pb, sel, s, ctx, &bp, row)) <= 0)
     return err;
   acs_schedule_stats(s, &st);
   row->makespan_cycles = (double)st.makespan;
@@ -436,9 +441,11 @@ int acs_job_run(const struct acs_problem *pb, const struct acs_sched_sel *sel,
   row->barriers_used = st.barriers_used;
   row->control_edges = st.control_edges;
   *keep = 1;
-  if (sim && (err = simulate(pb, s, row)) < 0)
-    return err;
-  return ACS_OK;
+  /* The program the verifier built, for the simulation (none without a
+   * barrier limit: it finds none). */
+  err = sim ? simulate(pb, s, s->barriers > 0 ? &bp : NULL, row) : ACS_OK;
+  acs_bprog_destroy(&bp);
+  return err < 0 ? err : ACS_OK;
 }
 
 void acs_job_row_init(struct acs_run_row *row, int32_t pid, int32_t wid, int64_t bound,

@@ -124,31 +124,35 @@ static int add_dep(struct acs__sim_plan *pl, size_t *cap, int32_t src, int32_t d
  */
 static int barrier_deps(struct acs__sim_plan *pl)
 {
-  struct acs_bprog bp;
+  struct acs_bprog own;
+  const struct acs_bprog *bp = pl->bp;
   size_t cap = (size_t)pl->s->nedges + (size_t)pl->n + 1;
-  int err;
+  int err = ACS_OK;
 
-  if ((err = acs_bprog_build(pl->s, &bp)) < 0)
+  if (!bp && (err = acs_bprog_build(pl->s, &own)) < 0)
     return err;
-  for (int32_t u = 0; u < bp.nuses && err == ACS_OK; u++) {
-    int32_t q = bp.prev[u];
-    for (int32_t j = bp.prod_off[u]; j < bp.prod_off[u + 1] && err == ACS_OK; j++) {
-      int32_t p = bp.prod[j];
-      for (int32_t k = bp.cons_off[u]; k < bp.cons_off[u + 1] && err == ACS_OK; k++)
-        err = add_dep(pl, &cap, p, bp.cons[k], ACS__DEP_BARRIER);
+  if (!bp)
+    bp = &own;
+  for (int32_t u = 0; u < bp->nuses && err == ACS_OK; u++) {
+    int32_t q = bp->prev[u];
+    for (int32_t j = bp->prod_off[u]; j < bp->prod_off[u + 1] && err == ACS_OK; j++) {
+      int32_t p = bp->prod[j];
+      for (int32_t k = bp->cons_off[u]; k < bp->cons_off[u + 1] && err == ACS_OK; k++)
+        err = add_dep(pl, &cap, p, bp->cons[k], ACS__DEP_BARRIER);
       if (q < 0)
         continue;
-      if (bp.cons_off[q + 1] > bp.cons_off[q]) {
-        for (int32_t k = bp.cons_off[q]; k < bp.cons_off[q + 1] && err == ACS_OK; k++)
-          if (bp.cons[k] != p)
-            err = add_dep(pl, &cap, bp.cons[k], p, ACS__DEP_REUSE_START);
+      if (bp->cons_off[q + 1] > bp->cons_off[q]) {
+        for (int32_t k = bp->cons_off[q]; k < bp->cons_off[q + 1] && err == ACS_OK; k++)
+          if (bp->cons[k] != p)
+            err = add_dep(pl, &cap, bp->cons[k], p, ACS__DEP_REUSE_START);
       } else {
-        for (int32_t k = bp.prod_off[q]; k < bp.prod_off[q + 1] && err == ACS_OK; k++)
-          err = add_dep(pl, &cap, bp.prod[k], p, ACS__DEP_REUSE_END);
+        for (int32_t k = bp->prod_off[q]; k < bp->prod_off[q + 1] && err == ACS_OK; k++)
+          err = add_dep(pl, &cap, bp->prod[k], p, ACS__DEP_REUSE_END);
       }
     }
   }
-  acs_bprog_destroy(&bp);
+  if (bp == &own)
+    acs_bprog_destroy(&own);
   return err;
 }
 
@@ -302,12 +306,14 @@ static int pe_transfer_ends(struct acs__sim_plan *pl, struct acs_diag *d)
 }
 
 int acs__plan_build(struct acs__sim_plan *pl, const struct acs_platform *p,
-                    const struct acs_schedule *s, struct acs_diag *d)
+                    const struct acs_schedule *s, const struct acs_bprog *bp,
+                    struct acs_diag *d)
 {
   int err;
 
   memset(pl, 0, sizeof(*pl));
   pl->s = s;
+  pl->bp = bp;
   pl->n = s->nops;
   if (acs_platform_get(p, ACS_P_PE_COUNT) + acs_platform_get(p, ACS_P_DMA_CHANNELS) >
       ACS__SIM_MAX_UNITS)

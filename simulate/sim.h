@@ -89,6 +89,10 @@ struct acs_sim_opts {
   /* Actor stack size in KiB (contexts/stack-size); 0 = 128. */
   int stack_kib;
   int hook;               /* enum acs_sim_hook; tests only */
+  /* The schedule's barrier program as acs_bprog_build makes it from this
+   * very schedule (acs_schedule_verify_keep hands it back), or NULL: the
+   * simulation builds it. */
+  const struct acs_bprog *bprog;
 };
 void acs_sim_opts_init(struct acs_sim_opts *o);
 

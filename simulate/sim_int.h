@@ -89,6 +89,7 @@ struct acs__sim_plan {
   int32_t *unit_id;               /* nunits: PE i, or npe + channel k */
   /* Parent only. */
   const struct acs_schedule *s;
+  const struct acs_bprog *bp;     /* s's program, built by the caller, or NULL */
   double hz;
   int32_t ndma;                   /* the platform's channels */
   int32_t ndeps;
@@ -108,8 +109,10 @@ int acs__sim_xml_write_units(FILE *f, const struct acs_platform *p, int named,
 #define ACS__SIM_MAX_UNITS (INT32_MAX / 4)
 
 /* plan.c */
+/* bp: s's barrier program, built already, or NULL. */
 int acs__plan_build(struct acs__sim_plan *pl, const struct acs_platform *p,
-                    const struct acs_schedule *s, struct acs_diag *d);
+                    const struct acs_schedule *s, const struct acs_bprog *bp,
+                    struct acs_diag *d);
 void acs__plan_free(struct acs__sim_plan *pl);
 /* The wire form: a header then the arrays; *out is malloc'd. */
 int acs__plan_encode(const struct acs__sim_plan *pl, void **out, size_t *len);

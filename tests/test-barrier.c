@@ -641,6 +641,56 @@ Test(simulate, barrier_program_replays_the_plan_exactly_without_contention)
   acs_graph_destroy(&g);
 }
 
+/* The program the verifier hands back (acs_schedule_verify_keep) is the
+ * one acs_bprog_build makes, and a simulation given it runs as one that
+ * builds its own: the same start of every op. Without a program, nothing
+ * is kept. */
+Test(simulate, the_verified_program_serves_the_simulation)
+{
+  for (uint64_t seed = 1; seed <= 6; seed++) {
+    struct acs_graph g;
+    struct acs_problem pb;
+    struct acs_schedule s;
+    struct acs_sim_result r;
+    struct acs_sim_opts o;
+    struct acs_bprog kept, built;
+    struct acs_diag d;
+    double *alone;
+
+    tu_random_dag(&g, seed, 30 + (int32_t)seed * 10, 1000);
+    tu_problem(&pb, &g, NULL);
+    schedule_list(&pb, &s);
+    acs_diag_init(&d);
+    cr_assert_eq(acs_schedule_verify_keep(&s, &kept, &d), ACS_OK, "%s", d.msg);
+    cr_assert_eq(kept.nuses, 0);
+    set_limits(&s, 2 + (int)seed % 3, 0);
+    pass_ok(&s);
+    cr_assert_eq(acs_schedule_verify_keep(&s, &kept, &d), ACS_OK, "%s", d.msg);
+    cr_assert_eq(acs_bprog_build(&s, &built), ACS_OK);
+    cr_assert_gt(kept.nuses, 0);
+    cr_assert_eq(kept.nuses, built.nuses);
+    for (int32_t u = 0; u <= kept.nuses; u++)
+      cr_assert(kept.prod_off[u] == built.prod_off[u] && kept.cons_off[u] == built.cons_off[u]);
+    cr_assert_eq(acs_sim_run(&pb.plat, &s, NULL, &r, &d), ACS_OK, "%s", d.msg);
+    alone = malloc(((size_t)s.nops + 1) * sizeof(double));
+    cr_assert_not_null(alone);
+    for (int32_t i = 0; i < s.nops; i++)
+      alone[i] = s.ops[i].sim_start;
+    acs_sim_opts_init(&o);
+    o.bprog = &kept;
+    cr_assert_eq(acs_sim_run(&pb.plat, &s, &o, &r, &d), ACS_OK, "%s", d.msg);
+    for (int32_t i = 0; i < s.nops; i++)
+      cr_assert_eq(s.ops[i].sim_start, alone[i], "seed %llu, %s", (unsigned long long)seed,
+                   s.ops[i].name);
+    free(alone);
+    acs_bprog_destroy(&kept);
+    acs_bprog_destroy(&built);
+    acs_schedule_destroy(&s);
+    acs_problem_destroy(&pb);
+    acs_graph_destroy(&g);
+  }
+}
+
 /* ---- properties over random DAGs ---- */
 
 struct live {

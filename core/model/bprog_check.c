@@ -412,11 +412,14 @@ static int check_edges(const struct acs_schedule *s, const struct acs_bprog *bp,
   return err;
 }
 
-int acs__bprog_verify(const struct acs_schedule *s, struct acs_diag *d)
+int acs__bprog_verify(const struct acs_schedule *s, struct acs_bprog *keep,
+                      struct acs_diag *d)
 {
   struct acs_bprog bp;
   int err;
 
+  if (keep)
+    memset(keep, 0, sizeof(*keep));
   if (!acs_bprog_present(s))
     return ACS_OK;
   if ((err = acs_bprog_build(s, &bp)) == ACS_ECYCLE)
@@ -427,6 +430,9 @@ int acs__bprog_verify(const struct acs_schedule *s, struct acs_diag *d)
       (err = check_plan_reuse(s, &bp, d)) == ACS_OK &&
       (err = check_coverage(s, &bp, d)) == ACS_OK)
     err = check_edges(s, &bp, d);
-  acs_bprog_destroy(&bp);
+  if (err == ACS_OK && keep)
+    *keep = bp;
+  else
+    acs_bprog_destroy(&bp);
   return err;
 }

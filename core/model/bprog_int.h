@@ -8,8 +8,11 @@
 
 struct acs_dag;
 
-/* The verifier's barrier-program checks (verify.c calls it), bprog_check.c. */
-int acs__bprog_verify(const struct acs_schedule *s, struct acs_diag *d);
+/* The verifier's barrier-program checks (verify.c calls it), bprog_check.c.
+ * keep (may be NULL) gets the program they built when they pass (the
+ * caller destroys it); it is zeroed otherwise. */
+int acs__bprog_verify(const struct acs_schedule *s, struct acs_bprog *keep,
+                      struct acs_diag *d);
 /* Its bound on the uses live at once (bprog_width.c), after the order checks;
  * g is the schedule's edges (acs__bprog_edge_dag). */
 int acs__bprog_check_width(const struct acs_schedule *s, const struct acs_bprog *bp,

@@ -148,6 +148,14 @@ void acs_schedule_finish(struct acs_schedule *s);
  * (core/model/reach.h, at worst O((V + E) V / 64) word operations).
  */
 int acs_schedule_verify(const struct acs_schedule *s, struct acs_diag *d);
+/* The same, handing back in *keep the barrier program it checked (as
+ * acs_bprog_build makes it; the caller frees it with acs_bprog_destroy)
+ * when s passes; *keep is zeroed otherwise, and when s has no program. A
+ * simulation of s can take it (acs_sim_opts.bprog) instead of building it
+ * again. */
+struct acs_bprog;
+int acs_schedule_verify_keep(const struct acs_schedule *s, struct acs_bprog *keep,
+                             struct acs_diag *d);
 
 /* Summary figures of a schedule. */
 struct acs_schedule_stats {

@@ -465,7 +465,8 @@ out_with_csr:
   return err;
 }
 
-static int check_barriers(const struct acs_schedule *s, struct acs_diag *d)
+static int check_barriers(const struct acs_schedule *s, struct acs_bprog *keep,
+                          struct acs_diag *d)
 {
   int err;
 
@@ -483,7 +484,7 @@ static int check_barriers(const struct acs_schedule *s, struct acs_diag *d)
     return err;
   /* The program as a whole (uses, slots per use, reuse, antichain bound):
    * core/model/bprog_check.c. */
-  return acs__bprog_verify(s, d);
+  return acs__bprog_verify(s, keep, d);
 }
 
 /* ---- PE-to-PE transfers ---- */
@@ -568,20 +569,34 @@ static int check_units_dma(const struct acs_schedule *s, struct acs_diag *d)
 
 /* Each check is O(n log n) at most (n ops + edges: about 0.1 s at 10^6
  * here), so the interrupt flag is polled between them. */
-int acs_schedule_verify(const struct acs_schedule *s, struct acs_diag *d)
+int acs_schedule_verify_keep(const struct acs_schedule *s, struct acs_bprog *keep,
+                             struct acs_diag *d)
 {
+  /* NULL: the barrier checks, which can hand back the program they built. */
   static int (*const checks[])(const struct acs_schedule *, struct acs_diag *) = {
-      check_times,      check_edges,     check_unit_ranges, check_units_pe,  check_units_dma,
-      check_capacities, check_cmx_ranges, check_residency,  check_barriers, check_pe_transfers,
+      check_times,      check_edges,      check_unit_ranges, check_units_pe, check_units_dma,
+      check_capacities, check_cmx_ranges, check_residency,   NULL,           check_pe_transfers,
       acs_ddrlink_check,
   };
   int err;
 
+  if (keep)
+    memset(keep, 0, sizeof(*keep));
   for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
     if (acs_interrupt_pending())
-      return acs_diag_set(d, ACS_EINTERRUPTED, NULL, 0, 0, "interrupted");
-    if ((err = checks[i](s, d)) < 0)
+      err = acs_diag_set(d, ACS_EINTERRUPTED, NULL, 0, 0, "interrupted");
+    else
+      err = checks[i] ? checks[i](s, d) : check_barriers(s, keep, d);
+    if (err < 0) {
+      if (keep)
+        acs_bprog_destroy(keep);
       return err;
+    }
   }
   return ACS_OK;
+}
+
+int acs_schedule_verify(const struct acs_schedule *s, struct acs_diag *d)
+{
+  return acs_schedule_verify_keep(s, NULL, d);
 }
