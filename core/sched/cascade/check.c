@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sched/cascade/box.h"
 #include "core/sched/cascade/cascade.h"
 
 #define FAIL(d, ...) acs_diag_set((d), ACS_EVERIFY, NULL, 0, 0, __VA_ARGS__)
@@ -126,16 +127,6 @@ static int box_holds(const struct acs_lbox *b, const struct acs_lbox *need)
 {
   for (int a = 0; a < need->rank; a++)
     if (b->lo[a] > need->lo[a] || b->hi[a] < need->hi[a])
-      return 0;
-  return 1;
-}
-
-static int box_same(const struct acs_lbox *a, const struct acs_lbox *b)
-{
-  if (a->rank != b->rank)
-    return 0;
-  for (int i = 0; i < a->rank; i++)
-    if (a->lo[i] != b->lo[i] || a->hi[i] != b->hi[i])
       return 0;
   return 1;
 }
@@ -311,7 +302,7 @@ static int check_fed(const struct acs_cas_env *env, const struct acs_cas_tag *ta
     goto out;
   /* The ops that split a stripe by channels read one region of each
    * input from the same predecessors: asked once. */
-  if (last->c.n == c.n && c.n > 0 && box_same(&last->need, need) &&
+  if (last->c.n == c.n && c.n > 0 && acs_lbox_eq(&last->need, need) &&
       memcmp(last->c.box, c.box, c.n * sizeof(*c.box)) == 0)
     goto out;
   if ((res = covered(&c)) == 0)
