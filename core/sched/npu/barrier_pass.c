@@ -280,6 +280,10 @@ static int run_prepared(struct acs_schedule *s, const struct acs__bprep *p,
     sweep_free(w);
     w = NULL;
   }
+  if (!best) { /* the second variant always runs to its end */
+    err = ACS_EINVAL;
+    goto out;
+  }
 out_apply:
   best->st.sweeps = sweeps;
   err = apply(s, best, p, st);
