@@ -18,8 +18,9 @@
  * by the barrier pass, with the same options (the budget aside); in it an
  * open-addressing table maps (first Part, Parts, context) to a range of
  * the set's pool. At most PSET_MAX sets, the least recently used replaced,
- * and PCACHE_BYTES in all; the plans of a group that do not fit are made
- * with the run's limit, as without a cache.
+ * and PCACHE_BYTES in all; once a group's plans do not fit, the set
+ * answers only for the groups it holds and the others are planned with
+ * the run's limit, as without a cache.
  *
  * Costs: a lookup is O(1) expected; a group's first lookup costs its plans
  * without the limit (more walks than with it at a small budget: the first
@@ -55,6 +56,7 @@ struct pcache;
 struct acs_cas_pset {
   struct pcache *pc;
   int used;
+  int full;                            /* plans stopped fitting: make no more */
   uint64_t tick;
   struct pkey key;
   struct pent *tab;
@@ -233,26 +235,35 @@ int acs_cas_pset_plans(struct acs_cas_pset *ps, const struct acs_cas_env *env,
 {
   struct acs_cas_env all = *env;
   struct acs_cas_plan *pv;
-  struct pent *e;
+  struct pent *e = NULL;
   int32_t pn;
-  int err;
+  size_t off = ps->npool;
+  int err = ps->full ? ACS_ELIMIT : tab_grow(ps);
 
-  if ((err = tab_grow(ps)) < 0)
+  if (err < 0 && err != ACS_ELIMIT)
     return err;
-  e = pent_find(ps, g->first, g->nparts, ctx);
-  if (e->n < 0) {
-    all.mem_limit = 0;
-    if ((err = acs_cas_plans(&all, o, g, ctx, 1, interrupted, &pv, &pn)) < 0)
-      return err;
-    size_t off = ps->npool;
-    err = pool_add(ps, pv, pn);
-    free(pv);
-    if (err < 0)
-      return err;
-    *e = (struct pent){g->first, g->nparts, ctx, pn, off};
-    ps->count++;
+  ps->full = err == ACS_ELIMIT;
+  /* A full set still answers for the groups it holds; the others are
+   * planned with the run's limit, as without a cache, and never twice. */
+  if (ps->cap > 0 && (e = pent_find(ps, g->first, g->nparts, ctx))->n >= 0) {
+    *v = ps->pool + e->off;
+    *n = e->n;
+    return ACS_OK;
   }
-  *v = ps->pool + e->off;
-  *n = e->n;
+  if (ps->full)
+    return ACS_ELIMIT;
+  all.mem_limit = 0;
+  if ((err = acs_cas_plans(&all, o, g, ctx, 1, interrupted, &pv, &pn)) < 0)
+    return err;
+  err = pool_add(ps, pv, pn);
+  free(pv);
+  if (err < 0) {
+    ps->full = err == ACS_ELIMIT;
+    return err;
+  }
+  *e = (struct pent){g->first, g->nparts, ctx, pn, off};
+  ps->count++;
+  *v = ps->pool + off;
+  *n = pn;
   return ACS_OK;
 }
