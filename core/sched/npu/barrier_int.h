@@ -73,6 +73,8 @@ struct acs__sgs_hooks {
 
 /* The duration the re-timing gives op v: the one place it is taken from. */
 int64_t acs__sgs_dur(const struct acs_schedule *s, int32_t v);
+/* The latest end of s's ops at the starts start[] (those durations). */
+int64_t acs__sgs_makespan(const struct acs_schedule *s, const int64_t *start);
 
 /* An edge the allocator adds while sweeping, from an op that has started
  * (or is starting) to one that has not: the sweep holds dst until src ends. */

@@ -137,9 +137,7 @@ static int sweep_go(struct sweep *w, const struct acs_schedule *s, int64_t cutof
     return err;
   acs__sgs_free(w->g);
   w->g = NULL;
-  for (int32_t i = 0; i < s->nops; i++)
-    if (w->start[i] + acs__sgs_dur(s, i) > w->makespan)
-      w->makespan = w->start[i] + acs__sgs_dur(s, i);
+  w->makespan = acs__sgs_makespan(s, w->start);
   return ACS_OK;
 }
 

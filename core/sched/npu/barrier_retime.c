@@ -836,7 +836,7 @@ static int always(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int force
   return 1;
 }
 
-static int64_t makespan_of(const struct acs_schedule *s, const int64_t *start)
+int64_t acs__sgs_makespan(const struct acs_schedule *s, const int64_t *start)
 {
   int64_t m = 0;
 
@@ -860,7 +860,7 @@ int acs__barrier_retime(struct acs_schedule *s, int32_t first_new_edge, struct a
   start[1] = malloc(((size_t)s->nops + 1) * sizeof(int64_t));
   if (start[0] && start[1] && (err = acs__sgs_run(s, 1, &hk, start[0], d)) == ACS_OK &&
       (err = acs__sgs_run(s, 0, &hk, start[1], d)) == ACS_OK) {
-    int best = makespan_of(s, start[1]) < makespan_of(s, start[0]);
+    int best = acs__sgs_makespan(s, start[1]) < acs__sgs_makespan(s, start[0]);
     err = acs__sgs_apply(s, start[best]);
   }
   free(start[0]), free(start[1]);
