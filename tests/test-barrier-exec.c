@@ -31,22 +31,6 @@
 
 /* ---- helpers ---- */
 
-static void schedule_list(const struct acs_problem *pb, struct acs_schedule *s)
-{
-  const struct acs_sched_ops *ops = acs_sched_find("list");
-  struct acs_sched_ctx ctx = {1, 0, NULL, NULL};
-  struct acs_diag d;
-  void *opts = calloc(1, ops->opts_size + 1);
-
-  cr_assert_not_null(opts);
-  cr_assert_eq(acs_sched_opts_defaults(ops, opts), ACS_OK);
-  cr_assert_eq(acs_schedule_init_problem(s, pb), ACS_OK);
-  acs_diag_init(&d);
-  cr_assert_eq(ops->schedule(pb, opts, &ctx, s, &d), ACS_OK, "list: %s", d.msg);
-  free(opts);
-  tu_assert_verified(s);
-}
-
 static void pass_ok(struct acs_schedule *s, int32_t b, int32_t p)
 {
   struct acs_diag d;
@@ -58,22 +42,6 @@ static void pass_ok(struct acs_schedule *s, int32_t b, int32_t p)
   err = acs_barrier_pass(NULL, s, NULL, &d);
   cr_assert_eq(err, ACS_OK, "barrier pass: %s: %s", acs_strerror(err), d.msg);
   tu_assert_verified(s);
-}
-
-/* A graph of shave ops named a, b, c, ... with these durations and edges. */
-static void small_graph(struct acs_graph *g, int32_t n, const int64_t *dur,
-                        const int32_t (*edges)[2], int32_t nedges)
-{
-  char name[16];
-
-  tu_graph_npu(g, "small");
-  for (int32_t i = 0; i < n; i++) {
-    snprintf(name, sizeof(name), "%c", 'a' + i);
-    tu_op(g, name, ACS_OP_SHAVE, dur[i]);
-  }
-  for (int32_t e = 0; e < nedges; e++)
-    tu_edge(g, edges[e][0], edges[e][1]);
-  tu_finalize(g);
 }
 
 /* The barriers op v waits on, as a bit set (barrier ids < 64). */
@@ -251,7 +219,7 @@ Test(barrier_exec, random_executions_keep_the_hardware_rule, .timeout = 600)
       if (g.ops[i].kind == ACS_OP_DPU)
         g.ops[i].slots = 1 + (int32_t)acs_rng_below(&r, p == 1 ? 1 : 3);
     tu_problem(&pb, &g, sets);
-    schedule_list(&pb, &s);
+    tu_schedule_verified("list", &pb, &s);
     pass_ok(&s, b, p);
     cr_assert_eq(acs_bprog_build(&s, &bp), ACS_OK);
     st = malloc(sizeof(int64_t) * (size_t)n);
@@ -299,7 +267,7 @@ Test(barrier_exec, exact_width_on_many_barriers_matches_the_closure)
     b = 16 << acs_rng_below(&r, 5);
     tu_random_dag(&g, seed + 1000, n, 100000);
     tu_problem(&pb, &g, (const char *[]){"pe_count=4", NULL});
-    schedule_list(&pb, &s);
+    tu_schedule_verified("list", &pb, &s);
     pass_ok(&s, b, 0);
     cr_assert_eq(acs_bprog_build(&s, &bp), ACS_OK);
     for (int32_t x = 0; x < bp.nuses; x++)
@@ -336,9 +304,9 @@ Test(barrier_exec, random_executions_catch_an_early_reuse)
   int64_t st[N], en[N];
   int broken = 0;
 
-  small_graph(&g, N, dur, e, 3);
+  tu_small_graph(&g, N, dur, e, 3);
   tu_problem(&pb, &g, NULL);
-  schedule_list(&pb, &s);
+  tu_schedule_verified("list", &pb, &s);
   s.barriers = 3;
   for (int32_t i = 0; i < N; i++)
     s.ops[i].update_barrier = upd[i];
@@ -376,9 +344,9 @@ Test(barrier_exec, implied_edges_need_no_wait)
   struct acs_bprog bp;
   int32_t base;
 
-  small_graph(&g, N, dur, e, 3);
+  tu_small_graph(&g, N, dur, e, 3);
   tu_problem(&pb, &g, NULL);
-  schedule_list(&pb, &s);
+  tu_schedule_verified("list", &pb, &s);
   base = s.nedges;
   pass_ok(&s, 4, 0);
   cr_assert_eq(s.nedges, base);
@@ -415,9 +383,9 @@ Test(barrier_exec, same_consumers_share_a_use)
   struct acs_bprog bp;
   int32_t base;
 
-  small_graph(&g, N, dur, e, 4);
+  tu_small_graph(&g, N, dur, e, 4);
   tu_problem(&pb, &g, sets);
-  schedule_list(&pb, &s);
+  tu_schedule_verified("list", &pb, &s);
   base = s.nedges;
   pass_ok(&s, 2, 0);
   cr_assert_eq(acs_bprog_build(&s, &bp), ACS_OK);
@@ -428,7 +396,7 @@ Test(barrier_exec, same_consumers_share_a_use)
   cr_assert_eq(s.makespan, 20);
   acs_bprog_destroy(&bp);
   acs_schedule_destroy(&s);
-  schedule_list(&pb, &s);
+  tu_schedule_verified("list", &pb, &s);
   pass_ok(&s, 1, 0);
   cr_assert_eq(s.makespan, 30);
   cr_assert_eq(control_edges(&s), 1);
@@ -457,15 +425,15 @@ Test(barrier_exec, limits_no_program_can_meet_are_infeasible)
   struct acs_schedule s;
   struct acs_diag d;
 
-  small_graph(&g, N, dur, e, 2);
+  tu_small_graph(&g, N, dur, e, 2);
   tu_problem(&pb, &g, sets);
-  schedule_list(&pb, &s);
+  tu_schedule_verified("list", &pb, &s);
   cr_assert_eq(s.makespan, 25);
   pass_ok(&s, 1, 1);
   cr_assert_eq(s.makespan, 35);
   acs_schedule_destroy(&s);
 
-  schedule_list(&pb, &s);
+  tu_schedule_verified("list", &pb, &s);
   s.barriers = ACS_BARRIERS_MAX + 1;
   acs_diag_init(&d);
   cr_assert_eq(acs_barrier_pass(NULL, &s, NULL, &d), ACS_EINFEASIBLE);
@@ -504,9 +472,9 @@ Test(barrier_exec, verifier_names_the_op_and_the_barrier)
   struct acs_schedule s;
   struct acs_diag d;
 
-  small_graph(&g, N, dur, e, 1);
+  tu_small_graph(&g, N, dur, e, 1);
   tu_problem(&pb, &g, sets);
-  schedule_list(&pb, &s);
+  tu_schedule_verified("list", &pb, &s);
   s.barriers = 2;
   s.ops[A].update_barrier = s.ops[B].update_barrier = 0;
   s.ops[C].update_barrier = 1;
@@ -555,7 +523,7 @@ Test(barrier_exec, transfers_are_timed_through_the_ddr_link)
   tu_edge(&g, Y, C);
   tu_finalize(&g);
   tu_problem(&pb, &g, NULL);
-  schedule_list(&pb, &s);
+  tu_schedule_verified("list", &pb, &s);
   cr_assert(s.res_ddr < 0 && s.ops[X].start == 0 && s.ops[Y].start == 0);
   acs_ddrlink_from_platform(&s.link, &pb.plat);
   tu_assert_verified(&s); /* the shared plan fits the link */
@@ -616,7 +584,7 @@ Test(barrier_exec, implied_edges_change_no_program)
     snprintf(pe, sizeof(pe), "pe_count=%d", 1 + (int)acs_rng_below(&r, 4));
     tu_random_dag(&g, seed + 11, n, 100000);
     tu_problem(&pb, &g, sets);
-    schedule_list(&pb, &s);
+    tu_schedule_verified("list", &pb, &s);
     cr_assert_eq(acs_schedule_copy(&t, &s), ACS_OK);
     add_implied_edges(&t);
     pass_ok(&s, b, 0);
@@ -659,7 +627,7 @@ Test(barrier_exec, one_preparation_serves_every_barrier_count)
 
     tu_random_dag(&g, seed + 101, n, 100000);
     tu_problem(&pb, &g, sets);
-    schedule_list(&pb, &s);
+    tu_schedule_verified("list", &pb, &s);
     cr_assert_eq(acs_barrier_prep_new(&s, &bp), ACS_OK);
     for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
       struct acs_schedule alone, shared;

@@ -25,24 +25,6 @@
 
 /* ---- helpers ---- */
 
-static void schedule_list(const struct acs_problem *pb, struct acs_schedule *s)
-{
-  const struct acs_sched_ops *ops = acs_sched_find("list");
-  struct acs_sched_ctx ctx = {1, 0, NULL, NULL};
-  struct acs_diag d;
-  void *opts = calloc(1, ops->opts_size + 1);
-  int err;
-
-  cr_assert_not_null(opts);
-  cr_assert_eq(acs_sched_opts_defaults(ops, opts), ACS_OK);
-  cr_assert_eq(acs_schedule_init_problem(s, pb), ACS_OK);
-  acs_diag_init(&d);
-  err = ops->schedule(pb, opts, &ctx, s, &d);
-  free(opts);
-  cr_assert_eq(err, ACS_OK, "list: %s", d.msg);
-  tu_assert_verified(s);
-}
-
 static void set_limits(struct acs_schedule *s, int32_t b, int32_t p)
 {
   s->barriers = b;
@@ -133,22 +115,6 @@ static int64_t sum_durations(const struct acs_schedule *s)
   return t;
 }
 
-/* A graph of shave ops (one PE each) with the given durations and edges. */
-static void small_graph(struct acs_graph *g, int32_t n, const int64_t *dur,
-                        const int32_t (*edges)[2], int32_t nedges)
-{
-  char name[16];
-
-  tu_graph_npu(g, "small");
-  for (int32_t i = 0; i < n; i++) {
-    snprintf(name, sizeof(name), "%c", 'a' + i);
-    tu_op(g, name, ACS_OP_SHAVE, dur[i]);
-  }
-  for (int32_t e = 0; e < nedges; e++)
-    tu_edge(g, edges[e][0], edges[e][1]);
-  tu_finalize(g);
-}
-
 /* ---- Dilworth ---- */
 
 Test(antichain, dilworth_matches_brute_force_on_small_dags)
@@ -175,7 +141,7 @@ Test(antichain, dilworth_matches_brute_force_on_small_dags)
           edges[ne++][1] = j;
         }
     }
-    small_graph(&g, n, dur, (const int32_t(*)[2])edges, ne);
+    tu_small_graph(&g, n, dur, (const int32_t(*)[2])edges, ne);
     tu_problem(&pb, &g, NULL);
     cr_assert_eq(acs_schedule_init_problem(&s, &pb), ACS_OK);
     rows = closure_of(&s);
@@ -225,9 +191,9 @@ static void fig12(struct acs_graph *g, struct acs_problem *pb, struct acs_schedu
 {
   static const char *const sets[] = {"pe_count=8", NULL};
 
-  small_graph(g, FN, fig12_dur, fig12_edges, (int32_t)(sizeof(fig12_edges) / sizeof(fig12_edges[0])));
+  tu_small_graph(g, FN, fig12_dur, fig12_edges, (int32_t)(sizeof(fig12_edges) / sizeof(fig12_edges[0])));
   tu_problem(pb, g, sets);
-  schedule_list(pb, s);
+  tu_schedule_verified("list", pb, s);
 }
 
 Test(barrier, seed_example_bounds_the_antichain_by_4)
@@ -345,7 +311,7 @@ Test(barrier, one_barrier_of_one_slot_serializes_every_op)
 
     tu_random_dag(&g, seed, 5 + (int32_t)(seed % 30), 1000);
     tu_problem(&pb, &g, NULL);
-    schedule_list(&pb, &s);
+    tu_schedule_verified("list", &pb, &s);
     set_limits(&s, 1, 1);
     pass_ok(&s);
     /* Every op holds the one barrier, so all ops form one chain: width 1
@@ -380,7 +346,7 @@ Test(barrier, enough_barriers_add_no_edge)
 
     tu_random_dag(&g, seed, 4 + (int32_t)(seed % 40), 1000);
     tu_problem(&pb, &g, NULL);
-    schedule_list(&pb, &s);
+    tu_schedule_verified("list", &pb, &s);
     base = s.nedges;
     m0 = s.makespan;
     /* As many barriers as ops: never short of one, so nothing is added. */
@@ -391,7 +357,7 @@ Test(barrier, enough_barriers_add_no_edge)
     need = distinct_barriers(&s);
     acs_schedule_destroy(&s);
     /* The barriers that program used are enough too (same choices). */
-    schedule_list(&pb, &s);
+    tu_schedule_verified("list", &pb, &s);
     set_limits(&s, need, 0);
     pass_ok(&s);
     cr_assert_eq(s.nedges, base, "seed %llu, %d barriers", (unsigned long long)seed, need);
@@ -419,9 +385,9 @@ Test(barrier, op_width_is_not_enough_barriers)
   struct acs_schedule s;
   int32_t base, uw;
 
-  small_graph(&g, N, dur, e, 6);
+  tu_small_graph(&g, N, dur, e, 6);
   tu_problem(&pb, &g, NULL);
-  schedule_list(&pb, &s);
+  tu_schedule_verified("list", &pb, &s);
   base = s.nedges;
   cr_assert_eq(op_width(&s), 2);
   set_limits(&s, N, 0);
@@ -430,7 +396,7 @@ Test(barrier, op_width_is_not_enough_barriers)
   cr_assert_eq(acs_bprog_use_width(&s, &uw), ACS_OK);
   cr_assert_eq(uw, 3, "uses of v, s3 and z");
   acs_schedule_destroy(&s);
-  schedule_list(&pb, &s);
+  tu_schedule_verified("list", &pb, &s);
   set_limits(&s, 2, 0);
   pass_ok(&s);
   cr_assert_gt(s.nedges, base);
@@ -452,11 +418,11 @@ Test(barrier, slots_bound_each_use_and_an_op_over_the_slots_is_infeasible)
   struct acs_bprog bp;
   struct acs_diag d;
 
-  small_graph(&g, 3, dur, e, 2);
+  tu_small_graph(&g, 3, dur, e, 2);
   g.ops[0].kind = g.ops[1].kind = ACS_OP_DPU;
   g.ops[0].slots = g.ops[1].slots = 2;
   tu_problem(&pb, &g, NULL);
-  schedule_list(&pb, &s);
+  tu_schedule_verified("list", &pb, &s);
   set_limits(&s, 1, 4);
   pass_ok(&s);
   cr_assert_eq(acs_bprog_build(&s, &bp), ACS_OK);
@@ -465,7 +431,7 @@ Test(barrier, slots_bound_each_use_and_an_op_over_the_slots_is_infeasible)
   acs_bprog_destroy(&bp);
   acs_schedule_destroy(&s);
 
-  schedule_list(&pb, &s);
+  tu_schedule_verified("list", &pb, &s);
   set_limits(&s, 1, 3);
   pass_ok(&s);
   cr_assert_eq(acs_bprog_build(&s, &bp), ACS_OK);
@@ -473,7 +439,7 @@ Test(barrier, slots_bound_each_use_and_an_op_over_the_slots_is_infeasible)
   acs_bprog_destroy(&bp);
   acs_schedule_destroy(&s);
 
-  schedule_list(&pb, &s);
+  tu_schedule_verified("list", &pb, &s);
   s.ops[0].slots = 5;
   set_limits(&s, 1, 4);
   acs_diag_init(&d);
@@ -495,9 +461,9 @@ Test(verify, rejects_a_use_over_its_slots_and_an_edge_without_a_wait)
   struct acs_schedule s;
   struct acs_diag d;
 
-  small_graph(&g, 3, dur, e, 2);
+  tu_small_graph(&g, 3, dur, e, 2);
   tu_problem(&pb, &g, NULL);
-  schedule_list(&pb, &s);
+  tu_schedule_verified("list", &pb, &s);
   set_limits(&s, 1, 2);
   pass_ok(&s); /* x and y share one use of 2 slots */
   s.barrier_slots = 1;
@@ -534,9 +500,9 @@ Test(verify, early_reuse_is_rejected_and_deadlocks_in_simulation)
   struct acs_sim_result r;
   struct acs_diag d;
 
-  small_graph(&g, N, dur, e, 5);
+  tu_small_graph(&g, N, dur, e, 5);
   tu_problem(&pb, &g, NULL);
-  schedule_list(&pb, &s);
+  tu_schedule_verified("list", &pb, &s);
   set_limits(&s, 4, 0);
   for (int32_t i = 0; i < N; i++)
     s.ops[i].update_barrier = upd[i];
@@ -589,7 +555,7 @@ Test(verify, checks_every_execution_above_20000_ops, .timeout = 600)
   }
   tu_finalize(&g);
   tu_problem(&pb, &g, NULL);
-  schedule_list(&pb, &s);
+  tu_schedule_verified("list", &pb, &s);
   base = s.nedges;
   set_limits(&s, 1, 0);
   acs_diag_init(&d);
@@ -659,7 +625,7 @@ Test(simulate, the_verified_program_serves_the_simulation)
 
     tu_random_dag(&g, seed, 30 + (int32_t)seed * 10, 1000);
     tu_problem(&pb, &g, NULL);
-    schedule_list(&pb, &s);
+    tu_schedule_verified("list", &pb, &s);
     acs_diag_init(&d);
     cr_assert_eq(acs_schedule_verify_keep(&s, &kept, &d), ACS_OK, "%s", d.msg);
     cr_assert_eq(kept.nuses, 0);
@@ -795,7 +761,7 @@ Test(barrier, random_dags_respect_the_limits, .timeout = 1200)
       if (g.ops[i].kind == ACS_OP_DPU)
         g.ops[i].slots = 1 + (int32_t)acs_rng_below(&r, p == 1 ? 1 : 3);
     tu_problem(&pb, &g, sets);
-    schedule_list(&pb, &s);
+    tu_schedule_verified("list", &pb, &s);
     set_limits(&s, b, p);
     pass_ok(&s);
     for (int32_t i = 0; i < n; i++)
@@ -844,9 +810,9 @@ Test(barrier, a_stolen_use_takes_the_rest_of_its_class)
   struct acs_schedule s;
   int32_t dwaits = 0;
 
-  small_graph(&g, N, dur, e, 7);
+  tu_small_graph(&g, N, dur, e, 7);
   tu_problem(&pb, &g, NULL);
-  schedule_list(&pb, &s);
+  tu_schedule_verified("list", &pb, &s);
   cr_assert_eq(s.makespan, 330);
   set_limits(&s, 3, 0);
   pass_ok(&s);
@@ -865,182 +831,4 @@ Test(barrier, a_stolen_use_takes_the_rest_of_its_class)
   acs_schedule_destroy(&s);
   acs_problem_destroy(&pb);
   acs_graph_destroy(&g);
-}
-
-/* ---- the time sweep's cut (barrier_int.h) ---- */
-
-#include "core/sched/npu/barrier_int.h"
-
-static int start_always(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int force,
-                        int64_t *retry, int32_t *wake)
-{
-  (void)ctx, (void)g, (void)v, (void)t, (void)force, (void)retry, (void)wake;
-  return 1;
-}
-
-/* Sweeps s without barriers, cut at `cutoff` (INT64_MAX: never); returns
- * what acs__sgs_run does, the starts in start[]. */
-static int sweep_cut(const struct acs_schedule *s, const struct acs__bprep *p, int64_t cutoff,
-                     int64_t *start)
-{
-  struct acs__sgs_hooks hk = {NULL, start_always, NULL, cutoff < INT64_MAX ? p : NULL, cutoff,
-                               NULL};
-  struct acs_diag d;
-
-  acs_diag_init(&d);
-  return acs__sgs_run(s, 0, &hk, start, &d);
-}
-
-static int64_t sweep_makespan(const struct acs_schedule *s, const int64_t *start)
-{
-  int64_t m = 0;
-
-  for (int32_t i = 0; i < s->nops; i++)
-    if (start[i] + acs__sgs_dur(s, i) > m)
-      m = start[i] + acs__sgs_dur(s, i);
-  return m;
-}
-
-/* By hand: a chain of 10, 20 and 30 cycles has a tail of 60 from its first
- * op, so a cut at 60 stops before anything starts and one at 61 never
- * does; 2C + 1 independent ops of 10 cycles on C PEs need
- * ceil(10 (2C + 1) / C) cycles at least from 0, by their work alone. */
-Test(barrier, sweep_cut_by_tail_and_by_work_at_the_boundary)
-{
-  static const int64_t chain_dur[] = {10, 20, 30};
-  static const int32_t chain_edges[][2] = {{0, 1}, {1, 2}};
-  struct acs_graph g;
-  struct acs_problem pb;
-  struct acs_schedule s;
-  struct acs__bprep p;
-  int64_t start[64];
-
-  small_graph(&g, 3, chain_dur, chain_edges, 2);
-  tu_problem(&pb, &g, NULL);
-  schedule_list(&pb, &s);
-  cr_assert_eq(acs__bprep_init(&p, &s), ACS_OK);
-  cr_assert_eq(p.tail[0], 60);
-  cr_assert_eq(p.by_tail[0], 0);
-  cr_assert_eq(sweep_cut(&s, &p, 60, start), ACS__SGS_CUT);
-  for (int32_t i = 0; i < 3; i++)
-    cr_assert_eq(start[i], -1, "op %d started before the cut", i);
-  cr_assert_eq(sweep_cut(&s, &p, 61, start), ACS_OK);
-  cr_assert_eq(start[0], 0);
-  cr_assert_eq(start[1], 10);
-  cr_assert_eq(start[2], 30);
-  acs__bprep_destroy(&p);
-  acs_schedule_destroy(&s);
-  acs_problem_destroy(&pb);
-  acs_graph_destroy(&g);
-
-  {
-    int64_t dur[64], cap, n, bound;
-    small_graph(&g, 1, chain_dur, NULL, 0);
-    tu_problem(&pb, &g, NULL);
-    schedule_list(&pb, &s);
-    cap = s.res_cap[s.res_pe];
-    acs_schedule_destroy(&s);
-    acs_problem_destroy(&pb);
-    acs_graph_destroy(&g);
-    n = 2 * cap + 1;
-    cr_assert(n <= 26, "%lld PEs: too many for the letters of small_graph", (long long)cap);
-    for (int32_t i = 0; i < n; i++)
-      dur[i] = 10;
-    small_graph(&g, (int32_t)n, dur, NULL, 0);
-    tu_problem(&pb, &g, NULL);
-    schedule_list(&pb, &s);
-    cr_assert_eq(acs__bprep_init(&p, &s), ACS_OK);
-    bound = (10 * n + cap - 1) / cap;
-    cr_assert_eq(sweep_cut(&s, &p, bound, start), ACS__SGS_CUT);
-    for (int32_t i = 0; i < n; i++)
-      cr_assert_eq(start[i], -1, "op %d started before the cut", i);
-    cr_assert_eq(sweep_cut(&s, &p, bound + 1, start), s.makespan > bound ? ACS__SGS_CUT : ACS_OK);
-    cr_assert_neq(start[0], -1, "the first ops start at 0");
-    acs__bprep_destroy(&p);
-    acs_schedule_destroy(&s);
-    acs_problem_destroy(&pb);
-    acs_graph_destroy(&g);
-  }
-}
-
-/* A sweep is cut exactly when it cannot end before the cutoff: at its own
- * makespan it is, one cycle above it it runs to the same starts. */
-Test(barrier, sweep_cut_only_when_the_makespan_reaches_the_cutoff)
-{
-  for (uint64_t seed = 1; seed <= 30; seed++) {
-    struct acs_graph g;
-    struct acs_problem pb;
-    struct acs_schedule s;
-    struct acs__bprep p;
-    int64_t *full, *cut, m;
-
-    tu_random_dag(&g, seed, 5 + (int32_t)(seed * 7 % 60), 1000);
-    tu_problem(&pb, &g, NULL);
-    schedule_list(&pb, &s);
-    cr_assert_eq(acs__bprep_init(&p, &s), ACS_OK);
-    full = malloc(((size_t)s.nops + 1) * sizeof(int64_t));
-    cut = malloc(((size_t)s.nops + 1) * sizeof(int64_t));
-    cr_assert(full && cut);
-    cr_assert_eq(sweep_cut(&s, &p, INT64_MAX, full), ACS_OK);
-    m = sweep_makespan(&s, full);
-    cr_assert_eq(sweep_cut(&s, &p, m, cut), ACS__SGS_CUT, "seed %llu", (unsigned long long)seed);
-    cr_assert_eq(sweep_cut(&s, &p, m + 1, cut), ACS_OK, "seed %llu", (unsigned long long)seed);
-    for (int32_t i = 0; i < s.nops; i++)
-      cr_assert_eq(cut[i], full[i], "seed %llu op %d", (unsigned long long)seed, i);
-    free(full), free(cut);
-    acs__bprep_destroy(&p);
-    acs_schedule_destroy(&s);
-    acs_problem_destroy(&pb);
-    acs_graph_destroy(&g);
-  }
-}
-
-/* A sweep cut at one cutoff goes on, with a later one, exactly as a sweep
- * that was never cut: the pass resumes its first variant after a probe
- * (barrier_pass.c). Cut at the makespan, then let run; on 8 of these 30
- * DAGs the cut comes after some ops started (on the others, at once). */
-Test(barrier, a_cut_sweep_goes_on_as_if_never_cut)
-{
-  int mid = 0;
-
-  for (uint64_t seed = 1; seed <= 30; seed++) {
-    struct acs_graph g;
-    struct acs_problem pb;
-    struct acs_schedule s;
-    struct acs__bprep p;
-    struct acs__sgs *sg = NULL;
-    struct acs_diag d;
-    int64_t *full, *part, m;
-    int32_t started = 0;
-    struct acs__sgs_hooks hk = {NULL, start_always, NULL, NULL, 0, NULL};
-
-    tu_random_dag(&g, seed, 5 + (int32_t)(seed * 7 % 60), 1000);
-    tu_problem(&pb, &g, NULL);
-    schedule_list(&pb, &s);
-    cr_assert_eq(acs__bprep_init(&p, &s), ACS_OK);
-    full = malloc(((size_t)s.nops + 1) * sizeof(int64_t));
-    part = malloc(((size_t)s.nops + 1) * sizeof(int64_t));
-    cr_assert(full && part);
-    cr_assert_eq(sweep_cut(&s, &p, INT64_MAX, full), ACS_OK);
-    m = sweep_makespan(&s, full);
-    acs_diag_init(&d);
-    hk.p = &p;
-    hk.cutoff = m;
-    cr_assert_eq(acs__sgs_new(&sg, &s, 0, &hk, part), ACS_OK);
-    cr_assert_eq(acs__sgs_go(sg, &d), ACS__SGS_CUT, "seed %llu", (unsigned long long)seed);
-    for (int32_t i = 0; i < s.nops; i++)
-      started += part[i] >= 0;
-    mid += started > 0 && started < s.nops;
-    hk.cutoff = m + 1;
-    cr_assert_eq(acs__sgs_go(sg, &d), ACS_OK, "seed %llu", (unsigned long long)seed);
-    for (int32_t i = 0; i < s.nops; i++)
-      cr_assert_eq(part[i], full[i], "seed %llu op %d", (unsigned long long)seed, i);
-    acs__sgs_free(sg);
-    free(full), free(part);
-    acs__bprep_destroy(&p);
-    acs_schedule_destroy(&s);
-    acs_problem_destroy(&pb);
-    acs_graph_destroy(&g);
-  }
-  cr_assert_geq(mid, 5, "only %d of 30 sweeps were cut after some ops started", mid);
 }

@@ -292,6 +292,32 @@ void *tu_sched_opts(const char *name, const char *const *sets, struct acs_diag *
   return opts;
 }
 
+void tu_small_graph(struct acs_graph *g, int32_t n, const int64_t *dur,
+                    const int32_t (*edges)[2], int32_t nedges)
+{
+  char name[16];
+
+  tu_graph_npu(g, "small");
+  for (int32_t i = 0; i < n; i++) {
+    snprintf(name, sizeof(name), "%c", 'a' + i);
+    tu_op(g, name, ACS_OP_SHAVE, dur[i]);
+  }
+  for (int32_t e = 0; e < nedges; e++)
+    tu_edge(g, edges[e][0], edges[e][1]);
+  tu_finalize(g);
+}
+
+void tu_schedule_verified(const char *name, const struct acs_problem *pb,
+                          struct acs_schedule *s)
+{
+  struct acs_sched_ctx ctx = {1, 0, NULL, NULL};
+  struct acs_diag d;
+  int err = tu_run_ctx(name, pb, NULL, &ctx, s, &d);
+
+  cr_assert_eq(err, ACS_OK, "%s: %s", name, d.msg);
+  tu_assert_verified(s);
+}
+
 int tu_run_ctx(const char *name, const struct acs_problem *pb, const char *const *sets,
                const struct acs_sched_ctx *ctx, struct acs_schedule *out, struct acs_diag *d)
 {

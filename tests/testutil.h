@@ -30,6 +30,10 @@ int32_t tu_op(struct acs_graph *g, const char *name, int kind, int64_t cycles);
 void tu_edge(struct acs_graph *g, int32_t a, int32_t b);
 /* Finalizes g, failing the test on error. */
 void tu_finalize(struct acs_graph *g);
+/* A finalized NPU graph of n SHAVE ops named "a", "b", ... with durations
+ * dur and edges[k] = {src, dst}. */
+void tu_small_graph(struct acs_graph *g, int32_t n, const int64_t *dur,
+                    const int32_t (*edges)[2], int32_t nedges);
 
 /* Binds g to the default platform with the given overrides ("k=v", NULL-ended). */
 void tu_problem(struct acs_problem *pb, const struct acs_graph *g, const char *const *sets);
@@ -45,6 +49,12 @@ void *tu_sched_opts(const char *name, const char *const *sets, struct acs_diag *
  * destroyed by the caller. Returns the variant's result. */
 int tu_run_ctx(const char *name, const struct acs_problem *pb, const char *const *sets,
                const struct acs_sched_ctx *ctx, struct acs_schedule *out, struct acs_diag *d);
+
+/* Runs variant `name` with its default options on pb into s (initialised
+ * here; the caller destroys it) and fails the test unless it succeeds and
+ * the schedule verifies. */
+void tu_schedule_verified(const char *name, const struct acs_problem *pb,
+                          struct acs_schedule *s);
 
 /* Fails the test with the verifier's message unless s verifies. */
 void tu_assert_verified(const struct acs_schedule *s);

@@ -1,0 +1,177 @@
+/*
+ * test-barrier-sweep.c - the barrier pass's time sweep (barrier_int.h):
+ * where it is cut short of a cutoff, and that a cut sweep resumes as if it
+ * had never stopped.
+ */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "core/sched/npu/barrier.h"
+#include "core/sched/npu/barrier_int.h"
+#include "tests/testutil.h"
+
+static int start_always(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int force,
+                        int64_t *retry, int32_t *wake)
+{
+  (void)ctx, (void)g, (void)v, (void)t, (void)force, (void)retry, (void)wake;
+  return 1;
+}
+
+/* Sweeps s without barriers, cut at `cutoff` (INT64_MAX: never); returns
+ * what acs__sgs_run does, the starts in start[]. */
+static int sweep_cut(const struct acs_schedule *s, const struct acs__bprep *p, int64_t cutoff,
+                     int64_t *start)
+{
+  struct acs__sgs_hooks hk = {NULL, start_always, NULL, cutoff < INT64_MAX ? p : NULL, cutoff,
+                               NULL};
+  struct acs_diag d;
+
+  acs_diag_init(&d);
+  return acs__sgs_run(s, 0, &hk, start, &d);
+}
+
+/* By hand: a chain of 10, 20 and 30 cycles has a tail of 60 from its first
+ * op, so a cut at 60 stops before anything starts and one at 61 never
+ * does; 2C + 1 independent ops of 10 cycles on C PEs need
+ * ceil(10 (2C + 1) / C) cycles at least from 0, by their work alone. */
+Test(barrier, sweep_cut_by_tail_and_by_work_at_the_boundary)
+{
+  static const int64_t chain_dur[] = {10, 20, 30};
+  static const int32_t chain_edges[][2] = {{0, 1}, {1, 2}};
+  struct acs_graph g;
+  struct acs_problem pb;
+  struct acs_schedule s;
+  struct acs__bprep p;
+  int64_t start[64];
+
+  tu_small_graph(&g, 3, chain_dur, chain_edges, 2);
+  tu_problem(&pb, &g, NULL);
+  tu_schedule_verified("list", &pb, &s);
+  cr_assert_eq(acs__bprep_init(&p, &s), ACS_OK);
+  cr_assert_eq(p.tail[0], 60);
+  cr_assert_eq(p.by_tail[0], 0);
+  cr_assert_eq(sweep_cut(&s, &p, 60, start), ACS__SGS_CUT);
+  for (int32_t i = 0; i < 3; i++)
+    cr_assert_eq(start[i], -1, "op %d started before the cut", i);
+  cr_assert_eq(sweep_cut(&s, &p, 61, start), ACS_OK);
+  cr_assert_eq(start[0], 0);
+  cr_assert_eq(start[1], 10);
+  cr_assert_eq(start[2], 30);
+  acs__bprep_destroy(&p);
+  acs_schedule_destroy(&s);
+  acs_problem_destroy(&pb);
+  acs_graph_destroy(&g);
+
+  {
+    int64_t dur[64], cap, n, bound;
+    tu_small_graph(&g, 1, chain_dur, NULL, 0);
+    tu_problem(&pb, &g, NULL);
+    tu_schedule_verified("list", &pb, &s);
+    cap = s.res_cap[s.res_pe];
+    acs_schedule_destroy(&s);
+    acs_problem_destroy(&pb);
+    acs_graph_destroy(&g);
+    n = 2 * cap + 1;
+    cr_assert(n <= 26, "%lld PEs: too many for the letters of small_graph", (long long)cap);
+    for (int32_t i = 0; i < n; i++)
+      dur[i] = 10;
+    tu_small_graph(&g, (int32_t)n, dur, NULL, 0);
+    tu_problem(&pb, &g, NULL);
+    tu_schedule_verified("list", &pb, &s);
+    cr_assert_eq(acs__bprep_init(&p, &s), ACS_OK);
+    bound = (10 * n + cap - 1) / cap;
+    cr_assert_eq(sweep_cut(&s, &p, bound, start), ACS__SGS_CUT);
+    for (int32_t i = 0; i < n; i++)
+      cr_assert_eq(start[i], -1, "op %d started before the cut", i);
+    cr_assert_eq(sweep_cut(&s, &p, bound + 1, start), s.makespan > bound ? ACS__SGS_CUT : ACS_OK);
+    cr_assert_neq(start[0], -1, "the first ops start at 0");
+    acs__bprep_destroy(&p);
+    acs_schedule_destroy(&s);
+    acs_problem_destroy(&pb);
+    acs_graph_destroy(&g);
+  }
+}
+
+/* A sweep is cut exactly when it cannot end before the cutoff: at its own
+ * makespan it is, one cycle above it it runs to the same starts. */
+Test(barrier, sweep_cut_only_when_the_makespan_reaches_the_cutoff)
+{
+  for (uint64_t seed = 1; seed <= 30; seed++) {
+    struct acs_graph g;
+    struct acs_problem pb;
+    struct acs_schedule s;
+    struct acs__bprep p;
+    int64_t *full, *cut, m;
+
+    tu_random_dag(&g, seed, 5 + (int32_t)(seed * 7 % 60), 1000);
+    tu_problem(&pb, &g, NULL);
+    tu_schedule_verified("list", &pb, &s);
+    cr_assert_eq(acs__bprep_init(&p, &s), ACS_OK);
+    full = malloc(((size_t)s.nops + 1) * sizeof(int64_t));
+    cut = malloc(((size_t)s.nops + 1) * sizeof(int64_t));
+    cr_assert(full && cut);
+    cr_assert_eq(sweep_cut(&s, &p, INT64_MAX, full), ACS_OK);
+    m = acs__sgs_makespan(&s, full);
+    cr_assert_eq(sweep_cut(&s, &p, m, cut), ACS__SGS_CUT, "seed %llu", (unsigned long long)seed);
+    cr_assert_eq(sweep_cut(&s, &p, m + 1, cut), ACS_OK, "seed %llu", (unsigned long long)seed);
+    for (int32_t i = 0; i < s.nops; i++)
+      cr_assert_eq(cut[i], full[i], "seed %llu op %d", (unsigned long long)seed, i);
+    free(full), free(cut);
+    acs__bprep_destroy(&p);
+    acs_schedule_destroy(&s);
+    acs_problem_destroy(&pb);
+    acs_graph_destroy(&g);
+  }
+}
+
+/* A sweep cut at one cutoff goes on, with a later one, exactly as a sweep
+ * that was never cut: the pass resumes its first variant after a probe
+ * (barrier_pass.c). Cut at the makespan, then let run; on 8 of these 30
+ * DAGs the cut comes after some ops started (on the others, at once). */
+Test(barrier, a_cut_sweep_goes_on_as_if_never_cut)
+{
+  int mid = 0;
+
+  for (uint64_t seed = 1; seed <= 30; seed++) {
+    struct acs_graph g;
+    struct acs_problem pb;
+    struct acs_schedule s;
+    struct acs__bprep p;
+    struct acs__sgs *sg = NULL;
+    struct acs_diag d;
+    int64_t *full, *part, m;
+    int32_t started = 0;
+    struct acs__sgs_hooks hk = {NULL, start_always, NULL, NULL, 0, NULL};
+
+    tu_random_dag(&g, seed, 5 + (int32_t)(seed * 7 % 60), 1000);
+    tu_problem(&pb, &g, NULL);
+    tu_schedule_verified("list", &pb, &s);
+    cr_assert_eq(acs__bprep_init(&p, &s), ACS_OK);
+    full = malloc(((size_t)s.nops + 1) * sizeof(int64_t));
+    part = malloc(((size_t)s.nops + 1) * sizeof(int64_t));
+    cr_assert(full && part);
+    cr_assert_eq(sweep_cut(&s, &p, INT64_MAX, full), ACS_OK);
+    m = acs__sgs_makespan(&s, full);
+    acs_diag_init(&d);
+    hk.p = &p;
+    hk.cutoff = m;
+    cr_assert_eq(acs__sgs_new(&sg, &s, 0, &hk, part), ACS_OK);
+    cr_assert_eq(acs__sgs_go(sg, &d), ACS__SGS_CUT, "seed %llu", (unsigned long long)seed);
+    for (int32_t i = 0; i < s.nops; i++)
+      started += part[i] >= 0;
+    mid += started > 0 && started < s.nops;
+    hk.cutoff = m + 1;
+    cr_assert_eq(acs__sgs_go(sg, &d), ACS_OK, "seed %llu", (unsigned long long)seed);
+    for (int32_t i = 0; i < s.nops; i++)
+      cr_assert_eq(part[i], full[i], "seed %llu op %d", (unsigned long long)seed, i);
+    acs__sgs_free(sg);
+    free(full), free(part);
+    acs__bprep_destroy(&p);
+    acs_schedule_destroy(&s);
+    acs_problem_destroy(&pb);
+    acs_graph_destroy(&g);
+  }
+  cr_assert_geq(mid, 5, "only %d of 30 sweeps were cut after some ops started", mid);
+}
