@@ -175,3 +175,41 @@ Test(barrier, a_cut_sweep_goes_on_as_if_never_cut)
   }
   cr_assert_geq(mid, 5, "only %d of 30 sweeps were cut after some ops started", mid);
 }
+
+/* The first sweep runs first and alone when the barriers never hold the
+ * plan back: with as many barriers as ops, one sweep and the plan kept;
+ * with one barrier on a DAG with ops side by side, the plan slips and the
+ * other variants run too. */
+Test(barrier, a_plan_the_barriers_keep_takes_one_sweep)
+{
+  int slipped = 0;
+
+  for (uint64_t seed = 1; seed <= 20; seed++) {
+    struct acs_graph g;
+    struct acs_problem pb;
+    struct acs_schedule s;
+    struct acs_barrier_stats st;
+    struct acs_diag d;
+    int64_t m0;
+
+    tu_random_dag(&g, seed, 10 + (int32_t)(seed * 3 % 40), 1000);
+    tu_problem(&pb, &g, NULL);
+    for (int b = 0; b < 2; b++) {
+      tu_schedule_verified("list", &pb, &s);
+      m0 = s.makespan;
+      s.barriers = b ? 1 : s.nops;
+      acs_diag_init(&d);
+      cr_assert_eq(acs__barrier_run(&s, &st, NULL, &d), ACS_OK, "%s", d.msg);
+      tu_assert_verified(&s);
+      if (!b)
+        cr_assert(st.sweeps == 1 && s.makespan == m0, "seed %llu: %d sweeps, %lld -> %lld",
+                  (unsigned long long)seed, st.sweeps, (long long)m0, (long long)s.makespan);
+      else if (s.makespan > m0)
+        slipped += st.sweeps > 1;
+      acs_schedule_destroy(&s);
+    }
+    acs_problem_destroy(&pb);
+    acs_graph_destroy(&g);
+  }
+  cr_assert_geq(slipped, 10, "only %d of 20 DAGs slipped at one barrier and swept again", slipped);
+}
