@@ -139,13 +139,25 @@ static struct memo *victim(void)
   return v;
 }
 
-/* Frees least recently used entries until `need` more bytes fit. */
-static void make_room(size_t need)
+/* Same workload and platform: the schedules of one group of runs. */
+static int same_problem(const struct memo *a, const struct memo *b)
+{
+  return memcmp(a->key.digest, b->key.digest, sizeof(a->key.digest)) == 0 &&
+         memcmp(a->key.v, b->key.v, sizeof(a->key.v)) == 0 &&
+         memcmp(a->key.units, b->key.units, sizeof(a->key.units)) == 0;
+}
+
+/* Frees least recently used entries until `need` more bytes fit, or none
+ * is left to free; with `keep`, only entries of other problems than its
+ * own (the other schedulers' schedules of its group serve the runs to
+ * come). */
+static void make_room(size_t need, const struct memo *keep)
 {
   while (memo_bytes + need > MEMO_BYTES) {
     struct memo *v = NULL;
     for (int i = 0; i < MEMO_SLOTS; i++)
-      if (memo[i].used && memo[i].bytes > 0 && (!v || memo[i].tick < v->tick))
+      if (memo[i].used && memo[i].bytes > 0 && (!keep || !same_problem(&memo[i], keep)) &&
+          (!v || memo[i].tick < v->tick))
         v = &memo[i];
     if (!v)
       return;
@@ -163,7 +175,7 @@ void acs_job_memo_keep(const struct acs_problem *pb, const struct acs_sched_sel 
 
   if (!key_make(&k, pb, sel, ctx) || bytes > MEMO_BYTES || lookup(&k, sel))
     return;
-  make_room(bytes);
+  make_room(bytes, NULL);
   m = victim();
   entry_free(m);
   if (n > 0 && !(m->opts = malloc(n)))
@@ -198,11 +210,14 @@ const struct acs_barrier_prep *acs_job_memo_barrier_prep(const struct acs_proble
     return NULL;
   if (m->bprep || acs_barrier_prep_new(&m->s, &m->bprep) < 0)
     return m->bprep;
-  if ((bytes = acs_barrier_prep_bytes(m->bprep)) > MEMO_BYTES - memo_bytes) {
-    acs_barrier_prep_free(m->bprep); /* no room beside the schedules: the pass makes its own */
+  if ((bytes = acs_barrier_prep_bytes(m->bprep)) > MEMO_BYTES - m->bytes) {
+    acs_barrier_prep_free(m->bprep); /* no room beside its schedule: the pass makes its own */
     m->bprep = NULL;
     return NULL;
   }
+  /* The runs of a group come together (the sweep hands a worker whole
+   * groups): schedules of earlier groups give way to this preparation. */
+  make_room(bytes, m);
   m->bytes += bytes;
   memo_bytes += bytes;
   return m->bprep;

@@ -1,7 +1,7 @@
 /*
  * test-barrier-sweep.c - the barrier pass's time sweep (barrier_int.h):
  * where it is cut short of a cutoff, and that a cut sweep resumes as if it
- * had never stopped.
+ * had never stopped, and that it may follow the reduced edges.
  */
 #include "config.h"
 
@@ -25,7 +25,7 @@ static int sweep_cut(const struct acs_schedule *s, const struct acs__bprep *p, i
                      int64_t *start)
 {
   struct acs__sgs_hooks hk = {NULL, start_always, NULL, cutoff < INT64_MAX ? p : NULL, cutoff,
-                               NULL};
+                               NULL, NULL};
   struct acs_diag d;
 
   acs_diag_init(&d);
@@ -143,7 +143,7 @@ Test(barrier, a_cut_sweep_goes_on_as_if_never_cut)
     struct acs_diag d;
     int64_t *full, *part, m;
     int32_t started = 0;
-    struct acs__sgs_hooks hk = {NULL, start_always, NULL, NULL, 0, NULL};
+    struct acs__sgs_hooks hk = {NULL, start_always, NULL, NULL, 0, NULL, NULL};
 
     tu_random_dag(&g, seed, 5 + (int32_t)(seed * 7 % 60), 1000);
     tu_problem(&pb, &g, NULL);
@@ -212,4 +212,52 @@ Test(barrier, a_plan_the_barriers_keep_takes_one_sweep)
     acs_graph_destroy(&g);
   }
   cr_assert_geq(slipped, 10, "only %d of 20 DAGs slipped at one barrier and swept again", slipped);
+}
+
+/* The sweep may follow the reduced edges (hooks' `reduced`): an op starts
+ * after its predecessors end, so its ancestors have ended when its reduced
+ * predecessors have, and the starts must be those of a sweep over every
+ * edge, with and without release times, on DAGs with implied edges. */
+Test(barrier, the_reduced_edges_sweep_as_all_the_edges)
+{
+  int64_t implied = 0;
+
+  for (uint64_t seed = 1; seed <= 30; seed++) {
+    struct acs_graph g;
+    struct acs_problem pb;
+    struct acs_schedule s;
+    struct acs__bprep p;
+    struct acs_diag d;
+    int64_t *all, *red;
+
+    tu_random_dag(&g, seed, 5 + (int32_t)(seed * 11 % 80), 1000);
+    tu_problem(&pb, &g, NULL);
+    tu_schedule_verified("list", &pb, &s);
+    for (int32_t e = 0, m = s.nedges; e < m; e++) /* u -> w -> x implies u -> x */
+      for (int32_t f = 0; f < m; f++)
+        if (s.edges[f].src == s.edges[e].dst && (e + f) % 3 == 0)
+          cr_assert_eq(acs_schedule_add_edge(&s, s.edges[e].src, s.edges[f].dst,
+                                             ACS_EDGE_CONTROL), ACS_OK);
+    cr_assert_eq(acs__bprep_init(&p, &s), ACS_OK);
+    implied += p.edges - p.reduced;
+    all = malloc(((size_t)s.nops + 1) * sizeof(int64_t));
+    red = malloc(((size_t)s.nops + 1) * sizeof(int64_t));
+    cr_assert(all && red);
+    for (int release = 0; release < 2; release++) {
+      struct acs__sgs_hooks hk = {NULL, start_always, NULL, NULL, INT64_MAX, NULL, NULL};
+      acs_diag_init(&d);
+      cr_assert_eq(acs__sgs_run(&s, release, &hk, all, &d), ACS_OK);
+      hk.reduced = &p;
+      cr_assert_eq(acs__sgs_run(&s, release, &hk, red, &d), ACS_OK);
+      for (int32_t i = 0; i < s.nops; i++)
+        cr_assert_eq(red[i], all[i], "seed %llu release %d op %d", (unsigned long long)seed,
+                     release, i);
+    }
+    free(all), free(red);
+    acs__bprep_destroy(&p);
+    acs_schedule_destroy(&s);
+    acs_problem_destroy(&pb);
+    acs_graph_destroy(&g);
+  }
+  cr_assert_gt(implied, 20, "only %lld implied edges in 30 DAGs", (long long)implied);
 }

@@ -235,7 +235,8 @@ static void mark_preds(const struct acs_bprog *bp, int32_t v, int32_t *mark, int
 
 /* ---- every edge enforced ---- */
 
-/* The uses op v consumes, marked (mark[u] == v + 1). */
+/* The uses op v consumes, marked (mark[u] == v + 1); coverage_questions
+ * marks the uses it has asked about for v the same way. */
 static void mark_consumed(const struct acs_schedule *s, const struct acs_bprog *bp,
                           const int32_t *wait_off, const int32_t *wait, int32_t v, int32_t *mark)
 {
@@ -271,8 +272,13 @@ static int coverage_questions(const struct acs_schedule *s, const struct acs_bpr
         err = FAIL(d, "'%s' precedes '%s' but updates no barrier, so nothing tells '%s' "
                       "that '%s' has ended", op_name(s, w), op_name(s, v), op_name(s, v),
                    op_name(s, w));
-      else if (mark[u] != v + 1)
-        err = ask(q, w, v, k);
+      else if (mark[u] != v + 1) {
+        /* w's one step in the program is to its use, so w reaches v
+         * exactly when the use does: one question per (use, v), asked
+         * from the use's node (program_dag), tagged with the edge. */
+        mark[u] = v + 1;
+        err = ask(q, n + u, v, k);
+      }
     }
   }
 out_with_marks:
@@ -296,7 +302,7 @@ static int check_coverage(const struct acs_schedule *s, const struct acs_bprog *
   if ((err = answer(&q, &g)) == ACS_OK)
     for (int32_t i = 0; i < q.n && err == ACS_OK; i++)
       if (!q.ans[i]) {
-        int32_t w = q.src[i], v = q.dst[i];
+        int32_t w = bp->pred[q.tag[i]], v = q.dst[i];
         err = FAIL(d, "'%s' precedes '%s' but '%s' does not wait on barrier %d, which '%s' "
                       "updates, nor does any chain of barrier waits lead from '%s' to '%s'",
                    op_name(s, w), op_name(s, v), op_name(s, v), s->ops[w].update_barrier,

@@ -67,6 +67,12 @@ struct acs__sgs_hooks {
   /* Each op's rank in (planned start, id) order (acs__plan_ranks), or
    * NULL: the sweep ranks them itself. */
   const int32_t *plan_rank;
+  /* The preparation of s, or NULL: the sweep then follows the reduced
+   * edges instead of s->edges. An op starts only after its predecessors
+   * end, so the ancestors of an op have all ended when its reduced
+   * predecessors have: the ready ops, and so the sweep, are the same, and
+   * a cascade schedule has ten times fewer reduced edges to walk. */
+  const struct acs__bprep *reduced;
 };
 
 #define ACS__SGS_CUT 1

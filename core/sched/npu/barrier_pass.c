@@ -117,6 +117,7 @@ static int sweep_new(struct sweep **out, const struct acs_schedule *s,
   acs__balloc_hooks(w->alloc, &w->hk);
   w->hk.interrupted = interrupted;
   w->hk.plan_rank = p->rank;
+  w->hk.reduced = p;
   w->p = p;
   w->st.released = variants[k].release;
   w->st.policy = variants[k].policy;

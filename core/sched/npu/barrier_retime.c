@@ -86,7 +86,8 @@ struct acs__sgs {
   const struct acs_schedule *s;
   const struct acs__sgs_hooks *hk;
   int release;               /* ops start no earlier than their old start */
-  int32_t *succ_off, *succ, *indeg, *aside;
+  const int32_t *succ_off, *succ;  /* the edges followed: hk->reduced's or own */
+  int32_t *own_off, *own_succ, *indeg, *aside;
   int32_t *dhead, *dnext, *ddst;  /* added edges from ops not yet ended */
   /* Ops the allocator turned away until a running op ends, hung on it:
    * whead[x] the first, wnext[v] the next (hooks' *wake). */
@@ -533,11 +534,41 @@ static int plan_ranks(struct acs__sgs *g, const int32_t *rank)
   return ACS_OK;
 }
 
+/* The successor lists the sweep follows and the in-degrees (indeg zeroed):
+ * p's reduction when given, else s->edges. O(V + E). */
+static int sgs_edges(struct acs__sgs *g, const struct acs__bprep *p)
+{
+  const struct acs_schedule *s = g->s;
+  int32_t n = s->nops;
+
+  if (p) {
+    g->succ_off = p->rs_off;
+    g->succ = p->rs;
+    for (int32_t v = 0; v < n; v++)
+      g->indeg[v] = p->rp_off[v + 1] - p->rp_off[v];
+    return ACS_OK;
+  }
+  g->own_off = calloc((size_t)n + 2, sizeof(int32_t));
+  g->own_succ = malloc(((size_t)s->nedges + 1) * sizeof(int32_t));
+  if (!g->own_off || !g->own_succ)
+    return ACS_ENOMEM;
+  for (int32_t e = 0; e < s->nedges; e++) {
+    g->own_off[s->edges[e].src + 2]++;
+    g->indeg[s->edges[e].dst]++;
+  }
+  for (int32_t v = 0; v < n; v++)
+    g->own_off[v + 2] += g->own_off[v + 1];
+  for (int32_t e = 0; e < s->nedges; e++) /* own_off[v + 1] ends as v's end */
+    g->own_succ[g->own_off[s->edges[e].src + 1]++] = s->edges[e].dst;
+  g->succ_off = g->own_off;
+  g->succ = g->own_succ;
+  return ACS_OK;
+}
+
 static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int release,
                     const struct acs__sgs_hooks *hk, int64_t *start)
 {
   size_t n = (size_t)s->nops + 1;
-  int32_t *fill;
 
   memset(g, 0, sizeof(*g));
   g->s = s;
@@ -549,8 +580,6 @@ static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int releas
   g->lane_retry = INT64_MAX;
   if (g->lanes > s->nops)
     g->lanes = s->nops > 0 ? s->nops : 1; /* never more lanes than transfers */
-  g->succ_off = calloc(n + 1, sizeof(int32_t));
-  g->succ = malloc(((size_t)s->nedges + 1) * sizeof(int32_t));
   g->indeg = calloc(n, sizeof(int32_t));
   g->aside = malloc((SET_ASIDE_MAX + 1) * sizeof(int32_t));
   g->dhead = malloc(n * sizeof(int32_t));
@@ -559,34 +588,22 @@ static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int releas
   g->queue = malloc(n);
   g->wnext = malloc(n * sizeof(int32_t));
   g->done = calloc(n, 1);
-  fill = malloc(n * sizeof(int32_t));
-  if (!g->succ_off || !g->succ || !g->indeg || !g->aside || !g->dhead || !g->whead ||
-      !g->wnext || !g->by_rank || !g->queue || !g->done || !fill ||
+  if (!g->indeg || !g->aside || !g->dhead || !g->whead || !g->wnext || !g->by_rank ||
+      !g->queue || !g->done || sgs_edges(g, hk->reduced) < 0 ||
       rset_init(&g->ready[0], s->nops) < 0 || rset_init(&g->ready[1], s->nops) < 0 ||
       rset_init(&g->ready[2], s->nops) < 0 || acs_heap_init(&g->run, n) < 0 ||
       acs_heap_init(&g->wait, n) < 0 || acs_heap_init(&g->lane_free, (size_t)g->lanes + 1) < 0 ||
-      plan_ranks(g, hk->plan_rank) < 0) {
-    free(fill);
+      plan_ranks(g, hk->plan_rank) < 0)
     return ACS_ENOMEM;
-  }
-  for (int32_t e = 0; e < s->nedges; e++) {
-    g->succ_off[s->edges[e].src + 1]++;
-    g->indeg[s->edges[e].dst]++;
-  }
   for (int32_t v = 0; v < s->nops; v++)
     for (int r = 0; r < s->nres; r++)
       g->work[r] += acs__sgs_dur(s, v) * acs_schedule_demand(s, v, r);
   for (int32_t v = 0; v < s->nops; v++) {
-    g->succ_off[v + 1] += g->succ_off[v];
     g->dhead[v] = g->whead[v] = -1;
     start[v] = -1;
   }
   for (int64_t k = 0; k < g->lanes; k++)
     acs_heap_push(&g->lane_free, 0, (int32_t)k); /* within its capacity */
-  memcpy(fill, g->succ_off, (size_t)s->nops * sizeof(int32_t));
-  for (int32_t e = 0; e < s->nedges; e++)
-    g->succ[fill[s->edges[e].src]++] = s->edges[e].dst;
-  free(fill);
   for (int32_t v = 0; v < s->nops; v++)
     if (g->indeg[v] == 0 && push_ready(g, v) < 0)
       return ACS_ENOMEM;
@@ -595,7 +612,7 @@ static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int releas
 
 static void sgs_free(struct acs__sgs *g)
 {
-  free(g->succ_off), free(g->succ), free(g->indeg), free(g->aside), free(g->dhead);
+  free(g->own_off), free(g->own_succ), free(g->indeg), free(g->aside), free(g->dhead);
   free(g->whead), free(g->wnext), free(g->own_rank), free(g->by_rank), free(g->queue);
   free(g->dnext), free(g->ddst), free(g->done);
   for (int q = 0; q < 3; q++)
@@ -848,7 +865,7 @@ int64_t acs__sgs_makespan(const struct acs_schedule *s, const int64_t *start)
 
 int acs__barrier_retime(struct acs_schedule *s, int32_t first_new_edge, struct acs_diag *d)
 {
-  struct acs__sgs_hooks hk = {NULL, always, NULL, NULL, INT64_MAX, NULL};
+  struct acs__sgs_hooks hk = {NULL, always, NULL, NULL, INT64_MAX, NULL, NULL};
   int64_t *start[2];
   int need = 0, err = ACS_ENOMEM;
 
