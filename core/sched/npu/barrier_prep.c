@@ -56,16 +56,18 @@ static int build_reduced(struct acs__bprep *p)
   }
   p->rs = malloc(((size_t)p->reduced + 1) * sizeof(int32_t));
   p->rp = malloc(((size_t)p->reduced + 1) * sizeof(int32_t));
-  if (!p->rs || !p->rp) {
+  p->rs_g = malloc(((size_t)p->reduced + 1) * sizeof(int32_t));
+  if (!p->rs || !p->rp || !p->rs_g) {
     err = ACS_ENOMEM;
     goto out_with_keep;
   }
   /* Walking the sources in id order fills every rp list in increasing
-   * ids; the rs lists are sorted with the classes. */
+   * ids; the rs lists are sorted with the classes, rs_g keeps g's order. */
   for (int32_t u = 0; u < n; u++)
     for (int32_t k = g->succ_off[u]; k < g->succ_off[u + 1]; k++)
       if (keep[k])
         p->rs[p->rs_off[u] + fill[u]++] = g->succ[k];
+  memcpy(p->rs_g, p->rs, (size_t)p->reduced * sizeof(int32_t));
   memset(fill, 0, ((size_t)n + 2) * sizeof(int32_t));
   for (int32_t u = 0; u < n; u++)
     for (int32_t k = p->rs_off[u]; k < p->rs_off[u + 1]; k++) {
@@ -281,7 +283,8 @@ int acs__bprep_init(struct acs__bprep *p, const struct acs_schedule *s)
 void acs__bprep_destroy(struct acs__bprep *p)
 {
   acs_dag_destroy(&p->g);
-  free(p->keep), free(p->rp_off), free(p->rp), free(p->rs_off), free(p->rs), free(p->cls);
+  free(p->keep), free(p->rp_off), free(p->rp), free(p->rs_off), free(p->rs), free(p->rs_g);
+  free(p->cls);
   free(p->lst);
   free(p->tail), free(p->by_tail), free(p->rank);
   memset(p, 0, sizeof(*p));

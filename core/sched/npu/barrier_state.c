@@ -388,18 +388,15 @@ static int register_succ(struct acs__balloc *a, int32_t v, int32_t b)
  * predecessors have all started exactly when all of them have, and the
  * latest end among them is the latest among all; on fine-grained
  * schedules nine edges in ten are implied (barrier_prep.c), and their
- * ends are not touched. The edges are taken in g's order, which decides
- * the order of the pushes below, and so how the waiters' heaps are laid
- * out for held() (barrier.c). */
+ * ends are not touched (rs_g lists only the reduced edges). The edges are
+ * taken in g's order, which decides the order of the pushes below, and so
+ * how the waiters' heaps are laid out for held() (barrier.c). */
 static int note_started(struct acs__balloc *a, int32_t v)
 {
-  const struct acs_dag *g = &a->p->g;
-  const uint8_t *keep = a->p->keep;
+  const struct acs__bprep *p = a->p;
 
-  for (int32_t k = g->succ_off[v]; k < g->succ_off[v + 1]; k++) {
-    int32_t w = g->succ[k];
-    if (!keep[k])
-      continue;
+  for (int32_t k = p->rs_off[v]; k < p->rs_off[v + 1]; k++) {
+    int32_t w = p->rs_g[k];
     if (a->end[v] > a->ready_at[w])
       a->ready_at[w] = a->end[v];
     if (--a->unstarted[w] != 0 || a->by_plan)
