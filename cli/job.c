@@ -338,6 +338,7 @@ static int simulate(const struct acs_problem *pb, struct acs_schedule *s,
   opts.interrupted = &acs_cli_interrupted;
   opts.timeout = acs_job_sim_timeout;
   opts.bprog = bp;
+  opts.bprog_verified = bp != NULL; /* barrier_program: the verifier accepted it */
   err = acs_sim_run(&pb->plat, s, &opts, &r, &d);
   row->sim_seconds = r.sim_seconds;
   if (err == ACS_EINTERRUPTED)

@@ -142,7 +142,7 @@ int acs_sim_run(const struct acs_platform *p, struct acs_schedule *s,
     opts = &defaults;
   }
   result_init(r, s);
-  if ((err = acs__plan_build(&pl, p, s, opts->bprog, d)) < 0)
+  if ((err = acs__plan_build(&pl, p, s, opts->bprog, opts->bprog && opts->bprog_verified, d)) < 0)
     goto out;
   pl.hook = opts->hook;
   if ((err = acs__plan_encode(&pl, &wire, &len)) < 0)

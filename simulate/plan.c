@@ -187,7 +187,8 @@ static int plan_units(struct acs__sim_plan *pl, const struct unit_key *key, size
 }
 
 /*
- * Dependencies: every schedule edge, then an implicit one from each op to
+ * Dependencies: every schedule edge (none when a verified program implies
+ * them, sim.h), then an implicit one from each op to
  * the next on its unit in planned order (start, ties by id), which is how
  * the executor replays the plan's order instead of re-deciding it. Ops
  * without work (zero duration, no bytes) occupy no unit, so they stay out
@@ -209,7 +210,7 @@ static int plan_deps(struct acs__sim_plan *pl)
     free(key);
     return ACS_ENOMEM;
   }
-  for (int32_t e = 0; e < s->nedges; e++)
+  for (int32_t e = 0; e < s->nedges && !pl->edges_implied; e++)
     pl->dep[pl->ndeps++] = (struct acs__sim_dep){
         s->edges[e].src, s->edges[e].dst,
         s->edges[e].kind == ACS_EDGE_CONTROL ? ACS__DEP_CONTROL : ACS__DEP_DATA};
@@ -306,7 +307,7 @@ static int pe_transfer_ends(struct acs__sim_plan *pl, struct acs_diag *d)
 }
 
 int acs__plan_build(struct acs__sim_plan *pl, const struct acs_platform *p,
-                    const struct acs_schedule *s, const struct acs_bprog *bp,
+                    const struct acs_schedule *s, const struct acs_bprog *bp, int implied,
                     struct acs_diag *d)
 {
   int err;
@@ -314,6 +315,7 @@ int acs__plan_build(struct acs__sim_plan *pl, const struct acs_platform *p,
   memset(pl, 0, sizeof(*pl));
   pl->s = s;
   pl->bp = bp;
+  pl->edges_implied = bp && implied && acs_bprog_present(s);
   pl->n = s->nops;
   if (acs_platform_get(p, ACS_P_PE_COUNT) + acs_platform_get(p, ACS_P_DMA_CHANNELS) >
       ACS__SIM_MAX_UNITS)

@@ -824,7 +824,7 @@ pid_t acs__sim_zygote_pid(const struct acs_platform *p, const struct acs_schedul
 
   adopt_process();
   acs_diag_init(&d);
-  if (acs__plan_build(&pl, p, s, NULL, &d) < 0)
+  if (acs__plan_build(&pl, p, s, NULL, 0, &d) < 0)
     return 0;
   err = zygote_key(p, &pl, 128, &key, &len);
   acs__plan_free(&pl);

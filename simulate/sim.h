@@ -93,6 +93,13 @@ struct acs_sim_opts {
    * very schedule (acs_schedule_verify_keep hands it back), or NULL: the
    * simulation builds it. */
   const struct acs_bprog *bprog;
+  /* Set when bprog is the program acs_schedule_verify_keep accepted: the
+   * verifier then found every edge enforced through the program, so its
+   * dependencies (a consumer after the producers of its use) imply every
+   * edge, and the simulation leaves the edges out of its dependencies.
+   * The run is the same: an implied dependency is met when the others are.
+   * A cascade schedule carries ten times more edges than its program needs. */
+  int bprog_verified;
 };
 void acs_sim_opts_init(struct acs_sim_opts *o);
 

@@ -90,6 +90,7 @@ struct acs__sim_plan {
   /* Parent only. */
   const struct acs_schedule *s;
   const struct acs_bprog *bp;     /* s's program, built by the caller, or NULL */
+  int edges_implied;              /* bp verified: its dependencies imply the edges */
   double hz;
   int32_t ndma;                   /* the platform's channels */
   int32_t ndeps;
@@ -109,9 +110,10 @@ int acs__sim_xml_write_units(FILE *f, const struct acs_platform *p, int named,
 #define ACS__SIM_MAX_UNITS (INT32_MAX / 4)
 
 /* plan.c */
-/* bp: s's barrier program, built already, or NULL. */
+/* bp: s's barrier program, built already, or NULL; with `implied`, bp
+ * was verified and its dependencies stand for the edges (sim.h). */
 int acs__plan_build(struct acs__sim_plan *pl, const struct acs_platform *p,
-                    const struct acs_schedule *s, const struct acs_bprog *bp,
+                    const struct acs_schedule *s, const struct acs_bprog *bp, int implied,
                     struct acs_diag *d);
 void acs__plan_free(struct acs__sim_plan *pl);
 /* The wire form: a header then the arrays; *out is malloc'd. */

@@ -609,8 +609,9 @@ Test(simulate, barrier_program_replays_the_plan_exactly_without_contention)
 
 /* The program the verifier hands back (acs_schedule_verify_keep) is the
  * one acs_bprog_build makes, and a simulation given it runs as one that
- * builds its own: the same start of every op. Without a program, nothing
- * is kept. */
+ * builds its own: the same start of every op, also when told it was
+ * verified and so left without the edges, which its dependencies imply.
+ * Without a program, nothing is kept. */
 Test(simulate, the_verified_program_serves_the_simulation)
 {
   for (uint64_t seed = 1; seed <= 6; seed++) {
@@ -644,10 +645,12 @@ Test(simulate, the_verified_program_serves_the_simulation)
       alone[i] = s.ops[i].sim_start;
     acs_sim_opts_init(&o);
     o.bprog = &kept;
-    cr_assert_eq(acs_sim_run(&pb.plat, &s, &o, &r, &d), ACS_OK, "%s", d.msg);
-    for (int32_t i = 0; i < s.nops; i++)
-      cr_assert_eq(s.ops[i].sim_start, alone[i], "seed %llu, %s", (unsigned long long)seed,
-                   s.ops[i].name);
+    for (o.bprog_verified = 0; o.bprog_verified < 2; o.bprog_verified++) {
+      cr_assert_eq(acs_sim_run(&pb.plat, &s, &o, &r, &d), ACS_OK, "%s", d.msg);
+      for (int32_t i = 0; i < s.nops; i++)
+        cr_assert_eq(s.ops[i].sim_start, alone[i], "seed %llu, verified %d, %s",
+                     (unsigned long long)seed, o.bprog_verified, s.ops[i].name);
+    }
     free(alone);
     acs_bprog_destroy(&kept);
     acs_bprog_destroy(&built);

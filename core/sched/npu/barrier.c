@@ -278,8 +278,8 @@ static int32_t recount_risky(struct acs__balloc *a, struct acs_ba_use *u, int64_
  * producer running or x gets a consumer (barrier_state.c, busy_now and
  * note_consumer), the only changes within a decision time that can raise
  * it. Otherwise O(barriers of x's consumers) once per use and such change,
- * plus O(members looked at), or O(consumers) when two of them share a busy
- * barrier.
+ * plus O(members looked at), at most RISKY_MAX (the members of each entry
+ * on a busy barrier are listed in it, a->cmem).
  */
 static int followable(struct acs__balloc *a, int32_t x, int32_t v, int64_t t)
 {
@@ -321,11 +321,11 @@ static int followable(struct acs__balloc *a, int32_t x, int32_t v, int64_t t)
   }
   if (!u->rk_several)
     return 1; /* each member on a busy barrier was looked at above */
-  for (int32_t k = u->cons; k >= 0; k = a->cons.next[k]) {
-    int32_t m = a->cons.a[k];
-    if (a->bar_pend[a->use[a->use_of[m]].barrier] > t &&
-        !acs__ordered_before(a, m, v))
-      return 0;
+  for (int32_t k = 0; k < u->rk_n; k++) { /* the entries of several members */
+    const struct acs_ba_cbar *c = &a->cbar[u->rk_e[k]];
+    for (int32_t j = c->count > 1 ? c->mhead : -1; j >= 0; j = a->cmem.next[j])
+      if (!acs__ordered_before(a, a->cmem.a[j], v))
+        return 0;
   }
   return 1;
 }

@@ -112,13 +112,16 @@ struct acs__balloc {
   struct acs_ba_list opcons;     /* a: a use an op consumed; next: per op */
   int32_t *opcons_head;
   /* Per use (use.cbar, linked through next): a barrier its consumers
-   * update, how many of them, one of them, the use. One record per entry, so that
-   * followable (barrier.c), which walks these lists on most requests,
-   * reads one cache line per entry. */
+   * update, how many of them, one of them, the use, and all of them (mhead:
+   * first entry of a->cmem). One record per entry, so that followable
+   * (barrier.c), which walks these lists on most requests, reads one cache
+   * line per entry. */
   struct acs_ba_cbar {
     int32_t bar, count, next, member, use;
     int32_t dead;         /* its use can no longer be priced (retire) */
+    int32_t mhead;
   } *cbar;
+  struct acs_ba_list cmem;       /* a: a member of a cbar entry; next: within it */
   int32_t ncbar;
   size_t cbar_cap;
   int32_t *chash;         /* entries of cbar by (use, barrier) (cbar_slot), -1 */

@@ -571,12 +571,15 @@ static int cbar_rehash(struct acs__balloc *a)
  * barriers (what the reuse of z's barrier must check, barrier.c). */
 static int note_consumer(struct acs__balloc *a, int32_t z, int32_t b, int32_t v)
 {
-  int32_t e = -1;
+  int32_t e = -1, m;
   size_t h;
 
   a->use[z].rk_t = -1; /* its count may change */
   for (h = cbar_slot(a, z, b); (e = a->chash[h]) >= 0; h = (h + 1) & (a->chash_cap - 1))
     if (a->cbar[e].use == z && a->cbar[e].bar == b) {
+      if ((m = list_push(&a->cmem, v, 0, a->cbar[e].mhead)) < 0)
+        return m;
+      a->cbar[e].mhead = m;
       a->cbar[e].count++;
       if (a->bar_pend[b] > a->now)
         keep_busy(a, z, e);
@@ -590,8 +593,10 @@ static int note_consumer(struct acs__balloc *a, int32_t z, int32_t b, int32_t v)
     a->cbar = c;
     a->cbar_cap = cap;
   }
+  if ((m = list_push(&a->cmem, v, 0, -1)) < 0)
+    return m;
   e = a->ncbar++;
-  a->cbar[e] = (struct acs_ba_cbar){b, 1, a->use[z].cbar, v, z, 0};
+  a->cbar[e] = (struct acs_ba_cbar){b, 1, a->use[z].cbar, v, z, 0, m};
   a->use[z].cbar = e;
   a->chash[h] = e;
   if (2 * (size_t)a->ncbar > a->chash_cap && cbar_rehash(a) < 0)
@@ -750,7 +755,7 @@ void acs__balloc_destroy(struct acs__balloc *a)
   free(a->try_mark), free(a->succ_mark), free(a->queue), free(a->anc_cache), free(a->wb);
   free(a->wz);
   list_free(&a->cons), list_free(&a->reg), list_free(&a->add), list_free(&a->waits);
-  list_free(&a->opcons);
+  list_free(&a->opcons), list_free(&a->cmem);
   free(a->cbar), free(a->chash);
   free(a);
 }
