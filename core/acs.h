@@ -151,10 +151,11 @@ int64_t acs_gcd64(int64_t a, int64_t b);
 /* qsort comparators of int32_t and int64_t, ascending. */
 int acs_cmp_i32(const void *a, const void *b);
 int acs_cmp_i64(const void *a, const void *b);
-/* Sorts v ascending in place, without qsort's indirect comparisons: O(n log
+/* Sort v ascending in place, without qsort's indirect comparisons: O(n log
  * d) for d distinct values (three-way partitions) in practice, O(n log n)
  * at worst, O(log n) stack. */
 void acs_sort_i64(int64_t *v, size_t n);
+void acs_sort_i32(int32_t *v, size_t n);
 /* FNV-1a of a string, for name hash tables. */
 uint64_t acs_str_hash(const char *s);
 

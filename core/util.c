@@ -389,72 +389,73 @@ int acs_cmp_i64(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-static void swap_i64(int64_t *a, int64_t *b)
-{
-  int64_t t = *a;
-
-  *a = *b;
-  *b = t;
-}
-
-/* Insertion sort: the fastest for the short runs the partitions leave. */
-static void insert_sort_i64(int64_t *v, size_t n)
-{
-  for (size_t i = 1; i < n; i++) {
-    int64_t x = v[i];
-    size_t j = i;
-    for (; j > 0 && v[j - 1] > x; j--)
-      v[j] = v[j - 1];
-    v[j] = x;
-  }
-}
-
 /*
+ * acs_sort_i64 and acs_sort_i32, one definition for both widths.
+ *
  * Quicksort with three-way partitions around the median of three (values
  * equal to the pivot are done at once, so inputs with few distinct values,
  * such as the edges of tiles that share rows, sort in O(n log d)), looping
- * on the larger side and recursing on the smaller (depth O(log n)). An
- * input that defeats the median of three would make it quadratic: after
- * 2 log2 n partitions of one range, the rest goes to qsort (O(n log n)).
+ * on the larger side and recursing on the smaller (depth O(log n)), and
+ * insertion sort on the short runs the partitions leave. An input that
+ * defeats the median of three would make it quadratic: after 2 log2 n
+ * partitions of one range, the rest goes to qsort (O(n log n)).
  */
-static void sort_i64(int64_t *v, size_t n, int budget)
-{
-  while (n > 16) {
-    if (budget-- == 0) {
-      qsort(v, n, sizeof(*v), acs_cmp_i64);
-      return;
-    }
-    int64_t a = v[0], b = v[n / 2], c = v[n - 1];
-    int64_t pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-    size_t lt = 0, i = 0, gt = n; /* [0, lt) < pivot, [lt, i) ==, [gt, n) > */
-    while (i < gt) {
-      if (v[i] < pivot)
-        swap_i64(&v[lt++], &v[i++]);
-      else if (v[i] > pivot)
-        swap_i64(&v[i], &v[--gt]);
-      else
-        i++;
-    }
-    if (lt < n - gt) {
-      sort_i64(v, lt, budget);
-      v += gt;
-      n -= gt;
-    } else {
-      sort_i64(v + gt, n - gt, budget);
-      n = lt;
-    }
+#define ACS_SORT_DEFINE(T, NAME, CMP)                                                      \
+  static void swap_##NAME(T *a, T *b)                                                      \
+  {                                                                                        \
+    T t = *a;                                                                              \
+    *a = *b;                                                                               \
+    *b = t;                                                                                \
+  }                                                                                        \
+  static void insert_sort_##NAME(T *v, size_t n)                                           \
+  {                                                                                        \
+    for (size_t i = 1; i < n; i++) {                                                       \
+      T x = v[i];                                                                          \
+      size_t j = i;                                                                        \
+      for (; j > 0 && v[j - 1] > x; j--)                                                   \
+        v[j] = v[j - 1];                                                                   \
+      v[j] = x;                                                                            \
+    }                                                                                      \
+  }                                                                                        \
+  static void sort_##NAME(T *v, size_t n, int budget)                                      \
+  {                                                                                        \
+    while (n > 16) {                                                                       \
+      if (budget-- == 0) {                                                                 \
+        qsort(v, n, sizeof(*v), CMP);                                                      \
+        return;                                                                            \
+      }                                                                                    \
+      T a = v[0], b = v[n / 2], c = v[n - 1];                                              \
+      T pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);         \
+      size_t lt = 0, i = 0, gt = n; /* [0, lt) < pivot, [lt, i) ==, [gt, n) > */          \
+      while (i < gt) {                                                                     \
+        if (v[i] < pivot)                                                                  \
+          swap_##NAME(&v[lt++], &v[i++]);                                                  \
+        else if (v[i] > pivot)                                                             \
+          swap_##NAME(&v[i], &v[--gt]);                                                    \
+        else                                                                               \
+          i++;                                                                             \
+      }                                                                                    \
+      if (lt < n - gt) {                                                                   \
+        sort_##NAME(v, lt, budget);                                                        \
+        v += gt;                                                                           \
+        n -= gt;                                                                           \
+      } else {                                                                             \
+        sort_##NAME(v + gt, n - gt, budget);                                               \
+        n = lt;                                                                            \
+      }                                                                                    \
+    }                                                                                      \
+    insert_sort_##NAME(v, n);                                                              \
+  }                                                                                        \
+  void acs_sort_##NAME(T *v, size_t n)                                                     \
+  {                                                                                        \
+    int budget = 0;                                                                        \
+    for (size_t m = n; m > 1; m >>= 1)                                                     \
+      budget += 2;                                                                         \
+    sort_##NAME(v, n, budget);                                                             \
   }
-  insert_sort_i64(v, n);
-}
 
-void acs_sort_i64(int64_t *v, size_t n)
-{
-  int budget = 0;
-
-  for (size_t m = n; m > 1; m >>= 1)
-    budget += 2;
-  sort_i64(v, n, budget);
-}
+ACS_SORT_DEFINE(int64_t, i64, acs_cmp_i64)
+ACS_SORT_DEFINE(int32_t, i32, acs_cmp_i32)
 
 uint64_t acs_str_hash(const char *s)
 {

@@ -154,10 +154,11 @@ Test(graph, clone_is_deep_and_equal)
 
 /* ---- platform ---- */
 
-/* acs_sort_i64 against qsort, at the boundaries of its insertion sort (16)
- * and on inputs of few distinct values (its three-way partitions), sorted,
- * reversed and extreme values. */
-Test(util, sort_i64_agrees_with_qsort)
+/* acs_sort_i64 and acs_sort_i32 against qsort, at the boundaries of their
+ * insertion sort (16) and on inputs of few distinct values (their
+ * three-way partitions), sorted, reversed and extreme values; the 32-bit
+ * inputs are the 64-bit ones cut to 32 bits (kind 4: INT32_MIN, MAX). */
+Test(util, sort_agrees_with_qsort_at_both_widths)
 {
   static const size_t sizes[] = {0, 1, 2, 15, 16, 17, 18, 33, 100, 1000, 4097};
   uint64_t x = 88172645463325252u;
@@ -166,7 +167,8 @@ Test(util, sort_i64_agrees_with_qsort)
     for (int kind = 0; kind < 6; kind++) {
       size_t n = sizes[si];
       int64_t *a = malloc((n + 1) * sizeof(int64_t)), *b = malloc((n + 1) * sizeof(int64_t));
-      cr_assert(a && b);
+      int32_t *c = malloc((n + 1) * sizeof(int32_t)), *e = malloc((n + 1) * sizeof(int32_t));
+      cr_assert(a && b && c && e);
       for (size_t i = 0; i < n; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         a[i] = kind == 0 ? (int64_t)x : kind == 1 ? (int64_t)(x % 3) - 1
@@ -174,14 +176,21 @@ Test(util, sort_i64_agrees_with_qsort)
              : kind == 4 ? ((x & 1) ? INT64_MAX : INT64_MIN)
              : (int64_t)(i < n / 2 ? i : n - i); /* organ pipe: defeats the median of
                                                   * three, so the qsort fallback runs */
+        c[i] = kind == 4 ? ((x & 1) ? INT32_MAX : INT32_MIN) : (int32_t)(uint32_t)a[i];
       }
       memcpy(b, a, n * sizeof(int64_t));
+      memcpy(e, c, n * sizeof(int32_t));
       acs_sort_i64(a, n);
-      if (n)
+      acs_sort_i32(c, n);
+      if (n) {
         qsort(b, n, sizeof(int64_t), acs_cmp_i64);
-      for (size_t i = 0; i < n; i++)
-        cr_assert_eq(a[i], b[i], "n %zu kind %d at %zu", n, kind, i);
-      free(a), free(b);
+        qsort(e, n, sizeof(int32_t), acs_cmp_i32);
+      }
+      for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(a[i], b[i], "i64: n %zu kind %d at %zu", n, kind, i);
+        cr_assert_eq(c[i], e[i], "i32: n %zu kind %d at %zu", n, kind, i);
+      }
+      free(a), free(b), free(c), free(e);
     }
 }
 

@@ -59,19 +59,13 @@ int acs_cas_ids_add(struct acs_cas_ids *l, int32_t id)
   return ACS_OK;
 }
 
-static int cmp_id(const void *x, const void *y)
-{
-  int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
-  return (a > b) - (a < b);
-}
-
 void acs_cas_ids_unique(struct acs_cas_ids *l)
 {
   size_t k = 0;
 
   if (l->n < 2)
     return;
-  qsort(l->v, l->n, sizeof(*l->v), cmp_id);
+  acs_sort_i32(l->v, l->n); /* qsort's indirect calls were 4% of a ResNet-18 run */
   for (size_t i = 0; i < l->n; i++)
     if (k == 0 || l->v[i] != l->v[k - 1])
       l->v[k++] = l->v[i];

@@ -88,13 +88,6 @@ out_with_keep:
   return err;
 }
 
-static int cmp_i32(const void *x, const void *y)
-{
-  int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
-
-  return (a > b) - (a < b);
-}
-
 struct hv {
   uint64_t h;
   int32_t v;
@@ -134,8 +127,7 @@ static int build_classes(struct acs__bprep *p)
   }
   for (int32_t v = 0; v < n; v++) {
     uint64_t x = 1469598103934665603u;
-    qsort(p->rs + p->rs_off[v], (size_t)(p->rs_off[v + 1] - p->rs_off[v]), sizeof(int32_t),
-          cmp_i32);
+    acs_sort_i32(p->rs + p->rs_off[v], (size_t)(p->rs_off[v + 1] - p->rs_off[v]));
     for (int32_t k = p->rs_off[v]; k < p->rs_off[v + 1]; k++)
       x = (x ^ (uint64_t)(uint32_t)p->rs[k]) * 1099511628211u;
     h[v] = (struct hv){x, v};
