@@ -183,11 +183,14 @@ static int bit_get(const uint64_t *r, int32_t i)
  *
  * A row is written only when it has a bit (nz[], one byte per position of
  * the window): predecessors that no source reaches cost a byte, not a row,
- * and the bits need no clearing. O(window x (in-degree + ACS_REACH_WORDS
- * per predecessor reached)).
+ * and the bits need no clearing. Predecessors are read as positions
+ * (ppos, per in-edge) and sources indexed by position (bidx), so the scan
+ * touches only the window's own arrays. O(window x (in-degree +
+ * ACS_REACH_WORDS per predecessor reached)).
  */
-static void reduce_batch(const struct acs_dag *g, const int32_t *src_pos, int32_t nsrc,
-                         int32_t *bidx, struct window *w, uint8_t *nz, uint8_t *keep)
+static void reduce_batch(const struct acs_dag *g, const int32_t *ppos, const int32_t *src_pos,
+                         int32_t nsrc, int32_t *bidx, struct window *w, uint8_t *nz,
+                         uint8_t *keep)
 {
   uint64_t b2[ACS_REACH_WORDS];
 
@@ -195,7 +198,7 @@ static void reduce_batch(const struct acs_dag *g, const int32_t *src_pos, int32_
   w->hi = w->lo;
   for (int32_t i = 0; i < nsrc; i++) {
     int32_t u = g->topo[src_pos[i]];
-    bidx[u] = i;
+    bidx[src_pos[i]] = i;
     for (int32_t k = g->succ_off[u]; k < g->succ_off[u + 1]; k++)
       if (g->pos[g->succ[k]] > w->hi)
         w->hi = g->pos[g->succ[k]];
@@ -204,13 +207,13 @@ static void reduce_batch(const struct acs_dag *g, const int32_t *src_pos, int32_
     int32_t v = g->topo[p];
     int reached = 0, from_src = 0;
     for (int32_t k = g->pred_off[v]; k < g->pred_off[v + 1]; k++) {
-      int32_t y = g->pred[k];
-      if (g->pos[y] < w->lo)
+      int32_t y = ppos[k];
+      if (y < w->lo)
         continue;
       from_src |= bidx[y] >= 0;
-      if (!nz[g->pos[y] - w->lo])
+      if (!nz[y - w->lo])
         continue;
-      const uint64_t *ay = row(w, g->pos[y]);
+      const uint64_t *ay = row(w, y);
       if (!reached)
         memcpy(b2, ay, sizeof(b2));
       else
@@ -227,8 +230,8 @@ static void reduce_batch(const struct acs_dag *g, const int32_t *src_pos, int32_
     else
       memset(a, 0, sizeof(b2));
     for (int32_t k = g->pred_off[v]; k < g->pred_off[v + 1]; k++) {
-      int32_t u = g->pred[k];
-      if (g->pos[u] < w->lo || bidx[u] < 0)
+      int32_t u = ppos[k];
+      if (u < w->lo || bidx[u] < 0)
         continue;
       bit_set(a, bidx[u]);
       /* The edges into v from sources: implied when the source is in b2. */
@@ -237,7 +240,7 @@ static void reduce_batch(const struct acs_dag *g, const int32_t *src_pos, int32_
     }
   }
   for (int32_t i = 0; i < nsrc; i++)
-    bidx[g->topo[src_pos[i]]] = -1;
+    bidx[src_pos[i]] = -1;
 }
 
 /* Marks repeated edges and returns the number of distinct successors of u. */
@@ -263,14 +266,17 @@ int acs_dag_reduce(const struct acs_dag *g, uint8_t *keep)
   int32_t *stamp = malloc(((size_t)n + 1) * sizeof(int32_t));
   int32_t *bidx = malloc(((size_t)n + 1) * sizeof(int32_t));
   int32_t *src_pos = malloc(((size_t)ACS_REACH_BATCH + 1) * sizeof(int32_t));
+  int32_t *ppos = malloc(((size_t)g->pred_off[n] + 1) * sizeof(int32_t));
   struct window w = {malloc(((size_t)n + 1) * ACS_REACH_WORDS * sizeof(uint64_t)), 0, 0};
   uint8_t *nz = malloc((size_t)n + 1);
   int err = ACS_OK;
 
-  if (!stamp || !bidx || !src_pos || !w.bits || !nz) {
+  if (!stamp || !bidx || !src_pos || !ppos || !w.bits || !nz) {
     err = ACS_ENOMEM;
     goto out_with_bits;
   }
+  for (int32_t k = 0; k < g->pred_off[n]; k++)
+    ppos[k] = g->pos[g->pred[k]];
   memset(keep, 1, (size_t)g->succ_off[n]);
   for (int32_t v = 0; v < n; v++)
     stamp[v] = bidx[v] = -1;
@@ -282,12 +288,12 @@ int acs_dag_reduce(const struct acs_dag *g, uint8_t *keep)
         err = ACS_EINTERRUPTED;
         break;
       }
-      reduce_batch(g, src_pos, nsrc, bidx, &w, nz, keep);
+      reduce_batch(g, ppos, src_pos, nsrc, bidx, &w, nz, keep);
       nsrc = 0;
     }
   }
 out_with_bits:
-  free(stamp), free(bidx), free(src_pos), free(w.bits), free(nz);
+  free(stamp), free(bidx), free(src_pos), free(ppos), free(w.bits), free(nz);
   return err;
 }
 
