@@ -321,9 +321,10 @@ static void sort_queries(int32_t n, struct query *q, int32_t m, int32_t *cnt, st
 }
 
 /* Sweeps the window of queries q[0 .. nq) (sorted, sources in at most
- * ACS_REACH_BATCH distinct positions) and answers them. */
-static void reach_batch(const struct acs_dag *g, const struct query *q, int32_t nq,
-                        struct window *w, uint8_t *ans)
+ * ACS_REACH_BATCH distinct positions) and answers them; spos[k] is the
+ * position of out-edge k's head. */
+static void reach_batch(const struct acs_dag *g, const int32_t *spos, const struct query *q,
+                        int32_t nq, struct window *w, uint8_t *ans)
 {
   int32_t nsrc = 0;
 
@@ -347,7 +348,7 @@ static void reach_batch(const struct acs_dag *g, const struct query *q, int32_t 
     if (!any) /* no source of the batch reaches v: nothing to pass on */
       continue;
     for (int32_t k = g->succ_off[v]; k < g->succ_off[v + 1]; k++) {
-      int32_t sp = g->pos[g->succ[k]];
+      int32_t sp = spos[k];
       if (sp > w->hi)
         continue;
       uint64_t *b = row(w, sp);
@@ -396,7 +397,7 @@ int acs_dag_reach(const struct acs_dag *g, int32_t nq, const int32_t *qsrc,
 {
   struct query *q = malloc(((size_t)nq * 2 + 1) * sizeof(*q)); /* and room to sort */
   struct window w = {calloc(((size_t)g->n + 1) * ACS_REACH_WORDS, sizeof(uint64_t)), 0, 0};
-  int32_t m = 0, first = 0, nsrc = 0;
+  int32_t m = 0, first = 0, nsrc = 0, *spos = NULL;
   int err = ACS_OK;
 
   if (!q || !w.bits) {
@@ -415,6 +416,12 @@ int acs_dag_reach(const struct acs_dag *g, int32_t nq, const int32_t *qsrc,
   sort_queries(g->n, q, m, (int32_t *)w.bits, q + nq);
   memset(w.bits, 0, ((size_t)g->n + 1) * sizeof(int32_t));
   m = answer_edges(g, q, m, w.bits, ans);
+  if (m > 0 && !(spos = malloc(((size_t)g->succ_off[g->n] + 1) * sizeof(int32_t)))) {
+    err = ACS_ENOMEM;
+    goto out_with_queries;
+  }
+  for (int32_t k = 0; m > 0 && k < g->succ_off[g->n]; k++)
+    spos[k] = g->pos[g->succ[k]];
   for (int32_t i = 0; i < m; i++) {
     if (i > first && q[i].sp == q[i - 1].sp)
       continue;
@@ -423,16 +430,17 @@ int acs_dag_reach(const struct acs_dag *g, int32_t nq, const int32_t *qsrc,
         err = ACS_EINTERRUPTED;
         break;
       }
-      reach_batch(g, q + first, i - first, &w, ans);
+      reach_batch(g, spos, q + first, i - first, &w, ans);
       first = i;
       nsrc = 0;
     }
     nsrc++;
   }
   if (err == ACS_OK && m > first)
-    reach_batch(g, q + first, m - first, &w, ans);
+    reach_batch(g, spos, q + first, m - first, &w, ans);
 out_with_queries:
   free(q);
+  free(spos);
   free(w.bits);
   return err;
 }
