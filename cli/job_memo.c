@@ -8,8 +8,8 @@
  * verifier are about 40% of a run). The barrier pass's preparation of a
  * schedule (its transitive reduction and the rest of what no barrier
  * limit changes) is kept beside it once a run asks. At most MEMO_SLOTS
- * entries and MEMO_BYTES of schedules and preparations are held; a
- * schedule larger than that is not kept.
+ * entries and memo_limit (256 MiB) of schedules and preparations are
+ * held; a schedule larger than that is not kept.
  */
 #include "config.h"
 
@@ -20,7 +20,8 @@
 #include "core/sched/npu/barrier.h"
 
 #define MEMO_SLOTS 8
-#define MEMO_BYTES ((size_t)256 << 20)
+
+static size_t memo_limit = (size_t)256 << 20;
 
 struct memo_key {
   char digest[ACS_DIGEST_HEX + 1];
@@ -153,7 +154,7 @@ static int same_problem(const struct memo *a, const struct memo *b)
  * come). */
 static void make_room(size_t need, const struct memo *keep)
 {
-  while (memo_bytes + need > MEMO_BYTES) {
+  while (memo_bytes + need > memo_limit) {
     struct memo *v = NULL;
     for (int i = 0; i < MEMO_SLOTS; i++)
       if (memo[i].used && memo[i].bytes > 0 && (!keep || !same_problem(&memo[i], keep)) &&
@@ -173,7 +174,7 @@ void acs_job_memo_keep(const struct acs_problem *pb, const struct acs_sched_sel 
   struct memo_key k;
   struct memo *m;
 
-  if (!key_make(&k, pb, sel, ctx) || bytes > MEMO_BYTES || lookup(&k, sel))
+  if (!key_make(&k, pb, sel, ctx) || bytes > memo_limit || lookup(&k, sel))
     return;
   make_room(bytes, NULL);
   m = victim();
@@ -210,17 +211,31 @@ const struct acs_barrier_prep *acs_job_memo_barrier_prep(const struct acs_proble
     return NULL;
   if (m->bprep || acs_barrier_prep_new(&m->s, &m->bprep) < 0)
     return m->bprep;
-  if ((bytes = acs_barrier_prep_bytes(m->bprep)) > MEMO_BYTES - m->bytes) {
-    acs_barrier_prep_free(m->bprep); /* no room beside its schedule: the pass makes its own */
+  /* The runs of a group come together (the sweep hands a worker whole
+   * groups): schedules of earlier groups give way to this preparation,
+   * never the group's own. Without room, the pass makes its own. */
+  bytes = acs_barrier_prep_bytes(m->bprep);
+  if (bytes <= memo_limit - m->bytes)
+    make_room(bytes, m);
+  if (bytes > memo_limit - memo_bytes) {
+    acs_barrier_prep_free(m->bprep);
     m->bprep = NULL;
     return NULL;
   }
-  /* The runs of a group come together (the sweep hands a worker whole
-   * groups): schedules of earlier groups give way to this preparation. */
-  make_room(bytes, m);
   m->bytes += bytes;
   memo_bytes += bytes;
   return m->bprep;
+}
+
+size_t acs_job_memo_bytes(void)
+{
+  return memo_bytes;
+}
+
+void acs_job_memo_set_limit(size_t bytes)
+{
+  acs_job_memo_clear();
+  memo_limit = bytes ? bytes : (size_t)256 << 20;
 }
 
 void acs_job_memo_clear(void)

@@ -43,5 +43,9 @@ const struct acs_barrier_prep *acs_job_memo_barrier_prep(const struct acs_proble
                                                          const struct acs_sched_ctx *ctx);
 /* Forgets everything. */
 void acs_job_memo_clear(void);
+/* What is held, in bytes as the memo counts them; and, for tests, the
+ * most it holds (0: 256 MiB, the default), which forgets everything. */
+size_t acs_job_memo_bytes(void);
+void acs_job_memo_set_limit(size_t bytes);
 
 #endif
