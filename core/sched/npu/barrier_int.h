@@ -18,11 +18,9 @@
 
 struct acs__bprep {
   int32_t n;
-  struct acs_dag g;           /* s->edges, topological order by planned start */
   int32_t *rp_off, *rp;       /* reduced predecessors: edges no path implies */
   int32_t *rs_off, *rs;       /* reduced successors, increasing ids */
-  int32_t *rs_g;              /* the same lists (rs_off) in the order of g */
-  uint8_t *keep;              /* per edge of g: 1 when the reduction keeps it */
+  int32_t *rs_g;              /* the same lists (rs_off) in s->edges order */
   int32_t *cls;               /* consumer class: ops with equal reduced successor
                                * sets share one (>= 0); sinks have -1 */
   int32_t ncls;

@@ -203,8 +203,7 @@ int acs_barrier_prep_new(const struct acs_schedule *s, struct acs_barrier_prep *
     return err == ACS_ECYCLE ? ACS_EINVAL : err;
   }
   bp->digest = schedule_digest(s);
-  bp->bytes = sizeof(*bp) + (size_t)bp->p.n * 64 + (size_t)bp->p.g.succ_off[bp->p.n] * 13 +
-              (size_t)bp->p.reduced * 12;
+  bp->bytes = sizeof(*bp) + (size_t)bp->p.n * 64 + (size_t)bp->p.reduced * 12;
   *out = bp;
   return ACS_OK;
 }

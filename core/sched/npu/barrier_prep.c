@@ -1,9 +1,9 @@
 /*
  * barrier_prep.c - what the barrier sweeps share, computed once per pass:
  *
- *  - the graph of the schedule's edges with a topological order that
- *    follows the planned starts;
- *  - its transitive reduction: an op waits only on the edges that no path
+ *  - the transitive reduction of the schedule's edges (over a topological
+ *    order that follows the planned starts; the graph of every edge is
+ *    dropped once it is made): an op waits only on the edges that no path
  *    of other edges implies (on fine-grained DNN schedules nine edges in
  *    ten are implied: each stripe depends on every op of the stripes it
  *    reads, directly and through them). The allocator reads predecessors,
@@ -27,11 +27,10 @@
 
 /* Reduced successors (increasing ids) and predecessors, as CSR: the
  * reduction (acs_dag_reduce, reach.h) plus O(V + E). */
-static int build_reduced(struct acs__bprep *p)
+static int build_reduced(struct acs__bprep *p, const struct acs_dag *g)
 {
-  const struct acs_dag *g = &p->g;
   int32_t n = p->n, m = g->succ_off[n];
-  uint8_t *keep = p->keep = malloc((size_t)m + 1);
+  uint8_t *keep = malloc((size_t)m + 1);
   int32_t *fill = calloc((size_t)n + 2, sizeof(int32_t));
   int err;
 
@@ -62,7 +61,8 @@ static int build_reduced(struct acs__bprep *p)
     goto out_with_keep;
   }
   /* Walking the sources in id order fills every rp list in increasing
-   * ids; the rs lists are sorted with the classes, rs_g keeps g's order. */
+   * ids; the rs lists are sorted with the classes, rs_g keeps g's (the
+   * schedule's edge order, acs_csr_fill). */
   for (int32_t u = 0; u < n; u++)
     for (int32_t k = g->succ_off[u]; k < g->succ_off[u + 1]; k++)
       if (keep[k])
@@ -84,6 +84,7 @@ static int build_reduced(struct acs__bprep *p)
         p->edges++;
       }
 out_with_keep:
+  free(keep);
   free(fill);
   return err;
 }
@@ -170,7 +171,8 @@ static int cmp_tail(const void *x, const void *y)
 
 /* tail(v) = the longest path from v's start to the end, lst(v) = makespan
  * - tail(v), and the ops by decreasing tail. O(V log V + E). */
-static int build_latest(struct acs__bprep *p, const struct acs_schedule *s)
+static int build_latest(struct acs__bprep *p, const struct acs_dag *g,
+                        const struct acs_schedule *s)
 {
   int64_t *tail = p->tail = calloc((size_t)p->n + 1, sizeof(int64_t));
 
@@ -179,11 +181,11 @@ static int build_latest(struct acs__bprep *p, const struct acs_schedule *s)
   if (!tail || !p->lst || !p->by_tail)
     return ACS_ENOMEM;
   for (int32_t k = p->n - 1; k >= 0; k--) {
-    int32_t v = p->g.topo[k];
+    int32_t v = g->topo[k];
     int64_t best = 0;
-    for (int32_t e = p->g.succ_off[v]; e < p->g.succ_off[v + 1]; e++)
-      if (tail[p->g.succ[e]] > best)
-        best = tail[p->g.succ[e]];
+    for (int32_t e = g->succ_off[v]; e < g->succ_off[v + 1]; e++)
+      if (tail[g->succ[e]] > best)
+        best = tail[g->succ[e]];
     tail[v] = best + acs__sgs_dur(s, v);
     p->lst[v] = s->makespan - tail[v];
   }
@@ -255,27 +257,33 @@ out_with_edges:
 }
 
 /* All of the above, once per pass: O((V + E) log V) plus the reduction;
- * nothing depends on the barrier count. */
+ * nothing depends on the barrier count. The graph of every edge is
+ * dropped once made use of: the sweeps read the reduction alone, and a
+ * preparation kept across barrier counts (cli/job_memo.c) then holds
+ * O(V + reduced edges), not O(V + E). */
 int acs__bprep_init(struct acs__bprep *p, const struct acs_schedule *s)
 {
+  struct acs_dag g;
   int err = ACS_ENOMEM;
 
   memset(p, 0, sizeof(*p));
+  memset(&g, 0, sizeof(g));
   p->n = s->nops;
   if (!(p->rank = malloc(((size_t)p->n + 1) * sizeof(int32_t))) ||
-      (err = acs__plan_ranks(s, p->rank)) < 0 || (err = edge_dag(s, p->rank, &p->g)) < 0 ||
-      (err = build_reduced(p)) < 0 || (err = build_classes(p)) < 0 ||
-      (err = build_latest(p, s)) < 0) {
+      (err = acs__plan_ranks(s, p->rank)) < 0 || (err = edge_dag(s, p->rank, &g)) < 0 ||
+      (err = build_reduced(p, &g)) < 0 || (err = build_classes(p)) < 0 ||
+      (err = build_latest(p, &g, s)) < 0) {
+    acs_dag_destroy(&g);
     acs__bprep_destroy(p);
     return err;
   }
+  acs_dag_destroy(&g);
   return ACS_OK;
 }
 
 void acs__bprep_destroy(struct acs__bprep *p)
 {
-  acs_dag_destroy(&p->g);
-  free(p->keep), free(p->rp_off), free(p->rp), free(p->rs_off), free(p->rs), free(p->rs_g);
+  free(p->rp_off), free(p->rp), free(p->rs_off), free(p->rs), free(p->rs_g);
   free(p->cls);
   free(p->lst);
   free(p->tail), free(p->by_tail), free(p->rank);

@@ -389,8 +389,8 @@ static int register_succ(struct acs__balloc *a, int32_t v, int32_t b)
  * latest end among them is the latest among all; on fine-grained
  * schedules nine edges in ten are implied (barrier_prep.c), and their
  * ends are not touched (rs_g lists only the reduced edges). The edges are
- * taken in g's order, which decides the order of the pushes below, and so
- * how the waiters' heaps are laid out for held() (barrier.c). */
+ * taken in the schedule's order, which decides the order of the pushes
+ * below, and so how the waiters' heaps are laid out for held() (barrier.c). */
 static int note_started(struct acs__balloc *a, int32_t v)
 {
   const struct acs__bprep *p = a->p;
