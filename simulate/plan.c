@@ -188,9 +188,9 @@ static int plan_units(struct acs__sim_plan *pl, const struct unit_key *key, size
 
 /*
  * Dependencies: every schedule edge (none when a verified program implies
- * them, sim.h), then an implicit one from each op to
- * the next on its unit in planned order (start, ties by id), which is how
- * the executor replays the plan's order instead of re-deciding it. Ops
+ * them, sim.h), then an implicit one from each op to the next on its unit
+ * in planned order (start, ties by id), which is how the executor replays
+ * the plan's order instead of re-deciding it. Ops
  * without work (zero duration, no bytes) occupy no unit, so they stay out
  * of the unit order: at one instant a verified plan may put such an op
  * before or after a working one whatever their ids, and ordering them by
