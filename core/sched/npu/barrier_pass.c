@@ -265,7 +265,7 @@ static int run_prepared(struct acs_schedule *s, const struct acs__bprep *p,
     }
     if ((err = sweep_go(w, s, cutoff, d)) < 0)
       goto out;
-    sweeps++;
+    sweeps += k != 0; /* the first, resumed, was counted when it began */
     if (err != ACS__SGS_CUT &&
         (!best || w->makespan < best->makespan ||
          (k == 0 && (w->makespan == best->makespan || w->makespan <= s->makespan)))) {
