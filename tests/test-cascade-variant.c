@@ -237,3 +237,49 @@ Test(variant, plans_kept_across_runs_change_nothing)
   }
   acs_sched_cache_free(cache);
 }
+
+/* A cache too small for every group's plans (half what one network's
+ * plans take, then one byte): the set answers for the groups it holds,
+ * the others are planned with the run's limit, and the runs are still
+ * those of runs alone, within the bytes allowed. */
+Test(variant, a_full_plan_cache_changes_nothing)
+{
+  static const char *const kib[] = {"cmx_kib=1024", "cmx_kib=128", "cmx_kib=512"};
+  static const char *const opts[] = {"max_parts=4", "heights=3", NULL};
+  size_t whole;
+
+  {
+    const char *const sets[] = {kib[0], NULL};
+    struct acs_sched_cache *cache = acs_sched_cache_new();
+    struct net_run kept;
+    struct acs_diag d;
+    cr_assert_not_null(cache);
+    cr_assert_eq(net_schedule_in(&kept, "workloads/onnx/mobilenet_v1.onnx", sets, opts, cache,
+                                 &d), ACS_OK, "%s", d.msg);
+    whole = acs_cas_pcache_bytes(cache);
+    cr_assert_gt(whole, 0);
+    net_free(&kept);
+    acs_sched_cache_free(cache);
+  }
+  for (size_t limit = whole / 2; limit > 0; limit = limit > 1 ? 1 : 0) {
+    struct acs_sched_cache *cache = acs_sched_cache_new();
+    cr_assert_not_null(cache);
+    cr_assert_eq(acs_cas_pcache_limit(cache, limit), limit);
+    for (int k = 0; k < 3; k++) {
+      const char *const sets[] = {kib[k], NULL};
+      struct net_run kept, alone;
+      struct acs_diag d, e;
+      int a = net_schedule_in(&kept, "workloads/onnx/mobilenet_v1.onnx", sets, opts, cache, &d);
+      int b = net_schedule(&alone, "workloads/onnx/mobilenet_v1.onnx", sets, opts, &e);
+      cr_assert_eq(a, ACS_OK, "%s at %zu bytes: %s", sets[0], limit, d.msg);
+      cr_assert_eq(b, ACS_OK, "%s: %s", sets[0], e.msg);
+      assert_same_schedule(&kept.s, &alone.s);
+      cr_assert_leq(acs_cas_pcache_bytes(cache), limit);
+      net_free(&kept);
+      net_free(&alone);
+    }
+    if (limit > 1)
+      cr_assert_gt(acs_cas_pcache_bytes(cache), 0, "half the room kept nothing");
+    acs_sched_cache_free(cache);
+  }
+}

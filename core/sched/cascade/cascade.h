@@ -215,6 +215,12 @@ int acs_cas_pset_plans(struct acs_cas_pset *ps, const struct acs_cas_env *env,
                        uint32_t ctx, const volatile sig_atomic_t *interrupted,
                        const struct acs_cas_plan **v, int32_t *n);
 
+/* The most the plans kept in `cache` may take (0: 128 MiB, the default;
+ * tests set less to reach a full set), and what they take now; 0 without
+ * a cache or when out of memory. */
+size_t acs_cas_pcache_limit(struct acs_sched_cache *cache, size_t bytes);
+size_t acs_cas_pcache_bytes(struct acs_sched_cache *cache);
+
 /* Keeps the Pareto-efficient items of a (mem, cycles) array in place,
  * sorted by mem; ties keep the first. Returns the count. O(n log n). */
 int32_t acs_cas_pareto(struct acs_cas_plan *p, int32_t n);

@@ -69,7 +69,7 @@ struct acs_cas_pset {
 struct pcache {
   struct acs_cas_pset set[PSET_MAX];
   uint64_t tick;
-  size_t bytes;
+  size_t bytes, limit;                 /* limit: PCACHE_BYTES, or a test's */
 };
 
 static const char pcache_owner; /* the slot's key in the scheduler cache */
@@ -86,7 +86,7 @@ static void pset_clear(struct pcache *pc, struct acs_cas_pset *ps)
  * 0 when they cannot. */
 static int make_room(struct pcache *pc, const struct acs_cas_pset *ps, size_t need)
 {
-  while (pc->bytes + need > PCACHE_BYTES) {
+  while (pc->bytes + need > pc->limit) {
     struct acs_cas_pset *lru = NULL;
     for (int i = 0; i < PSET_MAX; i++) {
       struct acs_cas_pset *x = &pc->set[i];
@@ -121,20 +121,46 @@ static void key_make(struct pkey *k, const char *digest, const struct acs_platfo
   k->o.budget_kib = 0;
 }
 
+/* The cache's plan sets, made on first use; NULL without a cache. */
+static struct pcache *pcache_of(struct acs_sched_cache *cache)
+{
+  void **slot = acs_sched_cache_slot(cache, &pcache_owner, pcache_destroy);
+
+  if (!slot)
+    return NULL;
+  if (!*slot && (*slot = calloc(1, sizeof(struct pcache))))
+    ((struct pcache *)*slot)->limit = PCACHE_BYTES;
+  return *slot;
+}
+
+size_t acs_cas_pcache_limit(struct acs_sched_cache *cache, size_t bytes)
+{
+  struct pcache *pc = pcache_of(cache);
+
+  if (!pc)
+    return 0;
+  pc->limit = bytes ? bytes : PCACHE_BYTES;
+  make_room(pc, NULL, 0);
+  return pc->limit;
+}
+
+size_t acs_cas_pcache_bytes(struct acs_sched_cache *cache)
+{
+  struct pcache *pc = pcache_of(cache);
+
+  return pc ? pc->bytes : 0;
+}
+
 struct acs_cas_pset *acs_cas_pset_get(struct acs_sched_cache *cache, const char *digest,
                                       const struct acs_platform *plat,
                                       const struct acs_cas_opts *o)
 {
-  void **slot = acs_sched_cache_slot(cache, &pcache_owner, pcache_destroy);
   struct pcache *pc;
   struct acs_cas_pset *ps = NULL;
   struct pkey k;
 
-  if (!slot || !digest || !digest[0])
+  if (!digest || !digest[0] || !(pc = pcache_of(cache)))
     return NULL;
-  if (!*slot && !(*slot = calloc(1, sizeof(struct pcache))))
-    return NULL;
-  pc = *slot;
   key_make(&k, digest, plat, o);
   for (int i = 0; i < PSET_MAX; i++) {
     struct acs_cas_pset *x = &pc->set[i];
