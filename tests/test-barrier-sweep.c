@@ -135,9 +135,7 @@ Test(barrier, a_cut_sweep_goes_on_as_if_never_cut)
   int mid = 0;
 
   for (uint64_t seed = 1; seed <= 30; seed++) {
-    struct acs_graph g;
-    struct acs_problem pb;
-    struct acs_schedule s;
+    struct tu_case c;
     struct acs__bprep p;
     struct acs__sgs *sg = NULL;
     struct acs_diag d;
@@ -145,33 +143,29 @@ Test(barrier, a_cut_sweep_goes_on_as_if_never_cut)
     int32_t started = 0;
     struct acs__sgs_hooks hk = {NULL, start_always, NULL, NULL, 0, NULL, NULL};
 
-    tu_random_dag(&g, seed, 5 + (int32_t)(seed * 7 % 60), 1000);
-    tu_problem(&pb, &g, NULL);
-    tu_schedule_verified("list", &pb, &s);
-    cr_assert_eq(acs__bprep_init(&p, &s), ACS_OK);
-    full = malloc(((size_t)s.nops + 1) * sizeof(int64_t));
-    part = malloc(((size_t)s.nops + 1) * sizeof(int64_t));
+    tu_case_random(&c, seed, 5 + (int32_t)(seed * 7 % 60));
+    cr_assert_eq(acs__bprep_init(&p, &c.s), ACS_OK);
+    full = malloc(((size_t)c.s.nops + 1) * sizeof(int64_t));
+    part = malloc(((size_t)c.s.nops + 1) * sizeof(int64_t));
     cr_assert(full && part);
-    cr_assert_eq(sweep_cut(&s, &p, INT64_MAX, full), ACS_OK);
-    m = acs__sgs_makespan(&s, full);
+    cr_assert_eq(sweep_cut(&c.s, &p, INT64_MAX, full), ACS_OK);
+    m = acs__sgs_makespan(&c.s, full);
     acs_diag_init(&d);
     hk.p = &p;
     hk.cutoff = m;
-    cr_assert_eq(acs__sgs_new(&sg, &s, 0, &hk, part), ACS_OK);
+    cr_assert_eq(acs__sgs_new(&sg, &c.s, 0, &hk, part), ACS_OK);
     cr_assert_eq(acs__sgs_go(sg, &d), ACS__SGS_CUT, "seed %llu", (unsigned long long)seed);
-    for (int32_t i = 0; i < s.nops; i++)
+    for (int32_t i = 0; i < c.s.nops; i++)
       started += part[i] >= 0;
-    mid += started > 0 && started < s.nops;
+    mid += started > 0 && started < c.s.nops;
     hk.cutoff = m + 1;
     cr_assert_eq(acs__sgs_go(sg, &d), ACS_OK, "seed %llu", (unsigned long long)seed);
-    for (int32_t i = 0; i < s.nops; i++)
+    for (int32_t i = 0; i < c.s.nops; i++)
       cr_assert_eq(part[i], full[i], "seed %llu op %d", (unsigned long long)seed, i);
     acs__sgs_free(sg);
     free(full), free(part);
     acs__bprep_destroy(&p);
-    acs_schedule_destroy(&s);
-    acs_problem_destroy(&pb);
-    acs_graph_destroy(&g);
+    tu_case_free(&c);
   }
   cr_assert_geq(mid, 5, "only %d of 30 sweeps were cut after some ops started", mid);
 }
@@ -185,31 +179,25 @@ Test(barrier, a_plan_the_barriers_keep_takes_one_sweep)
   int slipped = 0;
 
   for (uint64_t seed = 1; seed <= 20; seed++) {
-    struct acs_graph g;
-    struct acs_problem pb;
-    struct acs_schedule s;
+    struct tu_case c;
     struct acs_barrier_stats st;
     struct acs_diag d;
     int64_t m0;
 
-    tu_random_dag(&g, seed, 10 + (int32_t)(seed * 3 % 40), 1000);
-    tu_problem(&pb, &g, NULL);
     for (int b = 0; b < 2; b++) {
-      tu_schedule_verified("list", &pb, &s);
-      m0 = s.makespan;
-      s.barriers = b ? 1 : s.nops;
+      tu_case_random(&c, seed, 10 + (int32_t)(seed * 3 % 40));
+      m0 = c.s.makespan;
+      c.s.barriers = b ? 1 : c.s.nops;
       acs_diag_init(&d);
-      cr_assert_eq(acs__barrier_run(&s, &st, NULL, &d), ACS_OK, "%s", d.msg);
-      tu_assert_verified(&s);
+      cr_assert_eq(acs__barrier_run(&c.s, &st, NULL, &d), ACS_OK, "%s", d.msg);
+      tu_assert_verified(&c.s);
       if (!b)
-        cr_assert(st.sweeps == 1 && s.makespan == m0, "seed %llu: %d sweeps, %lld -> %lld",
-                  (unsigned long long)seed, st.sweeps, (long long)m0, (long long)s.makespan);
-      else if (s.makespan > m0)
+        cr_assert(st.sweeps == 1 && c.s.makespan == m0, "seed %llu: %d sweeps, %lld -> %lld",
+                  (unsigned long long)seed, st.sweeps, (long long)m0, (long long)c.s.makespan);
+      else if (c.s.makespan > m0)
         slipped += st.sweeps > 1;
-      acs_schedule_destroy(&s);
+      tu_case_free(&c);
     }
-    acs_problem_destroy(&pb);
-    acs_graph_destroy(&g);
   }
   cr_assert_geq(slipped, 10, "only %d of 20 DAGs slipped at one barrier and swept again", slipped);
 }
@@ -223,41 +211,35 @@ Test(barrier, the_reduced_edges_sweep_as_all_the_edges)
   int64_t implied = 0;
 
   for (uint64_t seed = 1; seed <= 30; seed++) {
-    struct acs_graph g;
-    struct acs_problem pb;
-    struct acs_schedule s;
+    struct tu_case c;
     struct acs__bprep p;
     struct acs_diag d;
     int64_t *all, *red;
 
-    tu_random_dag(&g, seed, 5 + (int32_t)(seed * 11 % 80), 1000);
-    tu_problem(&pb, &g, NULL);
-    tu_schedule_verified("list", &pb, &s);
-    for (int32_t e = 0, m = s.nedges; e < m; e++) /* u -> w -> x implies u -> x */
+    tu_case_random(&c, seed, 5 + (int32_t)(seed * 11 % 80));
+    for (int32_t e = 0, m = c.s.nedges; e < m; e++) /* u -> w -> x implies u -> x */
       for (int32_t f = 0; f < m; f++)
-        if (s.edges[f].src == s.edges[e].dst && (e + f) % 3 == 0)
-          cr_assert_eq(acs_schedule_add_edge(&s, s.edges[e].src, s.edges[f].dst,
+        if (c.s.edges[f].src == c.s.edges[e].dst && (e + f) % 3 == 0)
+          cr_assert_eq(acs_schedule_add_edge(&c.s, c.s.edges[e].src, c.s.edges[f].dst,
                                              ACS_EDGE_CONTROL), ACS_OK);
-    cr_assert_eq(acs__bprep_init(&p, &s), ACS_OK);
+    cr_assert_eq(acs__bprep_init(&p, &c.s), ACS_OK);
     implied += p.edges - p.reduced;
-    all = malloc(((size_t)s.nops + 1) * sizeof(int64_t));
-    red = malloc(((size_t)s.nops + 1) * sizeof(int64_t));
+    all = malloc(((size_t)c.s.nops + 1) * sizeof(int64_t));
+    red = malloc(((size_t)c.s.nops + 1) * sizeof(int64_t));
     cr_assert(all && red);
     for (int release = 0; release < 2; release++) {
       struct acs__sgs_hooks hk = {NULL, start_always, NULL, NULL, INT64_MAX, NULL, NULL};
       acs_diag_init(&d);
-      cr_assert_eq(acs__sgs_run(&s, release, &hk, all, &d), ACS_OK);
+      cr_assert_eq(acs__sgs_run(&c.s, release, &hk, all, &d), ACS_OK);
       hk.reduced = &p;
-      cr_assert_eq(acs__sgs_run(&s, release, &hk, red, &d), ACS_OK);
-      for (int32_t i = 0; i < s.nops; i++)
+      cr_assert_eq(acs__sgs_run(&c.s, release, &hk, red, &d), ACS_OK);
+      for (int32_t i = 0; i < c.s.nops; i++)
         cr_assert_eq(red[i], all[i], "seed %llu release %d op %d", (unsigned long long)seed,
                      release, i);
     }
     free(all), free(red);
     acs__bprep_destroy(&p);
-    acs_schedule_destroy(&s);
-    acs_problem_destroy(&pb);
-    acs_graph_destroy(&g);
+    tu_case_free(&c);
   }
   cr_assert_gt(implied, 20, "only %lld implied edges in 30 DAGs", (long long)implied);
 }

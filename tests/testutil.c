@@ -318,6 +318,20 @@ void tu_schedule_verified(const char *name, const struct acs_problem *pb,
   tu_assert_verified(s);
 }
 
+void tu_case_random(struct tu_case *c, uint64_t seed, int32_t n)
+{
+  tu_random_dag(&c->g, seed, n, 1000);
+  tu_problem(&c->pb, &c->g, NULL);
+  tu_schedule_verified("list", &c->pb, &c->s);
+}
+
+void tu_case_free(struct tu_case *c)
+{
+  acs_schedule_destroy(&c->s);
+  acs_problem_destroy(&c->pb);
+  acs_graph_destroy(&c->g);
+}
+
 int tu_run_ctx(const char *name, const struct acs_problem *pb, const char *const *sets,
                const struct acs_sched_ctx *ctx, struct acs_schedule *out, struct acs_diag *d)
 {

@@ -66,6 +66,16 @@ void tu_assert_verified(const struct acs_schedule *s);
  */
 void tu_random_dag(struct acs_graph *g, uint64_t seed, int32_t n, int64_t cmx_max);
 
+/* tu_random_dag's graph (cmx_max 1000), its problem on the default
+ * platform and a verified list schedule; tu_case_free frees the three. */
+struct tu_case {
+  struct acs_graph g;
+  struct acs_problem pb;
+  struct acs_schedule s;
+};
+void tu_case_random(struct tu_case *c, uint64_t seed, int32_t n);
+void tu_case_free(struct tu_case *c);
+
 /*
  * Result tables (core/model/rtab.h) of every type on s: "plans" (shown; an
  * int64, a double with units, a text column with UTF-8 and an empty value;
