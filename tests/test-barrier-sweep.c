@@ -7,6 +7,7 @@
 
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/sched/npu/barrier.h"
 #include "core/sched/npu/barrier_int.h"
@@ -242,4 +243,78 @@ Test(barrier, the_reduced_edges_sweep_as_all_the_edges)
     tu_case_free(&c);
   }
   cr_assert_gt(implied, 20, "only %lld implied edges in 30 DAGs", (long long)implied);
+}
+
+/* One sweep of the allocator under `policy` with release times; starts in
+ * start[]. */
+static void sweep_policy(const struct acs_schedule *s, const struct acs__bprep *p, int policy,
+                         int64_t *start)
+{
+  struct acs__balloc *a;
+  struct acs_barrier_stats st;
+  struct acs__sgs_hooks hk;
+  struct acs_diag d;
+
+  memset(&st, 0, sizeof(st));
+  acs_diag_init(&d);
+  cr_assert_eq(acs__balloc_init(&a, s, p, policy, &st), ACS_OK);
+  acs__balloc_hooks(a, &hk);
+  hk.interrupted = NULL;
+  hk.p = NULL;
+  hk.cutoff = INT64_MAX;
+  hk.plan_rank = p->rank;
+  hk.reduced = p;
+  cr_assert_eq(acs__sgs_run(s, 1, &hk, start, &d), ACS_OK, "%s", d.msg);
+  acs__balloc_destroy(a);
+}
+
+/*
+ * By hand, on two barriers and eight PEs: z (1000 cycles) and the load l
+ * (10) start at 0 on a barrier each; w0..w3 (100 each, one consumer class:
+ * after l, before the store s) have latest starts of 890 by the edges.
+ * When l ends at 10, w0 may take l's barrier, where w1..w3 still wait:
+ * no op passes its latest start, so the cost policy takes it, and w1..w3
+ * then wait on w0's use, which they cannot join: each takes the barrier
+ * in turn (starts 10, 110, 210, 310). With ACS__BP_KEEP_CLASS that take
+ * holds back w1..w3, which could start beside w0, so it is not made;
+ * sharing z's use costs the store 10 cycles past its latest start (990)
+ * against 110 for waiting for z, so w0 shares it, w1..w3 join, and all
+ * four start at 10.
+ */
+Test(barrier, keep_class_runs_a_class_side_by_side)
+{
+  enum { Z, L, W0, W1, W2, W3, S, N };
+  static const int32_t e[][2] = {{L, W0}, {L, W1}, {L, W2}, {L, W3},
+                                 {W0, S}, {W1, S}, {W2, S}, {W3, S}};
+  static const int64_t dur[N] = {1000, 10, 100, 100, 100, 100, 10};
+  static const char *const sets[] = {"pe_count=8", NULL};
+  struct acs_graph g;
+  struct acs_problem pb;
+  struct acs_schedule s;
+  struct acs__bprep p;
+  int64_t start[N + 1], sorted[4];
+
+  tu_small_graph(&g, N, dur, e, 8);
+  tu_problem(&pb, &g, sets);
+  tu_schedule_verified("list", &pb, &s);
+  cr_assert_eq(s.makespan, 1000);
+  s.barriers = 2;
+  cr_assert_eq(acs__bprep_init(&p, &s), ACS_OK);
+  for (int32_t w = W0; w <= W3; w++)
+    cr_assert_eq(p.lst[w], 890);
+
+  sweep_policy(&s, &p, ACS__BP_COST, start);
+  memcpy(sorted, start + W0, sizeof(sorted));
+  acs_sort_i64(sorted, 4);
+  for (int k = 0; k < 4; k++)
+    cr_assert_eq(sorted[k], 10 + 100 * k, "without: the class runs one after another");
+
+  sweep_policy(&s, &p, ACS__BP_COST | ACS__BP_KEEP_CLASS, start);
+  for (int32_t w = W0; w <= W3; w++)
+    cr_assert_eq(start[w], 10, "with: w%d starts at %lld", w - W0, (long long)start[w]);
+  cr_assert_eq(start[S], 1000);
+  acs__bprep_destroy(&p);
+  acs_schedule_destroy(&s);
+  acs_problem_destroy(&pb);
+  acs_graph_destroy(&g);
 }

@@ -412,6 +412,9 @@ static int64_t overrun(int64_t when, int64_t lst)
 
 /* Held-back candidates looked at per barrier and heap, at most (held). */
 #define HELD_MAX 16
+/* The overrun a choice that splits v's class counts (hold_waiters): more
+ * than any plan's, and far from overflowing when compared. */
+#define SPLIT_OVER (INT64_MAX / 4)
 
 /*
  * The ops of h (keyed by when they can start) that v's choice holds back
@@ -420,12 +423,14 @@ static int64_t overrun(int64_t when, int64_t lst)
  * `pending`, only those with a predecessor still to start (the others are
  * keyed by when they can start, in by_ready). Returns the smallest key
  * among them (INT64_MAX: none; that op in *who) and adds their number to
- * *n. A walk of the heap's nodes with keys below `until`, at most
- * 2 HELD_MAX of them, after dropping started ops from its top: O(HELD_MAX)
- * plus the drops.
+ * *n. With `split` (not NULL), sets it when one of them is a member of
+ * v's consumer class that could start beside v now (ACS__BP_KEEP_CLASS).
+ * A walk of the heap's nodes with keys below `until`, at most 2 HELD_MAX
+ * of them, after dropping started ops from its top: O(HELD_MAX) plus the
+ * drops.
  */
 static int64_t held(struct acs__balloc *a, struct acs_heap *h, int32_t v, int64_t until,
-                    int pending, int32_t *who, int32_t *n)
+                    int pending, int32_t *who, int32_t *n, int *split)
 {
   size_t stack[2 * HELD_MAX + 2], sp = 0;
   int32_t seen = 0;
@@ -444,6 +449,9 @@ static int64_t held(struct acs__balloc *a, struct acs_heap *h, int32_t v, int64_
     if (w != v && a->use_of[w] < 0 && a->succ_mark[w] != a->epoch &&
         (!pending || a->unstarted[w] > 0)) {
       (*n)++;
+      if (split && h->a[i].key <= a->now && a->p->cls[w] >= 0 &&
+          a->p->cls[w] == a->p->cls[v] && acs__sgs_fits_beside(a->g, v, w))
+        *split = 1;
       if (h->a[i].key < key) {
         key = h->a[i].key;
         *who = w;
@@ -465,7 +473,10 @@ static int64_t held(struct acs__balloc *a, struct acs_heap *h, int32_t v, int64_
  * a predecessor still to start is counted at its planned start while that
  * lies ahead; once the sweep is past it, the plan says nothing about when
  * the op can start, and it is not counted: it waits for an op that has not
- * even started.
+ * even started. Under ACS__BP_KEEP_CLASS, holding back a member of v's
+ * class that could start beside v now counts as an overrun larger than
+ * any plan (SPLIT_OVER): the choice is then made only when waiting has
+ * no end.
  */
 static void hold_waiters(struct acs__balloc *a, int32_t b, int32_t v, int64_t t, int64_t until,
                          struct acs_ba_choice *c)
@@ -473,6 +484,7 @@ static void hold_waiters(struct acs__balloc *a, int32_t b, int32_t v, int64_t t,
   struct acs_heap *h = &a->bar[b].by_start;
   int32_t w = -1, w2 = -1;
   int64_t ready, planned, o, d, lst;
+  int split = 0;
 
   if (a->by_plan) { /* every waiter at its planned start, every latest start */
     ready = first_waiting(a, h, v, NULL);
@@ -482,12 +494,15 @@ static void hold_waiters(struct acs__balloc *a, int32_t b, int32_t v, int64_t t,
     c->delay = d > c->delay ? d : c->delay;
     return;
   }
-  ready = held(a, &a->bar[b].by_ready, v, until, 0, &w, &c->nheld);
+  ready = held(a, &a->bar[b].by_ready, v, until, 0, &w, &c->nheld,
+               a->keep_class ? &split : NULL);
+  if (split)
+    c->over = SPLIT_OVER;
   lst = ready == INT64_MAX ? INT64_MAX : first_waiting(a, &a->bar[b].by_lst, v, NULL);
 
   while (!acs_heap_empty(h) && acs_heap_peek(h).key < t)
     acs_heap_pop(h); /* in the past for good: t only grows */
-  planned = held(a, h, v, until, 1, &w2, &c->nheld);
+  planned = held(a, h, v, until, 1, &w2, &c->nheld, NULL);
   if (planned < ready) {
     ready = planned;
     w = w2;
@@ -550,6 +565,33 @@ static int costs_more(const struct acs_ba_choice *c, const struct acs_ba_choice 
 }
 
 /*
+ * What pricing a steal or a share of b does to the heaps that held()
+ * walks, without the pricing: drops the started ops from the top of
+ * by_ready and by_start and the past entries of by_start, as hold_waiters
+ * would. held() reads the heaps' layout (it walks their first nodes), so a
+ * choice refused without its price leaves them as a priced one does, and
+ * the choices stay those of pricing every one. By planned starts only the
+ * smallest keys are read, which no layout changes. O(1) plus the entries
+ * dropped.
+ */
+static void hold_tidy(struct acs__balloc *a, int32_t b, int64_t t)
+{
+  struct acs_heap *h = &a->bar[b].by_ready;
+
+  if (a->by_plan || (a->bar[b].tidy_t == t && a->bar[b].tidy_ver == a->ver + 1))
+    return; /* tidied at t, and no op has started since: nothing to drop */
+  a->bar[b].tidy_t = t;
+  a->bar[b].tidy_ver = a->ver + 1;
+  while (!acs_heap_empty(h) && a->use_of[acs_heap_peek(h).id] >= 0)
+    acs_heap_pop(h);
+  h = &a->bar[b].by_start;
+  while (!acs_heap_empty(h) && acs_heap_peek(h).key < t)
+    acs_heap_pop(h);
+  while (!acs_heap_empty(h) && a->use_of[acs_heap_peek(h).id] >= 0)
+    acs_heap_pop(h);
+}
+
+/*
  * May v share use x (open, of another class) on barrier b? Then every op to
  * wait on x also waits for v, and v's successors for every producer of x:
  * priced by how far that pushes them past their latest starts and planned
@@ -572,6 +614,10 @@ static void price_share(struct acs__balloc *a, int32_t v, int64_t t, int32_t b,
   for (int32_t m = x->prod; m >= 0; m = a->prod_next[m])
     if (a->pred_mark[m] == a->epoch)
       return;
+  if (x->prev >= 0 && !followable(a, x->prev, v, t)) {
+    hold_tidy(a, b, t); /* as pricing it would leave the heaps */
+    return;
+  }
   hold_waiters(a, b, v, t, end, c);
   if (x->prod_end > end) { /* v's successors wait for x's producers */
     int64_t o = overrun(x->prod_end, succ_lst(a, v));
@@ -580,35 +626,9 @@ static void price_share(struct acs__balloc *a, int32_t v, int64_t t, int32_t b,
   }
   if (best && costs_more(c, best))
     return;
-  c->edges = edges_after(a, x->prev, v, t, a->bar[b].cur, x->open_t == t, INT64_MAX);
+  c->edges = count_edges(a, x->prev, v, a->bar[b].cur, x->open_t == t, INT64_MAX);
   if (c->edges >= 0)
     c->edges += x->nprod * nsucc + a->bar[b].pending;
-}
-
-/*
- * What pricing a steal of b does to the heaps that held() walks, without
- * the pricing: drops the started ops from the top of by_ready and by_start
- * and the past entries of by_start, as hold_waiters would. held() reads the
- * heaps' layout (it walks their first nodes), so a take refused without
- * its price leaves them as a priced one does, and the choices stay those
- * of pricing every take. By planned starts only the smallest keys are
- * read, which no layout changes. O(1) plus the entries dropped.
- */
-static void hold_tidy(struct acs__balloc *a, int32_t b, int64_t t)
-{
-  struct acs_heap *h = &a->bar[b].by_ready;
-
-  if (a->by_plan || (a->bar[b].tidy_t == t && a->bar[b].tidy_ver == a->ver + 1))
-    return; /* tidied at t, and no op has started since: nothing to drop */
-  a->bar[b].tidy_t = t;
-  a->bar[b].tidy_ver = a->ver + 1;
-  while (!acs_heap_empty(h) && a->use_of[acs_heap_peek(h).id] >= 0)
-    acs_heap_pop(h);
-  h = &a->bar[b].by_start;
-  while (!acs_heap_empty(h) && acs_heap_peek(h).key < t)
-    acs_heap_pop(h);
-  while (!acs_heap_empty(h) && a->use_of[acs_heap_peek(h).id] >= 0)
-    acs_heap_pop(h);
 }
 
 /* The most edges choice c may need to beat best (NULL: a reuse without
@@ -628,6 +648,15 @@ static int64_t edge_bound(const struct acs_ba_choice *c, const struct acs_ba_cho
              : INT64_MAX;
 }
 
+/* Ops other than v registered on barrier b: v counts in pending when it
+ * is one, so only a pending count of one needs v's registrations walked. */
+static int32_t others_waiting(struct acs__balloc *a, int32_t v, int32_t b)
+{
+  int32_t pend = a->bar[b].pending;
+
+  return pend == 1 ? 1 - acs__registered(a, v, b) : pend;
+}
+
 /*
  * Reuse or steal barrier b (its current use is done), to beat best (NULL:
  * only a reuse without edges is wanted). A refused take (edges < 0) is not
@@ -637,10 +666,7 @@ static int64_t edge_bound(const struct acs_ba_choice *c, const struct acs_ba_cho
 static void price_take(struct acs__balloc *a, int32_t v, int64_t t, int32_t b,
                        const struct acs_ba_choice *best, struct acs_ba_choice *c)
 {
-  /* Ops other than v registered on b: v counts in pending when it is one,
-   * so only a pending count of one needs v's registrations walked. */
-  int32_t pend = a->bar[b].pending, others = pend == 1 ? 1 - acs__registered(a, v, b) : pend;
-  int32_t x = a->bar[b].cur;
+  int32_t others = others_waiting(a, v, b), x = a->bar[b].cur;
   int64_t bound;
 
   *c = (struct acs_ba_choice){others > 0 ? ACS_BA_K_STEAL : ACS_BA_K_REUSE, b, -1, 0, 0, 0, -1, 0};
@@ -708,6 +734,10 @@ static int reuse_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t u,
   if (a->bar[b].cur != u || a->try_mark[b] == a->epoch || acs__use_done(a, u) > t)
     return 0;
   a->try_mark[b] = a->epoch;
+  if (others_waiting(a, v, b) > 0) {
+    hold_tidy(a, b, t); /* a steal: as price_take would leave it */
+    return 0;
+  }
   price_take(a, v, t, b, NULL, &c);
   if (c.kind != ACS_BA_K_REUSE || c.edges != 0)
     return 0;
@@ -796,7 +826,8 @@ static struct acs_ba_choice choose(struct acs__balloc *a, int32_t v, int64_t t)
         consider(&best, &c);
         /* refused for any op, and priced as a take of the same kind for
          * any op (so the heaps are as pricing it again leaves them) */
-        all &= c.edges < 0 && a->use[a->bar[b].cur].refused_at == t && a->bar[b].pending != 1;
+        all = all && c.edges < 0 && a->bar[b].pending != 1 &&
+              a->use[a->bar[b].cur].refused_at == t;
         n++;
       }
     }
@@ -829,6 +860,7 @@ static int try_start(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int fo
 
   a->epoch++;
   a->anc_done = 0;
+  a->g = g;
   if (a->st)
     a->st->attempts++;
   if ((err = acs__bars_advance(a, t)) < 0)

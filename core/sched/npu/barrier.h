@@ -62,7 +62,7 @@ struct acs_barrier_stats {
  * `pb` is the problem s was made from (only for the platform; may be NULL).
  *
  * Cost: O((V + E) log V) plus the transitive reduction (reach.h) to
- * prepare; then at most four sweeps above 5,000 ops (twelve below), each
+ * prepare; then at most four sweeps above 5,000 ops (fourteen below), each
  * O((V + E + A) log V) for the A edges added plus a bounded amount of
  * allocator work per request (barrier.c), and each cut short once it
  * cannot beat the best so far (barrier_pass.c); memory O(V + E + A +

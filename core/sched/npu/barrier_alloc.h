@@ -83,6 +83,8 @@ struct acs__balloc {
   int64_t plimit;         /* slots per barrier, 0 = none */
   int policy;             /* enum acs__bpolicy */
   int by_plan;            /* ACS__BP_BY_PLAN was given */
+  int keep_class;         /* ACS__BP_KEEP_CLASS was given (not with by_plan) */
+  struct acs__sgs *g;     /* the sweep of the current request (try_start) */
   int32_t nbar;           /* barriers touched so far: ids [0, nbar) */
   struct acs_ba_bar *bar;        /* min(nb, n) of them at most */
   int64_t *bar_pend;      /* per barrier: prod_end of its current use (compact,

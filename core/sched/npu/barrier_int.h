@@ -78,6 +78,9 @@ struct acs__sgs_hooks {
 
 /* The duration the re-timing gives op v: the one place it is taken from. */
 int64_t acs__sgs_dur(const struct acs_schedule *s, int32_t v);
+/* Would op w find its units free at the sweep's decision time if op v
+ * (not started) started then too? O(resources). */
+int acs__sgs_fits_beside(const struct acs__sgs *g, int32_t v, int32_t w);
 /* The latest end of s's ops at the starts start[] (those durations). */
 int64_t acs__sgs_makespan(const struct acs_schedule *s, const int64_t *start);
 
@@ -136,6 +139,15 @@ enum acs__bpolicy { ACS__BP_COST, ACS__BP_NOSHARE, ACS__BP_TAKE, ACS__BP_WAIT, A
  * barrier.c); it does better on some fine-grained plans that keep up with
  * their planned starts. */
 #define ACS__BP_BY_PLAN 8
+/* Or'ed into a policy that prices waiters by when they can start: a choice
+ * that holds back a member of v's own consumer class which could start
+ * beside v now is taken only when waiting has no end (barrier.c,
+ * hold_waiters). That member waits on the use v opens, so it can never
+ * join it: the class, which the plan runs side by side, would run one
+ * after another. The policies without it still steal such a barrier
+ * when that costs least by their prices, which does better on some
+ * programs with very few barriers, so the pass tries both. */
+#define ACS__BP_KEEP_CLASS 16
 
 int acs__balloc_init(struct acs__balloc **a, const struct acs_schedule *s,
                      const struct acs__bprep *p, int policy, struct acs_barrier_stats *st);

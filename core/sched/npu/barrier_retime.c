@@ -332,6 +332,15 @@ static int fits(struct acs__sgs *g, int32_t v, int64_t t)
   return 1;
 }
 
+int acs__sgs_fits_beside(const struct acs__sgs *g, int32_t v, int32_t w)
+{
+  for (int r = 0; r < g->s->nres; r++)
+    if (g->use[r] + acs_schedule_demand(g->s, v, r) + acs_schedule_demand(g->s, w, r) >
+        g->s->res_cap[r])
+      return 0;
+  return 1;
+}
+
 /* v has ended: its successors over every edge may become ready. */
 static int finish(struct acs__sgs *g, int32_t v)
 {

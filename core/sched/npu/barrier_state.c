@@ -677,8 +677,9 @@ int acs__balloc_init(struct acs__balloc **out, const struct acs_schedule *s,
   a->n = s->nops;
   a->nb = s->barriers;
   a->plimit = s->barrier_slots > 0 ? s->barrier_slots : 0;
-  a->policy = policy & ~ACS__BP_BY_PLAN;
+  a->policy = policy & ~(ACS__BP_BY_PLAN | ACS__BP_KEEP_CLASS);
   a->by_plan = (policy & ACS__BP_BY_PLAN) != 0;
+  a->keep_class = !a->by_plan && (policy & ACS__BP_KEEP_CLASS) != 0;
   a->open_sink = a->ohead = a->otail = -1;
   a->now = -1;
   a->scan_t = -1;
