@@ -42,7 +42,10 @@
  * choice holds back only the waiters whose predecessors have all started
  * (the others wait for an op that has not), from when those end; so the
  * barriers whose waiters are far off carry them from use to use, and
- * those with a waiter about to start are left alone; the
+ * those with a waiter about to start are left alone. A choice that holds
+ * back a member of v's own class, ready beside v now, splits the class
+ * (that member waits on v's use and can never join it): under
+ * ACS__BP_KEEP_CLASS it is made only when waiting has no end. The
  * policies of barrier_int.h shift this balance, and the pass keeps the
  * best of several (barrier_pass.c). Taking a
  * barrier in plan order as soon as its use completes is interval colouring
