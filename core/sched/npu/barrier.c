@@ -825,6 +825,14 @@ static struct acs_ba_choice choose(struct acs__balloc *a, int32_t v, int64_t t)
       n = 0;
       for (int32_t b = a->tail[l]; b >= 0 && n < CANDIDATES && tier(&best) > 1; b = a->bar[b].prev) {
         struct acs_ba_choice c;
+        if (a->use[a->bar[b].cur].refused_at == t) {
+          /* refused for any op at t (followable): what price_take does */
+          if (others_waiting(a, v, b) > 0)
+            hold_tidy(a, b, t);
+          all = all && a->bar[b].pending != 1;
+          n++;
+          continue;
+        }
         price_take(a, v, t, b, &best, &c);
         consider(&best, &c);
         /* refused for any op, and priced as a take of the same kind for
