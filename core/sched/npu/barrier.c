@@ -687,6 +687,18 @@ static void price_take(struct acs__balloc *a, int32_t v, int64_t t, int32_t b,
     hold_tidy(a, b, t); /* it cannot be had or cannot win */
 }
 
+/* Is a take of b refused for any op at t, its use refused at t
+ * (followable)? Then it leaves the heaps as price_take would and says so,
+ * in O(1) plus the tidying, without pricing it. */
+static int take_refused_at_t(struct acs__balloc *a, int32_t v, int64_t t, int32_t b)
+{
+  if (a->use[a->bar[b].cur].refused_at != t)
+    return 0;
+  if (others_waiting(a, v, b) > 0)
+    hold_tidy(a, b, t); /* a steal */
+  return 1;
+}
+
 /* ---- choosing ---- */
 
 /* Choices that cost nothing: a join or a reuse without edges, a fresh
@@ -825,10 +837,7 @@ static struct acs_ba_choice choose(struct acs__balloc *a, int32_t v, int64_t t)
       n = 0;
       for (int32_t b = a->tail[l]; b >= 0 && n < CANDIDATES && tier(&best) > 1; b = a->bar[b].prev) {
         struct acs_ba_choice c;
-        if (a->use[a->bar[b].cur].refused_at == t) {
-          /* refused for any op at t (followable): what price_take does */
-          if (others_waiting(a, v, b) > 0)
-            hold_tidy(a, b, t);
+        if (take_refused_at_t(a, v, t, b)) {
           all = all && a->bar[b].pending != 1;
           n++;
           continue;
