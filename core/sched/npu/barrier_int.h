@@ -156,4 +156,11 @@ void acs__balloc_hooks(struct acs__balloc *a, struct acs__sgs_hooks *hk);
 /* Writes the program and the added edges into s (after acs__sgs_apply). */
 int acs__balloc_emit(const struct acs__balloc *a, struct acs_schedule *s);
 
+/* ---- barrier_pass.c ---- */
+
+/* Sweep variant k of the pass, in the order that breaks ties: its policy,
+ * whether it keeps release times, and the most ops it runs on. ACS_OK, or
+ * ACS_EINVAL when there is no variant k (so the table can be walked). */
+int acs__barrier_variant(int k, int *policy, int *release, int32_t *max_ops);
+
 #endif
