@@ -441,13 +441,14 @@ static int64_t held(struct acs__balloc *a, struct acs_heap *h, int32_t v, int64_
 
   while (!acs_heap_empty(h) && a->use_of[acs_heap_peek(h).id] >= 0)
     acs_heap_pop(h); /* started since */
-  if (h->n > 0)
+  if (h->n > 0 && h->a[0].key < until)
     stack[sp++] = 0;
+  /* Only nodes with keys below `until` are pushed (their subtrees are
+   * all at or above it otherwise), in the order of their indices, and
+   * each pushes at most two: at most 2 HELD_MAX + 1 on the stack. */
   while (sp > 0 && seen < 2 * HELD_MAX) {
     size_t i = stack[--sp];
     int32_t w = h->a[i].id;
-    if (h->a[i].key >= until)
-      continue;
     seen++;
     if (w != v && a->use_of[w] < 0 && a->succ_mark[w] != a->epoch &&
         (!pending || a->unstarted[w] > 0)) {
@@ -461,7 +462,7 @@ static int64_t held(struct acs__balloc *a, struct acs_heap *h, int32_t v, int64_
       }
     }
     for (size_t k = 2 * i + 1; k <= 2 * i + 2 && k < h->n; k++)
-      if (sp < sizeof(stack) / sizeof(stack[0]))
+      if (h->a[k].key < until)
         stack[sp++] = k;
   }
   return key;
@@ -883,13 +884,15 @@ static int try_start(void *ctx, struct acs__sgs *g, int32_t v, int64_t t, int fo
   a->g = g;
   if (a->st)
     a->st->attempts++;
-  if ((err = acs__bars_advance(a, t)) < 0)
-    return err;
   if ((nw = base_waits(a, v, t, retry, wake)) < 0) {
     if (a->st)
       a->st->blocked++;
     return 0; /* a use it must consume still has a producer running */
   }
+  /* The barrier lists at t (base_waits reads none of them): most requests
+   * on few barriers end above, and never need them. */
+  if ((err = acs__bars_advance(a, t)) < 0)
+    return err;
   acs__mark_preds(a, v);
   c = choose(a, v, t);
   if (c.kind == ACS_BA_K_NONE && !force) {
