@@ -62,15 +62,15 @@ struct acs_barrier_stats {
  * `pb` is the problem s was made from (only for the platform; may be NULL).
  *
  * Cost: O((V + E) log V) plus the transitive reduction (reach.h) to
- * prepare; then at most four sweeps above 5,000 ops (fourteen below), each
- * O((V + E + A) log V) for the A edges added plus a bounded amount of
- * allocator work per request (barrier.c), and each cut short once it
- * cannot beat the best so far (barrier_pass.c); memory O(V + E + A +
- * min(barriers, V)). No part's work per op grows with the barrier count.
- * An op that must wait for a use whose producer runs is woken when that
- * producer ends (an event: O(1) to wait, O(log_64 V) to be ready again,
- * O(distinct barriers of its predecessors) to be asked again), not polled
- * (barrier_retime.c).
+ * prepare; then at most fourteen sweeps, four above 5,000 ops and three
+ * above 20,000, each O((V + E + A) log V) for the A edges added plus a
+ * bounded amount of allocator work per request (barrier.c), and each cut
+ * short once it cannot beat the best so far (barrier_pass.c); memory
+ * O(V + E + A + min(barriers, V)). No part's work per op grows with the
+ * barrier count. An op that must wait for a use whose producer runs is
+ * woken when that producer ends (an event: O(1) to wait, O(log_64 V) to be
+ * ready again, O(distinct barriers of its predecessors) to be asked
+ * again), not polled (barrier_retime.c).
  *
  * ctx (may be NULL) gives the interrupt flag, polled at every decision
  * time: the pass then returns ACS_EINTERRUPTED with s as it was.
