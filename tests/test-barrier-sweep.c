@@ -412,8 +412,11 @@ Test(barrier, keeping_classes_pays_on_stepped_streams)
   cr_assert_geq(paid, 8, "keeping classes together was shorter on only %d of 24", paid);
 }
 
+enum { MAX_VARIANTS = 32 };
+
 /* The makespan of each variant of the pass run alone to its end on s (the
- * variants beyond its size: INT64_MAX), in m[]; returns how many there are. */
+ * variants beyond its size: INT64_MAX), in m[]; returns how many there are
+ * (at most MAX_VARIANTS, the room in m, policy and release). */
 static int every_variant(const struct acs_schedule *s, const struct acs__bprep *p, int64_t *m,
                          int *policy, int *release)
 {
@@ -422,7 +425,8 @@ static int every_variant(const struct acs_schedule *s, const struct acs__bprep *
   int k;
 
   cr_assert(start = malloc(((size_t)s->nops + 1) * sizeof(int64_t)));
-  for (k = 0; acs__barrier_variant(k, &policy[k], &release[k], &max_ops) == ACS_OK; k++) {
+  for (k = 0; k < MAX_VARIANTS && acs__barrier_variant(k, &policy[k], &release[k], &max_ops) == ACS_OK;
+       k++) {
     m[k] = INT64_MAX;
     if (s->nops > max_ops)
       continue;
@@ -438,20 +442,20 @@ static int every_variant(const struct acs_schedule *s, const struct acs__bprep *
  * keeps the sweep that beats the others when each runs alone to its end:
  * the first variant when it keeps the planned makespan, else the shortest,
  * ties to the variant first in the table. Random DAGs of 60 to 2,600 ops
- * and stepped streams at 2 to 8 barriers, so that every size class of the
- * table, plans kept and not, and ties between variants all occur.
+ * and stepped streams at 2 to 8 barriers: all fourteen variants and the
+ * eight up to 5,000 ops, plans kept and not, and ties between variants.
  */
 Test(barrier, the_pass_keeps_the_sweep_that_beats_all_run_to_the_end)
 {
-  int ties = 0, kinds = 0, seen[32] = {0};
+  int ties = 0, kinds = 0, seen[MAX_VARIANTS] = {0};
 
   for (uint64_t seed = 1; seed <= 16; seed++) {
     struct tu_case c;
     struct acs__bprep p;
     struct acs_barrier_stats st;
     struct acs_diag d;
-    int64_t m[32], plan;
-    int policy[32], release[32], n, win = 0;
+    int64_t m[MAX_VARIANTS], plan;
+    int policy[MAX_VARIANTS], release[MAX_VARIANTS], n, win = 0;
 
     if (seed % 4 == 0) {
       stepped_streams(&c.g, seed, 2 + (int)(seed % 3), 3 + (int)(seed % 4), 3);
@@ -463,7 +467,8 @@ Test(barrier, the_pass_keeps_the_sweep_that_beats_all_run_to_the_end)
     c.s.barriers = 2 + (int32_t)(seed % 7);
     plan = c.s.makespan;
     cr_assert_eq(acs__bprep_init(&p, &c.s), ACS_OK);
-    cr_assert_leq(n = every_variant(&c.s, &p, m, policy, release), 32);
+    cr_assert_lt(n = every_variant(&c.s, &p, m, policy, release), MAX_VARIANTS,
+                 "more sweep variants than this test has room for");
     acs__bprep_destroy(&p);
     if (m[0] > plan)
       for (int k = 1; k < n; k++)

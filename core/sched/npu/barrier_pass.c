@@ -93,7 +93,9 @@ static const struct {
  * and the first, which has already run part of the way, last. Measured on
  * random layered DAGs and the shipped networks (docs/barriers.md), this
  * order made fewer ops' worth of sweeping than any other tried on both. */
-static const int run_order[NVARIANTS] = {1, 3, 2, 0, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+static const int run_order[] = {1, 3, 2, 0, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+_Static_assert(sizeof(run_order) / sizeof(run_order[0]) == NVARIANTS,
+               "run_order names every variant once");
 
 int acs__barrier_variant(int k, int *policy, int *release, int32_t *max_ops)
 {
