@@ -461,9 +461,10 @@ static int64_t held(struct acs__balloc *a, struct acs_heap *h, int32_t v, int64_
         *who = w;
       }
     }
-    for (size_t k = 2 * i + 1; k <= 2 * i + 2 && k < h->n; k++)
-      if (h->a[k].key < until)
-        stack[sp++] = k;
+    if (2 * i + 1 < h->n && h->a[2 * i + 1].key < until)
+      stack[sp++] = 2 * i + 1;
+    if (2 * i + 2 < h->n && h->a[2 * i + 2].key < until)
+      stack[sp++] = 2 * i + 2;
   }
   return key;
 }
