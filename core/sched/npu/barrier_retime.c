@@ -95,6 +95,7 @@ struct acs__sgs {
   int32_t nd;
   size_t dcap;
   int64_t *start;            /* -1 until started */
+  int64_t *dur;              /* per op: acs__sgs_dur, asked at every request */
   uint8_t *done;
   int64_t use[ACS_MAX_RES];
   /* The link's lanes when the schedule has no DDR resource (implicit_lanes,
@@ -262,16 +263,9 @@ static int32_t first_ready(struct acs__sgs *g, int q)
   return k < 0 ? -1 : g->by_rank[k];
 }
 
-static int32_t pop_ready(struct acs__sgs *g, int q)
-{
-  int32_t v = first_ready(g, q);
-
-  rset_del(&g->ready[q], g->rank[v]);
-  return v;
-}
-
-/* The queue whose first op comes first among those with a free unit, or -1. */
-static int next_queue(struct acs__sgs *g)
+/* The queue whose first op comes first among those with a free unit, or -1;
+ * that op in *first. */
+static int next_queue(struct acs__sgs *g, int32_t *first)
 {
   int best = -1;
   int32_t bv = -1;
@@ -290,6 +284,7 @@ static int next_queue(struct acs__sgs *g)
       bv = v;
     }
   }
+  *first = bv;
   return best;
 }
 
@@ -358,7 +353,7 @@ static int finish(struct acs__sgs *g, int32_t v)
 /* Starts v at t (the allocator has agreed). */
 static int begin(struct acs__sgs *g, int32_t v, int64_t t)
 {
-  int64_t dur = acs__sgs_dur(g->s, v);
+  int64_t dur = g->dur[v];
 
   g->start[v] = t;
   if (g->hk->p && t + g->hk->p->tail[v] > g->max_tail)
@@ -397,10 +392,11 @@ static int32_t decide(struct acs__sgs *g, int64_t t, int force)
 
   g->lane_retry = INT64_MAX;
   while (naside < SET_ASIDE_MAX && refused < REFUSED_MAX && err == ACS_OK) {
-    int q = next_queue(g);
+    int32_t v, wake = -1;
+    int q = next_queue(g, &v);
     if (q < 0)
       break;
-    int32_t v = pop_ready(g, q), wake = -1;
+    rset_del(&g->ready[q], g->rank[v]);
     int64_t retry = INT64_MAX;
     int ok;
     if (g->start[v] >= 0 || g->indeg[v] > 0)
@@ -409,7 +405,7 @@ static int32_t decide(struct acs__sgs *g, int64_t t, int force)
       err = acs_heap_push(&g->wait, g->s->ops[v].start, v) < 0 ? ACS_ENOMEM : ACS_OK;
       continue;
     }
-    if (acs__sgs_dur(g->s, v) > 0 && !fits(g, v, t)) {
+    if (g->dur[v] > 0 && !fits(g, v, t)) {
       g->aside[naside++] = v;
       continue;
     }
@@ -597,16 +593,19 @@ static int sgs_init(struct acs__sgs *g, const struct acs_schedule *s, int releas
   g->queue = malloc(n);
   g->wnext = malloc(n * sizeof(int32_t));
   g->done = calloc(n, 1);
+  g->dur = malloc(n * sizeof(int64_t));
   if (!g->indeg || !g->aside || !g->dhead || !g->whead || !g->wnext || !g->by_rank ||
-      !g->queue || !g->done || sgs_edges(g, hk->reduced) < 0 ||
+      !g->queue || !g->done || !g->dur || sgs_edges(g, hk->reduced) < 0 ||
       rset_init(&g->ready[0], s->nops) < 0 || rset_init(&g->ready[1], s->nops) < 0 ||
       rset_init(&g->ready[2], s->nops) < 0 || acs_heap_init(&g->run, n) < 0 ||
       acs_heap_init(&g->wait, n) < 0 || acs_heap_init(&g->lane_free, (size_t)g->lanes + 1) < 0 ||
       plan_ranks(g, hk->plan_rank) < 0)
     return ACS_ENOMEM;
-  for (int32_t v = 0; v < s->nops; v++)
+  for (int32_t v = 0; v < s->nops; v++) {
+    g->dur[v] = acs__sgs_dur(s, v);
     for (int r = 0; r < s->nres; r++)
-      g->work[r] += acs__sgs_dur(s, v) * acs_schedule_demand(s, v, r);
+      g->work[r] += g->dur[v] * acs_schedule_demand(s, v, r);
+  }
   for (int32_t v = 0; v < s->nops; v++) {
     g->dhead[v] = g->whead[v] = -1;
     start[v] = -1;
@@ -623,7 +622,7 @@ static void sgs_free(struct acs__sgs *g)
 {
   free(g->own_off), free(g->own_succ), free(g->indeg), free(g->aside), free(g->dhead);
   free(g->whead), free(g->wnext), free(g->own_rank), free(g->by_rank), free(g->queue);
-  free(g->dnext), free(g->ddst), free(g->done);
+  free(g->dnext), free(g->ddst), free(g->done), free(g->dur);
   for (int q = 0; q < 3; q++)
     rset_free(&g->ready[q]);
   acs_heap_destroy(&g->run);
