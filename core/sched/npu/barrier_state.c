@@ -202,7 +202,8 @@ void acs__mark_preds(struct acs__balloc *a, int32_t v)
  * (when it starts) it finds the same ops at every request of v. An op
  * turned away is asked again and again, so the ops found are kept in a
  * small cache (a->anc_cache, ACS_BA_ANC_SLOTS slots by op id) and marked
- * again from there in O(ACS_BA_ANC_BUDGET).
+ * again from there in O(ACS_BA_ANC_BUDGET). Once per request (a->anc_done,
+ * acs__ordered_before).
  */
 static void mark_ancestors(struct acs__balloc *a, int32_t v)
 {
@@ -210,8 +211,6 @@ static void mark_ancestors(struct acs__balloc *a, int32_t v)
   int32_t head = 0, tail = 0, *slot = a->anc_cache + (size_t)(v % ACS_BA_ANC_SLOTS) *
                                                        (ACS_BA_ANC_BUDGET + 1);
 
-  if (a->anc_done)
-    return;
   a->anc_done = 1;
   if (slot[0] == v && a->add_in[v] < 0) { /* no edge into v added yet (commit adds them) */
     for (int32_t k = 1; k < ACS_BA_ANC_BUDGET && slot[k] >= 0; k++)
@@ -243,7 +242,8 @@ int acs__ordered_before(struct acs__balloc *a, int32_t x, int32_t v)
 {
   if (a->pred_mark[x] == a->epoch)
     return 1;
-  mark_ancestors(a, v);
+  if (!a->anc_done)
+    mark_ancestors(a, v); /* once per request: every query of one is for v */
   return a->anc_mark[x] == a->epoch;
 }
 
