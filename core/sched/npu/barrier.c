@@ -579,12 +579,10 @@ static int costs_more(const struct acs_ba_choice *c, const struct acs_ba_choice 
  * smallest keys are read, which no layout changes. O(1) plus the entries
  * dropped.
  */
-static void hold_tidy(struct acs__balloc *a, int32_t b, int64_t t)
+static void hold_tidy_drop(struct acs__balloc *a, int32_t b, int64_t t)
 {
   struct acs_heap *h = &a->bar[b].by_ready;
 
-  if (a->by_plan || (a->bar[b].tidy_t == t && a->bar[b].tidy_ver == a->ver + 1))
-    return; /* tidied at t, and no op has started since: nothing to drop */
   a->bar[b].tidy_t = t;
   a->bar[b].tidy_ver = a->ver + 1;
   while (!acs_heap_empty(h) && a->use_of[acs_heap_peek(h).id] >= 0)
@@ -594,6 +592,12 @@ static void hold_tidy(struct acs__balloc *a, int32_t b, int64_t t)
     acs_heap_pop(h);
   while (!acs_heap_empty(h) && a->use_of[acs_heap_peek(h).id] >= 0)
     acs_heap_pop(h);
+}
+
+static inline void hold_tidy(struct acs__balloc *a, int32_t b, int64_t t)
+{
+  if (!a->by_plan && (a->bar[b].tidy_t != t || a->bar[b].tidy_ver != a->ver + 1))
+    hold_tidy_drop(a, b, t); /* else tidied at t, and no op has started since */
 }
 
 /*
@@ -740,6 +744,13 @@ static void consider(struct acs_ba_choice *best, const struct acs_ba_choice *c)
     *best = *c;
 }
 
+/* Is use u its barrier's current one? (Most uses v's predecessors
+ * produce or consume are not, by the time v asks.) */
+static inline int is_current(const struct acs__balloc *a, int32_t u)
+{
+  return a->bar[a->use[u].barrier].cur == u;
+}
+
 /* Is use u, current on its barrier and done, one v can reuse without
  * edges? Then it goes into *best. Each barrier is tried once per request. */
 static int reuse_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t u,
@@ -774,10 +785,10 @@ static void reuse_near(struct acs__balloc *a, int32_t v, int64_t t, struct acs_b
 
   for (int32_t k = p->rp_off[v]; k < p->rp_off[v + 1]; k++) {
     int32_t m = p->rp[k];
-    if (reuse_free(a, v, t, a->use_of[m], best))
+    if (is_current(a, a->use_of[m]) && reuse_free(a, v, t, a->use_of[m], best))
       return;
     for (int32_t j = a->opcons_head[m]; j >= 0; j = a->opcons.next[j])
-      if (reuse_free(a, v, t, a->opcons.a[j], best))
+      if (is_current(a, a->opcons.a[j]) && reuse_free(a, v, t, a->opcons.a[j], best))
         return;
   }
 }
