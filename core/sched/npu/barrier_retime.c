@@ -232,11 +232,12 @@ static void rset_del(struct acs__rset *r, int32_t x)
 /* The least rank in r, or -1. */
 static int32_t rset_min(struct acs__rset *r)
 {
-  uint64_t top = r->w[r->nl - 1][0];
+  uint64_t top;
   int32_t x;
 
   if (r->min != RSET_UNKNOWN)
     return r->min;
+  top = r->w[r->nl - 1][0];
   if (!top)
     return r->min = -1;
   x = __builtin_ctzll(top);
