@@ -744,17 +744,12 @@ static void consider(struct acs_ba_choice *best, const struct acs_ba_choice *c)
     *best = *c;
 }
 
-/* Is use u its barrier's current one? (Most uses v's predecessors
- * produce or consume are not, by the time v asks.) */
-static inline int is_current(const struct acs__balloc *a, int32_t u)
-{
-  return a->bar[a->use[u].barrier].cur == u;
-}
-
 /* Is use u, current on its barrier and done, one v can reuse without
- * edges? Then it goes into *best. Each barrier is tried once per request. */
-static int reuse_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t u,
-                      struct acs_ba_choice *best)
+ * edges? Then it goes into *best. Each barrier is tried once per request.
+ * Inline: most uses reuse_near offers are no longer current, and are
+ * turned away by the first test. */
+static inline int reuse_free(struct acs__balloc *a, int32_t v, int64_t t, int32_t u,
+                             struct acs_ba_choice *best)
 {
   int32_t b = a->use[u].barrier;
   struct acs_ba_choice c;
@@ -785,10 +780,10 @@ static void reuse_near(struct acs__balloc *a, int32_t v, int64_t t, struct acs_b
 
   for (int32_t k = p->rp_off[v]; k < p->rp_off[v + 1]; k++) {
     int32_t m = p->rp[k];
-    if (is_current(a, a->use_of[m]) && reuse_free(a, v, t, a->use_of[m], best))
+    if (reuse_free(a, v, t, a->use_of[m], best))
       return;
     for (int32_t j = a->opcons_head[m]; j >= 0; j = a->opcons.next[j])
-      if (is_current(a, a->opcons.a[j]) && reuse_free(a, v, t, a->opcons.a[j], best))
+      if (reuse_free(a, v, t, a->opcons.a[j], best))
         return;
   }
 }
