@@ -441,7 +441,9 @@ static int every_variant(const struct acs_schedule *s, const struct acs__bprep *
  * Whatever order the pass runs its sweeps in and wherever it cuts them, it
  * keeps the sweep that beats the others when each runs alone to its end:
  * the first variant when it keeps the planned makespan, else the shortest,
- * ties to the variant first in the table. Random DAGs of 60 to 2,600 ops
+ * ties to the variant first in the table; and when the first variant
+ * cannot keep the plan, it runs every variant its size allows (max_ops),
+ * no more. Random DAGs of 60 to 2,600 ops
  * and stepped streams at 2 to 8 barriers: all fourteen variants and the
  * eight up to 5,000 ops, plans kept and not, and ties between variants.
  */
@@ -485,6 +487,13 @@ Test(barrier, the_pass_keeps_the_sweep_that_beats_all_run_to_the_end)
     cr_assert(st.policy == policy[win] && st.released == release[win],
               "seed %llu: kept policy %d release %d, variant %d is %d %d",
               (unsigned long long)seed, st.policy, st.released, win, policy[win], release[win]);
+    if (m[0] > plan) { /* every variant the schedule's size allows ran */
+      int ran = 0;
+      for (int k = 0; k < n; k++)
+        ran += m[k] != INT64_MAX;
+      cr_assert_eq(st.sweeps, ran, "seed %llu: %d sweeps for %d variants of %d ops",
+                   (unsigned long long)seed, st.sweeps, ran, c.s.nops);
+    }
     tu_case_free(&c);
   }
   cr_assert_geq(kinds, 3, "only %d variants won", kinds);
