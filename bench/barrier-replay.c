@@ -54,7 +54,7 @@ static int replay(const char *path, const struct acs_run_row *run, int32_t slots
   s.barrier_slots = slots;
   t0 = acs_now_seconds();
   c0 = bench_cpu_seconds();
-  err = acs__barrier_run(&s, &st, NULL, &d);
+  err = acs__barrier_run(&s, &st, 0, NULL, &d);
   pass = acs_now_seconds() - t0;
   cpu = bench_cpu_seconds() - c0;
   if (err < 0) {

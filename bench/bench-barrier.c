@@ -7,8 +7,10 @@
  * For each size and barrier count (barrier_slots 0 = unlimited, and 8) it
  * schedules the graph with `list` (default options), then prints the time
  * of the barrier pass (acs_barrier_pass: preparation, sweeps, re-timing)
- * in wall-clock and CPU seconds (on a shared machine the second does not
- * depend on the load),
+ * on one thread, in wall-clock and CPU seconds (on a shared machine the
+ * second does not depend on the load), then its wall-clock and CPU seconds
+ * with the threads it takes by default (up to the online CPUs; BENCH_THREADS=n
+ * sets them) beside, the program checked to be the same,
  * the time of the verifier on the result (every check, barrier program and
  * Dilworth bound included), the edges the pass added, the barriers used and
  * the planned makespan before and after. With BENCH_STATS set in the
@@ -95,10 +97,12 @@ static int measure(const struct acs_problem *pb, int32_t b, int32_t p)
   struct acs_schedule s;
   struct acs_barrier_stats st;
   struct acs_diag d;
-  double t0, c0, pass, cpu, verify;
+  struct acs_schedule s2;
+  double t0, c0, pass, cpu, pass_n, cpu_n, verify;
+  const char *env = getenv("BENCH_THREADS");
   int64_t m0;
   int32_t e0;
-  int err;
+  int err, same;
 
   acs_diag_init(&d);
   if ((err = bench_run("list", pb, NULL, &s, &pass, &d)) < 0) {
@@ -109,11 +113,23 @@ static int measure(const struct acs_problem *pb, int32_t b, int32_t p)
   e0 = s.nedges;
   s.barriers = b;
   s.barrier_slots = p;
+  if (acs_schedule_copy(&s2, &s) < 0) {
+    acs_schedule_destroy(&s);
+    return 1;
+  }
   t0 = acs_now_seconds();
   c0 = bench_cpu_seconds();
-  err = acs__barrier_run(&s, &st, NULL, &d);
+  err = acs__barrier_run(&s, &st, 1, NULL, &d);
   pass = acs_now_seconds() - t0;
   cpu = bench_cpu_seconds() - c0;
+  t0 = acs_now_seconds();
+  c0 = bench_cpu_seconds();
+  if (err == ACS_OK)
+    err = acs__barrier_run(&s2, NULL, env ? (int)strtol(env, NULL, 10) : 0, NULL, &d);
+  pass_n = acs_now_seconds() - t0;
+  cpu_n = bench_cpu_seconds() - c0;
+  same = err == ACS_OK && program_hash(&s) == program_hash(&s2);
+  acs_schedule_destroy(&s2);
   if (err < 0) {
     fprintf(stderr, "bench-barrier: pass: %s %s\n", acs_strerror(err), d.msg);
     acs_schedule_destroy(&s);
@@ -123,11 +139,12 @@ static int measure(const struct acs_problem *pb, int32_t b, int32_t p)
   t0 = acs_now_seconds();
   err = acs_schedule_verify(&s, &d);
   verify = acs_now_seconds() - t0;
-  printf("%8d %4d %5d %9.3f %9.3f %9.3f %5s %9d %5d %12lld %12lld %6.3f %016llx\n", s.nops, b, p,
-         pass, cpu, verify, err == ACS_OK ? "ok" : "FAIL", s.nedges - e0, barriers_used(&s),
+  printf("%8d %4d %5d %9.3f %9.3f %9.3f %9.3f %9.3f %5s %9d %5d %12lld %12lld %6.3f %016llx\n",
+         s.nops, b, p, pass, cpu, pass_n, cpu_n, verify,
+         err == ACS_OK && same ? "ok" : "FAIL", s.nedges - e0, barriers_used(&s),
          (long long)m0, (long long)s.makespan, (double)s.makespan / (double)(m0 ? m0 : 1),
          (unsigned long long)program_hash(&s));
-  if (err != ACS_OK)
+  if (err != ACS_OK || !same)
     fprintf(stderr, "bench-barrier: verifier: %s\n", d.msg);
   if (getenv("BENCH_STATS")) {
     print_stats(&st);
@@ -148,9 +165,9 @@ int main(int argc, char **argv)
 
   printf("barrier pass (preparation, sweeps, re-timing) and verifier, random layered DAGs, "
          "list schedules on the default platform\n");
-  printf("%8s %4s %5s %9s %9s %9s %5s %9s %5s %12s %12s %6s %16s\n", "ops", "b", "slots",
-         "pass_s", "pass_cpu", "verify_s", "ok", "edges+", "used", "makespan0", "makespan", "ratio",
-         "program");
+  printf("%8s %4s %5s %9s %9s %9s %9s %9s %5s %9s %5s %12s %12s %6s %16s\n", "ops", "b",
+         "slots", "pass_s", "pass_cpu", "passN_s", "passN_cpu", "verify_s", "ok", "edges+", "used",
+         "makespan0", "makespan", "ratio", "program");
   for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]) && sizes[k] <= max; k++) {
     struct acs_graph g;
     struct acs_platform plat;

@@ -133,7 +133,7 @@ static void run_variant(const char *name, struct acs_problem *pb, int sim, doubl
                         int64_t *planned, double *simulated, char *mode, size_t msz)
 {
   const struct acs_sched_ops *ops = acs_sched_find(name);
-  struct acs_sched_ctx ctx = { 1, 0, NULL, NULL };
+  struct acs_sched_ctx ctx = { 1, 0, NULL, NULL, 0 };
   struct acs_schedule s;
   struct acs_diag d;
   char opts[4096];

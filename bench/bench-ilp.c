@@ -92,7 +92,7 @@ static int run(const char *name, const struct acs_problem *pb, const char *const
                double limit, struct acs_schedule *out, double *secs, struct acs_diag *d)
 {
   const struct acs_sched_ops *ops = acs_sched_find(name);
-  struct acs_sched_ctx ctx = { 1, limit, NULL, NULL };
+  struct acs_sched_ctx ctx = { 1, limit, NULL, NULL, 0 };
   void *opts = calloc(1, ops->opts_size + 1);
   double t0;
   int err = opts ? acs_sched_opts_defaults(ops, opts) : ACS_ENOMEM;

@@ -88,7 +88,7 @@ int bench_run(const char *name, const struct acs_problem *pb,
               double *seconds, struct acs_diag *d)
 {
   const struct acs_sched_ops *ops = acs_sched_find(name);
-  struct acs_sched_ctx ctx = { 1, 0, NULL, NULL };
+  struct acs_sched_ctx ctx = { 1, 0, NULL, NULL, 0 };
   void *opts;
   double t0;
   int err;

@@ -237,7 +237,8 @@ static int on_run(void *arg, size_t k, const struct acs_schedule *s, struct acs_
 static int run_pair(struct run_state *st, const struct acs_platform *p, int32_t pid,
                     const struct acs_workload *w)
 {
-  struct acs_sched_ctx ctx = {st->args.c.seed, st->args.c.time_limit, &acs_cli_interrupted, NULL};
+  struct acs_sched_ctx ctx = {st->args.c.seed, st->args.c.time_limit, &acs_cli_interrupted, NULL,
+                             0};
   struct pair_out out = {st, p, w};
   struct acs_workload_row wrow;
   struct acs_problem pb;

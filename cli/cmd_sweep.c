@@ -559,7 +559,8 @@ static int run_task(void *ctx, const struct acs_sweep_task *t, struct acs_run_ro
 {
   struct sweep *sw = ctx;
   struct prepared *pr = &sw->pr;
-  struct acs_sched_ctx sctx = {sw->a.c.seed, sw->a.c.time_limit, &acs_cli_interrupted, NULL};
+  struct acs_sched_ctx sctx = {sw->a.c.seed, sw->a.c.time_limit, &acs_cli_interrupted, NULL,
+                              0};
   int err;
 
   *keep = 0;
@@ -568,6 +569,7 @@ static int run_task(void *ctx, const struct acs_sweep_task *t, struct acs_run_ro
   if (!sw->cache)
     sw->cache = acs_sched_cache_new();
   sctx.cache = sw->cache;
+  sctx.threads = sw->a.jobs > 1 ? 1 : 0; /* the other workers use the CPUs */
   prepare(sw, t, pr);
   if (pr->err < 0) {
     acs_schedule_init(s);

@@ -690,7 +690,7 @@ static int on_run(void *arg, size_t k, const struct acs_schedule *s, struct acs_
 /* Every selected scheduler on one instance. */
 static int run_instance(struct val_state *st, const struct instance *in)
 {
-  struct acs_sched_ctx ctx = { st->args.c.seed, st->args.c.time_limit, &acs_cli_interrupted, NULL };
+  struct acs_sched_ctx ctx = { st->args.c.seed, st->args.c.time_limit, &acs_cli_interrupted, NULL, 0 };
   struct acs_workload *w;
   struct acs_platform p;
   struct acs_problem pb;

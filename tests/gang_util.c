@@ -58,7 +58,7 @@ int sched(const char *name, struct run *r, const char *const *opts,
                  const volatile sig_atomic_t *intr, struct acs_schedule *s, struct acs_diag *d)
 {
   const struct acs_sched_ops *ops = acs_sched_find(name);
-  struct acs_sched_ctx ctx = { 1, 0, intr, NULL };
+  struct acs_sched_ctx ctx = { 1, 0, intr, NULL, 0 };
   void *o;
   int err;
 

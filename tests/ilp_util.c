@@ -27,7 +27,7 @@
 int run_sched(const char *name, const struct acs_problem *pb, const char *const *sets,
                      double limit, uint64_t seed, struct acs_schedule *out, struct acs_diag *d)
 {
-  struct acs_sched_ctx ctx = { seed, limit, 0, NULL };
+  struct acs_sched_ctx ctx = { seed, limit, 0, NULL, 0 };
 
   return tu_run_ctx(name, pb, sets, &ctx, out, d);
 }

@@ -268,7 +268,7 @@ static double cpu_seconds(void)
 static void run_variant(int v, struct acs_problem *pb, struct sdfgen_outcome *o)
 {
   const struct acs_sched_ops *ops = acs_sched_find(sdfgen_variants[v]);
-  struct acs_sched_ctx ctx = { 1, 0, NULL, NULL };
+  struct acs_sched_ctx ctx = { 1, 0, NULL, NULL, 0 };
   struct acs_schedule s;
   struct acs_diag d;
   char opts[4096];

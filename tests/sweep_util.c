@@ -24,7 +24,7 @@
 void schedule_of(struct acs_graph *g, struct acs_problem *pb, struct acs_schedule *s)
 {
   const struct acs_sched_ops *ops = acs_sched_find("list");
-  struct acs_sched_ctx ctx = {1, 0, NULL, NULL};
+  struct acs_sched_ctx ctx = {1, 0, NULL, NULL, 0};
   void *opts;
   struct acs_diag d;
 

@@ -38,7 +38,7 @@ static int run_affine(struct run *R, const char *spec, const char *const *sets,
 {
   const struct acs_sched_ops *ops = acs_sched_find("affine");
   struct acs_platform p;
-  struct acs_sched_ctx ctx = {1, 0, NULL, NULL};
+  struct acs_sched_ctx ctx = {1, 0, NULL, NULL, 0};
   char opts[64];
   int err;
 
@@ -255,7 +255,7 @@ Test(lower, verifier_checks_pe_transfers)
 Test(lower, list_on_the_instance_dag)
 {
   const struct acs_sched_ops *list = acs_sched_find("list");
-  struct acs_sched_ctx ctx = {1, 0, NULL, NULL};
+  struct acs_sched_ctx ctx = {1, 0, NULL, NULL, 0};
   const char *sets[] = {"pe_count=64", NULL};
   struct acs_schedule ls;
   struct acs_diag d;

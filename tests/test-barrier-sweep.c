@@ -191,7 +191,7 @@ Test(barrier, a_plan_the_barriers_keep_takes_one_sweep)
       m0 = c.s.makespan;
       c.s.barriers = b ? 1 : c.s.nops;
       acs_diag_init(&d);
-      cr_assert_eq(acs__barrier_run(&c.s, &st, NULL, &d), ACS_OK, "%s", d.msg);
+      cr_assert_eq(acs__barrier_run(&c.s, &st, 0, NULL, &d), ACS_OK, "%s", d.msg);
       tu_assert_verified(&c.s);
       if (!b)
         cr_assert(st.sweeps == 1 && c.s.makespan == m0, "seed %llu: %d sweeps, %lld -> %lld",
@@ -329,7 +329,7 @@ Test(barrier, keep_class_runs_a_class_side_by_side)
 static void stepped_streams(struct acs_graph *g, uint64_t seed, int streams, int steps, int tiles)
 {
   struct acs_rng r;
-  char name[32];
+  char name[48];
 
   acs_rng_seed(&r, seed);
   tu_graph_npu(g, "steps");
@@ -401,7 +401,7 @@ Test(barrier, keeping_classes_pays_on_stepped_streams)
     cr_assert_leq(kept, plain + plain / 10, "seed %llu: %lld keeping classes, %lld splitting",
                   (unsigned long long)seed, (long long)kept, (long long)plain);
     acs_diag_init(&d);
-    cr_assert_eq(acs__barrier_run(&s, &st, NULL, &d), ACS_OK, "%s", d.msg);
+    cr_assert_eq(acs__barrier_run(&s, &st, 0, NULL, &d), ACS_OK, "%s", d.msg);
     tu_assert_verified(&s);
     cr_assert(s.makespan <= plain && s.makespan <= kept, "seed %llu: %lld after the pass",
               (unsigned long long)seed, (long long)s.makespan);
@@ -445,7 +445,8 @@ static int every_variant(const struct acs_schedule *s, const struct acs__bprep *
  * cannot keep the plan, it runs every variant its size allows (max_ops),
  * no more. Random DAGs of 60 to 2,600 ops
  * and stepped streams at 2 to 8 barriers: all fourteen variants and the
- * eight up to 5,000 ops, plans kept and not, and ties between variants.
+ * eight up to 5,000 ops, plans kept and not, and ties between variants;
+ * the pass on one to four threads.
  */
 Test(barrier, the_pass_keeps_the_sweep_that_beats_all_run_to_the_end)
 {
@@ -480,7 +481,8 @@ Test(barrier, the_pass_keeps_the_sweep_that_beats_all_run_to_the_end)
     kinds += !seen[win];
     seen[win] = 1;
     acs_diag_init(&d);
-    cr_assert_eq(acs__barrier_run(&c.s, &st, NULL, &d), ACS_OK, "%s", d.msg);
+    cr_assert_eq(acs__barrier_run(&c.s, &st, 1 + (int)(seed % 4), NULL, &d), ACS_OK, "%s",
+                 d.msg);
     tu_assert_verified(&c.s);
     cr_assert_eq(c.s.makespan, m[win], "seed %llu: %lld kept, variant %d alone %lld",
                  (unsigned long long)seed, (long long)c.s.makespan, win, (long long)m[win]);
@@ -498,4 +500,72 @@ Test(barrier, the_pass_keeps_the_sweep_that_beats_all_run_to_the_end)
   }
   cr_assert_geq(kinds, 3, "only %d variants won", kinds);
   cr_assert_geq(ties, 1, "no ties between variants: the rule for them went untested");
+}
+
+/* The program and what the pass reports of it, a against b. */
+static void assert_same_program(const struct acs_schedule *a, const struct acs_schedule *b,
+                                const struct acs_barrier_stats *sa,
+                                const struct acs_barrier_stats *sb, const char *what)
+{
+  cr_assert(a->makespan == b->makespan && a->nops == b->nops && a->nedges == b->nedges &&
+                a->nwaits == b->nwaits,
+            "%s: makespan %lld/%lld, edges %d/%d, waits %d/%d", what, (long long)a->makespan,
+            (long long)b->makespan, a->nedges, b->nedges, a->nwaits, b->nwaits);
+  for (int32_t i = 0; i < a->nops; i++)
+    cr_assert(a->ops[i].start == b->ops[i].start &&
+                  a->ops[i].update_barrier == b->ops[i].update_barrier &&
+                  a->ops[i].unit == b->ops[i].unit,
+              "%s: op %d", what, i);
+  for (int32_t k = 0; k < a->nwaits; k++)
+    cr_assert(a->waits[k].op == b->waits[k].op && a->waits[k].barrier == b->waits[k].barrier,
+              "%s: wait %d", what, k);
+  for (int32_t e = 0; e < a->nedges; e++)
+    cr_assert(a->edges[e].src == b->edges[e].src && a->edges[e].dst == b->edges[e].dst &&
+                  a->edges[e].kind == b->edges[e].kind,
+              "%s: edge %d", what, e);
+  cr_assert(sa->policy == sb->policy && sa->released == sb->released &&
+                sa->sweeps == sb->sweeps && sa->attempts == sb->attempts &&
+                sa->uses == sb->uses && sa->steals == sb->steals,
+            "%s: policy %d/%d, release %d/%d, sweeps %d/%d, attempts %lld/%lld", what,
+            sa->policy, sb->policy, sa->released, sb->released, sa->sweeps, sb->sweeps,
+            (long long)sa->attempts, (long long)sb->attempts);
+}
+
+/*
+ * The program does not depend on how many threads the pass runs its
+ * sweeps on, nor on which sweep ends first: random DAGs of 1,400 to 3,400
+ * ops at 2 to 32 barriers, on one thread against two, three and four, each
+ * run twice (the sweeps race differently from run to run).
+ */
+Test(barrier, the_pass_keeps_the_same_program_on_any_number_of_threads)
+{
+  static const int32_t barriers[] = {2, 4, 8, 16, 32};
+  int several = 0;
+
+  for (uint64_t seed = 1; seed <= 6; seed++) {
+    struct tu_case c;
+    struct acs_schedule one;
+    struct acs_barrier_stats st1, st;
+    struct acs_diag d;
+    char what[64];
+
+    tu_case_random(&c, seed, 1000 + 400 * (int32_t)seed);
+    c.s.barriers = barriers[seed % 5];
+    cr_assert_eq(acs_schedule_copy(&one, &c.s), ACS_OK);
+    acs_diag_init(&d);
+    cr_assert_eq(acs__barrier_run(&one, &st1, 1, NULL, &d), ACS_OK, "%s", d.msg);
+    several += st1.sweeps > 1;
+    for (int threads = 2; threads <= 4; threads++)
+      for (int rep = 0; rep < 2; rep++) {
+        struct acs_schedule s;
+        cr_assert_eq(acs_schedule_copy(&s, &c.s), ACS_OK);
+        cr_assert_eq(acs__barrier_run(&s, &st, threads, NULL, &d), ACS_OK, "%s", d.msg);
+        snprintf(what, sizeof(what), "seed %llu, %d threads", (unsigned long long)seed, threads);
+        assert_same_program(&one, &s, &st1, &st, what);
+        acs_schedule_destroy(&s);
+      }
+    acs_schedule_destroy(&one);
+    tu_case_free(&c);
+  }
+  cr_assert_geq(several, 4, "only %d cases ran more than one sweep", several);
 }

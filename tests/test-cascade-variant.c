@@ -42,7 +42,7 @@ static int net_schedule_in(struct net_run *n, const char *rel, const char *const
   const struct acs_sched_ops *ops = acs_sched_find("cascade");
   struct acs_platform p;
   struct acs_cas_opts o;
-  struct acs_sched_ctx ctx = {1, 0, NULL, cache};
+  struct acs_sched_ctx ctx = {1, 0, NULL, cache, 0};
 
   cr_assert_not_null(ops);
   acs_diag_init(d);

@@ -354,7 +354,7 @@ static size_t write_study(const char *path, int with_schedule)
   cr_assert_eq(acs_schedule_init_problem(&s, &pb), ACS_OK);
   {
     const struct acs_sched_ops *ops = acs_sched_find("list");
-    struct acs_sched_ctx ctx = {1, 0, NULL, NULL};
+    struct acs_sched_ctx ctx = {1, 0, NULL, NULL, 0};
     void *opts = calloc(1, ops->opts_size + 1);
     acs_sched_opts_defaults(ops, opts);
     acs_diag_init(&d);

@@ -232,7 +232,7 @@ Test(gang, ilp_without_a_solution_in_time_keeps_the_heuristic, .timeout = 120)
    * (A limit of 0.5 s, as before, left it to the machine's speed whether
    * GLPK found one on these fourteen actors.) */
   const struct acs_sched_ops *ops = acs_sched_find("gang");
-  struct acs_sched_ctx ctx = { 1, 1e-4, NULL, NULL };
+  struct acs_sched_ctx ctx = { 1, 1e-4, NULL, NULL, 0 };
   struct run r;
   struct acs_schedule s, h;
   struct acs_diag d;

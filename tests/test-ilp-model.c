@@ -345,7 +345,7 @@ Test(interrupt, searching_variants_stop_with_einterrupted)
   /* `go` has a limit of 1 s, but each variant returns a verified schedule
    * whether or not its search ends in time (checked with a limit of 1 us),
    * so what is asserted does not depend on the machine. */
-  struct acs_sched_ctx stop = { 1, 30, &flag, NULL }, go = { 1, 1, &calm, NULL };
+  struct acs_sched_ctx stop = { 1, 30, &flag, NULL, 0 }, go = { 1, 1, &calm, NULL, 0 };
   struct acs_graph g;
   struct acs_problem pb;
   struct acs_schedule s;
@@ -374,7 +374,7 @@ Test(interrupt, barrier_pass_stops_and_leaves_the_schedule)
 {
   static const char *const sets[] = { "barriers=2", NULL };
   volatile sig_atomic_t flag = 1;
-  struct acs_sched_ctx stop = { 1, 0, &flag, NULL };
+  struct acs_sched_ctx stop = { 1, 0, &flag, NULL, 0 };
   struct acs_graph g;
   struct acs_problem pb;
   struct acs_schedule s;
@@ -408,7 +408,7 @@ Test(interrupt, glpk_in_a_child_proves_the_same_optimum)
 {
   volatile sig_atomic_t calm = 0;
   /* Proven in milliseconds: the 30 s limit is a watchdog. */
-  struct acs_sched_ctx ctx = { 1, 30, &calm, NULL };
+  struct acs_sched_ctx ctx = { 1, 30, &calm, NULL, 0 };
   struct acs_graph g;
   struct acs_problem pb;
   struct acs_schedule s;

@@ -36,7 +36,7 @@ static struct acs_sched_sel sel_of(const char *name)
 static void keep(const struct acs_problem *pb, const char *name)
 {
   struct acs_sched_sel sel = sel_of(name);
-  struct acs_sched_ctx ctx = {1, 0, 0, NULL};
+  struct acs_sched_ctx ctx = {1, 0, 0, NULL, 0};
   struct acs_run_row row;
   struct acs_schedule s;
 
@@ -52,7 +52,7 @@ static void keep(const struct acs_problem *pb, const char *name)
 static int has(const struct acs_problem *pb, const char *name)
 {
   struct acs_sched_sel sel = sel_of(name);
-  struct acs_sched_ctx ctx = {1, 0, 0, NULL};
+  struct acs_sched_ctx ctx = {1, 0, 0, NULL, 0};
   struct acs_run_row row;
   struct acs_schedule s;
   int r;
@@ -67,7 +67,7 @@ static int has(const struct acs_problem *pb, const char *name)
 static const struct acs_barrier_prep *prep(const struct acs_problem *pb, const char *name)
 {
   struct acs_sched_sel sel = sel_of(name);
-  struct acs_sched_ctx ctx = {1, 0, 0, NULL};
+  struct acs_sched_ctx ctx = {1, 0, 0, NULL, 0};
   const struct acs_barrier_prep *bp = acs_job_memo_barrier_prep(pb, &sel, &ctx);
 
   free(sel.opts);

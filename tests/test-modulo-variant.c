@@ -31,7 +31,7 @@ static void run_variant(const char *rel, const char *const *sets, const char *co
                         struct acs_graph *g, struct acs_problem *pb, int want)
 {
   const struct acs_sched_ops *ops = acs_sched_find("modulo");
-  struct acs_sched_ctx ctx = {1, 0, NULL, NULL};
+  struct acs_sched_ctx ctx = {1, 0, NULL, NULL, 0};
   struct acs_workload *w = loop_load_ok(rel);
   struct acs_platform p;
   struct acs_diag d;
@@ -130,7 +130,7 @@ Test(variant, list_runs_on_the_same_unrolled_iterations)
 {
   static const char *const sets[] = {"loop_iterations=4", NULL};
   const struct acs_sched_ops *list = acs_sched_find("list");
-  struct acs_sched_ctx ctx = {1, 0, NULL, NULL};
+  struct acs_sched_ctx ctx = {1, 0, NULL, NULL, 0};
   struct acs_workload *w;
   struct acs_graph g;
   struct acs_problem pb;

@@ -24,7 +24,7 @@ static int run_sched(const char *name, const struct acs_problem *pb,
                      const char *const *sets, struct acs_schedule *out,
                      struct acs_diag *d)
 {
-  struct acs_sched_ctx ctx = { 1, 0, NULL, NULL };
+  struct acs_sched_ctx ctx = { 1, 0, NULL, NULL, 0 };
 
   return tu_run_ctx(name, pb, sets, &ctx, out, d);
 }

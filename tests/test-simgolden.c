@@ -166,7 +166,7 @@ static void golden_line(const struct acs_platform *p, const char *vname, const c
                         const char *sched, char *line, size_t size)
 {
   const struct acs_sched_ops *ops = acs_sched_find(sched);
-  struct acs_sched_ctx ctx = {1, 0, 0, NULL};
+  struct acs_sched_ctx ctx = {1, 0, 0, NULL, 0};
   struct acs_workload *w;
   struct acs_graph g;
   struct acs_problem pb;

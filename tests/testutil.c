@@ -310,7 +310,7 @@ void tu_small_graph(struct acs_graph *g, int32_t n, const int64_t *dur,
 void tu_schedule_verified(const char *name, const struct acs_problem *pb,
                           struct acs_schedule *s)
 {
-  struct acs_sched_ctx ctx = {1, 0, NULL, NULL};
+  struct acs_sched_ctx ctx = {1, 0, NULL, NULL, 0};
   struct acs_diag d;
   int err = tu_run_ctx(name, pb, NULL, &ctx, s, &d);
 

@@ -63,6 +63,11 @@ struct acs_sched_ctx {
    * (cache.h), or NULL. A scheduler gives the same schedule with or
    * without it; only its time changes. */
   struct acs_sched_cache *cache;
+  /* The most threads a scheduler may run at once: 0 for its own choice
+   * (at most the online CPUs), 1 for the caller's alone (a sweep with
+   * several worker processes already keeps the CPUs busy). The result
+   * does not depend on it; only the time does. */
+  int threads;
 };
 
 /* Seed documents that more than one variant comes from. */

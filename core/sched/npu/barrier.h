@@ -77,9 +77,10 @@ struct acs_barrier_stats {
  */
 int acs_barrier_pass(const struct acs_problem *pb, struct acs_schedule *s,
                      const struct acs_sched_ctx *ctx, struct acs_diag *d);
-/* The same, reporting what the kept program needed in st (may be NULL);
- * interrupted may be NULL. */
-int acs__barrier_run(struct acs_schedule *s, struct acs_barrier_stats *st,
+/* The same, reporting what the kept program needed in st (may be NULL),
+ * on at most `threads` threads (acs_sched_ctx.threads); interrupted may be
+ * NULL. */
+int acs__barrier_run(struct acs_schedule *s, struct acs_barrier_stats *st, int threads,
                      const volatile sig_atomic_t *interrupted, struct acs_diag *d);
 
 /*

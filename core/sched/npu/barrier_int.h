@@ -11,6 +11,8 @@
 #ifndef ACS_SCHED_BARRIER_INT_H
 #define ACS_SCHED_BARRIER_INT_H
 
+#include <stdatomic.h>
+
 #include "core/model/reach.h"
 #include "core/sched/npu/barrier.h"
 
@@ -60,9 +62,10 @@ struct acs__sgs_hooks {
    * first decision time at which its makespan cannot come out below
    * cutoff: an op that has not started starts at the decision time or
    * later and still has its tail (p->tail) to run, over edges the
-   * allocator only adds to. */
+   * allocator only adds to. Atomic: the pass lowers it from another
+   * thread when a sweep running there ends with a shorter plan. */
   const struct acs__bprep *p;
-  int64_t cutoff;
+  _Atomic int64_t cutoff;
   /* Each op's rank in (planned start, id) order (acs__plan_ranks), or
    * NULL: the sweep ranks them itself. */
   const int32_t *plan_rank;

@@ -26,8 +26,11 @@
  */
 #include "config.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/model/bprog.h"
 #include "core/sched/npu/barrier_int.h"
@@ -154,16 +157,13 @@ static int sweep_new(struct sweep **out, const struct acs_schedule *s,
   return acs__sgs_new(&w->g, s, variants[k].release, &w->hk, w->start);
 }
 
-/* Runs w on, to its end or ACS__SGS_CUT when it cannot end before
- * `cutoff` (it may then go on with a later one). A sweep that is to go on
- * after a cut needs a cutoff from its start: the bound is kept as it goes. */
-static int sweep_go(struct sweep *w, const struct acs_schedule *s, int64_t cutoff,
-                    struct acs_diag *d)
+/* Runs w on, to its end or ACS__SGS_CUT when it cannot end before its
+ * cutoff (w->hk.cutoff, which may be lowered while it runs; it may go on
+ * after a cut with a later one). */
+static int sweep_go(struct sweep *w, const struct acs_schedule *s, struct acs_diag *d)
 {
   int err;
 
-  w->hk.cutoff = cutoff;
-  w->hk.p = cutoff < INT64_MAX || w->hk.p ? w->p : NULL;
   if ((err = acs__sgs_go(w->g, d)) != ACS_OK)
     return err;
   acs__sgs_free(w->g);
@@ -276,12 +276,155 @@ static int64_t cutoff_for(const struct acs_schedule *s, const struct sweep *best
   return k == 0 && s->makespan + 1 > c ? s->makespan + 1 : c;
 }
 
+/* Most workers the sweeps after the first run on (race_workers). */
+#define WORKERS_MAX 4
+/* Below this many ops all the sweeps together take about as long as
+ * starting a thread. */
+#define THREAD_MIN_OPS 1000
+
+/*
+ * The sweeps after the first was cut, on one to WORKERS_MAX workers (the
+ * caller's thread and helpers), each taking the next variant in run_order.
+ * A sweep that ends with the best plan so far lowers the cutoff of those
+ * still running (atomically: they read it at every decision time). The
+ * sweep kept does not depend on which ends first (beats and cutoff_for: a
+ * cut stops only a sweep that cannot be kept), so the program is the same
+ * with any number of workers and any timing; only which losing sweeps are
+ * cut, and where, varies. On one worker the sweeps run one after another
+ * in run_order, each cut against the best before it. An error stops the
+ * sweeps after it in run_order; the pass fails with the error of the
+ * earliest that failed. Memory: one sweep per worker besides the best and
+ * the first.
+ */
+struct race {
+  pthread_mutex_t mu;
+  const struct acs_schedule *s;
+  const struct acs__bprep *p;
+  const volatile sig_atomic_t *interrupted;
+  int order[NVARIANTS], n;  /* the variants to run, by run_order */
+  int next, end;            /* the next position to start; none from end on */
+  struct sweep *first;      /* the first variant, cut, until a worker resumes it */
+  struct sweep *best;
+  struct sweep *running[WORKERS_MAX];
+  int pos[WORKERS_MAX];     /* running[i]'s position */
+  int err;                  /* of the earliest position that failed */
+  struct acs_diag d, *caller_d;  /* its message; the caller's diagnostics */
+};
+
+/* The cutoff for the sweep at position i, of variant k: below the best so
+ * far, or at once (INT64_MIN) when it is no longer to run. Under r->mu. */
+static int64_t race_cutoff(const struct race *r, int i, int k)
+{
+  return i >= r->end ? INT64_MIN : cutoff_for(r->s, r->best, k);
+}
+
+/* The sweep at position i ended (err) or was cut: kept, or freed, and the
+ * cutoffs of those still running brought up to date. Under r->mu. */
+static void race_done(struct race *r, int i, struct sweep *w, int err, const struct acs_diag *d)
+{
+  if (err < 0 && i < r->end) {
+    r->end = i;
+    r->err = err;
+    if (d)
+      r->d = *d;
+  } else if (err == ACS_OK && i < r->end && beats(r->s, w, r->best)) {
+    sweep_free(r->best);
+    r->best = w;
+    w = NULL;
+  }
+  sweep_free(w);
+  for (int j = 0; j < WORKERS_MAX; j++)
+    if (r->running[j])
+      r->running[j]->hk.cutoff = race_cutoff(r, r->pos[j], r->running[j]->k);
+}
+
+/* A worker: sweeps the next variant until none is left. */
+static void race_work(struct race *r, int me)
+{
+  pthread_mutex_lock(&r->mu);
+  while (r->next < r->end) {
+    int i = r->next++, k = r->order[i], err = ACS_OK;
+    struct sweep *w = k == 0 ? r->first : NULL;
+    struct acs_diag d, *dp = r->caller_d ? &d : NULL;
+
+    if (dp)
+      d = *r->caller_d;
+    if (k == 0)
+      r->first = NULL;
+    pthread_mutex_unlock(&r->mu);
+    if (!w)
+      err = sweep_new(&w, r->s, r->p, k, r->interrupted);
+    pthread_mutex_lock(&r->mu);
+    if (err == ACS_OK) {
+      r->running[me] = w;
+      r->pos[me] = i;
+      w->hk.p = w->p; /* the bound is kept from the start: it may be cut later */
+      w->hk.cutoff = race_cutoff(r, i, k);
+      pthread_mutex_unlock(&r->mu);
+      err = sweep_go(w, r->s, dp);
+      pthread_mutex_lock(&r->mu);
+      r->running[me] = NULL;
+    }
+    race_done(r, i, w, err, dp);
+  }
+  pthread_mutex_unlock(&r->mu);
+}
+
+struct helper {
+  struct race *r;
+  int me;
+  pthread_t tid;
+};
+
+static void *race_thread(void *arg)
+{
+  struct helper *h = arg;
+
+  race_work(h->r, h->me);
+  return NULL;
+}
+
+/* How many workers: `threads` (0: the online CPUs), at most WORKERS_MAX
+ * and one per variant to run; one on small schedules. */
+static int race_workers(const struct acs_schedule *s, int threads, int n)
+{
+  if (threads <= 0) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    threads = cpus > WORKERS_MAX ? WORKERS_MAX : cpus > 0 ? (int)cpus : 1;
+  }
+  threads = threads > WORKERS_MAX ? WORKERS_MAX : threads;
+  threads = threads > n ? n : threads;
+  return s->nops < THREAD_MIN_OPS ? 1 : threads;
+}
+
+/* Runs r on `workers` workers, the caller one of them. The helpers block
+ * every signal: the caller's thread takes them (its flag stops them all).
+ * A helper that cannot be started leaves its share to the others. */
+static void race_run(struct race *r, int workers)
+{
+  struct helper h[WORKERS_MAX];
+  sigset_t all, old;
+  int started = 1;
+
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  for (; started < workers; started++) {
+    h[started] = (struct helper){r, started, 0};
+    if (pthread_create(&h[started].tid, NULL, race_thread, &h[started]) != 0)
+      break;
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  race_work(r, 0);
+  for (int j = 1; j < started; j++)
+    pthread_join(h[j].tid, NULL);
+}
+
 /* The sweeps over p's schedule s, and the program kept written into s. */
 static int run_prepared(struct acs_schedule *s, const struct acs__bprep *p,
-                        struct acs_barrier_stats *st, const volatile sig_atomic_t *interrupted,
-                        struct acs_diag *d)
+                        struct acs_barrier_stats *st, int threads,
+                        const volatile sig_atomic_t *interrupted, struct acs_diag *d)
 {
-  struct sweep *best = NULL, *w = NULL, *first = NULL;
+  struct race r = {.s = s, .p = p, .interrupted = interrupted, .caller_d = d};
   int err, sweeps = 1;
 
   /*
@@ -289,58 +432,53 @@ static int run_prepared(struct acs_schedule *s, const struct acs__bprep *p,
    * do better by much, and it keeps the plan edge for edge. So it goes
    * first, stopped as soon as it cannot keep the plan: when the barriers
    * never hold the plan back (a sequential schedule, or barriers enough)
-   * that is the only sweep. Otherwise every variant runs, in run_order,
-   * the first going on from where it stopped (a cut changes nothing but
-   * where a sweep stops), and the sweep that beats the others is kept. Each
-   * stops as soon as it cannot beat the best so far (barrier_int.h), which
-   * changes nothing but the time.
+   * that is the only sweep. Otherwise every variant runs (race_work), the
+   * first going on from where it stopped (a cut changes nothing but where
+   * a sweep stops), and the sweep that beats the others is kept.
    */
-  if ((err = sweep_new(&first, s, p, 0, interrupted)) < 0 ||
-      (err = sweep_go(first, s, s->makespan + 1, d)) < 0)
+  if ((err = sweep_new(&r.first, s, p, 0, interrupted)) < 0)
+    goto out;
+  r.first->hk.p = p;
+  r.first->hk.cutoff = s->makespan + 1;
+  if ((err = sweep_go(r.first, s, d)) < 0)
     goto out;
   if (err != ACS__SGS_CUT) {
-    best = first;
-    first = NULL;
+    r.best = r.first;
+    r.first = NULL;
     goto out_apply;
   }
-  for (int i = 0; i < NVARIANTS; i++) {
-    int k = run_order[i];
-    if (s->nops > variants[k].max_ops)
-      continue;
-    if (k == 0) {
-      w = first;
-      first = NULL;
-    } else if ((err = sweep_new(&w, s, p, k, interrupted)) < 0) {
-      goto out;
-    }
-    if ((err = sweep_go(w, s, cutoff_for(s, best, k), d)) < 0)
-      goto out;
-    sweeps += k != 0; /* the first, resumed, was counted when it began */
-    if (err != ACS__SGS_CUT && beats(s, w, best)) {
-      sweep_free(best);
-      best = w;
-      w = NULL;
-      if (k == 0 && best->makespan <= s->makespan)
-        break; /* it wins whatever the others do */
-    }
-    sweep_free(w);
-    w = NULL;
+  for (int i = 0; i < NVARIANTS; i++)
+    if (s->nops <= variants[run_order[i]].max_ops)
+      r.order[r.n++] = run_order[i];
+  r.end = r.n;
+  if ((err = pthread_mutex_init(&r.mu, NULL)) != 0) {
+    err = ACS_ENOMEM;
+    goto out;
   }
-  if (!best) { /* the first in run_order always runs to its end */
+  race_run(&r, race_workers(s, threads, r.n));
+  pthread_mutex_destroy(&r.mu);
+  if (r.err < 0) {
+    err = r.err;
+    if (d)
+      *d = r.d;
+    goto out;
+  }
+  if (!r.best) { /* the sweep at the first position always runs to its end */
     err = ACS_EINVAL;
     goto out;
   }
+  for (int i = 0; i < r.n; i++)
+    sweeps += r.order[i] != 0; /* the first was counted when it began */
 out_apply:
-  best->st.sweeps = sweeps;
-  err = apply(s, best, p, st);
+  r.best->st.sweeps = sweeps;
+  err = apply(s, r.best, p, st);
 out:
-  sweep_free(w);
-  sweep_free(first);
-  sweep_free(best);
+  sweep_free(r.first);
+  sweep_free(r.best);
   return err;
 }
 
-int acs__barrier_run(struct acs_schedule *s, struct acs_barrier_stats *st,
+int acs__barrier_run(struct acs_schedule *s, struct acs_barrier_stats *st, int threads,
                      const volatile sig_atomic_t *interrupted, struct acs_diag *d)
 {
   struct acs__bprep p;
@@ -352,7 +490,7 @@ int acs__barrier_run(struct acs_schedule *s, struct acs_barrier_stats *st,
     return err == ACS_ECYCLE
                ? acs_diag_set(d, ACS_EINVAL, NULL, 0, 0, "barrier pass: the edges have a cycle")
                : err;
-  err = run_prepared(s, &p, st, interrupted, d);
+  err = run_prepared(s, &p, st, threads, interrupted, d);
   acs__bprep_destroy(&p);
   return err;
 }
@@ -362,17 +500,17 @@ int acs_barrier_pass_prepared(const struct acs_problem *pb, struct acs_schedule 
                               const struct acs_sched_ctx *ctx, struct acs_diag *d)
 {
   const volatile sig_atomic_t *interrupted = ctx ? ctx->interrupted : NULL;
-  int err;
+  int threads = ctx ? ctx->threads : 0, err;
 
   (void)pb; /* the limits were copied into s from pb's platform */
   if (!bp)
-    return acs__barrier_run(s, NULL, interrupted, d);
+    return acs__barrier_run(s, NULL, threads, interrupted, d);
   if ((err = check_limits(s, d)) < 0)
     return err;
   if (bp->p.n != s->nops || bp->digest != schedule_digest(s))
     return acs_diag_set(d, ACS_EINVAL, NULL, 0, 0,
                         "barrier pass: the preparation was made from another schedule");
-  return run_prepared(s, &bp->p, NULL, interrupted, d);
+  return run_prepared(s, &bp->p, NULL, threads, interrupted, d);
 }
 
 int acs_barrier_pass(const struct acs_problem *pb, struct acs_schedule *s,

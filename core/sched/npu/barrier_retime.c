@@ -477,16 +477,17 @@ static int advance(struct acs__sgs *g, int64_t t)
 static int may_end_before(struct acs__sgs *g, int64_t t)
 {
   const struct acs__bprep *p = g->hk->p;
+  int64_t cutoff = atomic_load_explicit(&g->hk->cutoff, memory_order_relaxed);
 
   while (g->cut_next < p->n && g->start[p->by_tail[g->cut_next]] >= 0)
     g->cut_next++;
-  if (g->max_tail >= g->hk->cutoff)
+  if (g->max_tail >= cutoff)
     return 0;
   for (int r = 0; r < g->s->nres; r++)
     if (g->s->res_cap[r] > 0 &&
-        t + (g->work[r] + g->s->res_cap[r] - 1) / g->s->res_cap[r] >= g->hk->cutoff)
+        t + (g->work[r] + g->s->res_cap[r] - 1) / g->s->res_cap[r] >= cutoff)
       return 0;
-  return g->cut_next == p->n || t + p->tail[p->by_tail[g->cut_next]] < g->hk->cutoff;
+  return g->cut_next == p->n || t + p->tail[p->by_tail[g->cut_next]] < cutoff;
 }
 
 /* The sweep from where it is (g->placed ops started, at decision time
