@@ -73,7 +73,10 @@ struct acs_barrier_stats {
  * again), not polled (barrier_retime.c).
  *
  * ctx (may be NULL) gives the interrupt flag, polled at every decision
- * time: the pass then returns ACS_EINTERRUPTED with s as it was.
+ * time: the pass then returns ACS_EINTERRUPTED with s as it was; and the
+ * most threads the sweeps after the first run on (ctx->threads; 0 or no
+ * ctx: the online CPUs, at most four). The program does not depend on
+ * them; memory grows by one sweep's per thread.
  */
 int acs_barrier_pass(const struct acs_problem *pb, struct acs_schedule *s,
                      const struct acs_sched_ctx *ctx, struct acs_diag *d);

@@ -11,18 +11,20 @@
  * other pricing) are tried and the shortest plan is kept (ties: the
  * first in the table, whatever order they run in), the first going on
  * from where it stopped: at most fourteen, four on schedules above 5,000
- * ops, three above 20,000. A sweep stops as soon as its plan
- * cannot come out shorter than the best so far (barrier_int.h), which
- * changes nothing but the time. Either way the program is built for the
- * times it will run at. The preparation reads no barrier limit, so a
- * caller that runs the pass on one schedule under several limits makes it
- * once (acs_barrier_prep_new) and hands it to each run.
+ * ops, three above 20,000, on up to four threads (struct race). A sweep
+ * stops as soon as its plan cannot come out shorter than the best so far
+ * (barrier_int.h), which changes nothing but the time. Either way the
+ * program is built for the times it will run at. The preparation reads no
+ * barrier limit, so a caller that runs the pass on one schedule under
+ * several limits makes it once (acs_barrier_prep_new) and hands it to
+ * each run.
  *
  * Cost: the preparation (barrier_prep.c: O((V + E) log V) plus the
  * transitive reduction, reach.h), then per sweep O((V + E + A) log V) for
  * the A edges added plus the allocator's work per request, which is
  * bounded by constants (barrier.c) and not by the barrier count; memory
- * O(V + E + A + min(b, V)).
+ * O(V + E + A + min(b, V)) per sweep running at once (one per thread,
+ * the best and the first).
  */
 #include "config.h"
 
