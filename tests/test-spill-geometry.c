@@ -18,6 +18,7 @@
 #include "core/sched/ctrledge.h"
 #include "core/sched/interval.h"
 #include "core/sched/npu/spill.h"
+#include "core/sched/npu/spill_int.h"
 #include "tests/testutil.h"
 
 #include "tests/spill_util.h"
@@ -363,4 +364,110 @@ Test(ctrledge, reduce_drops_implied_control_edges_only)
                   s.edges[k].kind == in[want[k]].kind,
               "edge %d is %d->%d", k, s.edges[k].src, s.edges[k].dst);
   acs_schedule_destroy(&s);
+}
+
+/* ---- the eviction window ---------------------------------------------- */
+
+/* Is window a better to evict than b, by (dirty, key, bytes, at)? */
+static int pick_before(const struct acs__wpick *a, const struct acs__wpick *b)
+{
+  if (a->dirty != b->dirty)
+    return a->dirty < b->dirty;
+  if (a->key != b->key)
+    return a->key < b->key;
+  return a->bytes != b->bytes ? a->bytes < b->bytes : a->at < b->at;
+}
+
+/* The window by enumeration: every start, every range tested for overlap. */
+static int pick_by_enumeration(const struct acs__wrange *r, size_t n, int64_t len, int64_t cap,
+                               struct acs__wpick *best)
+{
+  int found = 0;
+
+  for (size_t i = 0; i <= 2 * n; i++) {
+    int64_t at = i == 2 * n ? 0 : i % 2 ? r[i / 2].hi : r[i / 2].lo;
+    struct acs__wpick w = {at, INT64_MIN, 0, 0, n, 0};
+    int ok = at + len <= cap;
+    for (size_t k = 0; k < n && ok; k++) {
+      if (r[k].hi <= at || r[k].lo >= at + len)
+        continue;
+      ok = r[k].ok;
+      w.k0 = k < w.k0 ? k : w.k0;
+      w.k1 = k + 1;
+      w.bytes += r[k].bytes;
+      w.dirty |= r[k].dirty;
+      w.key = r[k].key > w.key ? r[k].key : w.key;
+    }
+    if (ok && w.k1 > 0 && (!found || pick_before(&w, best))) {
+      *best = w;
+      found = 1;
+    }
+  }
+  return found;
+}
+
+/*
+ * By hand, a CMX of 100 bytes: A [0, 20) key 5, B [20, 50) key 1, C
+ * [60, 80) that may not go, D [80, 100) key 0 and dirty. 30 bytes: the
+ * window at 0 holds A and B (key 5), at 20 B alone (key 1), at 50 and 60
+ * C, at 80 it passes the end: B's, at 20. 10 bytes: A alone at 0 (key 5),
+ * B alone at 20 (key 1), nothing at 50 (no window), C at 60, D at 80 (key
+ * 0, but dirty): B's again; with B dirty too, the only clean one, A's at 0.
+ */
+Test(spill, eviction_window_by_hand)
+{
+  struct acs__wrange r[] = {{0, 20, 5, 20, 1, 0}, {20, 50, 1, 30, 1, 0}, {60, 80, 2, 20, 0, 0},
+                            {80, 100, 0, 20, 1, 1}};
+  struct acs__wpick w;
+
+  cr_assert_eq(acs__spill_window_pick(r, 4, 30, 100, &w), 1);
+  cr_assert(w.at == 20 && w.key == 1 && w.bytes == 30 && !w.dirty && w.k0 == 1 && w.k1 == 2,
+            "at %lld key %lld", (long long)w.at, (long long)w.key);
+  cr_assert_eq(acs__spill_window_pick(r, 4, 10, 100, &w), 1);
+  cr_assert(w.at == 20 && w.k0 == 1 && w.k1 == 2);
+  r[1].dirty = 1;
+  cr_assert_eq(acs__spill_window_pick(r, 4, 10, 100, &w), 1);
+  cr_assert(w.at == 0 && w.key == 5 && !w.dirty && w.k0 == 0 && w.k1 == 1);
+  cr_assert_eq(acs__spill_window_pick(r, 4, 101, 100, &w), 0, "longer than the CMX");
+  r[0].ok = r[1].ok = r[3].ok = 0;
+  cr_assert_eq(acs__spill_window_pick(r, 4, 10, 100, &w), 0, "nothing may go");
+}
+
+/*
+ * The sliding window against the enumeration on 20,000 random CMX states:
+ * up to 40 ranges, adjacent or apart, keys from a small set (ties), a
+ * fifth that may not go, a third dirty, windows from 1 byte to the CMX.
+ */
+Test(spill, eviction_window_matches_enumeration)
+{
+  struct acs_rng g;
+  int found = 0;
+
+  acs_rng_seed(&g, 7);
+  for (int trial = 0; trial < 20000; trial++) {
+    struct acs__wrange r[40];
+    struct acs__wpick a = {0, 0, 0, 0, 0, 0}, b = a;
+    size_t n = (size_t)acs_rng_below(&g, 41);
+    int64_t at = 0, cap, len;
+    for (size_t k = 0; k < n; k++) {
+      at += (int64_t)acs_rng_below(&g, 3) * (int64_t)acs_rng_below(&g, 64);
+      r[k].lo = at;
+      r[k].hi = at += 1 + (int64_t)acs_rng_below(&g, 96);
+      r[k].key = (int64_t)acs_rng_below(&g, 8) - 4;
+      r[k].bytes = r[k].hi - r[k].lo;
+      r[k].ok = acs_rng_below(&g, 5) != 0;
+      r[k].dirty = acs_rng_below(&g, 3) == 0;
+    }
+    cap = at + (int64_t)acs_rng_below(&g, 64);
+    len = 1 + (int64_t)acs_rng_below(&g, (uint64_t)cap + 1);
+    int fa = acs__spill_window_pick(r, n, len, cap, &a), fb = pick_by_enumeration(r, n, len, cap, &b);
+    cr_assert_eq(fa, fb, "trial %d: found %d, enumeration %d", trial, fa, fb);
+    if (fa)
+      cr_assert(a.at == b.at && a.key == b.key && a.bytes == b.bytes && a.dirty == b.dirty &&
+                    a.k0 == b.k0 && a.k1 == b.k1,
+                "trial %d: at %lld members %zu-%zu, enumeration at %lld members %zu-%zu", trial,
+                (long long)a.at, a.k0, a.k1, (long long)b.at, b.k0, b.k1);
+    found += fa;
+  }
+  cr_assert_gt(found, 5000, "only %d states had a window", found);
 }

@@ -89,10 +89,10 @@
  * Complexity. Each instant walks at most `lookahead` ready ops (a two-level
  * bitset over ranks finds them); a placement is O(m) over the m ranges in
  * CMX, rejected in O(1) when the largest gap is too small; an eviction
- * O(m^2) over the candidate windows. With L = lookahead and m resident
- * tensors, a pass is O((V + S) (L (deg + m) + log V) + E) for S spill ops,
- * plus the control edges (ctrledge.h). lookahead=0 makes each instant
- * O(ready ops), O(V^2) on very wide graphs.
+ * O(m), one slide over the candidate windows. With L = lookahead and m
+ * resident tensors, a pass is O((V + S) (L (deg + m) + log V) + E) for S
+ * spill ops, plus the control edges (ctrledge.h). lookahead=0 makes each
+ * instant O(ready ops), O(V^2) on very wide graphs.
  */
 #include "config.h"
 

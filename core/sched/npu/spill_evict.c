@@ -110,41 +110,10 @@ static int32_t next_use(struct spill *s, int32_t p)
   return t->cursor < end ? s->rank[s->cons[s->cons_off[p] + t->cursor]] : INT32_MAX;
 }
 
-struct window {
-  int64_t at, bytes, key;
-  int dirty;     /* some member needs a write */
-  size_t k0, k1; /* members used.v[k0 .. k1) */
-};
-
-/* Cost of evicting the window at `at` (smaller is better), or 0 when it
- * holds a tensor that may not go. */
-static int window_cost(struct spill *s, int64_t at, int64_t len, struct window *w)
-{
-  size_t k = acs__ivset_lower(&s->used, at);
-
-  w->at = at;
-  w->bytes = 0;
-  w->dirty = 0;
-  w->key = s->o->evict == EVICT_LRU ? INT64_MIN : INT64_MAX;
-  w->k0 = k;
-  for (; k < s->used.n && s->used.v[k].lo < at + len; k++) {
-    int32_t p = s->used.v[k].val;
-    if (!evictable(s, p))
-      return 0;
-    w->bytes += s->t[p].bytes;
-    w->dirty |= s->t[p].ddr_src < 0;
-    if (s->o->evict == EVICT_LRU)
-      w->key = s->t[p].last_use > w->key ? s->t[p].last_use : w->key;
-    else
-      w->key = next_use(s, p) < w->key ? next_use(s, p) : w->key;
-  }
-  w->k1 = k;
-  if (s->o->evict == EVICT_BELADY)
-    w->key = -w->key; /* furthest next use first */
-  return 1;
-}
-
-static int window_better(const struct window *a, const struct window *b)
+/* Is window a better to evict than b: no write first, then the smaller
+ * key, fewer bytes, the lower start (which tells any two apart, so the
+ * order windows are tried in does not matter). */
+static int window_better(const struct acs__wpick *a, const struct acs__wpick *b)
 {
   if (a->dirty != b->dirty)
     return a->dirty < b->dirty;
@@ -155,24 +124,78 @@ static int window_better(const struct window *a, const struct window *b)
   return a->at < b->at;
 }
 
-/* The best window of `len` bytes made of gaps and evictable tensors; its
- * start is a range boundary (moving a window left to the start of the piece
- * its left end is in never adds a tensor). Returns 0 when none. O(m^2). */
-static int best_window(struct spill *s, int64_t len, struct window *best)
+/*
+ * The starts, 0 and every range's ends in address order, only grow, and so
+ * do a window's first and last members (the ranges that overlap it): one
+ * pass slides the window over the ranges, keeping its bytes, counts of the
+ * members that may not go or need a write, and its key in a monotonic
+ * queue. O(n); trying every window would be O(n^2).
+ */
+int acs__spill_window_pick(const struct acs__wrange *r, size_t n, int64_t len, int64_t cap,
+                           struct acs__wpick *best)
 {
+  size_t k0 = 0, k1 = 0, qh = 0, qt = 0, bad = 0, dirty = 0, *q = malloc((n + 1) * sizeof(*q));
+  int64_t bytes = 0;
   int found = 0;
 
-  for (size_t k = 0; k <= s->used.n; k++)
-    for (int side = 0; side < 2; side++) {
-      struct window w = { 0, 0, 0, 0, 0, 0 };
-      int64_t at = k == s->used.n ? (side ? 0 : -1) : side ? s->used.v[k].hi : s->used.v[k].lo;
-      if (at < 0 || at + len > s->cap || !window_cost(s, at, len, &w) || w.k1 == w.k0)
-        continue;
-      if (!found || window_better(&w, best)) {
-        *best = w;
-        found = 1;
+  if (!q)
+    return ACS_ENOMEM;
+  for (size_t i = 0; i <= 2 * n; i++) {
+    int64_t at = i == 0 ? 0 : i % 2 ? r[(i - 1) / 2].lo : r[(i - 1) / 2].hi;
+    if (at + len > cap)
+      break; /* the starts only grow */
+    for (; k0 < n && r[k0].hi <= at; k0++)
+      if (k0 < k1) { /* it leaves the window */
+        bad -= !r[k0].ok;
+        dirty -= r[k0].dirty != 0;
+        bytes -= r[k0].bytes;
       }
+    k1 = k1 < k0 ? k0 : k1;
+    for (; k1 < n && r[k1].lo < at + len; k1++) {
+      bad += !r[k1].ok;
+      dirty += r[k1].dirty != 0;
+      bytes += r[k1].bytes;
+      while (qt > qh && r[q[qt - 1]].key <= r[k1].key)
+        qt--; /* the queue's keys decrease: its front is the largest */
+      q[qt++] = k1;
     }
+    while (qh < qt && q[qh] < k0)
+      qh++;
+    if (bad > 0 || k1 == k0)
+      continue;
+    struct acs__wpick w = {at, r[q[qh]].key, bytes, dirty > 0, k0, k1};
+    if (!found || window_better(&w, best)) {
+      *best = w;
+      found = 1;
+    }
+  }
+  free(q);
+  return found;
+}
+
+/* The best window of `len` bytes made of gaps and evictable tensors; its
+ * start is a range boundary (moving a window left to the start of the
+ * piece its left end is in never adds a tensor). Windows whose tensors are
+ * all clean first, then by the eviction policy: lru the window whose most
+ * recent use is the oldest, belady the one whose soonest next use is the
+ * furthest; then fewer bytes, the lower address. Returns 1, 0 when none,
+ * or ACS_ENOMEM. O(m) for the m ranges in CMX. */
+static int best_window(struct spill *s, int64_t len, struct acs__wpick *best)
+{
+  size_t n = s->used.n;
+  struct acs__wrange *r = malloc((n + 1) * sizeof(*r));
+  int lru = s->o->evict == EVICT_LRU, found;
+
+  if (!r)
+    return ACS_ENOMEM;
+  for (size_t k = 0; k < n; k++) {
+    int32_t p = s->used.v[k].val;
+    r[k] = (struct acs__wrange){s->used.v[k].lo, s->used.v[k].hi,
+                                lru ? s->t[p].last_use : -(int64_t)next_use(s, p),
+                                s->t[p].bytes, evictable(s, p), s->t[p].ddr_src < 0};
+  }
+  found = acs__spill_window_pick(r, n, len, s->cap, best);
+  free(r);
   return found;
 }
 
@@ -249,7 +272,7 @@ int acs__spill_rescue(struct spill *s)
 {
   int32_t v = s->rescue >= 0 ? s->rescue : s->by_rank[rs_next(&s->rs, 0)];
   int64_t need = blocked_bytes(s, v);
-  struct window w = { 0, 0, 0, 0, 0, 0 };
+  struct acs__wpick w = { 0, 0, 0, 0, 0, 0 };
   int done;
 
   s->rescue = v;
@@ -257,7 +280,9 @@ int acs__spill_rescue(struct spill *s)
   s->mark_cur++;
   for (int32_t k = s->in_off[v]; k < s->in_off[v + 1]; k++)
     s->mark[s->in[k]] = s->mark_cur;
-  if (need > 0 && best_window(s, rsv(s, need), &w))
+  if (need > 0 && (done = best_window(s, rsv(s, need), &w)) < 0)
+    return done;
+  if (need > 0 && done)
     done = evict_range(s, w.k0, w.k1);
   else {
     s->mark_cur++; /* a flush: the target's inputs may go too */

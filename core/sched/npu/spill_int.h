@@ -175,4 +175,29 @@ int acs__spill_try_read(struct spill *s, int32_t p);
  * ACS_OK when something was evicted. */
 int acs__spill_rescue(struct spill *s);
 
+/* A resident range as the eviction window sees it: its addresses, its key
+ * (a window's is its members' largest, and the smaller goes first: the
+ * latest use for lru, minus the soonest next use for belady), bytes,
+ * whether it may go and whether it needs a write. */
+struct acs__wrange {
+  int64_t lo, hi, key, bytes;
+  int ok, dirty;
+};
+
+/* The window to evict (spill_evict.c): */
+struct acs__wpick {
+  int64_t at, key, bytes; /* start, key, bytes of its members */
+  int dirty;              /* a member needs a write */
+  size_t k0, k1;          /* its members r[k0 .. k1) */
+};
+
+/*
+ * Of the windows [at, at + len) inside [0, cap) that start at 0 or at an
+ * end of one of the n ranges r (disjoint, by address), overlap at least one
+ * range and only ranges that may go, the least by (dirty, key, bytes, at).
+ * 1 and *best, or 0 when there is none; ACS_ENOMEM. O(n).
+ */
+int acs__spill_window_pick(const struct acs__wrange *r, size_t n, int64_t len, int64_t cap,
+                           struct acs__wpick *best);
+
 #endif
