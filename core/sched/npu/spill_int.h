@@ -184,7 +184,7 @@ struct acs__wrange {
   int ok, dirty;
 };
 
-/* The window to evict (spill_evict.c): */
+/* A window to evict and what it costs (acs__spill_window_pick). */
 struct acs__wpick {
   int64_t at, key, bytes; /* start, key, bytes of its members */
   int dirty;              /* a member needs a write */
