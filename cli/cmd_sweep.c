@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/proc.h"
@@ -211,10 +210,8 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
   if (!*a->c.output)
     return acs_cli_usage("sweep", "-o: empty file name"), ACS_EINVAL;
   a->default_study = !a->c.platform && a->c.workloads.n == 0 && a->varies.n == 0;
-  if (a->jobs == 0) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    a->jobs = n > 0 ? (n > 1024 ? 1024 : (int)n) : 1;
-  }
+  if (a->jobs == 0)
+    a->jobs = acs_cpus_online(1024);
   return ACS_OK;
 }
 

@@ -191,6 +191,8 @@ uint64_t acs_rng_below(struct acs_rng *r, uint64_t n);
 double acs_rng_unit(struct acs_rng *r); /* [0, 1) */
 
 double acs_now_seconds(void); /* monotonic clock */
+/* The CPUs online, from 1 to max (1 when the system does not say). */
+int acs_cpus_online(int max);
 
 /*
  * The process's interrupt flag, for the linear phases that take no

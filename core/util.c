@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/acs.h"
 
@@ -363,6 +364,13 @@ double acs_now_seconds(void)
 
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int acs_cpus_online(int max)
+{
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+  return n < 1 ? 1 : n > max ? max : (int)n;
 }
 
 int64_t acs_gcd64(int64_t a, int64_t b)

@@ -32,7 +32,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/model/bprog.h"
 #include "core/sched/npu/barrier_int.h"
@@ -280,8 +279,8 @@ static int64_t cutoff_for(const struct acs_schedule *s, const struct sweep *best
 
 /* Most workers the sweeps after the first run on (race_workers). */
 #define WORKERS_MAX 4
-/* Below this many ops all the sweeps together take about as long as
- * starting a thread. */
+/* Below this many ops the pass stays on the caller's thread: its sweeps
+ * take milliseconds, and a study runs thousands of such passes. */
 #define THREAD_MIN_OPS 1000
 
 /*
@@ -390,11 +389,8 @@ static void *race_thread(void *arg)
  * and one per variant to run; one on small schedules. */
 static int race_workers(const struct acs_schedule *s, int threads, int n)
 {
-  if (threads <= 0) {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    threads = cpus > WORKERS_MAX ? WORKERS_MAX : cpus > 0 ? (int)cpus : 1;
-  }
-  threads = threads > WORKERS_MAX ? WORKERS_MAX : threads;
+  threads = threads <= 0 ? acs_cpus_online(WORKERS_MAX)
+                         : threads > WORKERS_MAX ? WORKERS_MAX : threads;
   threads = threads > n ? n : threads;
   return s->nops < THREAD_MIN_OPS ? 1 : threads;
 }
